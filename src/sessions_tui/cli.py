@@ -1,0 +1,183 @@
+"""The `sessions-tui` command: the dashboard, `tool`, `send`, `import-openclaw` (SPEC §4).
+
+Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
+line on stderr for invalid arguments, an unknown tool or a bad config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from sessions_tui import __version__
+from sessions_tui.config import ConfigError, resolve_config_path, resolve_state_dir
+from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
+from sessions_tui.engine.store import StoreError
+from sessions_tui.tools.base import ToolCall, ToolInputError
+from sessions_tui.tools.registry import UnknownToolError, invoke
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input on the command line: one line on stderr, exit 2."""
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--state",
+        metavar="DIR",
+        default=default,
+        help="state directory (default: $SESSIONS_TUI_HOME, else the XDG data directory)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=default,
+        help="config file, JSON5 (default: $SESSIONS_TUI_CONFIG, else <state>/config.json5)",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="fill an empty state directory with the demo sessions first",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sessions-tui",
+        description="Watch and drive AI-agent sessions: a terminal dashboard on an embedded "
+        "OpenClaw-compatible session engine.",
+    )
+    parser.add_argument("--version", action="version", version=f"sessions-tui {__version__}")
+    _global_options(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    tool = sub.add_parser("tool", help="invoke one session tool and print its result as JSON")
+    _global_options(tool, suppress=True)
+    tool.add_argument("name", help="sessions_list, sessions_history, agents_list, …")
+    tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
+    tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="the requester session (default: main)")
+    tool.add_argument("--sandboxed", action="store_true", help="treat the requester as sandboxed")
+
+    imp = sub.add_parser("import-openclaw", help="import a legacy OpenClaw state directory")
+    _global_options(imp, suppress=True)
+    imp.add_argument("source", metavar="DIR", help="an OpenClaw state directory (with agents/*/sessions/)")
+    return parser
+
+
+def _open_engine(opts: argparse.Namespace) -> Engine:
+    state_dir = resolve_state_dir(opts.state)
+    config_path = resolve_config_path(opts.config, state_dir)
+    try:
+        engine, loaded = Engine.open(state_dir, config_path)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
+    except StoreError as exc:
+        raise UsageError(str(exc)) from exc
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if opts.demo:
+        from sessions_tui.engine.demo import seed_demo
+
+        if seed_demo(engine, config_path):
+            engine.close()
+            engine, _ = Engine.open(state_dir, config_path)
+    return engine
+
+
+def _parse_args_json(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"ARGS_JSON: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+    if not isinstance(value, dict):
+        raise UsageError("ARGS_JSON: must be a JSON object")
+    return value
+
+
+def _requester(engine: Engine, as_key: str | None, sandboxed: bool) -> ToolCall:
+    if as_key is not None:
+        key = as_key.strip()
+        if not key or not (looks_like_session_key(key) or looks_like_session_id(key)):
+            raise UsageError(f"--as: not a session key: {as_key!r}")
+        if key == "current":
+            raise UsageError("--as: 'current' names no session here; give a key")
+    else:
+        key = "main"
+    canonical = engine.canonical(key)
+    return ToolCall(
+        engine=engine,
+        agent_session_key=key if as_key is not None else None,
+        sandboxed=sandboxed or engine.is_sandboxed(canonical),
+    )
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+async def _run_tool(opts: argparse.Namespace) -> int:
+    params = _parse_args_json(opts.args_json)
+    engine = _open_engine(opts)
+    try:
+        call = _requester(engine, opts.as_key, opts.sandboxed)
+        try:
+            result = await invoke(call, opts.name, params)
+        except (ToolInputError, UnknownToolError) as exc:
+            raise UsageError(str(exc)) from exc
+        print_json(result)
+    finally:
+        engine.close()
+    return EXIT_OK
+
+
+def _run_import(opts: argparse.Namespace) -> int:
+    from sessions_tui.engine.importer import import_openclaw
+
+    engine = _open_engine(opts)
+    try:
+        report = import_openclaw(engine, Path(opts.source))
+    finally:
+        engine.close()
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    print(report.summary())
+    return EXIT_OK
+
+
+def _run_dashboard(opts: argparse.Namespace) -> int:
+    engine = _open_engine(opts)
+    try:
+        result = asyncio.run(invoke(ToolCall(engine=engine), "sessions_list", {}))
+    finally:
+        engine.close()
+    print(f"state: {engine.state_dir}")
+    for row in result["sessions"]:
+        print(f"{row['key']:<48} {row['kind']:<6} {row['channel']:<9} {row.get('label') or row.get('displayName') or ''}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    opts = parser.parse_args(argv)
+    try:
+        if opts.command == "tool":
+            return asyncio.run(_run_tool(opts))
+        if opts.command == "import-openclaw":
+            return _run_import(opts)
+        return _run_dashboard(opts)
+    except UsageError as exc:
+        print(f"sessions-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130

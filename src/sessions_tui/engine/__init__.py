@@ -1,0 +1,1 @@
+"""The session engine: store, keys, sanitising, runs. Never imports Textual."""

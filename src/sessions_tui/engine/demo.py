@@ -1,0 +1,200 @@
+"""The demo state (SPEC §4): a realistic set of sessions so every screen has something to show.
+
+Agents `main`, `research` and a sandboxed `helper`; main, group, cron, hook, node and
+sub-agent sessions; transcripts with thinking, tool calls and results, an image, secrets for
+the redaction to catch, text that looks like markup, and a send-policy deny rule. Everything is
+derived from the clock, so a frozen clock gives the same demo every time.
+"""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from pathlib import Path
+from typing import Any
+
+from sessions_tui.engine.engine import Engine
+
+DEMO_CONFIG = """\
+// sessions-tui demo configuration (JSON5, OpenClaw's key names). Edit freely.
+{
+  session: {
+    agentToAgent: { maxPingPongTurns: 2 },
+    sendPolicy: {
+      default: "allow",
+      rules: [
+        // Nobody posts into WhatsApp groups from here.
+        { action: "deny", match: { channel: "whatsapp", chatType: "group" } },
+      ],
+    },
+  },
+  tools: {
+    sessions: { visibility: "all" },
+    agentToAgent: { enabled: true, allow: ["main", "research"] },
+  },
+  agents: {
+    defaults: {
+      model: "demo",
+      subagents: { allowAgents: ["research"], archiveAfterMinutes: 60 },
+    },
+    list: [
+      { id: "main", name: "Main", default: true },
+      { id: "research", name: "Research" },
+      { id: "helper", name: "Sandboxed helper", sandbox: { mode: "all" } },
+    ],
+  },
+}
+"""
+
+_NS = uuid.UUID("6f1c2b8e-3d4a-4c5b-9e7f-0a1b2c3d4e5f")
+
+
+def demo_uuid(name: str) -> str:
+    """Stable ids, so the demo (and its snapshots) never change."""
+    return str(uuid.uuid5(_NS, name))
+
+
+# A 1x1 PNG, enough to show an image placeholder with its size.
+_PNG = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+    )
+).decode()
+
+
+def _user(text: str, ts: int) -> dict[str, Any]:
+    return {"role": "user", "content": text, "timestamp": ts}
+
+
+def _assistant(blocks: list[dict[str, Any]], ts: int, stop: str = "stop") -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": blocks,
+        "provider": "demo",
+        "model": "demo",
+        "usage": {"input": 120, "output": 48, "totalTokens": 168},
+        "stopReason": stop,
+        "timestamp": ts,
+    }
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    """(key, entry, messages) of every demo session, newest activity first."""
+    m = 60_000
+    child = f"agent:main:subagent:{demo_uuid('child-count-words')}"
+    hook = f"hook:{demo_uuid('hook-github')}"
+    call_id = "call_demo_list_1"
+    return [
+        (
+            "agent:main:main",
+            {"lastChannel": "webchat", "displayName": "Main", "model": "demo", "totalTokens": 2315,
+             "contextTokens": 128000, "childSessions": [child]},
+            [
+                _user("What are the other sessions up to?", now - 5 * m),
+                _assistant([
+                    {"type": "thinking", "thinking": "The user wants an overview. I should list the sessions first.",
+                     "thinkingSignature": "sig-demo-1"},
+                    {"type": "toolCall", "id": call_id, "name": "sessions_list", "arguments": {"activeMinutes": 60}},
+                ], now - 5 * m + 800, stop="toolUse"),
+                {"role": "toolResult", "toolCallId": call_id, "toolName": "sessions_list", "isError": False,
+                 "content": [_text('{"count": 4, "sessions": ["agent:main:discord:group:dev", "cron:nightly-report", "…"]}')],
+                 "details": {"count": 4}, "timestamp": now - 5 * m + 900},
+                _assistant([_text("Four sessions were active in the last hour: the #dev Discord group is "
+                                  "discussing the deploy, the nightly report ran, and a sub-agent counted words.")],
+                           now - 5 * m + 2000),
+                _user("Here is the dashboard screenshot.", now - 2 * m),
+                {"role": "user", "content": [_text("And the graph:"), {"type": "image", "data": _PNG, "mimeType": "image/png"}],
+                 "timestamp": now - 2 * m + 100},
+                _assistant([_text("Thanks, the graph shows the error rate dropping after 10:39.")], now - 12_000),
+            ],
+        ),
+        (
+            "agent:main:discord:group:dev",
+            {"channel": "discord", "chatType": "group", "displayName": "discord:#dev", "label": "dev-chat",
+             "model": "demo", "totalTokens": 5120, "lastTo": "group:dev",
+             "deliveryContext": {"channel": "discord", "to": "group:dev"}},
+            [
+                _user("alice: can someone check why the deploy is slow?", now - 3 * m),
+                _assistant([
+                    {"type": "thinking", "thinking": "Check the deploy log for the slow step.", "thinkingSignature": "sig-demo-2"},
+                    _text("On it. The deploy finished at 10:39; the slow step was the image build."),
+                ], now - 3 * m + 1500),
+                _user("bob: the CI used OPENAI_API_KEY=sk-demo1234567890abcdefXYZ by mistake, rotate it", now - 2 * m),
+                _assistant([_text("Rotated. Note that [bold red]markup[/] and \x1b[31mescapes\x1b[0m in chat stay literal text.")],
+                           now - 60_000),
+            ],
+        ),
+        (
+            "agent:main:cron:nightly-report",
+            {"label": "nightly-report", "model": "demo", "totalTokens": 900},
+            [
+                _user("[cron] Run the nightly report.", now - 14 * m),
+                _assistant([_text("Nightly report: 3 deploys, 0 incidents, p99 latency 212 ms.")], now - 14 * m + 3000),
+            ],
+        ),
+        (
+            child,
+            {"label": "count-words", "spawnedBy": "agent:main:main", "model": "demo", "status": "done",
+             "startedAt": now - 16 * m, "endedAt": now - 15 * m, "runtimeMs": 3000, "totalTokens": 310,
+             "spawnDepth": 1, "subagentRole": "leaf"},
+            [
+                _user("[Subagent Task]: count the words in the docs folder", now - 16 * m),
+                _assistant([_text("1,204 words in 3 files; README.md dominates.")], now - 15 * m),
+            ],
+        ),
+        (
+            "agent:main:whatsapp:group:family",
+            {"channel": "whatsapp", "chatType": "group", "displayName": "whatsapp:Family", "lastTo": "123@g.us",
+             "model": "demo"},
+            [
+                _user("mum: dinner at 7?", now - 40 * m),
+                _assistant([_text("Noted: dinner at 7.")], now - 40 * m + 1000),
+            ],
+        ),
+        (
+            "agent:research:main",
+            {"lastChannel": "webchat", "displayName": "Research", "model": "demo", "totalTokens": 4000},
+            [
+                _user("Summarise the latest paper on retrieval.", now - 90 * m),
+                _assistant([_text("It proposes late interaction over compressed token embeddings.")], now - 90 * m + 4000),
+            ],
+        ),
+        (
+            hook,
+            {"label": "github-webhook", "model": "demo"},
+            [
+                _user('{"event": "push", "ref": "refs/heads/main", "token": "ghp_demoDEMOdemoDEMOdemo1234"}', now - 120 * m),
+                _assistant([_text("Push to main received; CI started.")], now - 120 * m + 500),
+            ],
+        ),
+        (
+            "agent:main:node-macbook",
+            {"displayName": "node:macbook", "model": "demo"},
+            [_user("battery at 12%", now - 180 * m)],
+        ),
+    ]
+
+
+def seed_demo(engine: Engine, config_path: Path | None) -> bool:
+    """Fill an empty state directory with the demo; returns False (and changes nothing) otherwise.
+
+    The demo config is written only where no config file exists yet.
+    """
+    if engine.store.count(include_archived=True) > 0:
+        return False
+    if config_path is not None and not config_path.exists():
+        config_path.parent.mkdir(parents=True, exist_ok=True)
+        config_path.write_text(DEMO_CONFIG, encoding="utf-8")
+    now = engine.now()
+    for key, entry, messages in _sessions(now):
+        first = messages[0]["timestamp"] if messages else now
+        last = messages[-1]["timestamp"] if messages else now
+        engine.store.create(key, {**entry, "updatedAt": last}, session_id=demo_uuid(key), created_at=first)
+        for message in messages:
+            engine.store.append(key, message, touch=False)
+    return True

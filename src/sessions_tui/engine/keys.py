@@ -1,0 +1,245 @@
+"""The session key model (REFERENCE §3, §4.6–4.7 with SPEC D9–D10).
+
+Every session is stored under one canonical key (`agent:<agentId>:<rest>`, or the reserved
+`global` / `unknown`). Bare spellings such as `cron:job1` or `discord:group:dev` belong to agent
+`main` and name the same session as their `agent:main:` spelling. What a requester sees (the
+display key) depends on who asks: its own agent's main session is `main`, and agent main's cron,
+hook and node sessions keep the seeds' bare shapes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DEFAULT_AGENT_ID = "main"
+DEFAULT_MAIN_KEY = "main"
+SESSION_KINDS = ("main", "group", "cron", "hook", "node", "other")
+RESERVED_KEYS = ("global", "unknown")
+SESSION_LABEL_MAX_LENGTH = 512
+
+VALID_AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$", re.IGNORECASE)
+_INVALID_AGENT_CHARS_RE = re.compile(r"[^a-z0-9_-]+")
+SESSION_ID_RE = re.compile(
+    r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE
+)
+SAFE_SESSION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$", re.IGNORECASE)
+_CRON_RUN_RE = re.compile(r"^cron:[^:]+:run:[^:]+$")
+_BARE_PREFIXES = ("cron:", "hook:", "node-", "node:")
+
+
+def normalize_main_key(value: object) -> str:
+    """`session.mainKey` lower-cased and trimmed, `main` when empty."""
+    text = value.strip().lower() if isinstance(value, str) else ""
+    return text or DEFAULT_MAIN_KEY
+
+
+def is_valid_agent_id(value: object) -> bool:
+    return isinstance(value, str) and bool(VALID_AGENT_ID_RE.match(value.strip()))
+
+
+def normalize_agent_id(value: object) -> str:
+    """REF's agent id normalisation: lower-case, unsafe runs become `-`, at most 64 chars."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not text:
+        return DEFAULT_AGENT_ID
+    if VALID_AGENT_ID_RE.match(text):
+        return text.lower()
+    cleaned = _INVALID_AGENT_CHARS_RE.sub("-", text.lower()).strip("-")[:64]
+    return cleaned or DEFAULT_AGENT_ID
+
+
+@dataclass(frozen=True)
+class ParsedAgentKey:
+    agent_id: str
+    rest: str
+
+
+def parse_agent_session_key(key: object) -> ParsedAgentKey | None:
+    """Split `agent:<id>:<rest>`; None for any other shape."""
+    if not isinstance(key, str):
+        return None
+    parts = [p for p in key.strip().lower().split(":") if p]
+    if len(parts) < 3 or parts[0] != "agent":
+        return None
+    return ParsedAgentKey(parts[1], ":".join(parts[2:]))
+
+
+def agent_id_of(key: object) -> str:
+    """The agent a key belongs to; every non-`agent:` key belongs to agent `main`."""
+    parsed = parse_agent_session_key(key)
+    return normalize_agent_id(parsed.agent_id if parsed else DEFAULT_AGENT_ID)
+
+
+def strip_agent_prefix(key: str) -> str:
+    parsed = parse_agent_session_key(key)
+    return parsed.rest if parsed else key.strip().lower()
+
+
+def is_subagent_session_key(key: object) -> bool:
+    if not isinstance(key, str):
+        return False
+    if key.strip().lower().startswith("subagent:"):
+        return True
+    parsed = parse_agent_session_key(key)
+    return bool(parsed and parsed.rest.startswith("subagent:"))
+
+
+def is_cron_session_key(key: object) -> bool:
+    parsed = parse_agent_session_key(key)
+    return bool(parsed and parsed.rest.startswith("cron:"))
+
+
+def is_cron_run_session_key(key: object) -> bool:
+    parsed = parse_agent_session_key(key)
+    return bool(parsed and _CRON_RUN_RE.match(parsed.rest))
+
+
+def is_acp_session_key(key: object) -> bool:
+    if not isinstance(key, str):
+        return False
+    if key.strip().lower().startswith("acp:"):
+        return True
+    parsed = parse_agent_session_key(key)
+    return bool(parsed and parsed.rest.startswith("acp:"))
+
+
+def subagent_depth(key: object) -> int:
+    return key.lower().count(":subagent:") if isinstance(key, str) else 0
+
+
+def looks_like_session_id(value: object) -> bool:
+    return isinstance(value, str) and bool(SESSION_ID_RE.match(value.strip()))
+
+
+def looks_like_session_key(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    if not text:
+        return False
+    if text in ("main", "global", "unknown", "current"):
+        return True
+    if is_acp_session_key(text):
+        return True
+    if text.startswith(("agent:", "cron:", "hook:", "node-", "node:")):
+        return True
+    return ":group:" in text or ":channel:" in text
+
+
+def should_resolve_session_id_input(value: str) -> bool:
+    return looks_like_session_id(value) or not looks_like_session_key(value)
+
+
+def parse_session_label(raw: object) -> str:
+    """A label as REF validates it; raises ValueError with REF's texts."""
+    if not isinstance(raw, str):
+        raise ValueError("invalid label: must be a string")
+    text = raw.strip()
+    if not text:
+        raise ValueError("invalid label: empty")
+    if len(text) > SESSION_LABEL_MAX_LENGTH:
+        raise ValueError(f"invalid label: too long (max {SESSION_LABEL_MAX_LENGTH})")
+    return text
+
+
+@dataclass(frozen=True)
+class MainAlias:
+    """`session.mainKey` / `session.scope` as the tools see them (REFERENCE §3.3)."""
+
+    main_key: str = DEFAULT_MAIN_KEY
+    alias: str = DEFAULT_MAIN_KEY
+    scope: str = "per-sender"
+
+    @classmethod
+    def of(cls, main_key: object = None, scope: object = None) -> "MainAlias":
+        mk = normalize_main_key(main_key)
+        sc = "global" if scope == "global" else "per-sender"
+        return cls(main_key=mk, alias="global" if sc == "global" else mk, scope=sc)
+
+    def main_session_key(self, agent_id: str = DEFAULT_AGENT_ID) -> str:
+        """The canonical key of an agent's main session."""
+        if self.scope == "global":
+            return "global"
+        return f"agent:{normalize_agent_id(agent_id)}:{self.main_key}"
+
+
+def canonical_key(key: str, alias: MainAlias, agent_id: str = DEFAULT_AGENT_ID) -> str:
+    """The stored spelling of a key (the gateway's `resolveSessionStoreKey` plus SPEC D9).
+
+    `main` (or the configured main key) names `agent_id`'s main session; other bare keys belong
+    to agent `main`.
+    """
+    text = key.strip().lower()
+    if text in RESERVED_KEYS:
+        return text
+    if text in ("main", alias.main_key):
+        return alias.main_session_key(agent_id)
+    parsed = parse_agent_session_key(text)
+    if parsed:
+        aid = normalize_agent_id(parsed.agent_id)
+        if parsed.rest in ("main", alias.main_key):
+            return alias.main_session_key(aid)
+        return f"agent:{aid}:{parsed.rest}"
+    return f"agent:{DEFAULT_AGENT_ID}:{text}"
+
+
+def display_key(key: str, alias: MainAlias, requester_agent_id: str = DEFAULT_AGENT_ID) -> str:
+    """How a canonical key is shown to a requester of `requester_agent_id` (SPEC D9)."""
+    if key in (alias.alias, alias.main_key):
+        return "main"
+    if key == "global":
+        return key
+    if key == alias.main_session_key(requester_agent_id):
+        return "main"
+    parsed = parse_agent_session_key(key)
+    if parsed and parsed.agent_id == DEFAULT_AGENT_ID and parsed.rest.startswith(_BARE_PREFIXES):
+        return parsed.rest
+    return key
+
+
+def internal_key(raw: str, alias: MainAlias, requester_internal_key: str | None = None) -> str:
+    """REF's `resolveInternalSessionKey`: `current` is the requester, `main` the alias."""
+    if raw == "current":
+        return requester_internal_key or "current"
+    if raw == "main":
+        return alias.alias
+    return raw
+
+
+def classify_session_kind(key: str, gateway_kind: str | None, alias: MainAlias) -> str:
+    """`main|group|cron|hook|node|other`, judged on the part after `agent:<id>:` (SPEC D9)."""
+    if key in (alias.alias, alias.main_key):
+        return "main"
+    rest = strip_agent_prefix(key)
+    if parse_agent_session_key(key) and rest == alias.main_key:
+        return "main"
+    if rest.startswith("cron:"):
+        return "cron"
+    if rest.startswith("hook:"):
+        return "hook"
+    if rest.startswith(("node-", "node:")):
+        return "node"
+    if gateway_kind == "group" or ":group:" in key or ":channel:" in key:
+        return "group"
+    if rest.startswith(("group:", "channel:")):
+        return "group"
+    return "other"
+
+
+def channel_from_key(key: str) -> str | None:
+    """`discord` from `agent:main:discord:group:1` or `discord:group:1` (SPEC D10)."""
+    parts = [p for p in strip_agent_prefix(key).split(":") if p]
+    if len(parts) >= 3 and parts[1] in ("group", "channel"):
+        return parts[0]
+    return None
+
+
+def derive_channel(key: str, kind: str, channel: object, last_channel: object) -> str:
+    """The row's `channel` (SPEC D10): internal kinds, recorded channel, last channel, key."""
+    if kind in ("cron", "hook", "node"):
+        return "internal"
+    for value in (channel, last_channel):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return channel_from_key(key) or "unknown"

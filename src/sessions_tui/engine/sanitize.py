@@ -1,0 +1,465 @@
+"""History sanitising and size caps (REFERENCE §4.8, §6.1, §6.2; SPEC D2, D3, D12).
+
+Everything that leaves the engine as transcript content for an agent (`sessions_history`, the
+inline messages of `sessions_list`) goes through `sanitize_history`: secrets redacted, long text
+cut at 4000 UTF-16 units, heavy fields dropped, images reduced to metadata, and the whole payload
+capped at 80 KB of compact JSON. Inputs are never mutated; changed messages are shallow copies.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sessions_tui.engine.redact import Redactor, truncate_utf16_safe, utf16_len
+
+__all__ = [
+    "HISTORY_MAX_BYTES",
+    "HISTORY_TEXT_MAX_CHARS",
+    "OMITTED_PLACEHOLDER",
+    "TRUNCATION_MARKER",
+    "CapResult",
+    "HistoryResult",
+    "cap_history",
+    "extract_assistant_text",
+    "json_utf8_bytes",
+    "sanitize_history",
+    "sanitize_history_message",
+    "sanitize_text_content",
+    "strip_tool_messages",
+    "truncate_history_text",
+    "truncate_utf16_safe",
+    "utf16_len",
+]
+
+HISTORY_TEXT_MAX_CHARS = 4000
+HISTORY_MAX_BYTES = 80 * 1024
+TRUNCATION_MARKER = "\n…(truncated)…"
+OMITTED_PLACEHOLDER = {
+    "role": "assistant",
+    "content": "[sessions_history omitted: message too large]",
+}
+_HEAVY_MESSAGE_KEYS = ("details", "usage", "cost")
+_TOOL_ROLES = ("toolResult", "tool")
+
+
+# --- §6.1 per-message sanitisation ---------------------------------------------------------------
+
+
+def truncate_history_text(text: str, redactor: Redactor) -> tuple[str, bool, bool]:
+    """Redact, then cut to 4000 UTF-16 units plus the marker. Returns (text, truncated, redacted)."""
+    redacted_text = redactor.redact(text)
+    redacted = redacted_text != text
+    if utf16_len(redacted_text) <= HISTORY_TEXT_MAX_CHARS:
+        return redacted_text, False, redacted
+    cut = truncate_utf16_safe(redacted_text, HISTORY_TEXT_MAX_CHARS)
+    return cut + TRUNCATION_MARKER, True, redacted
+
+
+class _Flags:
+    """Accumulates the truncated/redacted flags of one message while its fields are rewritten."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self.truncated = False
+        self.redacted = False
+
+    def text_field(self, entry: dict[str, Any], key: str) -> None:
+        value = entry.get(key)
+        if isinstance(value, str):
+            entry[key], truncated, redacted = truncate_history_text(value, self.redactor)
+            self.truncated = self.truncated or truncated
+            self.redacted = self.redacted or redacted
+
+    def drop_field(self, entry: dict[str, Any], key: str) -> None:
+        if key in entry:
+            del entry[key]
+            self.truncated = True
+
+
+def _sanitize_block(block: Any, flags: _Flags) -> Any:
+    if not isinstance(block, dict):
+        return block
+    entry = dict(block)
+    block_type = entry.get("type") if isinstance(entry.get("type"), str) else ""
+    flags.text_field(entry, "text")
+    if block_type == "thinking":
+        flags.text_field(entry, "thinking")
+        flags.drop_field(entry, "thinkingSignature")
+    flags.text_field(entry, "partialJson")
+    if block_type == "image":
+        data = entry.get("data")
+        size = len(data) if isinstance(data, str) and data else None  # base64 chars (SPEC D12)
+        flags.drop_field(entry, "data")
+        entry["omitted"] = True
+        if size is not None:
+            entry["bytes"] = size
+    return entry
+
+
+def sanitize_history_message(message: Any, redactor: Redactor) -> tuple[Any, bool, bool]:
+    """REF `sanitizeHistoryMessage`. Returns (message copy, truncated, redacted)."""
+    if not isinstance(message, dict):
+        return message, False, False
+    entry = dict(message)
+    flags = _Flags(redactor)
+    for key in _HEAVY_MESSAGE_KEYS:
+        flags.drop_field(entry, key)
+    content = entry.get("content")
+    if isinstance(content, str):
+        flags.text_field(entry, "content")
+    elif isinstance(content, list):
+        entry["content"] = [_sanitize_block(block, flags) for block in content]
+    flags.text_field(entry, "text")
+    return entry, flags.truncated, flags.redacted
+
+
+# --- §6.2 size caps ------------------------------------------------------------------------------
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def json_utf8_bytes(value: Any) -> int:
+    """UTF-8 length of JavaScript's compact `JSON.stringify(value)` for JSON-shaped values.
+
+    Lone surrogates count as their 6-byte `\\udXXX` escape, like well-formed `JSON.stringify`;
+    two surrogate code points that form a pair count as the 4-byte character they encode.
+    """
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        lone = len(_SURROGATE_RE.findall(text))
+        return len(text.encode("utf-8", "surrogatepass")) + 3 * lone
+
+
+@dataclass(frozen=True)
+class CapResult:
+    messages: list[Any]
+    bytes: int
+    dropped_messages: bool
+    hard_capped: bool
+
+
+def cap_history(messages: Iterable[Any], max_bytes: int = HISTORY_MAX_BYTES) -> CapResult:
+    """REF `capArrayByJsonBytes` then `enforceSessionsHistoryHardCap`, each item sized once.
+
+    Oldest messages are dropped while the array is over `max_bytes` and two or more remain. The
+    hard cap then keeps the newest message alone if it fits; the drop loop already leaves exactly
+    that message whenever the array is still too big, so what remains is the placeholder case.
+    Per SPEC D12 both flags are set whenever any message was removed or replaced.
+    """
+    items = list(messages)
+    if not items:
+        return CapResult([], 2, False, False)
+    sizes = [json_utf8_bytes(item) for item in items]
+    total = 2 + sum(sizes) + len(items) - 1
+    start = 0
+    while total > max_bytes and start < len(items) - 1:
+        total -= sizes[start] + 1
+        start += 1
+    if total <= max_bytes:
+        return CapResult(items[start:], total, start > 0, start > 0)
+    placeholder = [dict(OMITTED_PLACEHOLDER)]
+    return CapResult(placeholder, json_utf8_bytes(placeholder), True, True)
+
+
+@dataclass(frozen=True)
+class HistoryResult:
+    messages: list[Any]
+    truncated: bool
+    dropped_messages: bool
+    content_truncated: bool
+    content_redacted: bool
+    bytes: int
+    hard_capped: bool
+
+
+def sanitize_history(
+    messages: Iterable[Any], redactor: Redactor, max_bytes: int = HISTORY_MAX_BYTES
+) -> HistoryResult:
+    """§6.1 on every message, then the §6.2 caps, with the result flags of `sessions_history`."""
+    sanitized = [sanitize_history_message(message, redactor) for message in messages]
+    capped = cap_history((entry for entry, _, _ in sanitized), max_bytes)
+    content_truncated = any(truncated for _, truncated, _ in sanitized)
+    return HistoryResult(
+        messages=capped.messages,
+        truncated=capped.dropped_messages or content_truncated or capped.hard_capped,
+        dropped_messages=capped.dropped_messages,
+        content_truncated=content_truncated,
+        content_redacted=any(redacted for _, _, redacted in sanitized),
+        bytes=capped.bytes,
+        hard_capped=capped.hard_capped,
+    )
+
+
+# --- §4.8 text helpers ---------------------------------------------------------------------------
+
+
+def strip_tool_messages(messages: Iterable[Any]) -> list[Any]:
+    """Drop tool results (`toolResult`, and `tool` as some providers name them)."""
+    return [
+        message
+        for message in messages
+        if not (isinstance(message, dict) and message.get("role") in _TOOL_ROLES)
+    ]
+
+
+_MINIMAX_QUICK_RE = re.compile(r"minimax:tool_call", re.IGNORECASE)
+_MINIMAX_XML_RE = re.compile(r"<invoke\b[^>]*>[\s\S]*?</invoke>|</?minimax:tool_call>", re.I)
+_SPECIAL_TOKEN_RE = re.compile(r"<[|｜][^|｜]*[|｜]>")
+_MEMORY_TAG_RE = re.compile(r"<\s*(/?)\s*relevant[-_]memories\b[^<>]*>", re.IGNORECASE)
+_THINKING_TAG_RE = re.compile(
+    r"<\s*(/?)\s*(?:think(?:ing)?|thought|antthinking)\b[^<>]*>", re.IGNORECASE
+)
+_FINAL_TAG_RE = re.compile(r"<\s*/?\s*final\b[^<>]*>", re.IGNORECASE)
+_TOOL_TAG_RE = re.compile(
+    r"<\s*(/?)\s*(tool_calls?|tool_result|function_calls?)\b[^<>]*>", re.IGNORECASE
+)
+_TOOL_CLOSE_RES = {
+    name: re.compile(rf"<\s*/\s*{name}\s*>", re.IGNORECASE)
+    for name in ("tool_call", "tool_calls", "tool_result", "function_call", "function_calls")
+}
+_STRUCTURED_PAYLOAD_RE = re.compile(r"\s*[\[{<]")
+_SELF_CLOSING_RE = re.compile(r"/\s*>$")
+_DOWNGRADED_QUICK_RE = re.compile(r"\[Tool (?:Call|Result)|\[Historical context", re.IGNORECASE)
+_DOWNGRADED_CALL_RE = re.compile(r"\[Tool Call:[^\]]*\]", re.IGNORECASE)
+_DOWNGRADED_RESULT_RE = re.compile(
+    r"\[Tool Result for ID[^\]]*\]\n?[\s\S]*?(?=\n*\[Tool |\n*\Z)", re.IGNORECASE
+)
+_HISTORICAL_CONTEXT_RE = re.compile(r"\[Historical context:[^\]]*\]\n?", re.IGNORECASE)
+
+
+def _strip_minimax_tool_xml(text: str) -> str:
+    """MiniMax sometimes writes its tool calls into the text as `<invoke>` XML."""
+    if not _MINIMAX_QUICK_RE.search(text):
+        return text
+    return _MINIMAX_XML_RE.sub("", text)
+
+
+def _strip_special_tokens(text: str) -> str:
+    """Leaked control tokens (`<|assistant|>`, `<｜begin▁of▁sentence｜>`); a space keeps the
+    neighbouring words apart when the token glued them together."""
+
+    def replace(match: re.Match[str]) -> str:
+        before = text[match.start() - 1] if match.start() else ""
+        after = text[match.end()] if match.end() < len(text) else ""
+        glued = before and after and not before.isspace() and not after.isspace()
+        return " " if glued else ""
+
+    return _SPECIAL_TOKEN_RE.sub(replace, text)
+
+
+def _strip_tag_blocks(text: str, tag_re: re.Pattern[str]) -> str:
+    """Remove everything from an opening tag to its closing tag (or to the end when unclosed);
+    stray closing tags and self-closing tags disappear on their own."""
+    out: list[str] = []
+    position = 0
+    inside = False
+    for match in tag_re.finditer(text):
+        is_close = match.group(1) == "/"
+        if not inside:
+            out.append(text[position : match.start()])
+            inside = not is_close and not _SELF_CLOSING_RE.search(match.group(0))
+        elif is_close:
+            inside = False
+        position = match.end()
+    if not inside:
+        out.append(text[position:])
+    return "".join(out)
+
+
+def _strip_tool_call_xml(text: str) -> str:
+    """Plain-text tool-call XML: a block whose payload is JSON or XML goes (through its closing
+    tag, or to the end of a cut-off stream); a tag around prose stays with its closing tag."""
+    out: list[str] = []
+    position = 0
+    open_visible: Counter[str] = Counter()
+    match = _TOOL_TAG_RE.search(text)
+    while match:
+        name = match.group(2).lower()
+        out.append(text[position : match.start()])
+        position = match.end()
+        if match.group(1) == "/":
+            if open_visible[name]:
+                open_visible[name] -= 1
+                out.append(match.group(0))
+        elif _SELF_CLOSING_RE.search(match.group(0)):
+            pass
+        elif _STRUCTURED_PAYLOAD_RE.match(text, match.end()):
+            close = _TOOL_CLOSE_RES[name].search(text, match.end())
+            if close is None:
+                return "".join(out)
+            position = close.end()
+        else:
+            open_visible[name] += 1
+            out.append(match.group(0))
+        match = _TOOL_TAG_RE.search(text, position)
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _skip_jsonish(text: str, start: int) -> int | None:
+    """End of the JSON object/array, string or rest-of-line value starting at `start`
+    (leading blanks and newlines skipped); None when it does not end."""
+    index = start
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    if index >= len(text):
+        return None
+    opener = text[index]
+    if opener in "{[":
+        depth = 0
+        in_string = escaped = False
+        for position in range(index, len(text)):
+            char = text[position]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif char == "\\":
+                    escaped = True
+                elif char == '"':
+                    in_string = False
+            elif char == '"':
+                in_string = True
+            elif char in "{[":
+                depth += 1
+            elif char in "}]":
+                depth -= 1
+                if depth == 0:
+                    return position + 1
+        return None
+    if opener == '"':
+        escaped = False
+        for position in range(index + 1, len(text)):
+            char = text[position]
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                return position + 1
+        return None
+    end = index
+    while end < len(text) and text[end] not in "\r\n":
+        end += 1
+    return end
+
+
+def _skip_blanks(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t":
+        index += 1
+    return index
+
+
+def _skip_line_break(text: str, index: int) -> int:
+    if text.startswith("\r\n", index):
+        return index + 2
+    return index + 1 if index < len(text) and text[index] in "\r\n" else index
+
+
+def _strip_downgraded_tool_calls(text: str) -> str:
+    """`[Tool Call: name (ID: …)]` markers with their `Arguments: …` payload."""
+    out: list[str] = []
+    cursor = 0
+    for match in _DOWNGRADED_CALL_RE.finditer(text):
+        if match.start() < cursor:
+            continue
+        out.append(text[cursor : match.start()])
+        index = _skip_blanks(text, _skip_line_break(text, _skip_blanks(text, match.end())))
+        if text[index : index + 9].lower() == "arguments":
+            index += 9
+            if text.startswith(":", index):
+                index += 1
+            if text.startswith(" ", index):
+                index += 1
+            end = _skip_jsonish(text, index)
+            if end is not None:
+                index = end
+        at_line_start = not out or "".join(out).endswith(("\n", "\r")) or not "".join(out)
+        if index < len(text) and text[index] in "\r\n" and at_line_start:
+            index = _skip_line_break(text, index)
+        cursor = index
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _strip_downgraded_markers(text: str) -> str:
+    """Text forms of tool calls/results left behind when history is replayed across providers."""
+    if not _DOWNGRADED_QUICK_RE.search(text):
+        return text
+    cleaned = _strip_downgraded_tool_calls(text)
+    cleaned = _DOWNGRADED_RESULT_RE.sub("", cleaned)
+    cleaned = _HISTORICAL_CONTEXT_RE.sub("", cleaned)
+    return cleaned.strip()
+
+
+def sanitize_text_content(text: str) -> str:
+    """REF `sanitizeTextContent` (assistant-visible text, profile `history`): hide reasoning,
+    recalled memories, tool-call scaffolding and control tokens. No final trim."""
+    if not text:
+        return text
+    cleaned = _strip_minimax_tool_xml(text)
+    cleaned = _strip_special_tokens(cleaned)
+    cleaned = _strip_tag_blocks(cleaned, _MEMORY_TAG_RE)
+    cleaned = _strip_tool_call_xml(cleaned)
+    cleaned = _strip_downgraded_markers(cleaned)
+    cleaned = _FINAL_TAG_RE.sub("", cleaned)
+    return _strip_tag_blocks(cleaned, _THINKING_TAG_RE)
+
+
+_HTTP_STATUS_TEXT_RE = re.compile(r"([0-9]{3})\s+(.+)", re.DOTALL)
+
+
+def _text_signature_phase(signature: Any) -> str | None:
+    if not isinstance(signature, str) or not signature.startswith("{"):
+        return None
+    try:
+        parsed = json.loads(signature)
+    except ValueError:
+        return None
+    phase = parsed.get("phase") if isinstance(parsed, dict) else None
+    return phase if isinstance(phase, str) else None
+
+
+def extract_assistant_text(message: Any) -> str | None:
+    """REF `extractAssistantText`: the reply text a user would see, or None when there is none.
+
+    Only the `final_answer` text blocks count when any text block is marked with that phase.
+    A bare `"500 Internal Server Error"` becomes `"HTTP 500: Internal Server Error"`, but only
+    when the turn actually ended in an error (`stopReason == "error"`).
+    """
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        joined = sanitize_text_content(content).strip()
+    elif isinstance(content, list):
+        texts = [
+            block
+            for block in content
+            if isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        ]
+        final = [
+            block
+            for block in texts
+            if _text_signature_phase(block.get("textSignature")) == "final_answer"
+        ]
+        parts = (sanitize_text_content(block["text"]) for block in final or texts)
+        joined = "".join(part for part in parts if part.strip()).strip()
+    else:
+        return None
+    if not joined:
+        return None
+    if message.get("stopReason") == "error":
+        status = _HTTP_STATUS_TEXT_RE.fullmatch(joined)
+        if status:
+            return f"HTTP {status.group(1)}: {status.group(2)}"
+    return joined

@@ -1,0 +1,678 @@
+"""The state directory's SQLite store: session index and transcripts, safe across processes.
+
+SQLite in WAL mode holds the truth. Every write is one `BEGIN IMMEDIATE` transaction, so
+processes sharing a state directory serialise on SQLite's write lock and none loses a write; a
+process killed mid-write loses at most that transaction. Each transcript is also mirrored,
+append-only, as an OpenClaw JSONL file. The mirror is written while the write lock is held, and
+the byte size it should have is committed with the row: a line left behind by a process that
+died before its commit is cut off at the session's next append (or rebuilt whole if the file
+went missing), so the mirror always converges on the database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sessions_tui.engine.clock import Clock, iso_from_ms
+from sessions_tui.engine.keys import (
+    SAFE_SESSION_ID_RE,
+    agent_id_of,
+    is_cron_run_session_key,
+)
+
+SCHEMA_VERSION = 1
+TRANSCRIPT_VERSION = 3
+DB_NAME = "sessions.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    session_id TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    label TEXT,
+    spawned_by TEXT,
+    parent_session_key TEXT,
+    listable INTEGER NOT NULL DEFAULT 1,
+    archived_at INTEGER,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    msg_count INTEGER NOT NULL DEFAULT 0,
+    last_entry_id TEXT,
+    mirror_path TEXT NOT NULL,
+    mirror_size INTEGER NOT NULL DEFAULT 0,
+    entry TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_updated ON sessions(updated_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_by_spawned_by ON sessions(spawned_by);
+CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions(parent_session_key);
+CREATE INDEX IF NOT EXISTS sessions_by_label ON sessions(label);
+CREATE TABLE IF NOT EXISTS transcript (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    msg_seq INTEGER,
+    entry_id TEXT,
+    line TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS transcript_by_msg_seq
+    ON transcript(session_id, msg_seq) WHERE msg_seq IS NOT NULL;
+CREATE TABLE IF NOT EXISTS imports (
+    source TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    lines INTEGER NOT NULL DEFAULT 0,
+    imported_at INTEGER NOT NULL
+);
+"""
+
+# Columns of `sessions` that mirror a field of the entry, so they can be indexed.
+_INDEXED_FIELDS = {"label": "label", "spawnedBy": "spawned_by", "parentSessionKey": "parent_session_key"}
+
+
+class StoreError(Exception):
+    """A request the store cannot carry out (unknown session, duplicate key, bad id)."""
+
+
+@dataclass
+class StoredSession:
+    """One row of the session index."""
+
+    key: str
+    agent_id: str
+    session_id: str
+    created_at: int
+    updated_at: int
+    archived_at: int | None
+    msg_count: int
+    mirror_path: str
+    entry: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Appended:
+    seq: int
+    msg_seq: int | None
+    entry_id: str
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """A window of a transcript's messages, oldest first, numbered like REF's reader."""
+
+    messages: list[dict[str, Any]]
+    total: int
+    start: int  # msg_seq of the first message minus one
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON; falls back to ASCII escapes when the text holds lone surrogates."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+def new_entry_id() -> str:
+    return secrets.token_hex(4)
+
+
+def message_of_line(line: dict[str, Any], msg_seq: int) -> dict[str, Any] | None:
+    """The chat message a transcript line holds, numbered as REF's `readSessionMessages` does."""
+    entry_id = line.get("id")
+    if isinstance(line.get("message"), dict):
+        msg = dict(line["message"])
+        msg["__openclaw"] = {"id": entry_id, "seq": msg_seq}
+        return msg
+    if line.get("type") == "compaction":
+        return {
+            "role": "system",
+            "content": [{"type": "text", "text": "Compaction"}],
+            "timestamp": line.get("timestamp"),
+            "__openclaw": {"kind": "compaction", "id": entry_id, "seq": msg_seq},
+        }
+    return None
+
+
+def _is_message_line(line: dict[str, Any]) -> bool:
+    return isinstance(line.get("message"), dict) or line.get("type") == "compaction"
+
+
+def _row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
+    return StoredSession(
+        key=row["key"],
+        agent_id=row["agent_id"],
+        session_id=row["session_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        archived_at=row["archived_at"],
+        msg_count=row["msg_count"],
+        mirror_path=str(state_dir / row["mirror_path"]),
+        entry=json.loads(row["entry"]),
+    )
+
+
+class Store:
+    """The session index and transcripts of one state directory."""
+
+    def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
+        self.state_dir = Path(state_dir).expanduser()
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.clock = clock or Clock()
+        self.db_path = self.state_dir / DB_NAME
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(
+            self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False
+        )
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA busy_timeout=60000")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        with self.write() as conn:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.db_path}: written by a newer sessions-tui (schema {version}); "
+                    "upgrade to open it"
+                )
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction: the cross-process write lock is held throughout."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several reads."""
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                yield self._conn
+            finally:
+                self._conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (cheap: no disk read)."""
+        with self._lock:
+            return self._conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def now(self) -> int:
+        return self.clock.now_ms()
+
+    def sessions_dir(self, agent_id: str) -> Path:
+        return self.state_dir / "agents" / agent_id / "sessions"
+
+    def transcript_path_for(self, agent_id: str, session_id: str) -> Path:
+        return self.sessions_dir(agent_id) / f"{session_id}.jsonl"
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def get(self, key: str) -> StoredSession | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        return _row_to_session(row, self.state_dir) if row else None
+
+    def get_by_session_id(self, session_id: str) -> StoredSession | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT * FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return _row_to_session(row, self.state_dir) if row else None
+
+    def count(self, include_archived: bool = False) -> int:
+        sql = "SELECT COUNT(*) FROM sessions"
+        if not include_archived:
+            sql += " WHERE archived_at IS NULL"
+        with self._lock:
+            return self._conn.execute(sql).fetchone()[0]
+
+    def create(
+        self,
+        key: str,
+        entry: dict[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        created_at: int | None = None,
+    ) -> StoredSession:
+        """Add a session with a fresh transcript (header line written to the mirror)."""
+        with self.write() as conn:
+            return self._create(conn, key, entry, session_id=session_id, created_at=created_at)
+
+    def ensure(self, key: str, entry: dict[str, Any] | None = None) -> StoredSession:
+        """The session under `key`, created with `entry` when it does not exist yet."""
+        with self.write() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            if row:
+                return _row_to_session(row, self.state_dir)
+            return self._create(conn, key, entry)
+
+    def _create(
+        self,
+        conn: sqlite3.Connection,
+        key: str,
+        entry: dict[str, Any] | None,
+        *,
+        session_id: str | None = None,
+        created_at: int | None = None,
+    ) -> StoredSession:
+        if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
+            raise StoreError(f"Session already exists: {key}")
+        sid = session_id or str(uuid.uuid4())
+        if not SAFE_SESSION_ID_RE.match(sid):
+            raise StoreError(f"Invalid session ID: {sid}")
+        if conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (sid,)).fetchone():
+            raise StoreError(f"Session ID already in use: {sid}")
+        now = self.now()
+        created = created_at if created_at is not None else now
+        data = dict(entry or {})
+        data["sessionId"] = sid
+        data.setdefault("updatedAt", created)
+        agent_id = agent_id_of(key)
+        path = self.transcript_path_for(agent_id, sid)
+        header = {
+            "type": "session",
+            "version": TRANSCRIPT_VERSION,
+            "id": sid,
+            "timestamp": iso_from_ms(created),
+            "cwd": str(self.state_dir),
+        }
+        header_bytes = (dumps(header) + "\n").encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, header_bytes)
+        finally:
+            os.close(fd)
+        conn.execute(
+            """INSERT INTO sessions (key, agent_id, session_id, created_at, updated_at, label,
+                   spawned_by, parent_session_key, listable, mirror_path, mirror_size, entry)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                key,
+                agent_id,
+                sid,
+                created,
+                int(data["updatedAt"]),
+                _str_or_none(data.get("label")),
+                _str_or_none(data.get("spawnedBy")),
+                _str_or_none(data.get("parentSessionKey")),
+                0 if is_cron_run_session_key(key) else 1,
+                str(path.relative_to(self.state_dir)),
+                len(header_bytes),
+                dumps(data),
+            ),
+        )
+        return StoredSession(
+            key=key,
+            agent_id=agent_id,
+            session_id=sid,
+            created_at=created,
+            updated_at=int(data["updatedAt"]),
+            archived_at=None,
+            msg_count=0,
+            mirror_path=str(path),
+            entry=data,
+        )
+
+    def patch(self, key: str, changes: dict[str, Any]) -> StoredSession:
+        """Merge `changes` into a session's entry; a value of None removes the field."""
+        with self.write() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            if not row:
+                raise StoreError(f"No session found: {key}")
+            entry = json.loads(row["entry"])
+            for name, value in changes.items():
+                if name == "sessionId":
+                    continue
+                if value is None:
+                    entry.pop(name, None)
+                else:
+                    entry[name] = value
+            updated = entry.get("updatedAt", row["updated_at"])
+            conn.execute(
+                """UPDATE sessions SET entry = ?, updated_at = ?, label = ?, spawned_by = ?,
+                       parent_session_key = ? WHERE key = ?""",
+                (
+                    dumps(entry),
+                    int(updated) if isinstance(updated, (int, float)) else row["updated_at"],
+                    _str_or_none(entry.get("label")),
+                    _str_or_none(entry.get("spawnedBy")),
+                    _str_or_none(entry.get("parentSessionKey")),
+                    key,
+                ),
+            )
+            updated_row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        return _row_to_session(updated_row, self.state_dir)
+
+    def set_archived(self, key: str, archived_at: int | None) -> None:
+        with self.write() as conn:
+            conn.execute("UPDATE sessions SET archived_at = ? WHERE key = ?", (archived_at, key))
+
+    def list(
+        self,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        active_since: int | None = None,
+        include_global: bool = True,
+        include_unknown: bool = True,
+        spawned_by: str | None = None,
+        agent_id: str | None = None,
+        label: str | None = None,
+        search: str | None = None,
+        include_archived: bool = False,
+    ) -> tuple[list[StoredSession], bool]:
+        """Sessions newest first (REF's `sessions.list` filters); returns (rows, has_more)."""
+        where = ["listable = 1"]
+        args: list[Any] = []
+        if not include_archived:
+            where.append("archived_at IS NULL")
+        if active_since is not None:
+            where.append("updated_at >= ?")
+            args.append(active_since)
+        if not include_global:
+            where.append("key != 'global'")
+        if not include_unknown:
+            where.append("key != 'unknown'")
+        if spawned_by is not None:
+            where.append("key NOT IN ('global', 'unknown')")
+            where.append("(spawned_by = ? OR parent_session_key = ?)")
+            args += [spawned_by, spawned_by]
+        if agent_id is not None:
+            where.append("agent_id = ?")
+            args.append(agent_id)
+        if label is not None:
+            where.append("label = ?")
+            args.append(label)
+        if search:
+            where.append(
+                "(instr(lower(key), ?) OR instr(lower(session_id), ?) OR instr(lower(coalesce(label, '')), ?)"
+                " OR instr(lower(coalesce(json_extract(entry, '$.displayName'), '')), ?)"
+                " OR instr(lower(coalesce(json_extract(entry, '$.subject'), '')), ?))"
+            )
+            args += [search.lower()] * 5
+        sql = f"SELECT * FROM sessions WHERE {' AND '.join(where)} ORDER BY updated_at DESC, key"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            args += [limit + 1, offset]
+        elif offset:
+            sql += " LIMIT -1 OFFSET ?"
+            args.append(offset)
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        has_more = limit is not None and len(rows) > limit
+        if has_more:
+            rows = rows[:limit]
+        return [_row_to_session(r, self.state_dir) for r in rows], has_more
+
+    def spawned_keys(self, requester: str) -> set[str]:
+        """Keys of sessions spawned by (or parented to) `requester`."""
+        with self._lock:
+            rows = self._conn.execute(
+                """SELECT key FROM sessions WHERE (spawned_by = ? OR parent_session_key = ?)
+                   AND key NOT IN ('global', 'unknown')""",
+                (requester, requester),
+            ).fetchall()
+        return {r[0] for r in rows}
+
+    def keys_with_label(self, label: str, agent_id: str | None = None) -> list[str]:
+        sql = "SELECT key FROM sessions WHERE label = ? AND archived_at IS NULL"
+        args: list[Any] = [label]
+        if agent_id is not None:
+            sql += " AND agent_id = ?"
+            args.append(agent_id)
+        with self._lock:
+            return [r[0] for r in self._conn.execute(sql + " ORDER BY updated_at DESC", args)]
+
+    # -- transcripts --------------------------------------------------------------------------
+
+    def append(
+        self,
+        key: str,
+        message: dict[str, Any],
+        *,
+        touch: bool = True,
+    ) -> Appended:
+        """Append one chat message to a session's transcript (and its mirror)."""
+        msg = dict(message)
+        ts = msg.setdefault("timestamp", self.now())
+        line: dict[str, Any] = {"type": "message", "message": msg}
+        if isinstance(ts, int) and not isinstance(ts, bool):
+            line["timestamp"] = iso_from_ms(ts)
+        return self.append_lines(key, [line], touch=touch)[0]
+
+    def append_lines(
+        self,
+        key: str,
+        lines: list[dict[str, Any]],
+        *,
+        touch: bool = True,
+        raw: list[str] | None = None,
+    ) -> list[Appended]:
+        """Append transcript lines in one transaction.
+
+        A line without an `id` gets a fresh one, chained to the previous line by `parentId`
+        and stamped with the time; `raw`, when given, is each line's verbatim text (imports).
+        """
+        with self.write() as conn:
+            return self._append_lines(conn, key, lines, raw=raw, touch=touch)
+
+    def _append_lines(
+        self,
+        conn: sqlite3.Connection,
+        key: str,
+        lines: list[dict[str, Any]],
+        *,
+        raw: list[str] | None,
+        touch: bool,
+    ) -> list[Appended]:
+        now = self.now()
+        out: list[Appended] = []
+        row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        if not row:
+            raise StoreError(f"No session found: {key}")
+        session = _row_to_session(row, self.state_dir)
+        last_seq, msg_count = _int(row["last_seq"]), session.msg_count
+        parent = row["last_entry_id"]
+        mirror_size = self._reconcile_mirror(conn, row)
+        chunks: list[bytes] = []
+        for i, line in enumerate(lines):
+            text = raw[i] if raw is not None else None
+            if text is None:
+                line = dict(line)
+                if "id" not in line:
+                    line["id"] = new_entry_id()
+                    line["parentId"] = parent
+                    line.setdefault("timestamp", iso_from_ms(now))
+                text = dumps(_ordered_line(line))
+            last_seq += 1
+            msg_seq = None
+            if _is_message_line(line):
+                msg_count += 1
+                msg_seq = msg_count
+            entry_id = line.get("id") if isinstance(line.get("id"), str) else None
+            if entry_id:
+                parent = entry_id
+            conn.execute(
+                "INSERT INTO transcript (session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?)",
+                (session.session_id, last_seq, msg_seq, entry_id, text),
+            )
+            chunks.append((text + "\n").encode("utf-8"))
+            out.append(Appended(seq=last_seq, msg_seq=msg_seq, entry_id=entry_id or ""))
+        data = b"".join(chunks)
+        if data:
+            fd = os.open(session.mirror_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        updated_at = max(now, session.updated_at) if touch else session.updated_at
+        conn.execute(
+            """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
+                   mirror_size = ?, updated_at = ?,
+                   entry = json_set(entry, '$.updatedAt', ?) WHERE key = ?""",
+            (last_seq, msg_count, parent, mirror_size + len(data), updated_at, updated_at, key),
+        )
+        return out
+
+    def _reconcile_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row) -> int:
+        """Bring the mirror file back to the size the database recorded; returns that size."""
+        path = self.state_dir / row["mirror_path"]
+        expected = row["mirror_size"]
+        try:
+            actual = os.path.getsize(path)
+        except OSError:
+            actual = -1
+        if actual == expected:
+            return expected
+        if actual > expected > 0:
+            os.truncate(path, expected)
+            return expected
+        return self._rebuild_mirror(conn, row)
+
+    def _rebuild_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row) -> int:
+        sid = row["session_id"]
+        header = {
+            "type": "session",
+            "version": TRANSCRIPT_VERSION,
+            "id": sid,
+            "timestamp": iso_from_ms(row["created_at"]),
+            "cwd": str(self.state_dir),
+        }
+        parts = [dumps(header)]
+        parts += [r[0] for r in conn.execute(
+            "SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)
+        )]
+        data = ("\n".join(parts) + "\n").encode("utf-8")
+        path = self.state_dir / row["mirror_path"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".rebuild")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+        conn.execute("UPDATE sessions SET mirror_size = ? WHERE key = ?", (len(data), row["key"]))
+        return len(data)
+
+    def history(self, key: str, limit: int | None = None, offset: int = 0) -> HistoryPage:
+        """The newest `limit` messages before the newest `offset` ones, oldest first."""
+        with self.read() as conn:
+            row = conn.execute(
+                "SELECT session_id, msg_count FROM sessions WHERE key = ?", (key,)
+            ).fetchone()
+            if not row:
+                return HistoryPage(messages=[], total=0, start=0)
+            total = row["msg_count"]
+            end = max(0, total - max(0, offset))
+            start = 0 if limit is None else max(0, end - limit)
+            rows = conn.execute(
+                """SELECT line, msg_seq FROM transcript WHERE session_id = ?
+                   AND msg_seq > ? AND msg_seq <= ? ORDER BY msg_seq""",
+                (row["session_id"], start, end),
+            ).fetchall()
+        messages = []
+        for r in rows:
+            msg = message_of_line(json.loads(r["line"]), r["msg_seq"])
+            if msg is not None:
+                messages.append(msg)
+        return HistoryPage(messages=messages, total=total, start=start)
+
+    def transcript_lines(self, key: str) -> list[str]:
+        """Every stored transcript line of a session, verbatim, in order."""
+        with self._lock:
+            row = self._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
+            if not row:
+                return []
+            return [
+                r[0]
+                for r in self._conn.execute(
+                    "SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (row[0],)
+                )
+            ]
+
+    # -- imports ------------------------------------------------------------------------------
+
+    def imported_lines(self, source: str) -> int | None:
+        """How many physical lines of `source` were imported; None if it never was."""
+        with self._lock:
+            row = self._conn.execute("SELECT lines FROM imports WHERE source = ?", (source,)).fetchone()
+        return row[0] if row else None
+
+    def record_import(self, source: str, session_key: str, lines: int) -> None:
+        with self.write() as conn:
+            self._record_import(conn, source, session_key, lines)
+
+    def _record_import(self, conn: sqlite3.Connection, source: str, session_key: str, lines: int) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO imports (source, session_key, lines, imported_at) VALUES (?, ?, ?, ?)",
+            (source, session_key, lines, self.now()),
+        )
+
+    def import_session(
+        self,
+        key: str,
+        entry: dict[str, Any],
+        *,
+        session_id: str,
+        lines: list[dict[str, Any]],
+        raw: list[str],
+        source: str,
+        source_lines: int,
+    ) -> None:
+        """Create a session with its transcript and record where it came from: all or nothing."""
+        updated = entry.get("updatedAt")
+        created = updated if isinstance(updated, int) and not isinstance(updated, bool) else None
+        with self.write() as conn:
+            self._create(conn, key, entry, session_id=session_id, created_at=created)
+            if lines:
+                self._append_lines(conn, key, lines, raw=raw, touch=False)
+            self._record_import(conn, source, key, source_lines)
+
+
+def _ordered_line(line: dict[str, Any]) -> dict[str, Any]:
+    """OpenClaw's field order: type, id, parentId, timestamp, then the rest."""
+    head = {k: line[k] for k in ("type", "id", "parentId", "timestamp") if k in line}
+    head.update({k: v for k, v in line.items() if k not in head})
+    return head
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int:
+    return int(value) if value is not None else 0

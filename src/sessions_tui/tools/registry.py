@@ -1,0 +1,29 @@
+"""The tool surface: every tool by name, and one way to call it as a requester."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sessions_tui.tools import agents_list, sessions_history, sessions_list
+from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec for spec in (sessions_list.SPEC, sessions_history.SPEC, agents_list.SPEC)
+}
+
+
+class UnknownToolError(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Unknown tool: {name} (available: {', '.join(sorted(TOOLS))})")
+
+
+async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run one tool; raises `ToolInputError` for invalid arguments, `UnknownToolError`."""
+    spec = TOOLS.get(name)
+    if spec is None:
+        raise UnknownToolError(name)
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise ToolInputError("arguments must be a JSON object")
+    return await spec.run(call, params)

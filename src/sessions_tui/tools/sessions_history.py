@@ -1,0 +1,117 @@
+"""`sessions_history` (REFERENCE §6, SPEC D2, D11–D13): a visible session's sanitised messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sessions_tui.engine.sanitize import sanitize_history, strip_tool_messages
+from sessions_tui.tools.access import RequesterContext, guard_for
+from sessions_tui.tools.base import (
+    ToolArgs,
+    ToolCall,
+    ToolSpec,
+    read_number,
+    read_offset,
+    read_string,
+)
+from sessions_tui.tools.resolution import (
+    Failed,
+    check_exists,
+    check_sandbox_visible,
+    resolve_session_reference,
+)
+
+DEFAULT_LIMIT = 200
+MAX_LIMIT = 1000
+
+DESCRIPTION = (
+    "Fetch sanitized message history for a visible session. Supports limits and optional tool "
+    "messages; use this to inspect another session before replying, debugging, or resuming work."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "sessionKey": {
+            "type": "string",
+            "description": "Session key, main, current, or a sessionId from sessions_list.",
+        },
+        "limit": {"type": "number", "minimum": 1, "description": "Maximum messages (default 200)."},
+        "includeTools": {"type": "boolean", "description": "Include tool results (default false)."},
+        "offset": {
+            "type": "number",
+            "minimum": 0,
+            "description": "Skip this many of the newest messages (paging back).",
+        },
+    },
+    "required": ["sessionKey"],
+}
+
+
+class HistoryArgs(ToolArgs):
+    session_key: str
+    limit: int = DEFAULT_LIMIT
+    include_tools: bool = False
+    offset: int = 0
+
+    @classmethod
+    def read(cls, params: dict[str, Any]) -> dict[str, Any]:
+        limit = read_number(params, "limit")
+        return {
+            "session_key": read_string(params, "sessionKey", required=True),
+            "limit": min(MAX_LIMIT, max(1, limit)) if limit is not None else DEFAULT_LIMIT,
+            "include_tools": bool(params.get("includeTools", params.get("include_tools"))),
+            "offset": read_offset(params),
+        }
+
+
+def _failure(failed: Failed) -> dict[str, Any]:
+    return {"status": failed.status, "error": failed.error}
+
+
+async def sessions_history(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+    args = HistoryArgs.model_validate(params)
+    engine = call.engine
+    ctx = RequesterContext.of(call)
+    resolved = resolve_session_reference(engine, args.session_key, ctx)
+    if isinstance(resolved, Failed):
+        return _failure(resolved)
+    failed = check_sandbox_visible(engine, resolved, ctx)
+    if failed:
+        return _failure(failed)
+    denial = guard_for(call, ctx, "history").check(resolved.key)
+    if denial:
+        return {"status": denial.status, "error": denial.error}
+    failed = check_exists(engine, resolved)
+    if failed:
+        return _failure(failed)
+    page = engine.store.history(resolved.key, limit=args.limit, offset=args.offset)
+    messages = page.messages if args.include_tools else strip_tool_messages(page.messages)
+    result = sanitize_history(messages, engine.redactor)
+    has_more = page.start > 0
+    payload: dict[str, Any] = {
+        "sessionKey": resolved.display_key,
+        "messages": result.messages,
+        "truncated": result.truncated,
+        "droppedMessages": result.dropped_messages,
+        "contentTruncated": result.content_truncated,
+        "contentRedacted": result.content_redacted,
+        "bytes": result.bytes,
+        "hardCapped": result.hard_capped,
+        "totalBytes": result.bytes,
+        "offset": args.offset,
+        "hasMore": has_more,
+        "totalMessages": page.total,
+    }
+    if has_more:
+        payload["nextOffset"] = page.total - page.start
+    return payload
+
+
+SPEC = ToolSpec(
+    name="sessions_history",
+    label="Session History",
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    run=sessions_history,
+)

@@ -1,0 +1,283 @@
+"""`sessions_list` (REFERENCE §5, SPEC D3, D8–D11): the sessions a requester may see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from sessions_tui.engine.keys import (
+    SAFE_SESSION_ID_RE,
+    SESSION_KINDS,
+    classify_session_kind,
+    derive_channel,
+)
+from sessions_tui.engine.sanitize import sanitize_history, strip_tool_messages
+from sessions_tui.engine.store import StoredSession
+from sessions_tui.tools.access import RequesterContext, guard_for
+from sessions_tui.tools.base import (
+    ToolArgs,
+    ToolCall,
+    ToolSpec,
+    read_number,
+    read_offset,
+    read_string_list,
+)
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 200
+MAX_MESSAGE_LIMIT = 20
+STATUSES = ("running", "done", "failed", "killed", "timeout")
+
+DESCRIPTION = (
+    "List visible sessions with optional filters for kind, recent activity, and last messages. "
+    "Use this to discover a target session before calling sessions_history or sessions_send."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "kinds": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Only these kinds: main, group, cron, hook, node, other.",
+        },
+        "limit": {"type": "number", "minimum": 1, "description": "Maximum rows (default 100, at most 200)."},
+        "activeMinutes": {
+            "type": "number",
+            "minimum": 1,
+            "description": "Only sessions updated within this many minutes.",
+        },
+        "messageLimit": {
+            "type": "number",
+            "minimum": 0,
+            "description": "Include the last N messages of each session (0-20, default 0).",
+        },
+        "offset": {"type": "number", "minimum": 0, "description": "Skip this many rows (paging)."},
+        "includeArchived": {
+            "type": "boolean",
+            "description": "Also list archived sub-agent sessions (default false).",
+        },
+    },
+}
+
+
+class ListArgs(ToolArgs):
+    kinds: frozenset[str] | None = None
+    limit: int = DEFAULT_LIMIT
+    active_minutes: int | None = None
+    message_limit: int = 0
+    offset: int = 0
+    include_archived: bool = False
+
+    @classmethod
+    def read(cls, params: dict[str, Any]) -> dict[str, Any]:
+        kinds = [k.lower() for k in read_string_list(params, "kinds") or []]
+        kinds = [k for k in kinds if k in SESSION_KINDS]
+        limit = read_number(params, "limit")
+        active = read_number(params, "activeMinutes")
+        message_limit = read_number(params, "messageLimit")
+        return {
+            "kinds": frozenset(kinds) or None,
+            "limit": min(MAX_LIMIT, max(1, limit)) if limit is not None else DEFAULT_LIMIT,
+            "active_minutes": max(1, active) if active is not None else None,
+            "message_limit": min(max(0, message_limit or 0), MAX_MESSAGE_LIMIT),
+            "offset": read_offset(params),
+            "include_archived": params.get("includeArchived") is True,
+        }
+
+
+class DeliveryContext(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    channel: str | None = None
+    to: str | None = None
+    accountId: str | None = None
+    threadId: str | int | float | None = None
+
+
+class Origin(BaseModel):
+    provider: str | None = None
+    accountId: str | None = None
+
+
+class SessionRow(BaseModel):
+    """One row of `sessions_list`, in REF's field order; absent fields are omitted."""
+
+    key: str
+    kind: str
+    channel: str
+    origin: Origin | None = None
+    spawnedBy: str | None = None
+    parentSessionKey: str | None = None
+    label: str | None = None
+    displayName: str | None = None
+    deliveryContext: DeliveryContext | None = None
+    updatedAt: int | float | None = None
+    sessionId: str | None = None
+    model: str | None = None
+    contextTokens: int | float | None = None
+    totalTokens: int | float | None = None
+    estimatedCostUsd: int | float | None = None
+    status: str | None = None
+    startedAt: int | float | None = None
+    endedAt: int | float | None = None
+    runtimeMs: int | float | None = None
+    childSessions: list[str] | None = None
+    thinkingLevel: str | None = None
+    fastMode: bool | None = None
+    verboseLevel: str | None = None
+    reasoningLevel: str | None = None
+    elevatedLevel: str | None = None
+    responseUsage: str | None = None
+    systemSent: bool | None = None
+    abortedLastRun: bool | None = None
+    sendPolicy: str | None = None
+    lastChannel: str | None = None
+    lastTo: str | None = None
+    lastAccountId: str | None = None
+    transcriptPath: str | None = None
+    archived: bool | None = None
+    messages: list[Any] | None = None
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _num(value: Any) -> int | float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kind: str) -> SessionRow:
+    engine = call.engine
+    entry = session.entry
+    display = lambda k: engine.display(k, ctx.requester_agent_id)  # noqa: E731
+    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
+    origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
+    d_channel, d_to, d_account = _str(delivery.get("channel")), _str(delivery.get("to")), _str(delivery.get("accountId"))
+    thread = delivery.get("threadId")
+    thread = thread if isinstance(thread, str) or _num(thread) is not None else None
+    last_channel = d_channel or _str(entry.get("lastChannel"))
+    entry_channel = _str(entry.get("channel")) or _str(origin.get("provider"))
+    spawned_by, parent = _str(entry.get("spawnedBy")), _str(entry.get("parentSessionKey"))
+    children = entry.get("childSessions")
+    status = _str(entry.get("status"))
+    session_id = _str(entry.get("sessionId")) or session.session_id
+    return SessionRow(
+        key=display(session.key),
+        kind=kind,
+        channel=derive_channel(session.key, kind, entry_channel, last_channel),
+        origin=Origin(provider=_str(origin.get("provider")), accountId=_str(origin.get("accountId")))
+        if (_str(origin.get("provider")) or _str(origin.get("accountId")))
+        else None,
+        spawnedBy=display(spawned_by) if spawned_by else None,
+        parentSessionKey=display(parent) if parent else None,
+        label=_str(entry.get("label")),
+        displayName=_str(entry.get("displayName")),
+        deliveryContext=DeliveryContext(channel=d_channel, to=d_to, accountId=d_account, threadId=thread)
+        if (d_channel or d_to or d_account or thread is not None)
+        else None,
+        updatedAt=_num(entry.get("updatedAt")) if _num(entry.get("updatedAt")) is not None else session.updated_at,
+        sessionId=session_id,
+        model=_str(entry.get("model")),
+        contextTokens=_num(entry.get("contextTokens")),
+        totalTokens=_num(entry.get("totalTokens")),
+        estimatedCostUsd=_num(entry.get("estimatedCostUsd")),
+        status=status if status in STATUSES else None,
+        startedAt=_num(entry.get("startedAt")),
+        endedAt=_num(entry.get("endedAt")),
+        runtimeMs=_num(entry.get("runtimeMs")),
+        childSessions=[display(c) for c in children if isinstance(c, str)] if isinstance(children, list) else None,
+        thinkingLevel=_str(entry.get("thinkingLevel")),
+        fastMode=_bool(entry.get("fastMode")),
+        verboseLevel=_str(entry.get("verboseLevel")),
+        reasoningLevel=_str(entry.get("reasoningLevel")),
+        elevatedLevel=_str(entry.get("elevatedLevel")),
+        responseUsage=_str(entry.get("responseUsage")),
+        systemSent=_bool(entry.get("systemSent")),
+        abortedLastRun=_bool(entry.get("abortedLastRun")),
+        sendPolicy=_str(entry.get("sendPolicy")),
+        lastChannel=last_channel,
+        lastTo=d_to or _str(entry.get("lastTo")),
+        lastAccountId=d_account or _str(entry.get("lastAccountId")),
+        transcriptPath=transcript_path(session, session_id),
+        archived=True if session.archived_at is not None else None,
+    )
+
+
+def transcript_path(session: StoredSession, session_id: str) -> str | None:
+    """The mirror file, or an explicit `sessionFile` inside the sessions directory."""
+    if not SAFE_SESSION_ID_RE.match(session_id):
+        return None
+    mirror = Path(session.mirror_path)
+    session_file = session.entry.get("sessionFile")
+    if isinstance(session_file, str) and session_file.strip():
+        candidate = (mirror.parent / session_file).resolve()
+        if candidate.parent == mirror.parent.resolve():
+            return str(candidate)
+    return str(mirror)
+
+
+def inline_messages(call: ToolCall, session: StoredSession, limit: int) -> list[Any]:
+    """The last `limit` messages, tool results dropped, sanitised as history is (SPEC D3)."""
+    page = call.engine.store.history(session.key, limit=limit)
+    kept = strip_tool_messages(page.messages)[-limit:]
+    return sanitize_history(kept, call.engine.redactor).messages
+
+
+async def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+    args = ListArgs.model_validate(params)
+    engine = call.engine
+    ctx = RequesterContext.of(call)
+    restrict = ctx.restrict_to_spawned
+    active_since = (
+        engine.now() - args.active_minutes * 60_000 if args.active_minutes is not None else None
+    )
+    sessions, has_more = engine.store.list(
+        limit=args.limit,
+        offset=args.offset,
+        active_since=active_since,
+        include_global=not restrict,
+        include_unknown=not restrict,
+        spawned_by=ctx.effective_requester_key if restrict else None,
+        include_archived=args.include_archived,
+    )
+    guard = guard_for(call, ctx, "list")
+    rows: list[dict[str, Any]] = []
+    for session in sessions:
+        if guard.check(session.key) is not None:
+            continue
+        if session.key == "unknown":
+            continue
+        if session.key == "global" and engine.alias.alias != "global":
+            continue
+        kind = classify_session_kind(session.key, session.entry.get("kind"), engine.alias)
+        if args.kinds and kind not in args.kinds:
+            continue
+        row = build_row(call, ctx, session, kind)
+        if args.message_limit > 0:
+            row.messages = inline_messages(call, session, args.message_limit)
+        rows.append(row.dump())
+    result: dict[str, Any] = {"count": len(rows), "sessions": rows, "offset": args.offset, "hasMore": has_more}
+    if has_more:
+        result["nextOffset"] = args.offset + len(sessions)
+    return result
+
+
+SPEC = ToolSpec(
+    name="sessions_list",
+    label="Sessions",
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    run=sessions_list,
+)

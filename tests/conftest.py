@@ -1,0 +1,60 @@
+"""Shared fixtures: an engine on a temporary state directory with a frozen clock."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessions_tui.config import parse_config
+from sessions_tui.engine.clock import FrozenClock
+from sessions_tui.engine.engine import Engine
+from sessions_tui.tools.base import ToolCall
+from sessions_tui.tools.registry import invoke
+
+# 2026-04-13T12:00:00Z: a fixed "now" for every test that does not move the clock itself.
+NOW_MS = 1_776_081_600_000
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(NOW_MS)
+
+
+@pytest.fixture
+def make_engine(tmp_path: Path, clock: FrozenClock):
+    engines: list[Engine] = []
+
+    def make(config: dict[str, Any] | None = None, state: Path | None = None) -> Engine:
+        cfg, _ = parse_config(config or {})
+        engine = Engine(state or tmp_path / f"state{len(engines)}", cfg, clock=clock)
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.close()
+
+
+@pytest.fixture
+def engine(make_engine) -> Engine:
+    return make_engine()
+
+
+def run_tool(engine: Engine, name: str, params: dict[str, Any] | None = None, *,
+             as_key: str | None = None, sandboxed: bool = False) -> dict[str, Any]:
+    """Call a tool synchronously as a requester (None = the main alias)."""
+    call = ToolCall(engine=engine, agent_session_key=as_key, sandboxed=sandboxed)
+    return asyncio.run(invoke(call, name, params or {}))
+
+
+def add_session(engine: Engine, key: str, messages: list[dict[str, Any]] | None = None,
+                **entry: Any) -> str:
+    """Create a session under the canonical spelling of `key`; returns that key."""
+    canonical = engine.canonical(key)
+    engine.store.create(canonical, entry)
+    for message in messages or []:
+        engine.store.append(canonical, message)
+    return canonical
