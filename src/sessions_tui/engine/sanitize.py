@@ -60,8 +60,8 @@ def truncate_history_text(text: str, redactor: Redactor) -> tuple[str, bool, boo
     return cut + TRUNCATION_MARKER, True, redacted
 
 
-class _Flags:
-    """Accumulates the truncated/redacted flags of one message while its fields are rewritten."""
+class _FieldRewriter:
+    """Rewrites the fields of one message and its blocks, collecting truncated/redacted."""
 
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
@@ -81,7 +81,7 @@ class _Flags:
             self.truncated = True
 
 
-def _sanitize_block(block: Any, flags: _Flags) -> Any:
+def _sanitize_block(block: Any, flags: _FieldRewriter) -> Any:
     if not isinstance(block, dict):
         return block
     entry = dict(block)
@@ -106,7 +106,7 @@ def sanitize_history_message(message: Any, redactor: Redactor) -> tuple[Any, boo
     if not isinstance(message, dict):
         return message, False, False
     entry = dict(message)
-    flags = _Flags(redactor)
+    flags = _FieldRewriter(redactor)
     for key in _HEAVY_MESSAGE_KEYS:
         flags.drop_field(entry, key)
     content = entry.get("content")
@@ -280,26 +280,24 @@ def _strip_tool_call_xml(text: str) -> str:
     out: list[str] = []
     position = 0
     open_visible: Counter[str] = Counter()
-    match = _TOOL_TAG_RE.search(text)
-    while match:
-        name = match.group(2).lower()
+    while match := _TOOL_TAG_RE.search(text, position):
+        name, tag = match.group(2).lower(), match.group(0)
         out.append(text[position : match.start()])
         position = match.end()
         if match.group(1) == "/":
             if open_visible[name]:
                 open_visible[name] -= 1
-                out.append(match.group(0))
-        elif _SELF_CLOSING_RE.search(match.group(0)):
-            pass
-        elif _STRUCTURED_PAYLOAD_RE.match(text, match.end()):
-            close = _TOOL_CLOSE_RES[name].search(text, match.end())
+                out.append(tag)
+        elif _SELF_CLOSING_RE.search(tag):
+            continue
+        elif _STRUCTURED_PAYLOAD_RE.match(text, position):
+            close = _TOOL_CLOSE_RES[name].search(text, position)
             if close is None:
                 return "".join(out)
             position = close.end()
         else:
             open_visible[name] += 1
-            out.append(match.group(0))
-        match = _TOOL_TAG_RE.search(text, position)
+            out.append(tag)
     out.append(text[position:])
     return "".join(out)
 
@@ -366,11 +364,14 @@ def _skip_line_break(text: str, index: int) -> int:
 def _strip_downgraded_tool_calls(text: str) -> str:
     """`[Tool Call: name (ID: …)]` markers with their `Arguments: …` payload."""
     out: list[str] = []
+    last_char = ""
     cursor = 0
     for match in _DOWNGRADED_CALL_RE.finditer(text):
         if match.start() < cursor:
             continue
-        out.append(text[cursor : match.start()])
+        kept = text[cursor : match.start()]
+        out.append(kept)
+        last_char = kept[-1:] or last_char
         index = _skip_blanks(text, _skip_line_break(text, _skip_blanks(text, match.end())))
         if text[index : index + 9].lower() == "arguments":
             index += 9
@@ -381,8 +382,7 @@ def _strip_downgraded_tool_calls(text: str) -> str:
             end = _skip_jsonish(text, index)
             if end is not None:
                 index = end
-        at_line_start = not out or "".join(out).endswith(("\n", "\r")) or not "".join(out)
-        if index < len(text) and text[index] in "\r\n" and at_line_start:
+        if text[index : index + 1] in ("\r", "\n") and last_char in ("", "\r", "\n"):
             index = _skip_line_break(text, index)
         cursor = index
     out.append(text[cursor:])
@@ -413,7 +413,7 @@ def sanitize_text_content(text: str) -> str:
     return _strip_tag_blocks(cleaned, _THINKING_TAG_RE)
 
 
-_HTTP_STATUS_TEXT_RE = re.compile(r"([0-9]{3})\s+(.+)", re.DOTALL)
+_HTTP_STATUS_TEXT_RE = re.compile(r"([0-9]{3})\s+(.+)")
 
 
 def _text_signature_phase(signature: Any) -> str | None:

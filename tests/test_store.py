@@ -1,0 +1,213 @@
+"""The SQLite store: transcripts, the JSONL mirror, several processes, and SIGKILL mid-write."""
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sessions_tui.engine.store import Store, StoreError
+
+WORKER = Path(__file__).with_name("store_worker.py")
+KEY = "agent:main:main"
+
+
+def mirror_lines(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def test_create_writes_header_and_appends_chain_parent_ids(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    session = store.create(KEY, {"lastChannel": "webchat"})
+    store.append(KEY, {"role": "user", "content": "hi"})
+    store.append(KEY, {"role": "assistant", "content": [{"type": "text", "text": "hello"}]})
+    lines = mirror_lines(session.mirror_path)
+    assert lines[0] == {
+        "type": "session", "version": 3, "id": session.session_id,
+        "timestamp": "2026-04-13T12:00:00.000Z", "cwd": str(tmp_path),
+    }
+    assert [line["type"] for line in lines[1:]] == ["message", "message"]
+    assert lines[1]["parentId"] is None
+    assert lines[2]["parentId"] == lines[1]["id"]
+    assert all(len(line["id"]) == 8 and int(line["id"], 16) >= 0 for line in lines[1:])
+    assert session.mirror_path == str(tmp_path / "agents" / "main" / "sessions" / f"{session.session_id}.jsonl")
+    assert oct(os.stat(session.mirror_path).st_mode & 0o777) == "0o600"
+    store.close()
+
+
+def test_transcript_lines_are_stored_verbatim(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    session = store.create(KEY)
+    store.append(KEY, {"role": "user", "content": "ünïcode ✓", "extra": {"nested": [1, 2]}})
+    stored = store.transcript_lines(KEY)
+    with open(session.mirror_path, encoding="utf-8") as handle:
+        assert handle.read().splitlines()[1:] == stored
+    assert json.loads(stored[0])["message"]["extra"] == {"nested": [1, 2]}
+    store.close()
+
+
+def test_history_windows_and_numbering(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    store.create(KEY)
+    for i in range(10):
+        store.append(KEY, {"role": "user", "content": f"m{i}"})
+    page = store.history(KEY, limit=3)
+    assert [m["content"] for m in page.messages] == ["m7", "m8", "m9"]
+    assert [m["__openclaw"]["seq"] for m in page.messages] == [8, 9, 10]
+    assert page.total == 10 and page.start == 7
+    page = store.history(KEY, limit=3, offset=8)
+    assert [m["content"] for m in page.messages] == ["m0", "m1"]
+    assert page.start == 0
+    assert store.history("agent:main:nope").messages == []
+    store.close()
+
+
+def test_compaction_lines_become_system_messages_and_others_are_not_messages(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    store.create(KEY)
+    store.append_lines(KEY, [
+        {"type": "model_change", "provider": "x", "modelId": "y"},
+        {"type": "compaction", "summary": "s"},
+        {"type": "message", "message": {"role": "user", "content": "after"}},
+    ])
+    messages = store.history(KEY).messages
+    assert messages[0]["role"] == "system"
+    assert messages[0]["content"] == [{"type": "text", "text": "Compaction"}]
+    assert messages[0]["__openclaw"]["kind"] == "compaction"
+    assert [m["__openclaw"]["seq"] for m in messages] == [1, 2]
+    assert len(store.transcript_lines(KEY)) == 3
+    store.close()
+
+
+def test_append_moves_updated_at_unless_told_not_to(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    store.create(KEY)
+    clock.advance(5000)
+    store.append(KEY, {"role": "user", "content": "x"})
+    assert store.get(KEY).updated_at == clock.now_ms()
+    assert store.get(KEY).entry["updatedAt"] == clock.now_ms()
+    clock.advance(5000)
+    store.append(KEY, {"role": "user", "content": "y"}, touch=False)
+    assert store.get(KEY).updated_at == clock.now_ms() - 5000
+    store.close()
+
+
+def test_patch_merges_and_removes_fields(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    store.create(KEY, {"label": "a", "sendPolicy": "deny"})
+    store.patch(KEY, {"label": "b", "sendPolicy": None, "spawnedBy": "agent:main:x"})
+    entry = store.get(KEY).entry
+    assert entry["label"] == "b" and "sendPolicy" not in entry
+    assert store.spawned_keys("agent:main:x") == {KEY}
+    with pytest.raises(StoreError, match="No session found"):
+        store.patch("agent:main:none", {"label": "x"})
+    store.close()
+
+
+def test_duplicate_key_and_unsafe_session_id_are_refused(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    store.create(KEY)
+    with pytest.raises(StoreError, match="already exists"):
+        store.create(KEY)
+    with pytest.raises(StoreError, match="Invalid session ID: ../evil"):
+        store.create("agent:main:other", session_id="../evil")
+    store.close()
+
+
+def test_list_is_newest_first_with_filters_and_paging(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    for i in range(5):
+        store.create(f"agent:main:s{i}", {"updatedAt": 1000 + i})
+    store.create("agent:main:cron:job:run:r1", {"updatedAt": 9999})
+    rows, more = store.list(limit=2)
+    assert [r.key for r in rows] == ["agent:main:s4", "agent:main:s3"] and more
+    rows, more = store.list(limit=2, offset=4)
+    assert [r.key for r in rows] == ["agent:main:s0"] and not more
+    rows, _ = store.list(active_since=1003)
+    assert {r.key for r in rows} == {"agent:main:s3", "agent:main:s4"}
+    store.close()
+
+
+def test_a_torn_mirror_line_is_cut_off_at_the_next_append(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    session = store.create(KEY)
+    store.append(KEY, {"role": "user", "content": "one"})
+    with open(session.mirror_path, "a", encoding="utf-8") as handle:
+        handle.write('{"type":"message","id":"deadbeef","mess')  # a process died here
+    store.append(KEY, {"role": "user", "content": "two"})
+    lines = mirror_lines(session.mirror_path)
+    assert [line["message"]["content"] for line in lines[1:]] == ["one", "two"]
+    store.close()
+
+
+def test_a_deleted_mirror_is_rebuilt_from_the_database(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    session = store.create(KEY)
+    store.append(KEY, {"role": "user", "content": "one"})
+    os.remove(session.mirror_path)
+    store.append(KEY, {"role": "user", "content": "two"})
+    lines = mirror_lines(session.mirror_path)
+    assert lines[0]["type"] == "session"
+    assert [line["message"]["content"] for line in lines[1:]] == ["one", "two"]
+    store.close()
+
+
+def _spawn(state: Path, count: int, tag: str) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), str(state), KEY, str(count), tag],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def _check_consistent(state: Path) -> list[str]:
+    """Integrity, contiguous numbering, and a mirror identical to the database."""
+    conn = sqlite3.connect(state / "sessions.sqlite3")
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+    store = Store(state)
+    store.append(KEY, {"role": "user", "content": "check"})  # reconciles the mirror
+    session = store.get(KEY)
+    page = store.history(KEY)
+    assert [m["__openclaw"]["seq"] for m in page.messages] == list(range(1, session.msg_count + 1))
+    with open(session.mirror_path, encoding="utf-8") as handle:
+        mirrored = handle.read().splitlines()
+    assert mirrored[1:] == store.transcript_lines(KEY)
+    contents = [m["content"].split(" ")[0] for m in page.messages]
+    store.close()
+    return contents
+
+
+def test_two_processes_appending_to_one_session_lose_nothing(tmp_path):
+    Store(tmp_path).close()
+    procs = [_spawn(tmp_path, 150, tag) for tag in ("a", "b")]
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0
+    contents = _check_consistent(tmp_path)
+    for tag in ("a", "b"):
+        mine = [c for c in contents if c.startswith(f"{tag}-")]
+        assert mine == [f"{tag}-{i}" for i in range(1, 151)]  # all there, in order
+
+
+def test_sigkill_mid_write_loses_at_most_the_write_in_flight(tmp_path):
+    rng = random.Random(7)
+    written_before = 0
+    for round_no in range(6):
+        proc = _spawn(tmp_path, 0, f"r{round_no}")
+        time.sleep(rng.uniform(0.05, 0.3))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        contents = _check_consistent(tmp_path)
+        mine = [c for c in contents if c.startswith(f"r{round_no}-")]
+        # Every committed write of this round is there, numbered without a gap.
+        assert mine == [f"r{round_no}-{i}" for i in range(1, len(mine) + 1)]
+        assert len(contents) > written_before
+        written_before = len(contents)
