@@ -3,7 +3,8 @@
 Patterns are JavaScript regex sources (the defaults below, or `logging.redactPatterns`). They are
 translated to Python `re` so that they match what the JavaScript engine would match: `\\b`, `\\w`
 and `\\d` are ASCII-only (compiled with `re.ASCII`), `\\s` is JavaScript's Unicode whitespace set,
-`.` stops at every JavaScript line terminator and `$` means end of input unless the `m` flag is set.
+`.` stops at every JavaScript line terminator and `$` means end of input unless the `m` flag is
+set.
 Lengths are counted in UTF-16 code units, as JavaScript's `String.length` does.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -142,7 +143,7 @@ def _redact_match(match: re.Match[str]) -> str:
     return whole.replace(token, masked, 1)
 
 
-# --- safe-regex check (REF `src/security/safe-regex.ts`, ported as is) -------------------------
+# --- safe-regex check (REF `src/security/safe-regex.ts`, ported as is)
 
 
 @dataclass
@@ -195,7 +196,7 @@ def _read_quantifier(source: str, index: int) -> tuple[int, int, int | None] | N
     return match.end() - index, low, high
 
 
-def _tokenize(source: str) -> Iterable[tuple[str, tuple[int, int, int | None] | None]]:
+def _tokenize(source: str) -> Iterator[tuple[str, tuple[int, int, int | None] | None]]:
     in_class = False
     index = 0
     while index < len(source):
@@ -301,7 +302,7 @@ def has_nested_repetition(source: str) -> bool:
     return False
 
 
-# --- JavaScript -> Python regex translation ----------------------------------------------------
+# --- JavaScript -> Python regex translation
 
 
 def _translate_js_regex(source: str, *, dotall: bool, multiline: bool, unicode: bool) -> str:

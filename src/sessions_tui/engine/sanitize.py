@@ -47,11 +47,11 @@ _HEAVY_MESSAGE_KEYS = ("details", "usage", "cost")
 _TOOL_ROLES = ("toolResult", "tool")
 
 
-# --- §6.1 per-message sanitisation ---------------------------------------------------------------
+# --- §6.1 per-message sanitisation
 
 
 def truncate_history_text(text: str, redactor: Redactor) -> tuple[str, bool, bool]:
-    """Redact, then cut to 4000 UTF-16 units plus the marker. Returns (text, truncated, redacted)."""
+    """Redact, then cut to 4000 UTF-16 units plus the marker; (text, truncated, redacted)."""
     redacted_text = redactor.redact(text)
     redacted = redacted_text != text
     if utf16_len(redacted_text) <= HISTORY_TEXT_MAX_CHARS:
@@ -118,7 +118,7 @@ def sanitize_history_message(message: Any, redactor: Redactor) -> tuple[Any, boo
     return entry, flags.truncated, flags.redacted
 
 
-# --- §6.2 size caps ------------------------------------------------------------------------------
+# --- §6.2 size caps
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
@@ -198,7 +198,7 @@ def sanitize_history(
     )
 
 
-# --- §4.8 text helpers ---------------------------------------------------------------------------
+# --- §4.8 text helpers
 
 
 def strip_tool_messages(messages: Iterable[Any]) -> list[Any]:
