@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.engine import Engine
 
 DEMO_CONFIG = """\
@@ -195,6 +196,11 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
         first = messages[0]["timestamp"] if messages else now
         last = messages[-1]["timestamp"] if messages else now
         engine.store.create(key, {**entry, "updatedAt": last}, session_id=demo_uuid(key), created_at=first)
-        for message in messages:
-            engine.store.append(key, message, touch=False)
+        lines, parent = [], None
+        for index, message in enumerate(messages):
+            entry_id = demo_uuid(f"{key}#{index}")[:8]
+            lines.append({"type": "message", "id": entry_id, "parentId": parent,
+                          "timestamp": iso_from_ms(message["timestamp"]), "message": message})
+            parent = entry_id
+        engine.store.append_lines(key, lines, touch=False)
     return True

@@ -1,0 +1,61 @@
+"""Shared helpers of the benchmark scripts (not a benchmark itself)."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))
+
+from sessions_tui.tools.base import ToolCall  # noqa: E402
+from sessions_tui.tools.registry import invoke  # noqa: E402
+
+
+class ToolRunner:
+    """Calls a tool through the real registry (`invoke`) on one event loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def __call__(self, engine: Any, name: str, params: dict[str, Any]) -> dict[str, Any]:
+        return self.loop.run_until_complete(invoke(ToolCall(engine=engine), name, params))
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+def time_interleaved(
+    calls: dict[str, Callable[[], Any]], *, warmup: int, runs: int
+) -> dict[str, list[float]]:
+    """Time each callable `runs` times (after `warmup` untimed calls), alternating between them
+    so that drift (CPU frequency, other load) hits every variant alike. Seconds per call."""
+    for _ in range(warmup):
+        for fn in calls.values():
+            fn()
+    out: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(runs):
+        for name, fn in calls.items():
+            t0 = time.perf_counter()
+            fn()
+            out[name].append(time.perf_counter() - t0)
+    return out
+
+
+def describe(samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    q = statistics.quantiles(ms, n=10)
+    return (
+        f"median {statistics.median(ms):8.3f} ms   min {ms[0]:8.3f}   p10 {q[0]:8.3f}   "
+        f"p90 {q[-1]:8.3f}   max {ms[-1]:8.3f}   (n={len(ms)})"
+    )
+
+
+def verdict(ok: bool, text: str) -> int:
+    print(("PASS: " if ok else "FAIL: ") + text)
+    return 0 if ok else 1

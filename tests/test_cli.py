@@ -1,0 +1,135 @@
+"""The command line (SPEC §4): output, exit codes and errors of `sessions-tui`, as real processes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def cli(*args, state: Path, env_extra=None, config: Path | None = None):
+    env = {**os.environ, **(env_extra or {})}
+    env.pop("SESSIONS_TUI_HOME", None)
+    env.pop("SESSIONS_TUI_CONFIG", None)
+    argv = [sys.executable, "-m", "sessions_tui", "--state", str(state)]
+    if config is not None:
+        argv += ["--config", str(config)]
+    return subprocess.run(argv + list(args), capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def demo_state(tmp_path_factory):
+    state = tmp_path_factory.mktemp("demo")
+    proc = cli("--demo", state=state)
+    assert proc.returncode == 0, proc.stderr
+    return state
+
+
+def test_tool_prints_the_bare_result_object(demo_state):
+    proc = cli("tool", "sessions_list", '{"kinds": ["cron"]}', state=demo_state)
+    assert proc.returncode == 0 and proc.stderr == ""
+    result = json.loads(proc.stdout)
+    assert set(result) >= {"count", "sessions"} and "details" not in result and "content" not in result
+    assert [row["key"] for row in result["sessions"]] == ["cron:nightly-report"]
+
+
+def test_error_results_still_exit_zero(demo_state):
+    proc = cli("tool", "sessions_history", '{"sessionKey": "agent:main:discord:group:nope"}', state=demo_state)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout) == {"status": "error", "error": "No session found: agent:main:discord:group:nope"}
+
+
+def test_invalid_arguments_exit_2_with_ref_text(demo_state):
+    proc = cli("tool", "sessions_history", "{}", state=demo_state)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == "sessions-tui: sessionKey required"
+
+
+def test_unknown_tool_exits_2(demo_state):
+    proc = cli("tool", "sessions_nope", state=demo_state)
+    assert proc.returncode == 2 and "Unknown tool: sessions_nope" in proc.stderr
+
+
+def test_malformed_args_json_exits_2(demo_state):
+    proc = cli("tool", "sessions_list", "{oops", state=demo_state)
+    assert proc.returncode == 2 and "ARGS_JSON: invalid JSON at line 1 column 2" in proc.stderr
+    proc = cli("tool", "sessions_list", "[1]", state=demo_state)
+    assert proc.returncode == 2 and "ARGS_JSON: must be a JSON object" in proc.stderr
+
+
+def test_bad_config_exits_2_naming_file_and_place(tmp_path):
+    config = tmp_path / "bad.json5"
+    config.write_text("{\n  session: { scope: 'global', }\n  tools: oops\n}\n")
+    proc = cli("tool", "sessions_list", state=tmp_path / "s", config=config)
+    assert proc.returncode == 2
+    assert str(config) in proc.stderr and ":3:" in proc.stderr
+    config.write_text('{ session: { agentToAgent: { maxPingPongTurns: "five" } } }')
+    proc = cli("tool", "sessions_list", state=tmp_path / "s", config=config)
+    assert proc.returncode == 2 and "session.agentToAgent.maxPingPongTurns" in proc.stderr
+
+
+def test_out_of_range_config_warns_and_runs(tmp_path):
+    config = tmp_path / "c.json5"
+    config.write_text("{ session: { agentToAgent: { maxPingPongTurns: 9 } } }")
+    proc = cli("tool", "agents_list", state=tmp_path / "s", config=config)
+    assert proc.returncode == 0 and "warning:" in proc.stderr and "maxPingPongTurns" in proc.stderr
+
+
+def test_config_comes_from_the_state_directory_by_default(tmp_path):
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "config.json5").write_text("{ agents: { defaults: { subagents: { allowAgents: ['x'] } } } }")
+    proc = cli("tool", "agents_list", state=state)
+    assert [a["id"] for a in json.loads(proc.stdout)["agents"]] == ["main", "x"]
+
+
+def test_state_and_config_from_environment(tmp_path):
+    state = tmp_path / "envstate"
+    config = tmp_path / "env.json5"
+    config.write_text("{ agents: { defaults: { subagents: { allowAgents: ['y'] } } } }")
+    env = {**os.environ, "SESSIONS_TUI_HOME": str(state), "SESSIONS_TUI_CONFIG": str(config)}
+    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "tool", "agents_list"], capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert [a["id"] for a in json.loads(proc.stdout)["agents"]] == ["main", "y"]
+    assert (state / "sessions.sqlite3").exists()
+
+
+def test_as_changes_the_requester(demo_state):
+    proc = cli("tool", "sessions_history", '{"sessionKey": "main"}', "--as", "agent:research:main", state=demo_state)
+    result = json.loads(proc.stdout)
+    assert result["sessionKey"] == "main"
+    assert "retrieval" in json.dumps(result["messages"])
+
+
+def test_as_refuses_what_is_not_a_key(demo_state):
+    proc = cli("tool", "sessions_list", "--as", "not a key", state=demo_state)
+    assert proc.returncode == 2 and "--as: not a session key" in proc.stderr
+
+
+def test_sandboxed_flag_and_sandboxed_agents_hide_sessions(demo_state):
+    forced = json.loads(cli("tool", "sessions_list", "--as", "agent:main:discord:group:dev", "--sandboxed",
+                            state=demo_state).stdout)
+    assert forced["count"] == 0
+    # The demo's `helper` agent has sandbox.mode "all": sandboxed without the flag.
+    helper = json.loads(cli("tool", "sessions_list", "--as", "agent:helper:main", state=demo_state).stdout)
+    assert helper["count"] == 0
+    normal = json.loads(cli("tool", "sessions_list", "--as", "agent:main:discord:group:dev", state=demo_state).stdout)
+    assert normal["count"] > 0
+
+
+def test_output_is_utf8_json_not_ascii_escapes(demo_state):
+    proc = cli("tool", "sessions_history", '{"sessionKey": "agent:main:discord:group:dev"}', state=demo_state)
+    assert "…" in proc.stdout  # the redaction mask, printed as itself
+
+
+def test_dashboard_placeholder_lists_the_demo(demo_state):
+    proc = cli(state=demo_state)
+    assert proc.returncode == 0 and "cron:nightly-report" in proc.stdout
+
+
+def test_help_mentions_every_command(tmp_path):
+    proc = cli("--help", state=tmp_path)
+    for word in ("tool", "import-openclaw", "--state", "--config", "--demo"):
+        assert word in proc.stdout

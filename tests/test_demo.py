@@ -1,0 +1,39 @@
+"""The demo state (SPEC §4): every kind of session, and a second seeding changes nothing."""
+
+from conftest import run_tool
+from sessions_tui.engine.demo import seed_demo
+
+
+def test_demo_has_every_kind_and_what_the_screens_need(engine, tmp_path):
+    config_path = tmp_path / "demo.json5"
+    assert seed_demo(engine, config_path) is True
+    assert config_path.exists() and "deny" in config_path.read_text()
+    rows = run_tool(engine, "sessions_list", {})["sessions"]
+    assert {row["kind"] for row in rows} == {"main", "group", "cron", "hook", "node", "other"}
+    history = run_tool(engine, "sessions_history", {"sessionKey": "main", "includeTools": True})
+    blocks = [b for m in history["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    assert {b["type"] for b in blocks} >= {"thinking", "toolCall", "text", "image"}
+    assert any(m["role"] == "toolResult" for m in history["messages"])
+    dev = run_tool(engine, "sessions_history", {"sessionKey": "agent:main:discord:group:dev"})
+    assert dev["contentRedacted"] is True
+
+
+def test_seeding_a_non_empty_state_changes_nothing(engine, tmp_path):
+    seed_demo(engine, tmp_path / "c.json5")
+    before = engine.store.count()
+    (tmp_path / "c.json5").write_text("{}")
+    assert seed_demo(engine, tmp_path / "c.json5") is False
+    assert engine.store.count() == before and (tmp_path / "c.json5").read_text() == "{}"
+
+
+def test_demo_is_deterministic_for_a_frozen_clock(make_engine, tmp_path):
+    a, b = make_engine(), make_engine()
+    seed_demo(a, None)
+    seed_demo(b, None)
+    assert run_tool(a, "sessions_list", {"messageLimit": 3}) == {
+        **run_tool(b, "sessions_list", {"messageLimit": 3}),
+        "sessions": [
+            {**row, "transcriptPath": row["transcriptPath"].replace("state1", "state0")}
+            for row in run_tool(b, "sessions_list", {"messageLimit": 3})["sessions"]
+        ],
+    }
