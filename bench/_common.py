@@ -59,3 +59,10 @@ def describe(samples: list[float]) -> str:
 def verdict(ok: bool, text: str) -> int:
     print(("PASS: " if ok else "FAIL: ") + text)
     return 0 if ok else 1
+
+
+def check(ok: bool, what: str) -> None:
+    """A sanity check of the benchmark's data or results: FAIL (exit 1) when it does not hold."""
+    if not ok:
+        print(f"FAIL: sanity check: {what}")
+        raise SystemExit(1)
