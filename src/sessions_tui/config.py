@@ -157,6 +157,9 @@ VALUE_RULES: dict[str, IntRange | Choice] = {
     "agents.defaults.subagents.announceTimeoutMs": IntRange(
         default=120_000, min=1, max=MAX_TIMER_MS
     ),
+    "agents.defaults.timeoutSeconds": IntRange(default=600, min=0),
+    "models.demo.latencyMs": IntRange(default=400, min=0, max=60_000),
+    "models.demo.chunkMs": IntRange(default=40, min=0, max=10_000),
     "logging.redactSensitive": Choice(("off", "tools"), "tools"),
 }
 
@@ -444,6 +447,7 @@ class SubagentDefaults(_Model):
 
 class AgentDefaults(_Model):
     model: ModelRefField = None
+    timeout_seconds: FlooredInt = Field(default=600, alias="timeoutSeconds")
     sandbox: SandboxDefaults = Field(default_factory=SandboxDefaults)
     subagents: SubagentDefaults = Field(default_factory=SubagentDefaults)
 
@@ -504,8 +508,16 @@ class ProviderConfig(_Model):
     headers: Optional[dict[str, str]] = None
 
 
+class DemoModelConfig(_Model):
+    """sessions-tui's own `models.demo`: the offline demo model's simulated latency."""
+
+    latency_ms: FlooredInt = Field(default=400, alias="latencyMs")
+    chunk_ms: FlooredInt = Field(default=40, alias="chunkMs")
+
+
 class ModelsConfig(_Model):
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    demo: DemoModelConfig = Field(default_factory=DemoModelConfig)
 
 
 class ChannelConfig(_Model):

@@ -7,7 +7,10 @@ calls it; the tools apply the requester's point of view.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 from sessions_tui.config import Config, LoadedConfig, load_config
 from sessions_tui.engine.clock import Clock
@@ -19,8 +22,13 @@ from sessions_tui.engine.keys import (
     display_key,
     parse_agent_session_key,
 )
-from sessions_tui.engine.policy import AgentToAgentPolicy
+from sessions_tui.engine.audit import record_refusal
+from sessions_tui.engine.events import EventBus
+from sessions_tui.engine.models.registry import ModelRegistry
+from sessions_tui.engine.outbox import Outbox
+from sessions_tui.engine.policy import AgentToAgentPolicy, SendPolicyVerdict, resolve_send_policy
 from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.store import Store
 
 VISIBILITIES = ("self", "tree", "agent", "all")
@@ -48,6 +56,14 @@ class Engine:
             mode=self.config.logging.redact_sensitive,
             patterns=self.config.logging.redact_patterns,
         )
+        from sessions_tui.engine.turns import ToolHost, execute_run
+
+        self.events = EventBus()
+        self.models = ModelRegistry(self)
+        self.outbox = Outbox(self)
+        self.runs = Runs(self, execute_run)
+        self.tool_host: ToolHost | None = None
+        self._background: set[asyncio.Task[Any]] = set()
 
     @classmethod
     def open(
@@ -59,6 +75,62 @@ class Engine:
 
     def close(self) -> None:
         self.store.close()
+
+    async def aclose(self) -> None:
+        """Stop background work and close model clients and the store."""
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await self.runs.cancel_all()
+        await self.models.aclose()
+        self.close()
+
+    # -- background work ----------------------------------------------------------------------
+
+    def background(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run engine work detached from its caller (a2a flows, deliveries), tracked for `drain`."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    def busy(self) -> bool:
+        return bool(self._background) or self.runs.pending() > 0
+
+    async def drain(self) -> None:
+        """Wait until every run and background task this process started has finished."""
+        while True:
+            await self.runs.drain()
+            tasks = [t for t in self._background if not t.done()]
+            if not tasks:
+                if self.runs.pending() == 0:
+                    return
+                continue
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- ways into a session ------------------------------------------------------------------
+
+    def send_verdict(self, key: str) -> SendPolicyVerdict:
+        """The send policy for a session: its override, then `session.sendPolicy` (SPEC D6)."""
+        session = self.store.get(key)
+        entry = session.entry if session else {}
+        return resolve_send_policy(self.config.session.send_policy, entry=entry, session_key=key)
+
+    def refuse(self, key: str, *, via: str, reason: str, requester: str | None = None) -> None:
+        record_refusal(self, key, via=via, reason=reason, requester=requester)
+
+    def agent(self, request: RunRequest, *, via: str, requester: str | None = None) -> str:
+        """Start a run in a session if the send policy lets it in; returns the run id at once.
+
+        Raises `SendBlocked` (after recording the refusal) when the policy says no.
+        """
+        from sessions_tui.engine.a2a import SendBlocked
+
+        verdict = self.send_verdict(request.session_key)
+        if not verdict.allowed:
+            self.refuse(request.session_key, via=via, reason=verdict.reason, requester=requester)
+            raise SendBlocked(verdict.reason)
+        return self.runs.start(request)
 
     def now(self) -> int:
         return self.clock.now_ms()
@@ -89,6 +161,20 @@ class Engine:
 
     def sandbox_visibility(self) -> str:
         return self.config.agents.defaults.sandbox.session_tools_visibility
+
+    def session_channel(self, key: str) -> str | None:
+        """The channel a session talks on (SPEC D10), or None when it is not known."""
+        from sessions_tui.engine.keys import classify_session_kind, derive_channel
+
+        session = self.store.get(key)
+        entry = session.entry if session else {}
+        origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
+        delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
+        channel = derive_channel(
+            key, classify_session_kind(key, None, self.alias),
+            entry.get("channel") or origin.get("provider"), delivery.get("channel") or entry.get("lastChannel"),
+        )
+        return None if channel == "unknown" else channel
 
     def is_sandboxed(self, key: str) -> bool:
         """Whether a session's agent runs it sandboxed (`sandbox.mode`: off, non-main, all)."""

@@ -67,6 +67,48 @@ CREATE TABLE IF NOT EXISTS transcript (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS transcript_by_msg_seq
     ON transcript(session_id, msg_seq) WHERE msg_seq IS NOT NULL;
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT,
+    lane TEXT,
+    pid INTEGER,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    ended_at INTEGER,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_key, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    session_key TEXT,
+    requester TEXT,
+    via TEXT,
+    reason TEXT,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    session_key TEXT,
+    channel TEXT,
+    target TEXT,
+    account_id TEXT,
+    thread_id TEXT,
+    message TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    next_attempt_at INTEGER,
+    delivered_at INTEGER,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox(state, next_attempt_at);
 CREATE TABLE IF NOT EXISTS imports (
     source TEXT PRIMARY KEY,
     session_key TEXT NOT NULL,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessions_tui.tools import agents_list, sessions_history, sessions_list
+from sessions_tui.tools import agents_list, sessions_history, sessions_list, sessions_send
 from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
 
 TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec for spec in (sessions_list.SPEC, sessions_history.SPEC, agents_list.SPEC)
+    spec.name: spec
+    for spec in (sessions_list.SPEC, sessions_history.SPEC, sessions_send.SPEC, agents_list.SPEC)
 }
 
 

@@ -1,0 +1,144 @@
+"""Typed engine events and the bus that carries them to subscribers (the dashboard, the CLI).
+
+Events describe what happened, never how to draw it. Publishing is synchronous and never
+fails: a subscriber that raises is logged and skipped, so a broken view cannot stop a run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, Field
+
+log = logging.getLogger(__name__)
+
+
+class _Event(BaseModel):
+    ts: int = 0
+
+
+class SessionChanged(_Event):
+    """A session's index entry changed (created, patched, usage, status, archived)."""
+
+    type: Literal["session_changed"] = "session_changed"
+    session_key: str
+
+
+class MessageAppended(_Event):
+    type: Literal["message_appended"] = "message_appended"
+    session_key: str
+    role: str = ""
+    seq: int | None = None
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    run_id: str
+    session_key: str
+    lane: str = ""
+
+
+class RunStreamed(_Event):
+    """A piece of text or thinking as the model produces it."""
+
+    type: Literal["run_streamed"] = "run_streamed"
+    run_id: str
+    session_key: str
+    kind: Literal["text", "thinking"] = "text"
+    delta: str = ""
+
+
+class RunEnded(_Event):
+    type: Literal["run_ended"] = "run_ended"
+    run_id: str
+    session_key: str
+    status: str  # ok | error | timeout | aborted
+    error: str | None = None
+
+
+class SendProgress(_Event):
+    """Where a `sessions_send` is: waiting, ping-pong turns, the announce step, done."""
+
+    type: Literal["send_progress"] = "send_progress"
+    run_id: str
+    target_key: str
+    phase: Literal["waiting", "reply", "ping_pong", "announce", "done"]
+    turn: int | None = None
+    max_turns: int | None = None
+    speaker: str | None = None  # the session that just spoke
+    text: str | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class Announced(_Event):
+    """An announce left a session for its channel (a2a) or reached a requester (sub-agent)."""
+
+    type: Literal["announced"] = "announced"
+    kind: Literal["a2a", "subagent"]
+    session_key: str
+    text: str
+    run_id: str | None = None
+    child_session_key: str | None = None
+    status: str | None = None
+    delivery: str | None = None  # outbox state: queued, delivered, recorded, failed, forbidden
+
+
+class PolicyRefused(_Event):
+    type: Literal["policy_refused"] = "policy_refused"
+    session_key: str
+    via: str
+    reason: str
+
+
+class DeliveryChanged(_Event):
+    type: Literal["delivery_changed"] = "delivery_changed"
+    outbox_id: int
+    state: str
+    session_key: str | None = None
+    error: str | None = None
+
+
+class StoreChanged(_Event):
+    """Another process wrote to the state directory (noticed through SQLite's data_version)."""
+
+    type: Literal["store_changed"] = "store_changed"
+
+
+EngineEvent = Union[
+    SessionChanged,
+    MessageAppended,
+    RunStarted,
+    RunStreamed,
+    RunEnded,
+    SendProgress,
+    Announced,
+    PolicyRefused,
+    DeliveryChanged,
+    StoreChanged,
+]
+
+Subscriber = Callable[[EngineEvent], None]
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Add a subscriber; returns the function that removes it."""
+        self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            if subscriber in self._subscribers:
+                self._subscribers.remove(subscriber)
+
+        return unsubscribe
+
+    def publish(self, event: EngineEvent) -> None:
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber(event)
+            except Exception:  # noqa: BLE001 - a broken subscriber must not stop the engine
+                log.exception("event subscriber failed on %s", event.type)

@@ -1,0 +1,1 @@
+"""Model clients: the offline demo model and OpenAI-compatible chat completions."""

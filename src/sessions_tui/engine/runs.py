@@ -1,0 +1,260 @@
+"""Runs: one model turn sequence in a session, queued one at a time per session.
+
+`start` records the run and returns its id at once; a worker per session executes its queue in
+order. `wait` waits for a run's end without ever stopping it: a wait that times out leaves the
+run going. Records live in the store, so a run started by another process can be waited on
+too (by polling), and runs a dead process left unfinished are found on start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import uuid
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from sessions_tui.engine.events import RunEnded, RunStarted
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.engine import Engine
+
+TERMINAL = ("ok", "error", "timeout", "aborted")
+DEFAULT_RUN_TIMEOUT_SECONDS = 600
+INTERRUPTED = "interrupted: the process running it stopped"
+
+
+class RunRequest(BaseModel):
+    """What a run does: a message into a session, with the context the caller adds."""
+
+    session_key: str
+    message: str
+    extra_system_prompt: str | None = None
+    system_prompt: str | None = None  # replaces the agent's own prompt (sub-agents)
+    provenance: dict[str, Any] | None = None
+    lane: str = "main"
+    timeout_seconds: int | None = None  # None: the default; 0: no limit
+    model: str | None = None
+    thinking: str | None = None
+    tools: list[str] | None = None  # None: what the session may use
+    label: str | None = None
+    internal: bool = False  # an engine step (announce), hidden from the "user" role in views
+
+
+class RunRecord(BaseModel):
+    run_id: str
+    session_key: str
+    status: Literal["queued", "running", "ok", "error", "timeout", "aborted"] = "queued"
+    error: str | None = None
+    lane: str = "main"
+    created_at: int = 0
+    started_at: int | None = None
+    ended_at: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class WaitResult(BaseModel):
+    """REF's `agent.wait` reply: the run's end, or `timeout` when it did not end in time."""
+
+    run_id: str
+    status: Literal["ok", "error", "timeout", "aborted", "pending"]
+    error: str | None = None
+    started_at: int | None = None
+    ended_at: int | None = None
+
+
+Executor = Callable[["Engine", RunRecord, RunRequest], Awaitable[None]]
+
+
+class RunTimedOut(Exception):
+    pass
+
+
+class Runs:
+    def __init__(self, engine: "Engine", executor: Executor) -> None:
+        self.engine = engine
+        self.executor = executor
+        self._queues: dict[str, deque[tuple[RunRecord, RunRequest]]] = {}
+        self._workers: dict[str, asyncio.Task[None]] = {}
+        self._done: dict[str, asyncio.Event] = {}
+        self._active: dict[str, asyncio.Task[None]] = {}
+
+    # -- records --------------------------------------------------------------------------------
+
+    def _insert(self, record: RunRecord, request: RunRequest) -> None:
+        with self.engine.store.write() as conn:
+            conn.execute(
+                """INSERT INTO runs (run_id, session_key, status, lane, pid, created_at, data)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)""",
+                (record.run_id, record.session_key, record.status, record.lane, os.getpid(),
+                 record.created_at, json.dumps({"request": request.model_dump(exclude_none=True)})),
+            )
+
+    def _update(self, record: RunRecord) -> None:
+        with self.engine.store.write() as conn:
+            conn.execute(
+                "UPDATE runs SET status = ?, error = ?, started_at = ?, ended_at = ? WHERE run_id = ?",
+                (record.status, record.error, record.started_at, record.ended_at, record.run_id),
+            )
+
+    def get(self, run_id: str) -> RunRecord | None:
+        with self.engine.store.read() as conn:
+            row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        return RunRecord(
+            run_id=row["run_id"], session_key=row["session_key"], status=row["status"],
+            error=row["error"], lane=row["lane"] or "main", created_at=row["created_at"],
+            started_at=row["started_at"], ended_at=row["ended_at"],
+        )
+
+    def recover_interrupted(self) -> list[RunRecord]:
+        """Runs a dead process left queued or running end as errors (nothing stays 'running')."""
+        with self.engine.store.read() as conn:
+            rows = conn.execute(
+                "SELECT run_id, pid FROM runs WHERE status IN ('queued', 'running')"
+            ).fetchall()
+        recovered = []
+        for row in rows:
+            if row["pid"] == os.getpid() or _pid_alive(row["pid"]):
+                continue
+            record = self.get(row["run_id"])
+            if record is None:
+                continue
+            record.status, record.error, record.ended_at = "error", INTERRUPTED, self.engine.now()
+            self._update(record)
+            recovered.append(record)
+        return recovered
+
+    def active_run(self, session_key: str) -> str | None:
+        """The run this process is executing in a session, if any."""
+        for run_id, task in self._active.items():
+            if not task.done() and getattr(task, "session_key", None) == session_key:
+                return run_id
+        return None
+
+    # -- queue ----------------------------------------------------------------------------------
+
+    def start(self, request: RunRequest) -> str:
+        """Queue a run; returns its id at once. Must be called inside the event loop."""
+        record = RunRecord(
+            run_id=str(uuid.uuid4()), session_key=request.session_key, lane=request.lane,
+            created_at=self.engine.now(),
+        )
+        self._insert(record, request)
+        self._done[record.run_id] = asyncio.Event()
+        queue = self._queues.setdefault(request.session_key, deque())
+        queue.append((record, request))
+        worker = self._workers.get(request.session_key)
+        if worker is None or worker.done():
+            self._workers[request.session_key] = asyncio.get_running_loop().create_task(
+                self._work(request.session_key), name=f"runs:{request.session_key}"
+            )
+        return record.run_id
+
+    async def _work(self, session_key: str) -> None:
+        queue = self._queues[session_key]
+        while queue:
+            record, request = queue.popleft()
+            task = asyncio.current_task()
+            assert task is not None
+            task.session_key = session_key  # type: ignore[attr-defined]
+            self._active[record.run_id] = task
+            try:
+                await self._execute(record, request)
+            finally:
+                self._active.pop(record.run_id, None)
+                self._done[record.run_id].set()
+
+    async def _execute(self, record: RunRecord, request: RunRequest) -> None:
+        engine = self.engine
+        record.status, record.started_at = "running", engine.now()
+        self._update(record)
+        engine.events.publish(RunStarted(ts=record.started_at, run_id=record.run_id,
+                                         session_key=record.session_key, lane=record.lane))
+        timeout = request.timeout_seconds
+        if timeout is None:
+            timeout = engine.config.agents.defaults.timeout_seconds or DEFAULT_RUN_TIMEOUT_SECONDS
+        try:
+            if timeout and timeout > 0:
+                await asyncio.wait_for(self.executor(engine, record, request), timeout)
+            else:
+                await self.executor(engine, record, request)
+            record.status = "ok"
+        except asyncio.TimeoutError:
+            record.status, record.error = "timeout", f"run timed out after {timeout}s"
+        except asyncio.CancelledError:
+            record.status, record.error = "aborted", "run aborted"
+            self._finish(record)
+            raise
+        except Exception as exc:  # noqa: BLE001 - a failed run is a result, not a crash
+            record.status, record.error = "error", str(exc) or type(exc).__name__
+        self._finish(record)
+
+    def _finish(self, record: RunRecord) -> None:
+        record.ended_at = self.engine.now()
+        self._update(record)
+        self.engine.events.publish(RunEnded(ts=record.ended_at, run_id=record.run_id,
+                                            session_key=record.session_key, status=record.status,
+                                            error=record.error))
+
+    async def wait(self, run_id: str, timeout_ms: int) -> WaitResult:
+        """Wait up to `timeout_ms` for a run to end; a timeout never stops the run."""
+        timeout = max(1, int(timeout_ms)) / 1000
+        done = self._done.get(run_id)
+        if done is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(done.wait()), timeout)
+            except asyncio.TimeoutError:
+                pass
+        else:
+            await self._poll(run_id, timeout)
+        record = self.get(run_id)
+        if record is None:
+            return WaitResult(run_id=run_id, status="error", error=f"Unknown run: {run_id}")
+        if record.status not in TERMINAL:
+            return WaitResult(run_id=run_id, status="timeout", started_at=record.started_at)
+        return WaitResult(run_id=run_id, status=record.status, error=record.error,
+                          started_at=record.started_at, ended_at=record.ended_at)
+
+    async def _poll(self, run_id: str, timeout: float) -> None:
+        """A run of another process: watch its record until it ends or time is up."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while loop.time() < deadline:
+            record = self.get(run_id)
+            if record is None or record.status in TERMINAL:
+                return
+            await asyncio.sleep(min(0.1, max(0.0, deadline - loop.time())))
+
+    def pending(self) -> int:
+        return sum(len(q) for q in self._queues.values()) + len(self._active)
+
+    async def drain(self) -> None:
+        """Wait until every queued and running run of this process has ended."""
+        while True:
+            workers = [w for w in self._workers.values() if not w.done()]
+            if not workers:
+                return
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def cancel_all(self) -> None:
+        for worker in list(self._workers.values()):
+            worker.cancel()
+        await asyncio.gather(*self._workers.values(), return_exceptions=True)
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,191 @@
+"""`sessions_send` (REFERENCE §8, SPEC D6, D8, D13): a message into another visible session.
+
+Resolution and gating follow REF's order; the send policy is the engine's (it guards every way
+into a session). With `timeoutSeconds: 0` the run goes on and the call returns `accepted`;
+otherwise it waits for the run and returns its new reply (never a stale one), `timeout` (the run
+goes on) or `error`. The ping-pong and the announce then run in the background.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sessions_tui.engine.a2a import A2AFlow, SendBlocked, latest_assistant_reply, message_context
+from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id
+from sessions_tui.engine.runs import RunRequest
+from sessions_tui.tools.access import RequesterContext, guard_for
+from sessions_tui.tools.base import (
+    ToolArgs,
+    ToolCall,
+    ToolSpec,
+    new_run_id,
+    read_number,
+    read_string,
+)
+from sessions_tui.tools.resolution import (
+    Failed,
+    Resolved,
+    check_exists,
+    check_sandbox_visible,
+    resolve_session_reference,
+)
+
+DEFAULT_TIMEOUT_SECONDS = 30
+FIRE_AND_FORGET_ANNOUNCE_MS = 30_000
+DELIVERY = {"status": "pending", "mode": "announce"}
+
+DESCRIPTION = (
+    "Send a message into another visible session by sessionKey or label. Use this to delegate "
+    "follow-up work to an existing session; waits for the target run and returns the updated "
+    "assistant reply when available."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "sessionKey": {"type": "string", "description": "Target session key, main, current, or a sessionId."},
+        "label": {"type": "string", "minLength": 1, "maxLength": SESSION_LABEL_MAX_LENGTH,
+                  "description": "Target session label (instead of sessionKey)."},
+        "agentId": {"type": "string", "minLength": 1, "maxLength": 64,
+                    "description": "Agent id of the labelled session (with label only)."},
+        "message": {"type": "string", "description": "The message to send."},
+        "timeoutSeconds": {"type": "number", "minimum": 0,
+                           "description": "Seconds to wait for the reply (default 30; 0 = do not wait)."},
+    },
+    "required": ["message"],
+}
+
+
+class SendArgs(ToolArgs):
+    session_key: str | None = None
+    label: str | None = None
+    agent_id: str | None = None
+    message: str
+    timeout_seconds: int = DEFAULT_TIMEOUT_SECONDS
+
+    @classmethod
+    def read(cls, params: dict[str, Any]) -> dict[str, Any]:
+        timeout = read_number(params, "timeoutSeconds")
+        return {
+            "session_key": read_string(params, "sessionKey"),
+            "label": read_string(params, "label"),
+            "agent_id": read_string(params, "agentId"),
+            "message": read_string(params, "message", required=True),
+            "timeout_seconds": max(0, timeout) if timeout is not None else DEFAULT_TIMEOUT_SECONDS,
+        }
+
+
+def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str | dict[str, Any]:
+    """REF §8.1 step 2: a label names a session of the requester's (or a given) agent."""
+    engine = call.engine
+    label = args.label or ""
+    requester_agent = ctx.requester_agent_id
+    requested_agent = normalize_agent_id(args.agent_id) if args.agent_id else None
+    if requested_agent and requested_agent != requester_agent:
+        if ctx.restrict_to_spawned:
+            return {"status": "forbidden", "error": "Sandboxed sessions_send label lookup is limited to this agent"}
+        a2a = engine.a2a_policy()
+        if not a2a.enabled:
+            return {"status": "forbidden", "error": "Agent-to-agent messaging is disabled. Set "
+                    "tools.agentToAgent.enabled=true to allow cross-agent sends."}
+        if not a2a.is_allowed(requester_agent, requested_agent):
+            return {"status": "forbidden", "error": "Agent-to-agent messaging denied by tools.agentToAgent.allow."}
+    keys = engine.store.keys_with_label(label, requested_agent)
+    if ctx.restrict_to_spawned:
+        spawned = engine.store.spawned_keys(ctx.effective_requester_key)
+        keys = [k for k in keys if k in spawned]
+        if len(keys) != 1:
+            return {"status": "forbidden", "error": "Session not visible from this sandboxed agent session."}
+    if not keys:
+        return {"status": "error", "error": f"No session found with label: {label}"}
+    if len(keys) > 1:
+        return {"status": "error", "error": f"Multiple sessions found with label: {label} ({', '.join(keys)})"}
+    return keys[0]
+
+
+async def sessions_send(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+    args = SendArgs.model_validate(params)
+    engine = call.engine
+    error_run_id = new_run_id()
+    ctx = RequesterContext.of(call)
+    if args.session_key and args.label:
+        return {"runId": error_run_id, "status": "error", "error": "Provide either sessionKey or label (not both)."}
+    target_input = args.session_key
+    if target_input is None and args.label:
+        found = _resolve_label(call, ctx, args)
+        if isinstance(found, dict):
+            return {"runId": error_run_id, **found}
+        target_input = found
+    if target_input is None:
+        return {"runId": error_run_id, "status": "error", "error": "Either sessionKey or label is required"}
+    resolved = resolve_session_reference(engine, target_input, ctx)
+    if isinstance(resolved, Failed):
+        return {"runId": error_run_id, "status": resolved.status, "error": resolved.error}
+    failed = check_sandbox_visible(engine, resolved, ctx)
+    if failed is None:
+        denial = guard_for(call, ctx, "send").check(resolved.key)
+        failed = Failed(denial.status, denial.error) if denial else check_exists(engine, resolved)
+    if failed is not None:
+        return {"runId": error_run_id, "status": failed.status, "error": failed.error, "sessionKey": resolved.display_key}
+    return await _send(call, ctx, args, resolved)
+
+
+async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved: Resolved) -> dict[str, Any]:
+    engine = call.engine
+    key, display = resolved.key, resolved.display_key
+    requester_key = ctx.requester_internal_key
+    requester_channel = call.agent_channel
+    baseline = latest_assistant_reply(engine, key) if args.timeout_seconds > 0 else None
+    try:
+        run_id = engine.agent(
+            RunRequest(
+                session_key=key,
+                message=args.message,
+                extra_system_prompt=message_context(requester_key, requester_channel, display),
+                provenance={"kind": "inter_session", "sourceSessionKey": requester_key,
+                            "sourceChannel": requester_channel, "sourceTool": "sessions_send"},
+                lane="nested",
+            ),
+            via="sessions_send",
+            requester=requester_key,
+        )
+    except SendBlocked as blocked:
+        return {"runId": new_run_id(), "status": "forbidden", "error": str(blocked), "sessionKey": display}
+
+    def flow(round_one: str | None, announce_ms: int, wait_run_id: str | None = None) -> A2AFlow:
+        return A2AFlow(
+            engine=engine, run_id=run_id, target_key=key, target_display=display, message=args.message,
+            announce_timeout_ms=announce_ms, requester_key=requester_key, requester_channel=requester_channel,
+            round_one_reply=round_one, wait_run_id=wait_run_id,
+        )
+
+    if args.timeout_seconds == 0:
+        engine.background(flow(None, FIRE_AND_FORGET_ANNOUNCE_MS, wait_run_id=run_id).run())
+        return {"runId": run_id, "status": "accepted", "sessionKey": display, "delivery": dict(DELIVERY)}
+    timeout_ms = args.timeout_seconds * 1000
+    wait = await engine.runs.wait(run_id, timeout_ms)
+    if wait.status == "timeout":
+        return {
+            "runId": run_id, "status": "timeout",
+            "error": f"No reply within {args.timeout_seconds}s; the run goes on. Use sessions_history to read its reply later.",
+            "sessionKey": display,
+        }
+    if wait.status in ("error", "aborted"):
+        return {"runId": run_id, "status": "error", "error": wait.error or "agent error", "sessionKey": display}
+    snapshot = latest_assistant_reply(engine, key)
+    reply = snapshot.text if snapshot and (baseline is None or snapshot.fingerprint != baseline.fingerprint) else None
+    engine.background(flow(reply, timeout_ms).run())
+    result: dict[str, Any] = {"runId": run_id, "status": "ok"}
+    if reply is not None:
+        result["reply"] = reply
+    result.update({"sessionKey": display, "delivery": dict(DELIVERY)})
+    return result
+
+
+SPEC = ToolSpec(
+    name="sessions_send",
+    label="Session Send",
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    run=sessions_send,
+)
