@@ -17,6 +17,7 @@ usage chunk, `data: [DONE]`), otherwise one JSON completion.
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -52,6 +53,11 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers
     raw_body: str | None = None  # sent verbatim instead of the JSON body (any status)
     raw_events: list[str] | None = None  # streamed verbatim as `data: <item>` events
+    drop_after: int | None = None  # streaming: cut the connection after this many events
+
+
+class _Drop(Exception):
+    """Cut the connection mid-stream."""
 
 
 Rule = Callable[[dict[str, Any]], "Reply | None"]
@@ -153,6 +159,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             self._answer(body, reply)
+        except _Drop:
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             self.close_connection = True
             owner._note_disconnect()
@@ -161,7 +173,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, body: dict[str, Any], reply: Reply) -> None:
         if reply.raw_body is not None:
-            content_type = "application/json" if reply.raw_body.lstrip()[:1] in "{[" else "text/plain"
+            is_json = reply.raw_body.lstrip().startswith(("{", "["))
+            content_type = "application/json" if is_json else "text/plain"
             self._send_body(reply.status, reply.raw_body.encode(), content_type, reply)
             return
         if reply.status >= 400:
@@ -231,13 +244,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.flush()
 
-        first = True
+        sent = 0
 
         def send(data: str) -> None:
-            nonlocal first
-            if not first and reply.chunk_delay and owner._stopping.wait(reply.chunk_delay):
+            nonlocal sent
+            if reply.drop_after is not None and sent >= reply.drop_after:
+                raise _Drop
+            if sent and reply.chunk_delay and owner._stopping.wait(reply.chunk_delay):
                 raise ConnectionAbortedError("server stopping")
-            first = False
+            sent += 1
             self._chunk(f"data: {data}\n\n".encode())
 
         if reply.raw_events is not None:

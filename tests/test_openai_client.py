@@ -428,15 +428,39 @@ async def test_read_timeout_before_the_response(openai_server, make_client):
     assert len(openai_server.requests) == 1  # a timeout is not retried
 
 
-async def test_read_timeout_mid_stream_is_not_retried(openai_server, make_client):
-    openai_server.script(Reply(text="abcdef", pieces=3, chunk_delay=2.0))
+def _delta(text: str) -> str:
+    return json.dumps({"choices": [{"index": 0, "delta": {"content": text}}]})
+
+
+async def test_read_timeout_mid_stream(openai_server, make_client):
+    openai_server.script(Reply(raw_events=[_delta("first"), _delta("never")], chunk_delay=2.0))
     client = make_client(openai_server.url, read_timeout=0.2)
     seen: list[Any] = []
     with pytest.raises(ModelError, match=r"^model timed out after 0\.2s$"):
         async for event in client.stream(req()):
             seen.append(event)
-    assert seen == []  # the first chunk (role only) carries no event
+    assert seen == [TextDelta(text="first")]
     assert len(openai_server.requests) == 1
+
+
+async def test_connection_lost_after_an_event_is_not_retried(openai_server, make_client):
+    openai_server.script(Reply(text="abcdef", pieces=3, drop_after=3))
+    client = make_client(openai_server.url)
+    seen: list[Any] = []
+    with pytest.raises(ModelError) as info:
+        async for event in client.stream(req()):
+            seen.append(event)
+    assert str(info.value).startswith("connection lost: ")
+    assert info.value.retryable
+    assert seen == [TextDelta(text="ab"), TextDelta(text="cd")]
+    assert len(openai_server.requests) == 1
+
+
+async def test_connection_lost_before_any_event_is_retried(openai_server, make_client):
+    openai_server.script(Reply(text="abcdef", drop_after=1), Reply(text="again"))
+    events = await collect(make_client(openai_server.url))
+    assert "".join(texts(events, TextDelta)) == "again"
+    assert len(openai_server.requests) == 2
 
 
 async def test_invalid_json_in_sse(openai_server, make_client):
@@ -491,6 +515,9 @@ async def test_cancellation_mid_stream_closes_the_response(openai_server, make_c
     # The server notices the closed connection on its next writes.
     assert await _wait_for(lambda: openai_server.disconnects == 1)
     assert openai_server.completed == 0
+    # The client is still usable afterwards.
+    events = await collect(client)
+    assert events[-1] == TurnDone(stop_reason="stop")
 
 
 async def test_closing_the_generator_early_closes_the_response(openai_server, make_client):

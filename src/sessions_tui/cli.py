@@ -19,6 +19,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.engine.store import StoreError
 from sessions_tui.tools.base import ToolCall, ToolInputError
+from sessions_tui.tools.host import EngineToolHost
 from sessions_tui.tools.registry import UnknownToolError, invoke
 
 EXIT_OK = 0
@@ -68,6 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="the requester session (default: main)")
     tool.add_argument("--sandboxed", action="store_true", help="treat the requester as sandboxed")
 
+    send = sub.add_parser("send", help="send a message into a session as the owner, printed readably")
+    _global_options(send, suppress=True)
+    send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
+    send.add_argument("message", metavar="MESSAGE", help="the message; a standalone '/send on|off|inherit' sets the session's send policy")
+    send.add_argument("--timeout", type=float, default=30, metavar="N", help="seconds to wait for the reply (0 = do not wait; default 30)")
+    send.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="send on behalf of this session (enables the ping-pong with it)")
+
     imp = sub.add_parser("import-openclaw", help="import a legacy OpenClaw state directory")
     _global_options(imp, suppress=True)
     imp.add_argument("source", metavar="DIR", help="an OpenClaw state directory (with agents/*/sessions/)")
@@ -91,6 +99,8 @@ def _open_engine(opts: argparse.Namespace) -> Engine:
         if seed_demo(engine, config_path):
             engine.close()
             engine, _ = Engine.open(state_dir, config_path)
+    EngineToolHost(engine)
+    engine.runs.recover_interrupted()
     return engine
 
 
@@ -117,6 +127,7 @@ def _requester(engine: Engine, as_key: str | None, sandboxed: bool) -> ToolCall:
     return ToolCall(
         engine=engine,
         agent_session_key=key if as_key is not None else None,
+        agent_channel=engine.session_channel(canonical) if as_key is not None else None,
         sandboxed=sandboxed or engine.is_sandboxed(canonical),
     )
 
@@ -136,9 +147,23 @@ async def _run_tool(opts: argparse.Namespace) -> int:
         except (ToolInputError, UnknownToolError) as exc:
             raise UsageError(str(exc)) from exc
         print_json(result)
+        # Stay for the work the tool started: the run, ping-pong, announce, deliveries.
+        await engine.drain()
     finally:
-        engine.close()
+        await engine.aclose()
     return EXIT_OK
+
+
+async def _run_send(opts: argparse.Namespace) -> int:
+    from sessions_tui.send_report import SendReporter
+
+    engine = _open_engine(opts)
+    try:
+        reporter = SendReporter(engine, sys.stdout)
+        return await reporter.send(opts.key, opts.message, timeout=opts.timeout,
+                                   call=_requester(engine, opts.as_key, False))
+    finally:
+        await engine.aclose()
 
 
 def _run_import(opts: argparse.Namespace) -> int:
@@ -173,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if opts.command == "tool":
             return asyncio.run(_run_tool(opts))
+        if opts.command == "send":
+            return asyncio.run(_run_send(opts))
         if opts.command == "import-openclaw":
             return _run_import(opts)
         return _run_dashboard(opts)

@@ -119,7 +119,8 @@ class DemoModel:
         if call is not None:
             thinking = f"This needs {call.name}; calling it with {call.raw_arguments}."
             return thinking, "", [call]
-        return self._plain(system, incoming)
+        thinking, text = self._plain(system, incoming)
+        return thinking, text, []
 
     @staticmethod
     def _a2a_announce(system: str) -> str:

@@ -432,12 +432,15 @@ class OpenAIChatClient:
                         self._client, "POST", self.url, json=body, headers=self.headers()
                     )
                 else:
-                    opened = self._client.stream("POST", self.url, json=body, headers=self.headers())
+                    opened = self._client.stream(
+                        "POST", self.url, json=body, headers=self.headers()
+                    )
                 async with opened as source:
                     response = source.response if self.streaming else source
                     if response.status_code >= 400:
                         error, retry_after = await self._http_error(response)
-                        if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
+                        status = response.status_code
+                        if status not in RETRY_STATUSES or attempt >= self.max_retries:
                             raise error
                         delay = retry_after if retry_after is not None else self._backoff(attempt)
                     else:

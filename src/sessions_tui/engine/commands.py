@@ -1,0 +1,51 @@
+"""The owner's standalone commands: `/send on|off|inherit` (REFERENCE §14.2, SPEC D15).
+
+Only a person — the dashboard's operator or `sessions-tui send` — is the owner; from an agent
+(`sessions_send`) the same text is an ordinary message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Literal
+
+from sessions_tui.engine.events import SessionChanged
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.engine import Engine
+
+SEND_COMMAND_RE = re.compile(r"^/send(?:\s+([a-zA-Z]+))?\s*$", re.IGNORECASE)
+_MODES: dict[str, Literal["allow", "deny", "inherit"]] = {
+    "on": "allow", "allow": "allow", "off": "deny", "deny": "deny",
+    "inherit": "inherit", "default": "inherit", "reset": "inherit",
+}
+_SAID = {"allow": "on", "deny": "off", "inherit": "inherit"}
+USAGE_REPLY = "⚙️ Usage: /send on|off|inherit"
+
+
+class SessionPatchError(ValueError):
+    pass
+
+
+def is_send_command(text: str) -> bool:
+    return bool(SEND_COMMAND_RE.match(text.strip()))
+
+
+def set_send_policy(engine: "Engine", key: str, value: str | None) -> None:
+    """`sessions.patch {sendPolicy}`: "allow", "deny", or None to inherit the config."""
+    if value is not None and value not in ("allow", "deny"):
+        raise SessionPatchError('invalid sendPolicy (use "allow"|"deny")')
+    engine.store.patch(key, {"sendPolicy": value})
+    engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
+
+
+def run_owner_command(engine: "Engine", key: str, text: str) -> str | None:
+    """Carry out a standalone owner command in a session; returns its reply, None if it is not one."""
+    match = SEND_COMMAND_RE.match(text.strip())
+    if not match:
+        return None
+    mode = _MODES.get((match.group(1) or "").lower())
+    if mode is None:
+        return USAGE_REPLY
+    set_send_policy(engine, key, None if mode == "inherit" else mode)
+    return f"⚙️ Send policy set to {_SAID[mode]}."

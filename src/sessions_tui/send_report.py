@@ -1,0 +1,118 @@
+"""`sessions-tui send`: a person's send, as the owner (SPEC D15), told as it happens.
+
+The send is `sessions_send` (same gating, same results); a standalone `/send on|off|inherit`
+is the owner's command instead. Then it follows the background work — ping-pong turns, the
+announce and its delivery — until it is over.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import IO, Any
+
+from sessions_tui.engine.commands import is_send_command, run_owner_command
+from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.events import Announced, DeliveryChanged, EngineEvent, PolicyRefused, SendProgress
+from sessions_tui.tools.base import ToolCall, ToolInputError
+from sessions_tui.tools.registry import invoke
+
+_DELIVERY_WORDS = {
+    "recorded": "recorded in the outbox",
+    "pending": "queued for its webhook",
+    "forbidden": "blocked by the send policy",
+    "none": "no channel to post to",
+}
+EXIT_OK = 0
+EXIT_REFUSED = 1
+
+
+def _one_line(text: str | None, limit: int = 200) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+class SendReporter:
+    def __init__(self, engine: Engine, out: IO[str]) -> None:
+        self.engine = engine
+        self.out = out
+        self.run_id: str | None = None
+        self.status: str | None = None
+        self._early: list[EngineEvent] = []
+
+    def say(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def owner_key(self, key: str) -> str | None:
+        """The session a person means: a key in any spelling, `main`, or a sessionId."""
+        store = self.engine.store
+        session = store.get(self.engine.canonical(key)) or store.get_by_session_id(key.strip())
+        return session.key if session else None
+
+    async def send(self, key: str, message: str, *, timeout: float, call: ToolCall) -> int:
+        if is_send_command(message):
+            target = self.owner_key(key)
+            if target is None:
+                self.say(f"error · No session found: {key}")
+                return EXIT_REFUSED
+            self.say(run_owner_command(self.engine, target, message) or "")
+            return EXIT_OK
+        unsubscribe = self.engine.events.subscribe(self._on_event)
+        try:
+            self.say(f"→ {key}" + (f" · waiting up to {timeout:g} s" if timeout > 0 else ""))
+            started = time.monotonic()
+            params: dict[str, Any] = {"sessionKey": key, "message": message, "timeoutSeconds": timeout}
+            try:
+                result = await invoke(call, "sessions_send", params)
+            except ToolInputError as exc:
+                self.say(f"error · {exc}")
+                return EXIT_REFUSED
+            self.run_id = result.get("runId")
+            self._outcome(result, time.monotonic() - started)
+            self.status = result.get("status")
+            for event in self._early:
+                if not isinstance(event, PolicyRefused):  # already told by the outcome
+                    self._on_event(event)
+            self._early.clear()
+            await self.engine.drain()
+        finally:
+            unsubscribe()
+        return EXIT_OK if result.get("status") in ("ok", "accepted", "timeout") else EXIT_REFUSED
+
+    def _show(self, key: str) -> str:
+        return self.engine.display(key) if key else key
+
+    def _outcome(self, result: dict[str, Any], elapsed: float) -> None:
+        status = result.get("status")
+        run = (result.get("runId") or "")[:8]
+        if status == "ok":
+            self.say(f"ok · replied in {elapsed:.1f} s · run {run}")
+            self.say("  " + _one_line(result.get("reply"), 2000) if result.get("reply") else "  (no new reply)")
+        elif status == "accepted":
+            self.say(f"accepted · the run goes on · run {run}")
+        elif status == "timeout":
+            self.say(f"timeout · the run goes on, see its transcript · run {run}")
+        else:
+            self.say(f"{status} · {result.get('error')}")
+
+    def _on_event(self, event: EngineEvent) -> None:
+        if self.run_id is None:
+            self._early.append(event)
+            return
+        if isinstance(event, SendProgress) and event.run_id == self.run_id:
+            if event.phase == "ping_pong":
+                stop = " (stops the ping-pong)" if event.detail.get("stopped") else ""
+                speaker = self._show(event.speaker or "")
+                self.say(f"↔ turn {event.turn} of {event.max_turns} · {speaker}: {_one_line(event.text)}{stop}")
+            elif event.phase == "reply" and self.status != "ok":
+                self.say(f"reply · {_one_line(event.text, 2000)}")
+            elif event.phase == "announce" and event.detail.get("skipped"):
+                self.say(f"announce · {self._show(event.speaker or '')} stays silent (ANNOUNCE_SKIP)")
+        elif isinstance(event, Announced) and event.run_id == self.run_id:
+            where = _DELIVERY_WORDS.get(event.delivery or "", event.delivery or "")
+            self.say(f"announce · {self._show(event.session_key)} ({where}): {_one_line(event.text)}")
+        elif isinstance(event, PolicyRefused):
+            self.say(f"forbidden · {event.session_key}: send blocked by session policy: {event.reason}")
+        elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed"):
+            detail = f" ({event.error})" if event.error else ""
+            self.say(f"delivery #{event.outbox_id} {event.state}{detail}")
