@@ -14,6 +14,8 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
 
+pytest_plugins = ["openai_fixture"]
+
 # 2026-04-13T12:00:00Z: a fixed "now" for every test that does not move the clock itself.
 NOW_MS = 1_776_081_600_000
 
@@ -58,3 +60,39 @@ def add_session(engine: Engine, key: str, messages: list[dict[str, Any]] | None 
     for message in messages or []:
         engine.store.append(canonical, message)
     return canonical
+
+
+FAST_DEMO = {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}}
+
+
+def merge(*parts: dict[str, Any]) -> dict[str, Any]:
+    """Deep-merge config dicts (later wins)."""
+    out: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.items():
+            if isinstance(value, dict) and isinstance(out.get(key), dict):
+                out[key] = merge(out[key], value)
+            else:
+                out[key] = value
+    return out
+
+
+@pytest.fixture
+def live_engine(make_engine):
+    """An engine whose runs use tools (the tool host attached), on the zero-latency demo model."""
+    from sessions_tui.tools.host import EngineToolHost
+
+    def make(config: dict[str, Any] | None = None) -> Engine:
+        engine = make_engine(merge(FAST_DEMO, config or {}))
+        EngineToolHost(engine)
+        return engine
+
+    return make
+
+
+async def call_tool(engine: Engine, name: str, params: dict[str, Any] | None = None, *,
+                    as_key: str | None = None, sandboxed: bool = False) -> dict[str, Any]:
+    """Call a tool inside a running event loop (async tests)."""
+    call = ToolCall(engine=engine, agent_session_key=as_key, sandboxed=sandboxed,
+                    agent_channel=engine.session_channel(engine.canonical(as_key)) if as_key else None)
+    return await invoke(call, name, params or {})

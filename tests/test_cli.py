@@ -133,3 +133,57 @@ def test_help_mentions_every_command(tmp_path):
     proc = cli("--help", state=tmp_path)
     for word in ("tool", "import-openclaw", "--state", "--config", "--demo"):
         assert word in proc.stdout
+
+
+FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } }, session: { sendPolicy: { rules: [ { action: 'deny', match: { channel: 'whatsapp' } } ] } } }"
+
+
+@pytest.fixture
+def fast_state(tmp_path):
+    state = tmp_path / "fast"
+    state.mkdir()
+    (state / "config.json5").write_text(FAST)
+    assert cli("--demo", state=state).returncode == 0
+    return state
+
+
+def test_tool_sessions_send_waits_for_the_background_work(fast_state):
+    proc = cli("tool", "sessions_send", '{"sessionKey": "agent:main:discord:group:dev", "message": "hi", "timeoutSeconds": 0}',
+               "--as", "main", state=fast_state)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["status"] == "accepted"
+    history = json.loads(cli("tool", "sessions_history", '{"sessionKey": "agent:main:discord:group:dev", "limit": 200}',
+                             state=fast_state).stdout)
+    texts = json.dumps(history["messages"])
+    # The run, the ping-pong and the announce step all finished before the command exited.
+    assert "Agent-to-agent announce step." in texts and "Received from agent:main:main: hi" in texts
+
+
+def test_send_prints_the_outcome_and_the_ping_pong(fast_state):
+    proc = cli("send", "agent:main:discord:group:dev", "hello", "--as", "main", state=fast_state)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "→ agent:main:discord:group:dev · waiting up to 30 s"
+    assert lines[1].startswith("ok · replied in ")
+    assert lines[2] == "  Received from agent:main:main: hello. On it."
+    assert any(line.startswith("↔ turn 1 of 5 · main: ") for line in lines)
+    assert any("(stops the ping-pong)" in line for line in lines)
+    assert any(line.startswith("announce · agent:main:discord:group:dev (recorded in the outbox): ") for line in lines)
+
+
+def test_send_refused_by_policy_exits_1(fast_state):
+    proc = cli("send", "agent:main:whatsapp:group:family", "hello", state=fast_state)
+    assert proc.returncode == 1
+    assert "forbidden · send blocked by session policy: rule 1 (channel=whatsapp)" in proc.stdout
+
+
+def test_send_slash_send_sets_the_override_as_the_owner(fast_state):
+    proc = cli("send", "agent:main:whatsapp:group:family", "/send on", state=fast_state)
+    assert proc.returncode == 0 and proc.stdout.strip() == "⚙️ Send policy set to on."
+    rows = json.loads(cli("tool", "sessions_list", '{"kinds": ["group"]}', state=fast_state).stdout)["sessions"]
+    assert {r["key"]: r.get("sendPolicy") for r in rows}["agent:main:whatsapp:group:family"] == "allow"
+    proc = cli("send", "agent:main:whatsapp:group:family", "hi again", "--timeout", "0", state=fast_state)
+    assert proc.returncode == 0 and "accepted · the run goes on" in proc.stdout
+    proc = cli("send", "agent:main:whatsapp:group:family", "/send sideways", state=fast_state)
+    assert proc.stdout.strip() == "⚙️ Usage: /send on|off|inherit"

@@ -9,6 +9,7 @@ session as the requester, so its visibility, sandbox and send policy apply.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -187,21 +188,9 @@ async def _model_rounds(engine: "Engine", record: RunRecord, request: RunRequest
         )
         partial = _Partial()
         try:
-            async for event in model.client.stream(model_request):
-                if isinstance(event, TextDelta):
-                    partial.text += event.text
-                    engine.events.publish(RunStreamed(ts=engine.now(), run_id=record.run_id, session_key=key,
-                                                      kind="text", delta=event.text))
-                elif isinstance(event, ThinkingDelta):
-                    partial.thinking += event.text
-                    engine.events.publish(RunStreamed(ts=engine.now(), run_id=record.run_id, session_key=key,
-                                                      kind="thinking", delta=event.text))
-                elif isinstance(event, ToolCallEvent):
-                    partial.calls.append(event.call)
-                elif isinstance(event, UsageEvent):
-                    partial.usage = event.usage
-                elif isinstance(event, TurnDone):
-                    partial.stop_reason = event.stop_reason
+            async with contextlib.aclosing(model.client.stream(model_request)) as stream:
+                async for event in stream:
+                    _take(engine, record.run_id, key, partial, event)
         except ModelError as exc:
             _append(engine, key, _assistant(partial, model, "error", error=exc.message))
             raise
@@ -230,6 +219,23 @@ async def _model_rounds(engine: "Engine", record: RunRecord, request: RunRequest
         "stopReason": "stop",
         "timestamp": engine.now(),
     })
+
+
+def _take(engine: "Engine", run_id: str, key: str, partial: _Partial, event: Any) -> None:
+    """Fold one model event into the turn so far; text and thinking also stream out."""
+    if isinstance(event, (TextDelta, ThinkingDelta)):
+        kind = "text" if isinstance(event, TextDelta) else "thinking"
+        if kind == "text":
+            partial.text += event.text
+        else:
+            partial.thinking += event.text
+        engine.events.publish(RunStreamed(ts=engine.now(), run_id=run_id, session_key=key, kind=kind, delta=event.text))
+    elif isinstance(event, ToolCallEvent):
+        partial.calls.append(event.call)
+    elif isinstance(event, UsageEvent):
+        partial.usage = event.usage
+    elif isinstance(event, TurnDone):
+        partial.stop_reason = event.stop_reason
 
 
 def _assistant(partial: _Partial, model: Any, stop_reason: str, error: str | None = None) -> dict[str, Any]:
