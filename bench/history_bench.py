@@ -127,8 +127,8 @@ def bench(tmp: Path) -> int:
     run.close()
     big.close()
     small.close()
-    return verdict(ratio <= MAX_RATIO, f"history ratio {ratio:.3f} <= {MAX_RATIO}"
-                   if ratio <= MAX_RATIO else f"history ratio {ratio:.3f} > {MAX_RATIO}")
+    ok = ratio <= MAX_RATIO
+    return verdict(ok, f"history ratio {ratio:.3f} {'<=' if ok else '>'} {MAX_RATIO}")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.engine.store import StoreError
 from sessions_tui.tools.base import ToolCall, ToolInputError
-from sessions_tui.tools.host import EngineToolHost
+from sessions_tui import runtime
 from sessions_tui.tools.registry import UnknownToolError, invoke
 
 EXIT_OK = 0
@@ -99,8 +99,6 @@ def _open_engine(opts: argparse.Namespace) -> Engine:
         if seed_demo(engine, config_path):
             engine.close()
             engine, _ = Engine.open(state_dir, config_path)
-    EngineToolHost(engine)
-    engine.runs.recover_interrupted()
     return engine
 
 
@@ -141,6 +139,7 @@ async def _run_tool(opts: argparse.Namespace) -> int:
     params = _parse_args_json(opts.args_json)
     engine = _open_engine(opts)
     try:
+        await runtime.start(engine)
         call = _requester(engine, opts.as_key, opts.sandboxed)
         try:
             result = await invoke(call, opts.name, params)
@@ -159,6 +158,7 @@ async def _run_send(opts: argparse.Namespace) -> int:
 
     engine = _open_engine(opts)
     try:
+        await runtime.start(engine)
         reporter = SendReporter(engine, sys.stdout)
         return await reporter.send(opts.key, opts.message, timeout=opts.timeout,
                                    call=_requester(engine, opts.as_key, False))

@@ -30,6 +30,7 @@ from sessions_tui.engine.policy import AgentToAgentPolicy, SendPolicyVerdict, re
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.store import Store
+from sessions_tui.engine.subagents import SubagentRegistry
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 
@@ -62,6 +63,7 @@ class Engine:
         self.models = ModelRegistry(self)
         self.outbox = Outbox(self)
         self.runs = Runs(self, execute_run)
+        self.subagents = SubagentRegistry(self)
         self.tool_host: ToolHost | None = None
         self._background: set[asyncio.Task[Any]] = set()
 

@@ -109,6 +109,25 @@ CREATE TABLE IF NOT EXISTS outbox (
     data TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox(state, next_attempt_at);
+CREATE TABLE IF NOT EXISTS subagent_runs (
+    run_id TEXT PRIMARY KEY,
+    child_key TEXT NOT NULL,
+    requester_key TEXT NOT NULL,
+    task TEXT NOT NULL,
+    label TEXT,
+    cleanup TEXT NOT NULL DEFAULT 'keep',
+    created_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    outcome TEXT,
+    outcome_error TEXT,
+    announce_state TEXT NOT NULL DEFAULT 'waiting',
+    announce_pid INTEGER,
+    announced_at INTEGER,
+    archive_at INTEGER,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS subagent_runs_by_requester ON subagent_runs(requester_key, ended_at);
+CREATE INDEX IF NOT EXISTS subagent_runs_by_state ON subagent_runs(announce_state);
 CREATE TABLE IF NOT EXISTS imports (
     source TEXT PRIMARY KEY,
     session_key TEXT NOT NULL,

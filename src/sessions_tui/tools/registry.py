@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessions_tui.tools import agents_list, sessions_history, sessions_list, sessions_send
+from sessions_tui.tools import agents_list, sessions_history, sessions_list, sessions_send, sessions_spawn
 from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
 
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
-    for spec in (sessions_list.SPEC, sessions_history.SPEC, sessions_send.SPEC, agents_list.SPEC)
+    for spec in (sessions_list.SPEC, sessions_history.SPEC, sessions_send.SPEC, sessions_spawn.SPEC, agents_list.SPEC)
 }
 
 

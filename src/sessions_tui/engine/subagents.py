@@ -1,0 +1,399 @@
+"""Sub-agents: the registry of spawned runs, their announce back, cleanup and archive.
+
+A spawn registers its child run here (in the store, so a restarted process loses nothing). When
+the child's run ends, the engine runs an announce step in the child (SPEC D4) and posts the
+normalised `Status:` / `Result:` / `Notes:` block with a stats line into the requester's
+session and to its channel, unless the child answers exactly `ANNOUNCE_SKIP`. A run that a
+dead process left unfinished is found on start-up and announced with status `unknown`.
+Finished children are archived (SPEC D5): flagged, never deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from sessions_tui.engine.a2a import (
+    ANNOUNCE_SKIP,
+    AnnounceTarget,
+    deliver_announce,
+    is_announce_skip,
+    latest_assistant_reply,
+    resolve_announce_target,
+)
+from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
+from sessions_tui.engine.keys import is_subagent_session_key
+from sessions_tui.engine.runs import TERMINAL, RunRequest, _pid_alive
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.engine import Engine
+
+log = logging.getLogger(__name__)
+
+ANNOUNCE_STEP_MESSAGE = "Sub-agent announce step."
+NO_OUTPUT = "(no output)"
+STATUS_LABELS = {
+    "ok": "completed successfully",
+    "timeout": "timed out",
+    "unknown": "finished with unknown status",
+}
+WAIT_SLICE_MS = 3_600_000
+
+
+class SubagentRun(BaseModel):
+    """One registry record."""
+
+    run_id: str
+    child_key: str
+    requester_key: str
+    task: str
+    label: str | None = None
+    cleanup: str = "keep"
+    created_at: int
+    ended_at: int | None = None
+    outcome: str | None = None  # ok | error | timeout | unknown
+    outcome_error: str | None = None
+    announce_state: str = "waiting"  # waiting | pending | announcing | done
+    announced_at: int | None = None
+    archive_at: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def status_label(self) -> str:
+        if self.outcome == "error":
+            return f"failed: {self.outcome_error or 'unknown error'}"
+        return STATUS_LABELS.get(self.outcome or "unknown", STATUS_LABELS["unknown"])
+
+
+def _record(row: Any) -> SubagentRun:
+    return SubagentRun(
+        run_id=row["run_id"], child_key=row["child_key"], requester_key=row["requester_key"], task=row["task"],
+        label=row["label"], cleanup=row["cleanup"], created_at=row["created_at"], ended_at=row["ended_at"],
+        outcome=row["outcome"], outcome_error=row["outcome_error"], announce_state=row["announce_state"],
+        announced_at=row["announced_at"], archive_at=row["archive_at"], data=json.loads(row["data"]),
+    )
+
+
+# -- formatting (REFERENCE §11.3 step 7, SPEC D4) ------------------------------------------------
+
+def format_duration(ms: int | float | None) -> str:
+    if not ms or ms <= 0:
+        return "n/a"
+    seconds = round(ms / 1000)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes}m"
+    if minutes:
+        return f"{minutes}m{secs}s"
+    return f"{secs}s"
+
+
+def format_tokens(n: int | float | None) -> str:
+    if not n or n <= 0:
+        return "0"
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}m"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(round(n))
+
+
+def format_cost(cost: float) -> str:
+    return f"{cost:.4f}" if cost < 1 else f"{cost:.2f}"
+
+
+def stats_line(entry: dict[str, Any], *, runtime_ms: int | None, key: str, session_id: str, transcript: str) -> str:
+    tokens_in, tokens_out = entry.get("inputTokens"), entry.get("outputTokens")
+    if isinstance(tokens_in, (int, float)) and isinstance(tokens_out, (int, float)):
+        tokens = f"tokens {format_tokens(tokens_in + tokens_out)} (in {format_tokens(tokens_in)} / out {format_tokens(tokens_out)})"
+    else:
+        tokens = "tokens n/a"
+    parts = [f"runtime {format_duration(runtime_ms)}", tokens]
+    cost = entry.get("estimatedCostUsd")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        parts.append(f"est ${format_cost(float(cost))}")
+    parts += [f"sessionKey {key}", f"sessionId {session_id}", f"transcript {transcript}"]
+    return "Stats: " + " • ".join(parts)
+
+
+_HEADING = re.compile(r"^\s*(Status|Result|Notes)\s*:\s?", re.IGNORECASE | re.MULTILINE)
+
+
+def normalise_announce(reply: str) -> tuple[str, str]:
+    """(Result, Notes) from the child's announce reply; a reply without headings is the Result.
+
+    A `Status:` the model wrote is dropped: the status comes from the run outcome only.
+    """
+    sections: dict[str, str] = {}
+    matches = list(_HEADING.finditer(reply))
+    if not matches:
+        return reply.strip(), ""
+    lead = reply[: matches[0].start()].strip()
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(reply)
+        sections.setdefault(match.group(1).lower(), reply[match.end():end].strip())
+    result = sections.get("result") or lead
+    return result.strip(), sections.get("notes", "").strip()
+
+
+def announce_step_prompt(run: SubagentRun) -> str:
+    return "\n".join([
+        "Sub-agent announce step:",
+        f"Task: {run.task}",
+        f"Outcome: {run.status_label}",
+        'Reply with "Result:" (what you found or produced) and "Notes:" (anything the requester should '
+        "know) only; no Status line, the system adds it.",
+        f'If nothing should be announced, reply exactly "{ANNOUNCE_SKIP}".',
+    ])
+
+
+class SubagentRegistry:
+    def __init__(self, engine: "Engine") -> None:
+        self.engine = engine
+
+    # -- records --------------------------------------------------------------------------------
+
+    def register(self, run: SubagentRun) -> None:
+        with self.engine.store.write() as conn:
+            conn.execute(
+                """INSERT INTO subagent_runs (run_id, child_key, requester_key, task, label, cleanup, created_at, data)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                (run.run_id, run.child_key, run.requester_key, run.task, run.label, run.cleanup, run.created_at,
+                 json.dumps(run.data)),
+            )
+
+    def get(self, run_id: str) -> SubagentRun | None:
+        with self.engine.store.read() as conn:
+            row = conn.execute("SELECT * FROM subagent_runs WHERE run_id = ?", (run_id,)).fetchone()
+        return _record(row) if row else None
+
+    def list(self, requester_key: str | None = None, limit: int = 200) -> list[SubagentRun]:
+        sql, args = "SELECT * FROM subagent_runs", []
+        if requester_key is not None:
+            sql += " WHERE requester_key = ?"
+            args.append(requester_key)
+        with self.engine.store.read() as conn:
+            rows = conn.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT ?", (*args, limit)).fetchall()
+        return [_record(r) for r in rows]
+
+    def active_children(self, requester_key: str) -> int:
+        with self.engine.store.read() as conn:
+            return conn.execute(
+                "SELECT COUNT(*) FROM subagent_runs WHERE requester_key = ? AND ended_at IS NULL", (requester_key,)
+            ).fetchone()[0]
+
+    def _set(self, run_id: str, **fields: Any) -> None:
+        names = ", ".join(f"{k} = ?" for k in fields)
+        with self.engine.store.write() as conn:
+            conn.execute(f"UPDATE subagent_runs SET {names} WHERE run_id = ?", (*fields.values(), run_id))
+
+    def _claim(self, run_id: str) -> bool:
+        """Take the announce of a run for this process (so two processes never both announce)."""
+        with self.engine.store.write() as conn:
+            row = conn.execute(
+                "SELECT announce_state, announce_pid FROM subagent_runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            if row is None or row["announce_state"] == "done":
+                return False
+            if row["announce_state"] == "announcing" and row["announce_pid"] != os.getpid() \
+                    and _pid_alive(row["announce_pid"]):
+                return False
+            conn.execute("UPDATE subagent_runs SET announce_state = 'announcing', announce_pid = ? WHERE run_id = ?",
+                         (os.getpid(), run_id))
+            return True
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def watch(self, run_id: str) -> None:
+        """Follow a child run to its end and announce it, in the background."""
+        self.engine.background(self._follow(run_id))
+
+    async def _follow(self, run_id: str) -> None:
+        try:
+            while True:
+                wait = await self.engine.runs.wait(run_id, WAIT_SLICE_MS)
+                if wait.status != "timeout":
+                    break
+            await self.finish(run_id, wait.status, wait.error)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - never drop a run silently; recovery will retry
+            log.exception("sub-agent run %s: announce failed", run_id)
+
+    async def finish(self, run_id: str, status: str, error: str | None) -> None:
+        """Record the child's outcome, then announce it (once, whichever process gets there)."""
+        run = self.get(run_id)
+        if run is None:
+            return
+        outcome = {"ok": "ok", "timeout": "timeout", "error": "error", "aborted": "error"}.get(status, "unknown")
+        if run.ended_at is None:
+            now = self.engine.now()
+            self._set(run_id, ended_at=now, outcome=outcome, outcome_error=error, announce_state="pending")
+            self._mark_child(run, outcome, now)
+        if self._claim(run_id):
+            await self._announce(self.get(run_id))  # type: ignore[arg-type]
+
+    def _mark_child(self, run: SubagentRun, outcome: str, ended_at: int) -> None:
+        session = self.engine.store.get(run.child_key)
+        if session is None:
+            return
+        started = session.entry.get("startedAt")
+        status = {"ok": "done", "timeout": "timeout", "error": "failed"}.get(outcome, "failed")
+        changes: dict[str, Any] = {"status": status, "endedAt": ended_at}
+        if isinstance(started, int):
+            changes["runtimeMs"] = max(0, ended_at - started)
+        self.engine.store.patch(run.child_key, changes)
+        self.engine.events.publish(SessionChanged(ts=ended_at, session_key=run.child_key))
+
+    async def _announce(self, run: SubagentRun) -> None:
+        engine = self.engine
+        reply, why = await self._announce_step(run)
+        if reply is not None and is_announce_skip(reply):
+            self._done(run, "skipped")
+            return
+        if reply is None or not reply.strip():
+            latest = latest_assistant_reply(engine, run.child_key)
+            result = latest.text if latest else NO_OUTPUT
+            notes = f"The announce step did not answer ({why})." if why else ""
+        else:
+            result, notes = normalise_announce(reply)
+            result = result or NO_OUTPUT
+        text = self.compose(run, result, notes)
+        announce = {"childSessionKey": run.child_key, "runId": run.run_id, "status": run.outcome or "unknown"}
+        verdict = engine.send_verdict(run.requester_key)
+        if not verdict.allowed:
+            engine.refuse(run.requester_key, via="subagent_announce", reason=verdict.reason, requester=run.child_key)
+            engine.events.publish(Announced(ts=engine.now(), kind="subagent", session_key=run.requester_key, text=text,
+                                            run_id=run.run_id, child_session_key=run.child_key,
+                                            status=run.outcome, delivery="forbidden"))
+            self._done(run, "forbidden")
+            return
+        if engine.store.get(run.requester_key) is None:
+            engine.store.ensure(run.requester_key)
+        appended = engine.store.append(run.requester_key, {
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "announce": announce,
+            "timestamp": engine.now(),
+        })
+        engine.events.publish(MessageAppended(ts=engine.now(), session_key=run.requester_key, role="assistant",
+                                              seq=appended.msg_seq))
+        target = None if is_subagent_session_key(run.requester_key) else self._requester_target(run)
+        state = deliver_announce(
+            engine, kind="subagent", session_key=run.requester_key, text=text, target=target,
+            via="subagent_announce",
+            event={"run_id": run.run_id, "child_session_key": run.child_key, "status": run.outcome},
+        )
+        self._done(run, state)
+
+    def _requester_target(self, run: SubagentRun) -> AnnounceTarget | None:
+        origin = run.data.get("requesterOrigin") or {}
+        if origin.get("channel") and origin.get("to"):
+            return AnnounceTarget(channel=origin["channel"], to=origin["to"], account_id=origin.get("accountId"),
+                                  thread_id=origin.get("threadId"))
+        return resolve_announce_target(self.engine, run.requester_key)
+
+    async def _announce_step(self, run: SubagentRun) -> tuple[str | None, str | None]:
+        """One more model turn in the child: its Result and Notes, or ANNOUNCE_SKIP."""
+        engine = self.engine
+        if engine.store.get(run.child_key) is None:
+            return None, "the child session is gone"
+        timeout_ms = engine.config.agents.defaults.subagents.announce_timeout_ms
+        run_id = engine.runs.start(RunRequest(
+            session_key=run.child_key, message=ANNOUNCE_STEP_MESSAGE, extra_system_prompt=announce_step_prompt(run),
+            lane="subagent", internal=True, tools=[], timeout_seconds=max(1, timeout_ms // 1000),
+        ))
+        wait = await engine.runs.wait(run_id, timeout_ms)
+        if wait.status != "ok":
+            return None, wait.error or wait.status
+        snapshot = latest_assistant_reply(engine, run.child_key)
+        return (snapshot.text if snapshot else None), None
+
+    def compose(self, run: SubagentRun, result: str, notes: str) -> str:
+        """The announce block of SPEC D4."""
+        session = self.engine.store.get(run.child_key)
+        entry = session.entry if session else {}
+        started = entry.get("startedAt")
+        runtime = (run.ended_at - started) if isinstance(started, int) and run.ended_at else None
+        stats = stats_line(
+            entry, runtime_ms=runtime, key=run.child_key,
+            session_id=session.session_id if session else "unknown",
+            transcript=session.mirror_path if session else "unknown",
+        )
+        return f"Status: {run.status_label}\nResult: {result}\nNotes: {notes}\n\n{stats}"
+
+    def _done(self, run: SubagentRun, state: str) -> None:
+        now = self.engine.now()
+        archive_at = None
+        if run.cleanup == "delete":
+            archive_at = now
+        else:
+            minutes = self.engine.config.agents.defaults.subagents.archive_after_minutes
+            if minutes and minutes > 0:
+                archive_at = (run.ended_at or now) + minutes * 60_000
+        data = {**run.data, "announceDelivery": state}
+        self._set(run.run_id, announce_state="done", announced_at=now, archive_at=archive_at, data=json.dumps(data))
+        if archive_at is not None and archive_at <= now:
+            self.archive(run.child_key)
+
+    # -- archive and recovery -------------------------------------------------------------------
+
+    def archive(self, child_key: str) -> None:
+        """Flag a finished child as archived: it leaves listings, its transcript stays."""
+        session = self.engine.store.get(child_key)
+        if session is None or session.archived_at is not None:
+            return
+        self.engine.store.set_archived(child_key, self.engine.now())
+        self.engine.events.publish(SessionChanged(ts=self.engine.now(), session_key=child_key))
+
+    def sweep(self) -> int:
+        """Archive every finished child whose time has come; returns how many."""
+        now = self.engine.now()
+        with self.engine.store.read() as conn:
+            rows = conn.execute(
+                "SELECT child_key FROM subagent_runs WHERE archive_at IS NOT NULL AND archive_at <= ?", (now,)
+            ).fetchall()
+        count = 0
+        for row in rows:
+            session = self.engine.store.get(row["child_key"])
+            if session is not None and session.archived_at is None:
+                self.archive(row["child_key"])
+                count += 1
+        return count
+
+    def recover(self) -> list[str]:
+        """Find runs left unannounced (a crash, a restart) and announce them; returns their ids."""
+        with self.engine.store.read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM subagent_runs WHERE announce_state != 'done'"
+            ).fetchall()
+        recovered = []
+        for row in rows:
+            run = _record(row)
+            if run.announce_state == "announcing" and _pid_alive(row["announce_pid"]):
+                continue
+            record = self.engine.runs.get(run.run_id)
+            if record is not None and record.status not in TERMINAL:
+                if self.engine.runs.active_run(run.child_key) == run.run_id:
+                    continue
+                pid_alive = self._run_pid_alive(run.run_id)
+                if pid_alive:
+                    continue
+            status = record.status if record is not None and record.status in TERMINAL else "unknown"
+            if record is not None and record.error and record.error.startswith("interrupted"):
+                status = "unknown"
+            recovered.append(run.run_id)
+            self.engine.background(self.finish(run.run_id, status, record.error if record else None))
+        return recovered
+
+    def _run_pid_alive(self, run_id: str) -> bool:
+        with self.engine.store.read() as conn:
+            row = conn.execute("SELECT pid FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return bool(row) and row["pid"] != os.getpid() and _pid_alive(row["pid"])

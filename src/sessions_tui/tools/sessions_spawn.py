@@ -1,0 +1,332 @@
+"""`sessions_spawn` (REFERENCE §10, SPEC D4, D5, D7, D15): a sub-agent in a fresh child session.
+
+Always non-blocking: validation in REF's order, then the child `agent:<agentId>:subagent:<uuid>`
+is created, its run started and registered, and `{status: "accepted", runId, childSessionKey}`
+comes back at once. The child announces back to the requester when it is done.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sessions_tui.engine.keys import (
+    is_cron_session_key,
+    is_valid_agent_id,
+    normalize_agent_id,
+    subagent_depth,
+)
+from sessions_tui.engine.models.base import ModelError
+from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.subagents import SubagentRun
+from sessions_tui.engine.events import SessionChanged
+from sessions_tui.tools.access import RequesterContext
+from sessions_tui.tools.agents_list import allowed_agents
+from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_number, read_string
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+DELIVERY_KEYS = ("target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to")
+ACCEPTED_NOTE = (
+    "Auto-announce is push-based. After spawning children, do NOT call sessions_list, sessions_history, exec "
+    "sleep, or any polling tool. Wait for completion events to arrive as user messages, track expected child "
+    "session keys, and only send your final answer after ALL expected completions arrive. If a child completion "
+    "event arrives AFTER your final answer, reply ONLY with NO_REPLY."
+)
+
+DESCRIPTION = (
+    'Spawn an isolated session with `runtime="subagent"`. `mode="run"` is one-shot. Use this when the work '
+    "should happen in a fresh child session instead of the current one; the child announces its result back "
+    "when it is done."
+)
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "task": {"type": "string", "description": "What the sub-agent should do."},
+        "label": {"type": "string", "description": "A short label for logs and the dashboard."},
+        "runtime": {"type": "string", "enum": ["subagent"], "description": "Only subagent is supported."},
+        "agentId": {"type": "string", "description": "Spawn under another agent id (see agents_list)."},
+        "model": {"type": "string", "description": "Model for the child: demo or <provider>/<model id>."},
+        "thinking": {"type": "string", "description": "Thinking level: " + ", ".join(THINKING_LEVELS) + "."},
+        "runTimeoutSeconds": {"type": "number", "minimum": 0,
+                              "description": "Abort the child's run after N seconds (0 = no limit)."},
+        "timeoutSeconds": {"type": "number", "minimum": 0, "description": "Legacy alias of runTimeoutSeconds."},
+        "mode": {"type": "string", "enum": ["run", "session"], "description": "run (default): one-shot."},
+        "thread": {"type": "boolean", "description": "Bind the child to a thread (not available here)."},
+        "cleanup": {"type": "string", "enum": ["delete", "keep"],
+                    "description": "delete: archive the child right after it announces; keep (default)."},
+        "sandbox": {"type": "string", "enum": ["inherit", "require"], "description": "Require a sandboxed child."},
+    },
+    "required": ["task"],
+}
+
+
+class SpawnArgs(ToolArgs):
+    task: str
+    label: str | None = None
+    runtime: str = "subagent"
+    agent_id: str | None = None
+    model: str | None = None
+    thinking: str | None = None
+    run_timeout_seconds: int | None = None
+    thread: bool = False
+    mode: str = "run"
+    cleanup: str = "keep"
+    sandbox: str = "inherit"
+    stream_to: str | None = None
+    light_context: bool = False
+    resume_session_id: str | None = None
+    has_attachments: bool = False
+
+    @classmethod
+    def read(cls, params: dict[str, Any]) -> dict[str, Any]:
+        for key in DELIVERY_KEYS:
+            if key in params:
+                raise ToolInputError(
+                    f'sessions_spawn does not support "{key}". Use "message" or "sessions_send" for channel delivery.'
+                )
+        task = read_string(params, "task", required=True)
+        runtime = "acp" if read_string(params, "runtime") == "acp" else "subagent"
+        light = params.get("lightContext") is True
+        if runtime == "acp" and light:
+            raise ToolInputError("lightContext is only supported for runtime='subagent'.")
+        timeout = read_number(params, "runTimeoutSeconds")
+        if timeout is None:
+            timeout = read_number(params, "timeoutSeconds")
+        thread = params.get("thread") is True
+        mode = read_string(params, "mode")
+        cleanup = read_string(params, "cleanup")
+        return {
+            "task": task,
+            "label": read_string(params, "label"),
+            "runtime": runtime,
+            "agent_id": read_string(params, "agentId"),
+            "model": read_string(params, "model"),
+            "thinking": read_string(params, "thinking"),
+            "run_timeout_seconds": max(0, timeout) if timeout is not None else None,
+            "thread": thread,
+            "mode": mode if mode in ("run", "session") else ("session" if thread else "run"),
+            "cleanup": cleanup if cleanup in ("delete", "keep") else "keep",
+            "sandbox": "require" if read_string(params, "sandbox") == "require" else "inherit",
+            "stream_to": read_string(params, "streamTo"),
+            "light_context": light,
+            "resume_session_id": read_string(params, "resumeSessionId"),
+            "has_attachments": bool(params.get("attachments")),
+        }
+
+
+def _error(status: str, error: str, **extra: Any) -> dict[str, Any]:
+    return {"status": status, "error": error, **{k: v for k, v in extra.items() if v is not None}}
+
+
+def caller_depth(call: ToolCall, key: str, _seen: frozenset[str] = frozenset()) -> int:
+    """REF's caller depth: the stored spawnDepth, else one more than the spawner's, else the key's."""
+    session = call.engine.store.get(key)
+    if session is not None and key not in _seen:
+        depth = session.entry.get("spawnDepth")
+        if isinstance(depth, int) and not isinstance(depth, bool):
+            return depth
+        parent = session.entry.get("spawnedBy")
+        if isinstance(parent, str) and parent:
+            return caller_depth(call, parent, _seen | {key}) + 1
+    return subagent_depth(key)
+
+
+def subagent_system_prompt(*, task: str, label: str | None, requester: str, requester_channel: str | None,
+                           child: str, depth: int, max_depth: int) -> str:
+    spawner = "the main agent" if depth <= 1 else "a parent orchestrator"
+    lines = [
+        "# Subagent Context",
+        "",
+        f"You are a **subagent** spawned by {spawner} for a specific task.",
+        "",
+        "## Your Role",
+        f"- You were created to handle: {task}",
+        "- Complete this task. That is your entire purpose.",
+        "",
+        "## Rules",
+        "1. Stay focused: do your assigned task, nothing else.",
+        "2. Complete the task: your final message is reported to your requester automatically.",
+        "3. Do not initiate: no proactive actions, no side quests.",
+        "",
+        "## Output Format",
+        "When complete, your final response should say what you accomplished or found, with the details the "
+        "requester needs. Keep it concise but informative.",
+        "",
+        "## What You DON'T Do",
+        "- No user conversations and no channel messages: that is the requester's job.",
+        "- No pretending to be the main agent.",
+    ]
+    if depth < max_depth:
+        lines += ["", "## Sub-Agent Spawning", "You may spawn sub-agents of your own with sessions_spawn."]
+    lines += ["", "## Session Context"]
+    if label:
+        lines.append(f"- Label: {label}")
+    lines.append(f"- Requester session: {requester}.")
+    if requester_channel:
+        lines.append(f"- Requester channel: {requester_channel}.")
+    lines.append(f"- Your session: {child}.")
+    return "\n".join(lines)
+
+
+def _model_plan(call: ToolCall, target: str, explicit: str | None) -> str:
+    config = call.engine.config
+    agent = config.agent(target)
+    defaults = config.agents.defaults
+    candidates = [
+        explicit,
+        agent.subagents.model.primary if agent and agent.subagents and agent.subagents.model else None,
+        agent.model.primary if agent and agent.model else None,
+        defaults.subagents.model.primary if defaults.subagents.model else None,
+        defaults.model.primary if defaults.model else None,
+    ]
+    return next((c for c in candidates if c), "demo")
+
+
+def _thinking_plan(call: ToolCall, target: str, explicit: str | None) -> str | None:
+    config = call.engine.config
+    agent = config.agent(target)
+    return explicit or (agent.subagents.thinking if agent and agent.subagents else None) or \
+        config.agents.defaults.subagents.thinking
+
+
+async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+    args = SpawnArgs.model_validate(params)
+    engine = call.engine
+    if args.runtime == "acp":
+        return _error("error", "runtime=acp is not available in sessions-tui; use runtime=subagent")
+    if args.stream_to:
+        return _error("error", "streamTo is only supported for runtime=acp; got runtime=subagent")
+    if args.resume_session_id:
+        return _error("error", "resumeSessionId is only supported for runtime=acp; got runtime=subagent")
+    if args.agent_id is not None and not is_valid_agent_id(args.agent_id):
+        return _error("error", f'Invalid agentId "{args.agent_id}". Agent IDs must match [a-z0-9][a-z0-9_-]{{0,63}}. '
+                               "Use agents_list to discover valid targets.")
+    if args.mode == "session" and not args.thread:
+        return _error("error", 'mode="session" requires thread=true so the subagent can stay bound to a thread.')
+    ctx = RequesterContext.of(call)
+    requester = ctx.effective_requester_key
+    requester_agent = ctx.requester_agent_id
+    subagents = engine.config.agents.defaults.subagents
+    depth = caller_depth(call, requester)
+    if depth >= subagents.max_spawn_depth:
+        return _error("forbidden", f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
+                                   f"max: {subagents.max_spawn_depth})")
+    active = engine.subagents.active_children(requester)
+    if active >= subagents.max_children_per_agent:
+        return _error("forbidden", "sessions_spawn has reached max active children for this session "
+                                   f"({active}/{subagents.max_children_per_agent})")
+    if engine.config.require_agent_id(requester_agent) and args.agent_id is None:
+        return _error("forbidden", "sessions_spawn requires explicit agentId when requireAgentId is configured. "
+                                   "Use agents_list to see allowed agent ids.")
+    target = normalize_agent_id(args.agent_id) if args.agent_id else requester_agent
+    if target != requester_agent:
+        allow_any, allowed = allowed_agents(call, requester_agent)
+        if not allow_any and target not in allowed:
+            listed = ", ".join(a for a in allowed if a != requester_agent) or "none"
+            return _error("forbidden", f"agentId is not allowed for sessions_spawn (allowed: {listed})")
+    child_key = f"agent:{target}:subagent:{uuid.uuid4()}"
+    if not engine.is_sandboxed(child_key):
+        if call.sandboxed:
+            return _error("forbidden", "Sandboxed sessions cannot spawn unsandboxed subagents. Set a sandboxed "
+                                       "target agent or use the same agent runtime.")
+        if args.sandbox == "require":
+            return _error("forbidden", 'sessions_spawn sandbox="require" needs a sandboxed target runtime. Pick a '
+                                       'sandboxed agentId or use sandbox="inherit".')
+    thinking = _thinking_plan(call, target, args.thinking)
+    if thinking is not None and thinking.lower() not in THINKING_LEVELS:
+        return _error("error", f'Invalid thinking level "{thinking}". Use one of: {", ".join(THINKING_LEVELS)}.')
+    model = _model_plan(call, target, args.model)
+    try:
+        engine.models.check(model)
+    except ModelError as exc:
+        return _error("error", exc.message, childSessionKey=child_key)
+    if args.thread:
+        return _error("error", "thread=true is unavailable because no channel plugin registered "
+                               "subagent_spawning hooks.", childSessionKey=child_key)
+    if args.has_attachments:
+        return _error("error", "attachments are not supported by sessions-tui; put the content in the task",
+                      childSessionKey=child_key)
+    return _start(call, ctx, args, child_key=child_key, depth=depth, model=model, thinking=thinking)
+
+
+def _start(call: ToolCall, ctx: RequesterContext, args: SpawnArgs, *, child_key: str, depth: int, model: str,
+           thinking: str | None) -> dict[str, Any]:
+    engine = call.engine
+    requester = ctx.effective_requester_key
+    max_depth = engine.config.agents.defaults.subagents.max_spawn_depth
+    child_depth = depth + 1
+    role = "orchestrator" if child_depth < max_depth else "leaf"
+    run_timeout = args.run_timeout_seconds
+    if run_timeout is None:
+        run_timeout = engine.config.agents.defaults.subagents.run_timeout_seconds
+    now = engine.now()
+    entry: dict[str, Any] = {
+        "spawnedBy": requester,
+        "spawnDepth": child_depth,
+        "subagentRole": role,
+        "subagentControlScope": "children" if role == "orchestrator" else "none",
+        "modelOverride": model,
+        "model": model.partition("/")[2] if "/" in model else model,
+        "status": "running",
+        "startedAt": now,
+        "updatedAt": now,
+    }
+    if args.label:
+        entry["label"] = args.label
+    if thinking:
+        entry["thinkingLevel"] = None if thinking.lower() == "off" else thinking.lower()
+    engine.store.create(child_key, {k: v for k, v in entry.items() if v is not None})
+    engine.events.publish(SessionChanged(ts=now, session_key=child_key))
+    requester_channel = call.agent_channel or engine.session_channel(requester)
+    message = "\n\n".join([
+        f"[Subagent Context] You are running as a subagent (depth {child_depth}/{max_depth}). Results auto-announce "
+        "to your requester; do not busy-poll for status.",
+        f"[Subagent Task]: {args.task}",
+    ])
+    run_id = engine.runs.start(RunRequest(
+        session_key=child_key,
+        message=message,
+        system_prompt=subagent_system_prompt(task=args.task, label=args.label, requester=requester,
+                                             requester_channel=requester_channel, child=child_key,
+                                             depth=child_depth, max_depth=max_depth),
+        provenance={"kind": "inter_session", "sourceSessionKey": requester, "sourceChannel": requester_channel,
+                    "sourceTool": "sessions_spawn"},
+        lane="subagent",
+        timeout_seconds=run_timeout,
+        model=model,
+        thinking=thinking,
+        label=args.label,
+    ))
+    engine.subagents.register(SubagentRun(
+        run_id=run_id, child_key=child_key, requester_key=requester, task=args.task, label=args.label,
+        cleanup=args.cleanup, created_at=now,
+        data={"model": model, "runTimeoutSeconds": run_timeout, "requesterOrigin": _origin(call, requester)},
+    ))
+    engine.subagents.watch(run_id)
+    result: dict[str, Any] = {"status": "accepted", "childSessionKey": child_key, "runId": run_id, "mode": "run"}
+    if not is_cron_session_key(requester):
+        result["note"] = ACCEPTED_NOTE
+    result["modelApplied"] = True
+    return result
+
+
+def _origin(call: ToolCall, requester: str) -> dict[str, Any]:
+    session = call.engine.store.get(requester)
+    entry = session.entry if session else {}
+    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
+    origin = {
+        "channel": call.agent_channel or delivery.get("channel") or entry.get("lastChannel"),
+        "to": delivery.get("to") or entry.get("lastTo"),
+        "accountId": delivery.get("accountId") or entry.get("lastAccountId"),
+    }
+    return {k: v for k, v in origin.items() if isinstance(v, str) and v}
+
+
+SPEC = ToolSpec(
+    name="sessions_spawn",
+    label="Sessions",
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    run=sessions_spawn,
+)
