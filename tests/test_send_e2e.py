@@ -202,7 +202,7 @@ async def test_models_call_the_session_tools_and_the_turn_continues(engine_for, 
     run_id = engine.runs.start(RunRequest(session_key="agent:main:main", message="what did #dev say?"))
     assert (await engine.runs.wait(run_id, 5000)).status == "ok"
     tools = {t["function"]["name"]: t for t in openai_server.requests[0]["tools"]}
-    assert set(tools) == {"sessions_list", "sessions_history", "sessions_send", "agents_list"}
+    assert set(tools) == {"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"}
     assert tools["sessions_history"]["function"]["parameters"]["properties"]["limit"]["type"] == "number"
     follow_up = openai_server.requests[1]["messages"]
     assert follow_up[-2]["role"] == "assistant" and follow_up[-2]["tool_calls"][0]["function"]["name"] == "sessions_history"

@@ -43,6 +43,7 @@ class RunRequest(BaseModel):
     tools: list[str] | None = None  # None: what the session may use
     label: str | None = None
     internal: bool = False  # an engine step (announce), hidden from the "user" role in views
+    keep_status: bool = False  # leave the session's status alone (a finished child's announce step)
 
 
 class RunRecord(BaseModel):

@@ -219,7 +219,7 @@ class SubagentRegistry:
         try:
             while True:
                 wait = await self.engine.runs.wait(run_id, WAIT_SLICE_MS)
-                if wait.status != "timeout":
+                if wait.ended_at is not None or wait.status != "timeout":
                     break
             await self.finish(run_id, wait.status, wait.error)
         except asyncio.CancelledError:
@@ -308,7 +308,7 @@ class SubagentRegistry:
         timeout_ms = engine.config.agents.defaults.subagents.announce_timeout_ms
         run_id = engine.runs.start(RunRequest(
             session_key=run.child_key, message=ANNOUNCE_STEP_MESSAGE, extra_system_prompt=announce_step_prompt(run),
-            lane="subagent", internal=True, tools=[], timeout_seconds=max(1, timeout_ms // 1000),
+            lane="subagent", internal=True, keep_status=True, tools=[], timeout_seconds=max(1, timeout_ms // 1000),
         ))
         wait = await engine.runs.wait(run_id, timeout_ms)
         if wait.status != "ok":

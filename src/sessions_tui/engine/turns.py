@@ -157,17 +157,21 @@ async def execute_run(engine: "Engine", record: RunRecord, request: RunRequest) 
     if request.internal:
         user["internal"] = True
     _append(engine, key, user)
-    engine.store.patch(key, {"status": "running"})
-    engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
+    _set_status(engine, request, {"status": "running"})
     try:
         await _model_rounds(engine, record, request)
     except BaseException as exc:
         status = "timeout" if isinstance(exc, (asyncio.CancelledError, asyncio.TimeoutError)) else "failed"
-        engine.store.patch(key, {"status": status, "abortedLastRun": status == "timeout"})
-        engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
+        _set_status(engine, request, {"status": status, "abortedLastRun": status == "timeout"})
         raise
-    engine.store.patch(key, {"status": "done", "abortedLastRun": False})
-    engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
+    _set_status(engine, request, {"status": "done", "abortedLastRun": False})
+
+
+def _set_status(engine: "Engine", request: RunRequest, changes: dict[str, Any]) -> None:
+    if request.keep_status:
+        return
+    engine.store.patch(request.session_key, changes)
+    engine.events.publish(SessionChanged(ts=engine.now(), session_key=request.session_key))
 
 
 async def _model_rounds(engine: "Engine", record: RunRecord, request: RunRequest) -> None:

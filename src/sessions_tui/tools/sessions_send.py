@@ -164,13 +164,13 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
         return {"runId": run_id, "status": "accepted", "sessionKey": display, "delivery": dict(DELIVERY)}
     timeout_ms = args.timeout_seconds * 1000
     wait = await engine.runs.wait(run_id, timeout_ms)
-    if wait.status == "timeout":
+    if wait.status == "timeout" and wait.ended_at is None:
         return {
             "runId": run_id, "status": "timeout",
             "error": f"No reply within {args.timeout_seconds}s; the run goes on. Use sessions_history to read its reply later.",
             "sessionKey": display,
         }
-    if wait.status in ("error", "aborted"):
+    if wait.status in ("error", "aborted", "timeout"):
         return {"runId": run_id, "status": "error", "error": wait.error or "agent error", "sessionKey": display}
     snapshot = latest_assistant_reply(engine, key)
     reply = snapshot.text if snapshot and (baseline is None or snapshot.fingerprint != baseline.fingerprint) else None
