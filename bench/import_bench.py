@@ -20,7 +20,6 @@ import time
 import uuid
 from pathlib import Path
 
-import json5
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import verdict  # noqa: E402
@@ -127,19 +126,6 @@ def bench(tmp: Path) -> int:
           f"{report.lines_imported / elapsed:,.0f} transcript lines/s")
     stored = engine.store.count(include_archived=True)
     engine.close()
-    # Where the time goes: parsing the two sessions.json files (the importer reads them as JSON5).
-    stores = sorted((tmp / "openclaw").glob("agents/*/sessions/sessions.json"))
-    texts = [p.read_text(encoding="utf-8") for p in stores]
-    t0 = time.perf_counter()
-    for text in texts:
-        json5.loads(text)
-    t_json5 = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for text in texts:
-        json.loads(text)
-    t_json = time.perf_counter() - t0
-    print(f"of which parsing {len(stores)} sessions.json ({sum(map(len, texts)) / 1e6:.1f} MB) with json5: "
-          f"{t_json5:.2f} s ({t_json5 / elapsed:.0%}); the same with json.loads: {t_json * 1000:.0f} ms")
     ok = (report.sessions_imported == expected == stored and report.lines_imported == expected * LINES
           and not report.problems)
     return verdict(ok, f"imported {report.sessions_imported}/{expected} sessions ({stored} stored), "

@@ -571,13 +571,10 @@ def test_cli_import_openclaw_prints_summary_and_problems(legacy, tmp_path):
 
 
 # --------------------------------------------------------------------------------------------
-# Known importer bugs (see the report): strict xfail, so a fix turns them into failures to
-# un-mark rather than passing silently.
+# Edge cases: a line still being written, a reset session, a malformed updatedAt.
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="importer counts an unterminated last line as imported; "
-                   "once OpenClaw finishes writing it, it is never imported")
 def test_unterminated_last_line_is_imported_once_complete(make_engine, legacy):
     root, sessions = legacy
     engine = make_engine()
@@ -592,8 +589,6 @@ def test_unterminated_last_line_is_imported_once_complete(make_engine, legacy):
     assert engine.store.transcript_lines(target.key) == target.body + [line]
 
 
-@pytest.mark.xfail(strict=True, reason="importer resumes by line count keyed on store#key, even "
-                   "when the entry now names another sessionId (a reset): transcripts get mixed")
 def test_reimport_after_session_id_change_does_not_mix_transcripts(make_engine, legacy):
     root, sessions = legacy
     engine = make_engine()
@@ -618,8 +613,6 @@ def test_reimport_after_session_id_change_does_not_mix_transcripts(make_engine, 
         assert engine.store.get(target.key).session_id == new_id
 
 
-@pytest.mark.xfail(strict=True, raises=(ValueError, TypeError),
-                   reason="a non-numeric updatedAt reaches int() in Store._create and aborts the import")
 @pytest.mark.parametrize("updated_at", ["yesterday", None, [1]])
 def test_entry_with_non_numeric_updated_at_is_reported_not_fatal(make_engine, legacy, updated_at):
     root, _ = legacy

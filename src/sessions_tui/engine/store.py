@@ -359,7 +359,11 @@ class Store:
         created = created_at if created_at is not None else now
         data = dict(entry or {})
         data["sessionId"] = sid
-        data.setdefault("updatedAt", created)
+        updated = data.get("updatedAt")
+        if isinstance(updated, bool) or not isinstance(updated, (int, float)):
+            data["updatedAt"] = created
+        else:
+            data["updatedAt"] = int(updated)
         agent_id = agent_id_of(key)
         path = self.transcript_path_for(agent_id, sid)
         header = {
@@ -702,6 +706,15 @@ class Store:
             "INSERT OR REPLACE INTO imports (source, session_key, lines, imported_at) VALUES (?, ?, ?, ?)",
             (source, session_key, lines, self.now()),
         )
+
+    def imported_session_id(self, source: str) -> str | None:
+        """The sessionId a source session had when it was imported."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT s.session_id FROM imports i JOIN sessions s ON s.key = i.session_key WHERE i.source = ?",
+                (source,),
+            ).fetchone()
+        return row[0] if row else None
 
     def import_session(
         self,
