@@ -26,8 +26,13 @@ from typing import Any
 from sessions_tui.engine.clock import Clock, iso_from_ms
 from sessions_tui.engine.keys import (
     SAFE_SESSION_ID_RE,
+    MainAlias,
     agent_id_of,
+    classify_session_kind,
+    derive_channel,
     is_cron_run_session_key,
+    parse_agent_session_key,
+    strip_agent_prefix,
 )
 
 SCHEMA_VERSION = 1
@@ -44,6 +49,10 @@ CREATE TABLE IF NOT EXISTS sessions (
     label TEXT,
     spawned_by TEXT,
     parent_session_key TEXT,
+    display_name TEXT,
+    rest TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL DEFAULT 'other',
+    channel TEXT NOT NULL DEFAULT 'unknown',
     listable INTEGER NOT NULL DEFAULT 1,
     archived_at INTEGER,
     last_seq INTEGER NOT NULL DEFAULT 0,
@@ -57,6 +66,8 @@ CREATE INDEX IF NOT EXISTS sessions_by_updated ON sessions(updated_at DESC);
 CREATE INDEX IF NOT EXISTS sessions_by_spawned_by ON sessions(spawned_by);
 CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions(parent_session_key);
 CREATE INDEX IF NOT EXISTS sessions_by_label ON sessions(label);
+CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent_id, updated_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_by_kind ON sessions(kind, updated_at DESC);
 CREATE TABLE IF NOT EXISTS transcript (
     session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -136,8 +147,33 @@ CREATE TABLE IF NOT EXISTS imports (
 );
 """
 
-# Columns of `sessions` that mirror a field of the entry, so they can be indexed.
-_INDEXED_FIELDS = {"label": "label", "spawnedBy": "spawned_by", "parentSessionKey": "parent_session_key"}
+_DEFAULT_ALIAS = MainAlias.of()
+
+
+def derived_columns(key: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """Columns of `sessions` computed from the key and entry, so they can be filtered and sorted.
+
+    `kind` is classified with the default main key; a query under another `session.mainKey`
+    corrects it (see `tools.browse`).
+    """
+    kind = classify_session_kind(key, entry.get("kind") if isinstance(entry.get("kind"), str) else None,
+                                 _DEFAULT_ALIAS)
+    origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
+    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
+    channel = derive_channel(
+        key, kind,
+        _str_or_none(entry.get("channel")) or _str_or_none(origin.get("provider")),
+        _str_or_none(delivery.get("channel")) or _str_or_none(entry.get("lastChannel")),
+    )
+    return {
+        "label": _str_or_none(entry.get("label")),
+        "spawned_by": _str_or_none(entry.get("spawnedBy")),
+        "parent_session_key": _str_or_none(entry.get("parentSessionKey")),
+        "display_name": _str_or_none(entry.get("displayName")),
+        "rest": strip_agent_prefix(key) if parse_agent_session_key(key) else key,
+        "kind": kind,
+        "channel": channel,
+    }
 
 
 class StoreError(Exception):
@@ -222,6 +258,45 @@ def _row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
         mirror_path=str(state_dir / row["mirror_path"]),
         entry=json.loads(row["entry"]),
     )
+
+
+SORT_COLUMNS = {
+    "updated": "updated_at",
+    "key": "DISPLAY",
+    "label": "coalesce(label, display_name, '')",
+    "model": "coalesce(json_extract(entry, '$.model'), '')",
+    "tokens": "coalesce(json_extract(entry, '$.totalTokens'), 0)",
+    "status": "coalesce(json_extract(entry, '$.status'), '')",
+    "channel": "channel",
+    "kind": "KIND",
+}
+
+
+@dataclass
+class SessionFilter:
+    """Which sessions a browsing view shows; every field narrows the set (None = no limit)."""
+
+    main_key: str = "main"
+    agent_ids: list[str] | None = None
+    scope_agent: str | None = None  # sessions of this agent are limited by `scope`
+    scope: str | None = None  # "self" or "tree", relative to `requester`
+    requester: str | None = None
+    spawned_by: str | None = None
+    kinds: list[str] | None = None
+    active_since: int | None = None
+    search: str | None = None
+    include_archived: bool = False
+    include_global: bool = False
+    keys: list[str] | None = None
+    shown_as_main: str | None = None  # the key the viewer sees as `main` (for sorting by key)
+
+
+# How keys are shown (SPEC D9), for sorting: the viewer's main is `main`, agent main's cron,
+# hook and node sessions keep their bare spelling.
+_DISPLAY_EXPR = (
+    "(CASE WHEN key = ? OR key = 'global' THEN 'main' WHEN agent_id = 'main' AND (rest LIKE 'cron:%' "
+    "OR rest LIKE 'hook:%' OR rest LIKE 'node-%' OR rest LIKE 'node:%') THEN rest ELSE key END)"
+)
 
 
 class Store:
@@ -380,24 +455,21 @@ class Store:
             os.write(fd, header_bytes)
         finally:
             os.close(fd)
+        columns = {
+            "key": key,
+            "agent_id": agent_id,
+            "session_id": sid,
+            "created_at": created,
+            "updated_at": int(data["updatedAt"]),
+            "listable": 0 if is_cron_run_session_key(key) else 1,
+            "mirror_path": str(path.relative_to(self.state_dir)),
+            "mirror_size": len(header_bytes),
+            "entry": dumps(data),
+            **derived_columns(key, data),
+        }
         conn.execute(
-            """INSERT INTO sessions (key, agent_id, session_id, created_at, updated_at, label,
-                   spawned_by, parent_session_key, listable, mirror_path, mirror_size, entry)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                key,
-                agent_id,
-                sid,
-                created,
-                int(data["updatedAt"]),
-                _str_or_none(data.get("label")),
-                _str_or_none(data.get("spawnedBy")),
-                _str_or_none(data.get("parentSessionKey")),
-                0 if is_cron_run_session_key(key) else 1,
-                str(path.relative_to(self.state_dir)),
-                len(header_bytes),
-                dumps(data),
-            ),
+            f"INSERT INTO sessions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            tuple(columns.values()),
         )
         return StoredSession(
             key=key,
@@ -426,17 +498,15 @@ class Store:
                 else:
                     entry[name] = value
             updated = entry.get("updatedAt", row["updated_at"])
+            columns = {
+                "entry": dumps(entry),
+                "updated_at": int(updated) if isinstance(updated, (int, float)) and not isinstance(updated, bool)
+                else row["updated_at"],
+                **derived_columns(key, entry),
+            }
             conn.execute(
-                """UPDATE sessions SET entry = ?, updated_at = ?, label = ?, spawned_by = ?,
-                       parent_session_key = ? WHERE key = ?""",
-                (
-                    dumps(entry),
-                    int(updated) if isinstance(updated, (int, float)) else row["updated_at"],
-                    _str_or_none(entry.get("label")),
-                    _str_or_none(entry.get("spawnedBy")),
-                    _str_or_none(entry.get("parentSessionKey")),
-                    key,
-                ),
+                f"UPDATE sessions SET {', '.join(f'{c} = ?' for c in columns)} WHERE key = ?",
+                (*columns.values(), key),
             )
             updated_row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
         return _row_to_session(updated_row, self.state_dir)
@@ -501,6 +571,68 @@ class Store:
         if has_more:
             rows = rows[:limit]
         return [_row_to_session(r, self.state_dir) for r in rows], has_more
+
+    def agent_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute("SELECT DISTINCT agent_id FROM sessions")]
+
+    def browse(
+        self, flt: SessionFilter, *, order_by: str = "updated", descending: bool = True,
+        limit: int | None = 200, offset: int = 0, count: bool = True,
+    ) -> tuple[list[StoredSession], int]:
+        """A filtered, sorted page of sessions and the size of the whole filtered set."""
+        kind_expr = "(CASE WHEN key = 'global' THEN 'main' WHEN rest = ? THEN 'main' " \
+                    "WHEN kind = 'main' THEN 'other' ELSE kind END)"
+        where = ["listable = 1", "key != 'unknown'"]
+        args: list[Any] = []
+        if not flt.include_global:
+            where.append("key != 'global'")
+        if not flt.include_archived:
+            where.append("archived_at IS NULL")
+        if flt.agent_ids is not None:
+            where.append(f"agent_id IN ({', '.join('?' * len(flt.agent_ids)) or 'NULL'})")
+            args += flt.agent_ids
+        if flt.scope_agent is not None and flt.scope in ("self", "tree"):
+            mine = "key = ?" if flt.scope == "self" else "(key = ? OR spawned_by = ? OR parent_session_key = ?)"
+            where.append(f"(agent_id != ? OR {mine})")
+            args += [flt.scope_agent] + [flt.requester] * (1 if flt.scope == "self" else 3)
+        if flt.spawned_by is not None:
+            where.append("(spawned_by = ? OR parent_session_key = ?)")
+            args += [flt.spawned_by, flt.spawned_by]
+        if flt.kinds is not None:
+            where.append(f"{kind_expr} IN ({', '.join('?' * len(flt.kinds)) or 'NULL'})")
+            args += [flt.main_key, *flt.kinds]
+        if flt.active_since is not None:
+            where.append("updated_at >= ?")
+            args.append(flt.active_since)
+        if flt.search:
+            needle = flt.search.lower()
+            where.append("(instr(lower(key), ?) OR instr(lower(coalesce(label, '')), ?) "
+                         "OR instr(lower(coalesce(display_name, '')), ?) OR instr(lower(session_id), ?) "
+                         "OR instr(channel, ?))")
+            args += [needle] * 5
+        if flt.keys is not None:
+            where.append(f"key IN ({', '.join('?' * len(flt.keys)) or 'NULL'})")
+            args += flt.keys
+        clause = " AND ".join(where)
+        column = SORT_COLUMNS.get(order_by, "updated_at")
+        order_args: list[Any] = []
+        if column == "KIND":
+            column = kind_expr
+            order_args.append(flt.main_key)
+        elif column == "DISPLAY":
+            column = _DISPLAY_EXPR
+            order_args.append(flt.shown_as_main or "")
+        direction = "DESC" if descending else "ASC"
+        sql = f"SELECT * FROM sessions WHERE {clause} ORDER BY {column} {direction}, key"
+        page_args: list[Any] = []
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            page_args = [limit, offset]
+        with self.read() as conn:
+            rows = conn.execute(sql, (*args, *order_args, *page_args)).fetchall()
+            total = conn.execute(f"SELECT COUNT(*) FROM sessions WHERE {clause}", args).fetchone()[0] if count else -1
+        return [_row_to_session(r, self.state_dir) for r in rows], total
 
     def spawned_keys(self, requester: str) -> set[str]:
         """Keys of sessions spawned by (or parented to) `requester`."""

@@ -1,0 +1,85 @@
+"""Browsing sessions as a requester would see them, for views that hold thousands of rows.
+
+`sessions_list` caps a page at 200 rows and filters after paging, as REF does. The dashboard
+needs the whole visible set filtered, sorted and counted before paging, so this module turns the
+requester's visibility (REFERENCE §4, SPEC D1) into a store filter and builds each row with
+`sessions_list`'s own row builder: what the table shows is what that session's tools would see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sessions_tui.engine.store import SessionFilter, StoredSession
+from sessions_tui.engine.keys import classify_session_kind
+from sessions_tui.tools.access import RequesterContext
+from sessions_tui.tools.base import ToolCall
+from sessions_tui.tools.sessions_list import build_row
+
+
+@dataclass
+class BrowseQuery:
+    kinds: list[str] | None = None
+    active_minutes: int | None = None
+    search: str | None = None
+    order_by: str = "updated"
+    descending: bool = True
+    include_archived: bool = False
+
+
+@dataclass
+class BrowsePage:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    total: int = 0
+    offset: int = 0
+
+
+def visibility_filter(call: ToolCall, ctx: RequesterContext) -> SessionFilter:
+    """The sessions the requester's guard lets through, as a store filter."""
+    engine = call.engine
+    agent = ctx.requester_agent_id
+    flt = SessionFilter(main_key=engine.alias.main_key, include_global=engine.alias.alias == "global",
+                        shown_as_main=engine.main_session_key(agent))
+    if ctx.visibility == "all":
+        a2a = engine.a2a_policy()
+        flt.agent_ids = [a for a in engine.store.agent_ids() if a == agent or a2a.is_allowed(agent, a)]
+    else:
+        flt.agent_ids = [agent]
+    if ctx.visibility in ("self", "tree"):
+        flt.scope_agent, flt.scope, flt.requester = agent, ctx.visibility, ctx.effective_requester_key
+    if ctx.restrict_to_spawned:
+        flt.spawned_by = ctx.effective_requester_key
+        flt.include_global = False
+    return flt
+
+
+def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> dict[str, Any]:
+    kind = classify_session_kind(session.key, session.entry.get("kind"), call.engine.alias)
+    row = build_row(call, ctx, session, kind).dump()
+    row["_key"] = session.key  # the canonical key, for views that act on the row
+    return row
+
+
+def browse_sessions(call: ToolCall, query: BrowseQuery, *, offset: int = 0, limit: int = 500) -> BrowsePage:
+    engine = call.engine
+    ctx = RequesterContext.of(call)
+    flt = visibility_filter(call, ctx)
+    flt.kinds = query.kinds
+    flt.search = query.search or None
+    flt.include_archived = query.include_archived
+    if query.active_minutes:
+        flt.active_since = engine.now() - max(1, query.active_minutes) * 60_000
+    sessions, total = engine.store.browse(flt, order_by=query.order_by, descending=query.descending,
+                                          limit=limit, offset=offset)
+    return BrowsePage(rows=[_row(call, ctx, s) for s in sessions], total=total, offset=offset)
+
+
+def browse_rows(call: ToolCall, keys: list[str]) -> dict[str, dict[str, Any]]:
+    """The rows of some canonical keys, if the requester may see them (for live updates)."""
+    ctx = RequesterContext.of(call)
+    flt = visibility_filter(call, ctx)
+    flt.keys = keys
+    flt.include_archived = True
+    sessions, _ = call.engine.store.browse(flt, limit=None, count=False)
+    return {s.key: _row(call, ctx, s) for s in sessions}
