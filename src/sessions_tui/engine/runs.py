@@ -8,10 +8,10 @@ too (by polling), and runs a dead process left unfinished are found on start-up.
 
 from __future__ import annotations
 
+from sessions_tui.engine.ids import new_uuid
 import asyncio
 import json
 import os
-import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
@@ -143,7 +143,7 @@ class Runs:
     def start(self, request: RunRequest) -> str:
         """Queue a run; returns its id at once. Must be called inside the event loop."""
         record = RunRecord(
-            run_id=str(uuid.uuid4()), session_key=request.session_key, lane=request.lane,
+            run_id=new_uuid(), session_key=request.session_key, lane=request.lane,
             created_at=self.engine.now(),
         )
         self._insert(record, request)

@@ -11,12 +11,12 @@ went missing), so the mirror always converges on the database.
 
 from __future__ import annotations
 
+from sessions_tui.engine.ids import new_uuid
 import json
 import os
 import secrets
 import sqlite3
 import threading
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -425,7 +425,7 @@ class Store:
     ) -> StoredSession:
         if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
             raise StoreError(f"Session already exists: {key}")
-        sid = session_id or str(uuid.uuid4())
+        sid = session_id or new_uuid()
         if not SAFE_SESSION_ID_RE.match(sid):
             raise StoreError(f"Invalid session ID: {sid}")
         if conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (sid,)).fetchone():

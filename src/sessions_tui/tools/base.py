@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from sessions_tui.engine.ids import new_uuid
 import math
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,7 +126,7 @@ class ToolSpec:
 
 
 def new_run_id() -> str:
-    return str(uuid.uuid4())
+    return new_uuid()
 
 
 def compact(payload: dict[str, Any]) -> dict[str, Any]:

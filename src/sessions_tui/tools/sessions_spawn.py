@@ -7,7 +7,7 @@ comes back at once. The child announces back to the requester when it is done.
 
 from __future__ import annotations
 
-import uuid
+from sessions_tui.engine.ids import new_uuid
 from typing import Any
 
 from sessions_tui.engine.keys import (
@@ -225,7 +225,7 @@ async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, An
         if not allow_any and target not in allowed:
             listed = ", ".join(a for a in allowed if a != requester_agent) or "none"
             return _error("forbidden", f"agentId is not allowed for sessions_spawn (allowed: {listed})")
-    child_key = f"agent:{target}:subagent:{uuid.uuid4()}"
+    child_key = f"agent:{target}:subagent:{new_uuid()}"
     if not engine.is_sandboxed(child_key):
         if call.sandboxed:
             return _error("forbidden", "Sandboxed sessions cannot spawn unsandboxed subagents. Set a sandboxed "
