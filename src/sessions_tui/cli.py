@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sessions-tui {__version__}")
     _global_options(parser, suppress=False)
+    parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="dashboard: act as this session (default: main)")
+    parser.add_argument("--sandboxed", action="store_true", help="dashboard: act as a sandboxed requester")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     tool = sub.add_parser("tool", help="invoke one session tool and print its result as JSON")
@@ -181,14 +183,13 @@ def _run_import(opts: argparse.Namespace) -> int:
 
 
 def _run_dashboard(opts: argparse.Namespace) -> int:
+    from sessions_tui.ui.app import SessionsApp
+
     engine = _open_engine(opts)
-    try:
-        result = asyncio.run(invoke(ToolCall(engine=engine), "sessions_list", {}))
-    finally:
-        engine.close()
-    print(f"state: {engine.state_dir}")
-    for row in result["sessions"]:
-        print(f"{row['key']:<48} {row['kind']:<6} {row['channel']:<9} {row.get('label') or row.get('displayName') or ''}")
+    as_key = opts.as_key or "main"
+    if not looks_like_session_key(as_key):
+        raise UsageError(f"--as: not a session key: {as_key!r}")
+    SessionsApp(engine, acting_as=as_key, sandboxed=opts.sandboxed).run()
     return EXIT_OK
 
 

@@ -164,6 +164,11 @@ class Engine:
     def sandbox_visibility(self) -> str:
         return self.config.agents.defaults.sandbox.session_tools_visibility
 
+    def operator_sessions(self, search: str | None = None, limit: int = 200) -> list[tuple[str, str]]:
+        """(key, label) of every session, newest first: for the operator's own pickers."""
+        sessions, _ = self.store.list(limit=limit, search=search)
+        return [(s.key, s.entry.get("label") or s.entry.get("displayName") or "") for s in sessions]
+
     def session_channel(self, key: str) -> str | None:
         """The channel a session talks on (SPEC D10), or None when it is not known."""
         from sessions_tui.engine.keys import classify_session_kind, derive_channel

@@ -13,6 +13,7 @@ from typing import Any
 
 from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.engine.keys import classify_session_kind
+from sessions_tui.engine.policy import resolve_send_policy
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.sessions_list import build_row
@@ -58,6 +59,9 @@ def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> dict[
     kind = classify_session_kind(session.key, session.entry.get("kind"), call.engine.alias)
     row = build_row(call, ctx, session, kind).dump()
     row["_key"] = session.key  # the canonical key, for views that act on the row
+    verdict = resolve_send_policy(call.engine.config.session.send_policy, entry=session.entry, session_key=session.key)
+    row["_send"] = verdict.decision  # the effective send policy (SPEC D6)
+    row["_sendReason"] = verdict.reason
     return row
 
 

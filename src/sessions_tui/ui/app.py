@@ -1,0 +1,202 @@
+"""The sessions-tui dashboard: a Textual app on the embedded engine.
+
+The app owns the engine's lifecycle and the viewer's identity (acting as which session,
+sandboxed or not). Engine events become Textual messages; writes by other processes are noticed
+through SQLite's `data_version` (one cheap PRAGMA a quarter second) and become `StoreChanged`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.command import Hit, Hits, Provider
+
+from sessions_tui import runtime
+from sessions_tui.engine.engine import Engine
+from sessions_tui.tools.base import ToolCall
+from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
+from sessions_tui.ui.screens.acting_as import ActingAsScreen
+from sessions_tui.ui.screens.help import HelpScreen, binding_table
+from sessions_tui.ui.screens.main import MainScreen
+
+STORE_POLL_SECONDS = 0.25
+SWEEP_SECONDS = 60.0
+
+
+class DashboardCommands(Provider):
+    """The command palette (ctrl+p): every action of the dashboard by name."""
+
+    COMMANDS = [
+        ("Filter sessions", "filter"),
+        ("Toggle tool messages", "toggle_tools"),
+        ("Spawn panel", "toggle_spawn"),
+        ("Act as another session", "acting_as"),
+        ("Pause / resume live updates", "toggle_pause"),
+        ("Refresh", "refresh"),
+        ("Next page of sessions", "next_page"),
+        ("Previous page of sessions", "prev_page"),
+        ("Help", "help"),
+        ("Quit", "quit"),
+    ]
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, action in self.COMMANDS:
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), self._runner(action), help=f"action: {action}")
+
+    def _runner(self, action: str) -> Any:
+        async def run() -> None:
+            await self.app.run_action(action)
+
+        return run
+
+
+class SessionsApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "sessions-tui"
+    COMMANDS = App.COMMANDS | {DashboardCommands}
+    BINDINGS = [
+        Binding("slash", "filter", "filter", id="filter"),
+        Binding("escape", "back", "back", show=False, id="back"),
+        Binding("enter", "open", "open", show=True, id="open"),
+        Binding("t", "toggle_tools", "tools", id="tools"),
+        Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane"),
+        Binding("s", "toggle_spawn", "spawn", id="spawn"),
+        Binding("a", "acting_as", "act as", id="acting_as"),
+        Binding("p", "toggle_pause", "pause", id="pause"),
+        Binding("r", "refresh", "refresh", id="refresh"),
+        Binding("ctrl+s,ctrl+j", "send", "send", id="send", priority=True),
+        Binding("left_square_bracket", "prev_page", "page up", show=False, id="prev_page"),
+        Binding("right_square_bracket", "next_page", "page down", show=False, id="next_page"),
+        Binding("question_mark", "help", "help", id="help"),
+        Binding("q", "quit", "quit", id="quit"),
+    ]
+
+    def __init__(self, engine: Engine, *, acting_as: str = "main", sandboxed: bool = False,
+                 watch_store: bool = True) -> None:
+        super().__init__()
+        self.engine = engine
+        self.requester_key = engine.canonical(acting_as)
+        self.sandboxed = sandboxed or engine.is_sandboxed(self.requester_key)
+        self.paused = False
+        self.watch_store = watch_store
+        self._data_version = 0
+        self._unsubscribe: Any = None
+
+    # -- identity -------------------------------------------------------------------------------
+
+    def tool_call(self) -> ToolCall:
+        """The tool context of the acting-as session."""
+        return ToolCall(
+            engine=self.engine,
+            agent_session_key=self.requester_key,
+            agent_channel=self.engine.session_channel(self.requester_key),
+            sandboxed=self.sandboxed,
+        )
+
+    def display_key(self, key: str) -> str:
+        from sessions_tui.engine.keys import agent_id_of
+
+        return self.engine.display(key, agent_id_of(self.requester_key)) if key else key
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def on_mount(self) -> None:
+        keymap = dict(self.engine.config.ui.keybindings)
+        if keymap:
+            self.set_keymap(keymap)
+        await runtime.start(self.engine)
+        self._unsubscribe = self.engine.events.subscribe(self._on_engine_event)
+        self._data_version = self.engine.store.data_version()
+        if self.watch_store:
+            self.set_interval(STORE_POLL_SECONDS, self._poll_store)
+        self.set_interval(SWEEP_SECONDS, self.engine.subagents.sweep)
+        await self.push_screen(MainScreen())
+
+    async def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        await self.engine.aclose()
+
+    def _on_engine_event(self, event: Any) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.post_message(EngineEventMessage(event))
+
+    def _poll_store(self) -> None:
+        version = self.engine.store.data_version()
+        if version != self._data_version:
+            self._data_version = version
+            for screen in self.screen_stack:
+                if isinstance(screen, MainScreen):
+                    screen.post_message(StoreChanged())
+
+    @property
+    def main_screen(self) -> MainScreen:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise LookupError("main screen not mounted")
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_filter(self) -> None:
+        self.main_screen.query_one("#filter").focus()
+
+    def action_back(self) -> None:
+        self.main_screen.clear_or_back()
+
+    def action_open(self) -> None:
+        table = self.main_screen.query_one("#sessions")
+        if self.focused is table:
+            table.action_select_cursor()
+
+    def action_toggle_tools(self) -> None:
+        self.main_screen.toggle_tools()
+
+    def action_toggle_spawn(self) -> None:
+        self.main_screen.toggle_spawn()
+
+    def action_toggle_pause(self) -> None:
+        self.paused = not self.paused
+        screen = self.main_screen
+        screen.query_one("#status-header").paused = self.paused
+        if not self.paused:
+            screen.resume()
+
+    def action_refresh(self) -> None:
+        screen = self.main_screen
+        screen.reload_table()
+        screen.query_one("#transcript").reload()
+        screen.query_one("#spawn").refresh_runs()
+
+    def action_send(self) -> None:
+        if self.screen is self.main_screen:
+            self.main_screen.query_one("#composer").send()
+
+    def action_prev_page(self) -> None:
+        self.main_screen.page(-1)
+
+    def action_next_page(self) -> None:
+        self.main_screen.page(1)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(binding_table(self)))
+
+    def action_acting_as(self) -> None:
+        def chosen(result: tuple[str, bool] | None) -> None:
+            if result is None:
+                return
+            key, sandboxed = result
+            self.requester_key = self.engine.canonical(key)
+            self.sandboxed = sandboxed
+            self.main_screen.requester_changed()
+            self.notify(f"Acting as {self.display_key(self.requester_key)}"
+                        + (" (sandboxed)" if sandboxed else ""), timeout=3)
+
+        self.push_screen(ActingAsScreen(self.engine, self.requester_key, self.sandboxed), chosen)

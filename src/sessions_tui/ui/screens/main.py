@@ -1,0 +1,345 @@
+"""The main screen: filters and the session table, the transcript or spawn panel, the composer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from sessions_tui.ui.text import span
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, DataTable, Footer, Static
+
+from sessions_tui.engine.events import (
+    Announced,
+    DeliveryChanged,
+    EngineEvent,
+    MessageAppended,
+    PolicyRefused,
+    RunEnded,
+    RunStarted,
+    RunStreamed,
+    SendProgress,
+    SessionChanged,
+)
+from sessions_tui.tools.browse import BrowsePage, BrowseQuery, browse_rows, browse_sessions
+from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
+from sessions_tui.ui.widgets.composer import Composer
+from sessions_tui.ui.widgets.filter_bar import FilterBar
+from sessions_tui.ui.widgets.header import StatusHeader
+from sessions_tui.ui.widgets.session_table import SessionTable
+from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
+from sessions_tui.ui.widgets.transcript import TranscriptPane
+
+PAGE_SIZE = 500
+
+
+class MainScreen(Screen):
+    """Everything the dashboard shows at once; engine events arrive here as messages."""
+
+    class PageLoaded(Message):
+        def __init__(self, page: BrowsePage, generation: int) -> None:
+            super().__init__()
+            self.page = page
+            self.generation = generation
+
+    class RowsFetched(Message):
+        def __init__(self, keys: list[str], found: dict[str, dict[str, Any]]) -> None:
+            super().__init__()
+            self.keys = keys
+            self.found = found
+
+    class PageRefreshed(Message):
+        def __init__(self, page: BrowsePage) -> None:
+            super().__init__()
+            self.page = page
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_state = BrowseQuery()
+        self.page_offset = 0
+        self.total = 0
+        self.generation = 0
+        self.pending_keys: set[str] = set()
+        self.stale = False
+
+    # -- layout ---------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield StatusHeader(id="status-header")
+        yield FilterBar(id="filter-bar")
+        with Horizontal(id="body"):
+            with Vertical(id="table-column"):
+                yield SessionTable(id="sessions")
+                yield Static("", id="page-info")
+            with ContentSwitcher(initial="transcript", id="side"):
+                yield TranscriptPane(id="transcript")
+                yield SpawnPanel(id="spawn")
+        yield Composer(id="composer")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        app = self.app
+        transcript = self.query_one(TranscriptPane)
+        transcript.call_factory = app.tool_call  # type: ignore[attr-defined]
+        transcript.display_key = app.display_key  # type: ignore[attr-defined]
+        composer = self.query_one(Composer)
+        composer.call_factory = app.tool_call  # type: ignore[attr-defined]
+        composer.engine = app.engine  # type: ignore[attr-defined]
+        composer.display_key = app.display_key  # type: ignore[attr-defined]
+        header = self.query_one(StatusHeader)
+        header.state_dir = str(app.engine.state_dir)  # type: ignore[attr-defined]
+        self.requester_changed()
+        self.query_one(SessionTable).focus()
+        self.set_interval(5.0, self._tick_times)
+
+    # -- the requester --------------------------------------------------------------------------
+
+    def requester_changed(self) -> None:
+        """Acting as someone else: the table, transcript and composer show what they would."""
+        app: Any = self.app
+        header = self.query_one(StatusHeader)
+        header.acting_as = app.display_key(app.requester_key)
+        header.sandboxed = app.sandboxed
+        self.query_one(SpawnPanel).configure(app.engine, app.tool_call, app.requester_key)
+        self.reload_table()
+        self.query_one(TranscriptPane).reload()
+
+    # -- table ----------------------------------------------------------------------------------
+
+    def reload_table(self) -> None:
+        self.generation += 1
+        self._load_page(self.generation, self.page_offset)
+
+    @work(exclusive=True, group="table", thread=True)
+    def _load_page(self, generation: int, offset: int) -> None:
+        app: Any = self.app
+        page = browse_sessions(app.tool_call(), self.query_state, offset=offset, limit=PAGE_SIZE)
+        self.post_message(self.PageLoaded(page, generation))
+
+    def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
+        if event.generation != self.generation:
+            return
+        app: Any = self.app
+        table = self.query_one(SessionTable)
+        table.load(event.page.rows, app.engine.now())
+        self.total = event.page.total
+        self._update_counts()
+        if table.row_count and table.current_key() is not None and self.query_one(TranscriptPane).key is None:
+            self._open(table.current_key())
+
+    def _update_counts(self) -> None:
+        table = self.query_one(SessionTable)
+        header = self.query_one(StatusHeader)
+        header.total = self.total
+        header.running = sum(1 for r in table.rows_by_key.values() if r.get("status") == "running")
+        first = self.page_offset + 1 if table.row_count else 0
+        last = self.page_offset + table.row_count
+        text = span(f" rows {first:,}–{last:,} of {self.total:,}", style="dim")
+        if self.total > PAGE_SIZE:
+            text.append("   [ previous page   ] next page", style="dim")
+        self.query_one("#page-info", Static).update(text)
+
+    @on(FilterBar.Changed)
+    def _filters(self, event: FilterBar.Changed) -> None:
+        self.query_state.search = event.search or None
+        self.query_state.kinds = event.kinds
+        self.query_state.active_minutes = event.active_minutes or None
+        self.page_offset = 0
+        self.reload_table()
+
+    @on(SessionTable.SortRequested)
+    def _sort(self, event: SessionTable.SortRequested) -> None:
+        if self.query_state.order_by == event.order_by:
+            self.query_state.descending = not self.query_state.descending
+        else:
+            self.query_state.order_by = event.order_by
+            self.query_state.descending = event.order_by in ("updated", "tokens")
+        self.page_offset = 0
+        self.reload_table()
+
+    def page(self, step: int) -> None:
+        offset = max(0, min(self.page_offset + step * PAGE_SIZE, max(0, self.total - 1) // PAGE_SIZE * PAGE_SIZE))
+        if offset != self.page_offset:
+            self.page_offset = offset
+            self.reload_table()
+
+    def _tick_times(self) -> None:
+        app: Any = self.app
+        if not app.paused:
+            self.query_one(SessionTable).refresh_times(app.engine.now())
+
+    # -- selection ------------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#sessions")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value if event.row_key is not None else None
+        if key is not None and key != self.query_one(TranscriptPane).key:
+            self._open(key)
+
+    @on(DataTable.RowSelected, "#sessions")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value if event.row_key is not None else None
+        if key is not None:
+            self._open(key)
+            self.query_one("#message").focus()
+
+    def _open(self, key: str | None) -> None:
+        app: Any = self.app
+        row = self.query_one(SessionTable).rows_by_key.get(key or "")
+        shown = row["key"] if row else app.display_key(key or "")
+        pane = self.query_one(TranscriptPane)
+        pane.open(key, shown)
+        self.query_one(Composer).set_target(key, shown)
+
+    # -- live updates ---------------------------------------------------------------------------
+
+    def on_engine_event_message(self, message: EngineEventMessage) -> None:
+        app: Any = self.app
+        event = message.event
+        self.query_one(Composer).on_engine_event(event)
+        self._spawn_panel_event(event)
+        if app.paused:
+            self.stale = True
+            return
+        pane = self.query_one(TranscriptPane)
+        if isinstance(event, RunStreamed) and event.session_key == pane.key:
+            pane.stream(event.kind, event.delta)
+        elif isinstance(event, MessageAppended):
+            if event.session_key == pane.key:
+                pane.refresh_tail()
+            self._changed(event.session_key)
+        elif isinstance(event, (SessionChanged, RunStarted, RunEnded)):
+            self._changed(event.session_key)
+
+    def _spawn_panel_event(self, event: EngineEvent) -> None:
+        panel = self.query_one(SpawnPanel)
+        app: Any = self.app
+        if isinstance(event, Announced) and event.kind == "subagent" and event.session_key == app.requester_key:
+            panel.add_announcement(event.text, event.child_session_key or "", event.ts, event.run_id or "",
+                                   delivery=event.delivery)
+        if isinstance(event, (SessionChanged, RunEnded)):
+            panel.refresh_runs()
+
+    def _changed(self, key: str) -> None:
+        """Collect changed keys and refresh their rows once per tick (row diffs, not a rebuild)."""
+        if not self.pending_keys:
+            self.set_timer(0.05, self._flush_changes)
+        self.pending_keys.add(key)
+
+    def _flush_changes(self) -> None:
+        keys, self.pending_keys = sorted(self.pending_keys), set()
+        if keys:
+            self._load_rows(keys)
+
+    @work(group="rows", thread=True)
+    def _load_rows(self, keys: list[str]) -> None:
+        app: Any = self.app
+        self.post_message(self.RowsFetched(keys, browse_rows(app.tool_call(), keys)))
+
+    def on_main_screen_rows_fetched(self, event: RowsFetched) -> None:
+        app: Any = self.app
+        table = self.query_one(SessionTable)
+        query = self.query_state
+        rows: dict[str, dict[str, Any] | None] = {}
+        for key in event.keys:
+            row = event.found.get(key)
+            if row is not None and not self._matches(row):
+                row = None
+            if row is None and key not in table.rows_by_key:
+                continue
+            rows[key] = row
+        if not rows:
+            return
+        order = None
+        if query.order_by == "updated" and self.page_offset == 0:
+            merged = {**table.rows_by_key, **{k: v for k, v in rows.items() if v is not None}}
+            for key, value in rows.items():
+                if value is None:
+                    merged.pop(key, None)
+            order = sorted(merged, key=lambda k: (merged[k].get("updatedAt") or 0), reverse=query.descending)
+            for key in order[PAGE_SIZE:]:
+                rows[key] = None
+            order = order[:PAGE_SIZE]
+        before = len(table.rows_by_key)
+        table.apply(rows, app.engine.now(), order)
+        self.total += len(table.rows_by_key) - before
+        self._update_counts()
+
+    def _matches(self, row: dict[str, Any]) -> bool:
+        query = self.query_state
+        if row.get("archived") and not query.include_archived:
+            return False
+        if query.kinds is not None and row.get("kind") not in query.kinds:
+            return False
+        if query.active_minutes:
+            app: Any = self.app
+            if (row.get("updatedAt") or 0) < app.engine.now() - query.active_minutes * 60_000:
+                return False
+        if query.search:
+            needle = query.search.lower()
+            haystack = " ".join(str(row.get(f) or "") for f in ("_key", "key", "label", "displayName", "sessionId",
+                                                               "channel")).lower()
+            if needle not in haystack:
+                return False
+        return True
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        """Another process wrote: refresh the page (as row diffs) and the open transcript."""
+        app: Any = self.app
+        if app.paused:
+            self.stale = True
+            return
+        self._refresh_page_as_diff()
+        self.query_one(TranscriptPane).refresh_tail()
+        self.query_one(SpawnPanel).refresh_runs()
+
+    @work(exclusive=True, group="table", thread=True)
+    def _refresh_page_as_diff(self) -> None:
+        app: Any = self.app
+        page = browse_sessions(app.tool_call(), self.query_state, offset=self.page_offset, limit=PAGE_SIZE)
+        self.post_message(self.PageRefreshed(page))
+
+    def on_main_screen_page_refreshed(self, event: PageRefreshed) -> None:
+        app: Any = self.app
+        table = self.query_one(SessionTable)
+        fresh = {row["_key"]: row for row in event.page.rows}
+        rows: dict[str, dict[str, Any] | None] = dict(fresh)
+        for key in table.rows_by_key:
+            if key not in fresh:
+                rows[key] = None
+        table.apply(rows, app.engine.now(), list(fresh))
+        self.total = event.page.total
+        self._update_counts()
+
+    def resume(self) -> None:
+        if self.stale:
+            self.stale = False
+            self._refresh_page_as_diff()
+            self.query_one(TranscriptPane).refresh_tail()
+
+    # -- actions the app forwards ---------------------------------------------------------------
+
+    def toggle_spawn(self) -> None:
+        switcher = self.query_one(ContentSwitcher)
+        switcher.current = "spawn" if switcher.current == "transcript" else "transcript"
+        if switcher.current == "spawn":
+            self.query_one("#spawn-task").focus()
+        else:
+            self.query_one(SessionTable).focus()
+
+    def toggle_tools(self) -> None:
+        pane = self.query_one(TranscriptPane)
+        pane.set_tools(not pane.tools)
+
+    def clear_or_back(self) -> None:
+        if self.query_one(FilterBar).clear():
+            return
+        if self.query_one(ContentSwitcher).current == "spawn":
+            self.toggle_spawn()
+            return
+        self.query_one(SessionTable).focus()

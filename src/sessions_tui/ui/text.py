@@ -1,0 +1,82 @@
+"""Agent text shown as data: never markup, never terminal control.
+
+Everything an agent wrote goes through `literal`, which builds a Rich `Text` (so `[bold]` stays
+two brackets and a word) with control characters replaced by visible symbols (so an escape
+sequence shows as `␛[31m` instead of colouring the terminal).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from rich.text import Text
+
+_CONTROL = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x0A, 0x09)}
+_CONTROL[0x7F] = "␡"
+_CONTROL.update({c: "�" for c in range(0x80, 0xA0)})
+_TABLE = str.maketrans(_CONTROL)
+
+STATUS_ICONS = {"running": "▶", "done": "✓", "failed": "✗", "killed": "✗", "timeout": "⏱"}
+ROLE_STYLES = {
+    "user": "bold #7fb4ff",
+    "assistant": "bold #9ee493",
+    "toolResult": "bold #e5c07b",
+    "tool": "bold #e5c07b",
+    "system": "bold #c678dd",
+}
+
+
+def visible(text: str) -> str:
+    """The text with every control character (but newline and tab) made visible."""
+    return text.translate(_TABLE)
+
+
+def span(text: str, style: str = "") -> Text:
+    """Text whose style stays on its own characters when concatenated (a Rich base style would spread)."""
+    out = Text()
+    out.append(text, style=style or None)
+    return out
+
+
+def literal(text: object, style: str = "") -> Text:
+    """Agent text as a Rich Text: no markup parsing, no terminal control."""
+    return span(visible(text if isinstance(text, str) else str(text)), style)
+
+
+def one_line(text: object, limit: int = 120) -> str:
+    flat = " ".join(visible(text if isinstance(text, str) else str(text)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def relative_time(ms: int | float | None, now_ms: int) -> str:
+    if not isinstance(ms, (int, float)):
+        return "—"
+    seconds = max(0, int((now_ms - ms) / 1000))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    if seconds < 86400:
+        return f"{seconds // 3600}h"
+    return f"{seconds // 86400}d"
+
+
+def clock_time(ms: int | float | None) -> str:
+    if not isinstance(ms, (int, float)):
+        return "--:--"
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%H:%M")
+
+
+def short_number(n: int | float | None) -> str:
+    if not isinstance(n, (int, float)) or n <= 0:
+        return ""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}m"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(int(n))
+
+
+def elapsed(ms: int | float) -> str:
+    seconds = max(0, int(ms / 1000))
+    return f"{seconds // 60}:{seconds % 60:02d}"

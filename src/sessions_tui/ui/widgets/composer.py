@@ -1,0 +1,195 @@
+"""The composer: `sessions_send` into the selected session, with a live countdown and the outcome.
+
+A standalone `/send on|off|inherit` is the owner's command instead (SPEC D15). After the send
+returns, the ping-pong turns and the announce are added as they happen.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, Input, Label, ProgressBar, Static
+
+from sessions_tui.engine.commands import is_send_command, run_owner_command
+from sessions_tui.engine.events import Announced, EngineEvent, PolicyRefused, RunStarted, SendProgress
+from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.registry import invoke
+from sessions_tui.ui.text import literal, one_line, span
+
+DEFAULT_TIMEOUT = 30
+LOG_LINES = 6
+_DELIVERY = {
+    "recorded": "recorded in the outbox",
+    "pending": "queued for its webhook",
+    "forbidden": "blocked by the send policy",
+    "none": "no channel to post to",
+}
+
+
+class Composer(Vertical):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.key: str | None = None
+        self.shown_key = ""
+        self.call_factory: Any = None  # () -> ToolCall, set by the screen
+        self.engine: Any = None
+        self.display_key: Any = lambda k: k
+        self.run_id: str | None = None
+        self.last_status: str | None = None
+        self.waiting_run: str | None = None
+        self.deadline_ms = 0
+        self.timeout_s = 0
+        self._timer: Any = None
+        self._log: list[Text] = []
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="composer-head"):
+            yield Label("Send to", classes="dim-label")
+            yield Static(span("(no session)", style="dim"), id="composer-target")
+            yield Label("timeout", classes="dim-label")
+            yield Input(str(DEFAULT_TIMEOUT), id="timeout", type="integer", max_length=4)
+            yield Label("s", classes="dim-label")
+            yield Button("Send ^s", id="send-button", compact=True)
+        yield Input(placeholder="Message… (or /send on|off|inherit)", id="message")
+        with Horizontal(id="composer-status"):
+            yield ProgressBar(total=DEFAULT_TIMEOUT, show_eta=False, show_percentage=False, id="countdown")
+            yield Static("", id="outcome")
+        yield Static("", id="send-log")
+
+    def on_mount(self) -> None:
+        self.query_one("#countdown", ProgressBar).display = False
+
+    def set_target(self, key: str | None, shown: str) -> None:
+        self.key, self.shown_key = key, shown
+        target = self.query_one("#composer-target", Static)
+        target.update(literal(shown, style="bold") if key else span("(no session)", style="dim"))
+
+    def timeout_value(self) -> int:
+        raw = self.query_one("#timeout", Input).value.strip()
+        try:
+            return max(0, int(raw))
+        except ValueError:
+            return DEFAULT_TIMEOUT
+
+    @on(Input.Submitted, "#message")
+    @on(Button.Pressed, "#send-button")
+    def _submit(self, event: Any) -> None:
+        event.stop()
+        self.send()
+
+    def send(self) -> None:
+        box = self.query_one("#message", Input)
+        text = box.value.strip()
+        if not text:
+            self.app.notify("Type a message first.", severity="warning")
+            return
+        if self.key is None:
+            self.app.notify("Pick a session in the table first.", severity="warning")
+            return
+        box.value = ""
+        if is_send_command(text):
+            reply = run_owner_command(self.engine, self.key, text)
+            self._outcome(literal(reply or ""))
+            return
+        self._send(self.key, self.shown_key, text, self.timeout_value())
+
+    @work(exclusive=True, group="send")
+    async def _send(self, key: str, shown: str, text: str, timeout: int) -> None:
+        self._log = []
+        self.query_one("#send-log", Static).update("")
+        self.run_id = None
+        self.waiting_run = None
+        started = time.monotonic()
+        if timeout > 0:
+            self._start_countdown(timeout)
+        try:
+            result = await invoke(self.call_factory(), "sessions_send",
+                                  {"sessionKey": key, "message": text, "timeoutSeconds": timeout})
+        except ToolInputError as exc:
+            result = {"status": "error", "error": str(exc)}
+        finally:
+            self._stop_countdown()
+        self.run_id = result.get("runId")
+        self.last_status = result.get("status")
+        self._show_result(result, time.monotonic() - started)
+
+    def _start_countdown(self, timeout: int) -> None:
+        self.timeout_s = timeout
+        self.deadline_ms = self.engine.now() + timeout * 1000
+        bar = self.query_one("#countdown", ProgressBar)
+        bar.update(total=timeout, progress=0)
+        bar.display = True
+        self._tick()
+        self._timer = self.set_interval(0.2, self._tick)
+
+    def _stop_countdown(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.query_one("#countdown", ProgressBar).display = False
+
+    def _tick(self) -> None:
+        left_ms = max(0, self.deadline_ms - self.engine.now())
+        left = (left_ms + 999) // 1000
+        self.query_one("#countdown", ProgressBar).update(progress=self.timeout_s - left_ms / 1000)
+        text = span("waiting ", style="bold")
+        text.append(f"{left} s left", style="bold #e5c07b")
+        if self.waiting_run:
+            text.append(f"   ·   run {self.waiting_run[:8]}… running", style="dim")
+        self.query_one("#outcome", Static).update(text)
+
+    def _outcome(self, text: Text) -> None:
+        self.query_one("#outcome", Static).update(text)
+
+    def _show_result(self, result: dict[str, Any], seconds: float) -> None:
+        status = result.get("status")
+        if status == "ok":
+            text = span("ok", style="bold #9ee493") + span(f" · replied in {seconds:.1f} s", style="")
+            reply = result.get("reply")
+            text.append("\n")
+            text.append_text(literal(one_line(reply, 300)) if reply else span("(no new reply)", style="dim"))
+        elif status == "accepted":
+            text = span("accepted", style="bold #7fb4ff") + Text(" · run goes on")
+        elif status == "timeout":
+            text = span("timeout", style="bold #e5c07b") + Text(" · run goes on, see transcript")
+        elif status == "forbidden":
+            text = span("forbidden", style="bold #e06c75") + Text(" · ") + literal(result.get("error", ""))
+        else:
+            text = Text(str(status), style="bold #e06c75") + Text(" · ") + literal(result.get("error", ""))
+        self._outcome(text)
+
+    def on_engine_event(self, event: EngineEvent) -> None:
+        """Engine events about this composer's send: its run, ping-pong turns, the announce."""
+        if isinstance(event, RunStarted) and self._timer is not None and event.session_key == self.key \
+                and event.lane == "nested" and self.waiting_run is None:
+            self.waiting_run = event.run_id
+            return
+        if self.run_id is None:
+            return
+        if isinstance(event, SendProgress) and event.run_id == self.run_id:
+            if event.phase == "ping_pong":
+                speaker = self.display_key(event.speaker or "")
+                line = span(f"↔ turn {event.turn} of {event.max_turns} · ", style="dim") + literal(speaker, style="bold")
+                line.append(": ")
+                line.append_text(literal(one_line(event.text or "", 160)))
+                if event.detail.get("stopped"):
+                    line.append("  (stops)", style="dim")
+                self._add_log(line)
+            elif event.phase == "reply" and event.text and self.last_status != "ok":
+                self._add_log(span("reply · ", style="dim") + literal(one_line(event.text, 200)))
+            elif event.phase == "announce" and event.detail.get("skipped"):
+                self._add_log(span("announce · stays silent (ANNOUNCE_SKIP)", style="dim"))
+        elif isinstance(event, Announced) and event.run_id == self.run_id:
+            where = _DELIVERY.get(event.delivery or "", event.delivery or "")
+            self._add_log(span(f"announce ({where}) · ", style="bold #c678dd") + literal(one_line(event.text, 200)))
+        elif isinstance(event, PolicyRefused) and event.session_key in (self.key,):
+            self._add_log(span("forbidden · ", style="bold #e06c75") + literal(event.reason))
+
+    def _add_log(self, line: Text) -> None:
+        self._log = (self._log + [line])[-LOG_LINES:]
+        self.query_one("#send-log", Static).update(Text("\n").join(self._log))

@@ -1,0 +1,67 @@
+"""Filters of the session table: free text (`/`), kind toggles, active minutes."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Checkbox, Input, Label, Select
+
+from sessions_tui.engine.keys import SESSION_KINDS
+
+ACTIVE_CHOICES = [("any time", 0), ("5 min", 5), ("15 min", 15), ("60 min", 60), ("1 day", 1440), ("7 days", 10080)]
+
+
+class KindToggle(Checkbox):
+    """An on/off toggle for one session kind."""
+
+
+class FilterBar(Horizontal):
+    class Changed(Message):
+        def __init__(self, search: str, kinds: list[str] | None, active_minutes: int) -> None:
+            super().__init__()
+            self.search = search
+            self.kinds = kinds
+            self.active_minutes = active_minutes
+
+    def compose(self) -> ComposeResult:
+        yield Label("Filter", classes="filter-label")
+        yield Input(placeholder="/ to filter by key, label, channel…", id="filter")
+        yield Label("Kinds", classes="filter-label")
+        for kind in SESSION_KINDS:
+            yield KindToggle(kind, value=True, id=f"kind-{kind}", classes="kind-toggle", compact=True)
+        yield Label("Active", classes="filter-label")
+        yield Select(ACTIVE_CHOICES, value=0, allow_blank=False, id="active", compact=True)
+
+    def state(self) -> tuple[str, list[str] | None, int]:
+        search = self.query_one("#filter", Input).value.strip()
+        kinds = [k for k in SESSION_KINDS if self.query_one(f"#kind-{k}", KindToggle).value]
+        active = self.query_one("#active", Select).value
+        return search, (None if len(kinds) == len(SESSION_KINDS) else kinds), int(active or 0)
+
+    def _changed(self) -> None:
+        self.post_message(self.Changed(*self.state()))
+
+    @on(Input.Changed, "#filter")
+    def _search(self, event: Input.Changed) -> None:
+        event.stop()
+        self._changed()
+
+    @on(Checkbox.Changed)
+    def _kind(self, event: Checkbox.Changed) -> None:
+        event.stop()
+        self._changed()
+
+    @on(Select.Changed, "#active")
+    def _active(self, event: Select.Changed) -> None:
+        event.stop()
+        self._changed()
+
+    def clear(self) -> bool:
+        """Clear the text filter; returns whether there was anything to clear."""
+        box = self.query_one("#filter", Input)
+        if not box.value:
+            return False
+        box.value = ""
+        return True
