@@ -77,8 +77,10 @@ class SessionsApp(App[None]):
     ]
 
     def __init__(self, engine: Engine, *, acting_as: str = "main", sandboxed: bool = False,
-                 watch_store: bool = True) -> None:
+                 watch_store: bool = True, steady: bool = False) -> None:
+        """`steady` stops cursor blinking, for screenshots and snapshot tests."""
         super().__init__()
+        self.steady = steady
         self.engine = engine
         self.requester_key = engine.canonical(acting_as)
         self.sandboxed = sandboxed or engine.is_sandboxed(self.requester_key)

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Button, Input, Label, OptionList, Static, Switch
 from textual.widgets.option_list import Option
 
@@ -50,7 +51,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="acting-as"):
             yield Static(span("Act as", style="bold"), classes="panel-title")
-            yield Input(placeholder="filter sessions, or type any session key", id="acting-filter")
+            yield Field(placeholder="filter sessions, or type any session key", id="acting-filter")
             yield OptionList(id="acting-options")
             with Horizontal(id="acting-controls"):
                 yield Label("sandboxed")

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 from sessions_tui.engine.commands import is_send_command, run_owner_command
@@ -52,10 +53,10 @@ class Composer(Vertical):
             yield Label("Send to", classes="dim-label")
             yield Static(span("(no session)", style="dim"), id="composer-target")
             yield Label("timeout", classes="dim-label")
-            yield Input(str(DEFAULT_TIMEOUT), id="timeout", type="integer", max_length=4)
+            yield Field(str(DEFAULT_TIMEOUT), id="timeout", type="integer", max_length=4)
             yield Label("s", classes="dim-label")
             yield Button("Send ^s", id="send-button", compact=True)
-        yield Input(placeholder="Message… (or /send on|off|inherit)", id="message")
+        yield Field(placeholder="Message… (or /send on|off|inherit)", id="message")
         with Horizontal(id="composer-status"):
             yield ProgressBar(total=DEFAULT_TIMEOUT, show_eta=False, show_percentage=False, id="countdown")
             yield Static("", id="outcome")

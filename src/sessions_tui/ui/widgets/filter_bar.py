@@ -6,6 +6,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Checkbox, Input, Label, Select
 
 from sessions_tui.engine.keys import SESSION_KINDS
@@ -27,7 +28,7 @@ class FilterBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label("Filter", classes="filter-label")
-        yield Input(placeholder="/ to filter by key, label, channel…", id="filter")
+        yield Field(placeholder="/ to filter by key, label, channel…", id="filter")
         yield Label("Kinds", classes="filter-label")
         for kind in SESSION_KINDS:
             yield KindToggle(kind, value=True, id=f"kind-{kind}", classes="kind-toggle", compact=True)

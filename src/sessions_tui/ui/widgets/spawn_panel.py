@@ -9,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from sessions_tui.engine.keys import agent_id_of
@@ -39,17 +40,17 @@ class SpawnPanel(Vertical):
             yield Static(span("Spawn a sub-agent", style="bold"), classes="panel-title")
             with Horizontal(classes="form-row"):
                 yield Label("Task", classes="form-label")
-                yield Input(placeholder="what the sub-agent should do", id="spawn-task")
+                yield Field(placeholder="what the sub-agent should do", id="spawn-task")
             with Horizontal(classes="form-row"):
                 yield Label("Label", classes="form-label")
-                yield Input(placeholder="optional", id="spawn-label")
+                yield Field(placeholder="optional", id="spawn-label")
                 yield Label("Agent", classes="form-label")
                 yield Select([("main", "main")], value="main", allow_blank=False, id="spawn-agent", compact=True)
             with Horizontal(classes="form-row"):
                 yield Label("Model", classes="form-label")
-                yield Input(placeholder="default", id="spawn-model")
+                yield Field(placeholder="default", id="spawn-model")
                 yield Label("Timeout", classes="form-label")
-                yield Input("0", id="spawn-timeout", type="integer", max_length=5)
+                yield Field("0", id="spawn-timeout", type="integer", max_length=5)
                 yield Label("Cleanup", classes="form-label")
                 yield Select([("keep", "keep"), ("delete", "delete")], value="keep", allow_blank=False,
                              id="spawn-cleanup", compact=True)
