@@ -167,6 +167,7 @@ class SpawnPanel(Vertical):
             params["runTimeoutSeconds"] = int(timeout)
         params["cleanup"] = self.query_one("#spawn-cleanup", Select).value
         self.query_one("#spawn-task", Input).value = ""
+        self.query_one("#spawn-label", Input).value = ""
         self._spawn(params)
 
     @work(exclusive=False, group="spawn")
