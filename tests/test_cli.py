@@ -22,7 +22,7 @@ def cli(*args, state: Path, env_extra=None, config: Path | None = None):
 @pytest.fixture(scope="module")
 def demo_state(tmp_path_factory):
     state = tmp_path_factory.mktemp("demo")
-    proc = cli("--demo", state=state)
+    proc = cli("demo", state=state)
     assert proc.returncode == 0, proc.stderr
     return state
 
@@ -124,14 +124,15 @@ def test_output_is_utf8_json_not_ascii_escapes(demo_state):
     assert "…" in proc.stdout  # the redaction mask, printed as itself
 
 
-def test_dashboard_placeholder_lists_the_demo(demo_state):
-    proc = cli(state=demo_state)
+def test_demo_command_seeds_once_and_lists_the_sessions(demo_state):
+    proc = cli("demo", state=demo_state)
     assert proc.returncode == 0 and "cron:nightly-report" in proc.stdout
+    assert proc.stdout.count("\n") == 9  # the state line and 8 sessions: seeding again added nothing
 
 
 def test_help_mentions_every_command(tmp_path):
     proc = cli("--help", state=tmp_path)
-    for word in ("tool", "import-openclaw", "--state", "--config", "--demo"):
+    for word in ("tool", "send", "demo", "import-openclaw", "--state", "--config", "--demo", "--as"):
         assert word in proc.stdout
 
 
@@ -143,7 +144,7 @@ def fast_state(tmp_path):
     state = tmp_path / "fast"
     state.mkdir()
     (state / "config.json5").write_text(FAST)
-    assert cli("--demo", state=state).returncode == 0
+    assert cli("demo", state=state).returncode == 0
     return state
 
 

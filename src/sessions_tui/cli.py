@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("--timeout", type=float, default=30, metavar="N", help="seconds to wait for the reply (0 = do not wait; default 30)")
     send.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="send on behalf of this session (enables the ping-pong with it)")
 
+    demo = sub.add_parser("demo", help="fill an empty state directory with the demo and list its sessions")
+    _global_options(demo, suppress=True)
+
     imp = sub.add_parser("import-openclaw", help="import a legacy OpenClaw state directory")
     _global_options(imp, suppress=True)
     imp.add_argument("source", metavar="DIR", help="an OpenClaw state directory (with agents/*/sessions/)")
@@ -182,6 +185,20 @@ def _run_import(opts: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_demo(opts: argparse.Namespace) -> int:
+    opts.demo = True
+    engine = _open_engine(opts)
+    try:
+        result = asyncio.run(invoke(ToolCall(engine=engine), "sessions_list", {}))
+    finally:
+        engine.close()
+    print(f"state: {engine.state_dir}")
+    for row in result["sessions"]:
+        label = row.get("label") or row.get("displayName") or ""
+        print(f"{row['key']:<48} {row['kind']:<6} {row['channel']:<9} {label}")
+    return EXIT_OK
+
+
 def _run_dashboard(opts: argparse.Namespace) -> int:
     from sessions_tui.ui.app import SessionsApp
 
@@ -201,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_run_tool(opts))
         if opts.command == "send":
             return asyncio.run(_run_send(opts))
+        if opts.command == "demo":
+            return _run_demo(opts)
         if opts.command == "import-openclaw":
             return _run_import(opts)
         return _run_dashboard(opts)
