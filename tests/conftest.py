@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,10 @@ from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.engine import Engine
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+from scenes import merge  # noqa: E402 - one deep-merge for configs, shared with the scenes
 
 pytest_plugins = ["openai_fixture"]
 
@@ -63,18 +68,6 @@ def add_session(engine: Engine, key: str, messages: list[dict[str, Any]] | None 
 
 
 FAST_DEMO = {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}}
-
-
-def merge(*parts: dict[str, Any]) -> dict[str, Any]:
-    """Deep-merge config dicts (later wins)."""
-    out: dict[str, Any] = {}
-    for part in parts:
-        for key, value in part.items():
-            if isinstance(value, dict) and isinstance(out.get(key), dict):
-                out[key] = merge(out[key], value)
-            else:
-                out[key] = value
-    return out
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 
 from textual.widgets import ProgressBar
 
-from ui_support import SIZE, demo_app, ordered_keys, settle, text_of
+from ui_support import SIZE, demo_app, ordered_keys, select, settle, text_of
 from sessions_tui.ui.widgets.transcript import MessageView
 
 DEV = "agent:main:discord:group:dev"
@@ -17,13 +17,6 @@ FAMILY = "agent:main:whatsapp:group:family"
 
 def screen(app):
     return app.main_screen
-
-
-async def select(pilot, key):
-    """Move the table cursor to a session (by canonical key) and open it."""
-    table = screen(pilot.app).query_one("#sessions")
-    table.move_cursor(row=table.get_row_index(key))
-    await settle(pilot)
 
 
 async def test_starts_on_the_table_with_every_demo_session(tmp_path):

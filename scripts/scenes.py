@@ -1,0 +1,130 @@
+"""The dashboard's key screens, staged on the demo state: used by the README's screenshots
+(`scripts/screenshots.py`) and by the snapshot tests, so both show exactly the same thing.
+
+Every scene runs on a fresh demo with a frozen clock, repeatable ids and a fixed state path.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import json5
+
+from sessions_tui.config import parse_config
+from sessions_tui.engine import ids
+from sessions_tui.engine.clock import FrozenClock
+from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
+from sessions_tui.engine.engine import Engine
+from sessions_tui.ui.app import SessionsApp
+
+SIZE = (160, 48)
+NOW_MS = 1_776_081_600_000  # 2026-04-13T12:00:00Z
+STATE_ROOT = Path("/tmp/sessions-tui-scenes")
+DEV = "agent:main:discord:group:dev"
+FAMILY = "agent:main:whatsapp:group:family"
+
+
+def merge(*parts: dict[str, Any]) -> dict[str, Any]:
+    """Deep-merge config dicts (later wins)."""
+    out: dict[str, Any] = {}
+    for part in parts:
+        for key, value in part.items():
+            out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def demo_app(state: Path, config: dict[str, Any] | None = None, *, latency_ms: int = 0, watch_store: bool = True,
+             acting_as: str = "main", sandboxed: bool = False) -> SessionsApp:
+    """The demo on a fresh state directory, with the demo config plus `config`."""
+    ids.use_sequence(state.name)
+    if state.exists():
+        shutil.rmtree(state)
+    data = merge(json5.loads(DEMO_CONFIG), {"models": {"demo": {"latencyMs": latency_ms, "chunkMs": 0}}}, config or {})
+    cfg, _ = parse_config(data)
+    engine = Engine(state, cfg, clock=FrozenClock(NOW_MS))
+    seed_demo(engine, None)
+    return SessionsApp(engine, acting_as=acting_as, sandboxed=sandboxed, watch_store=watch_store, steady=True)
+
+
+async def settle(pilot: Any, seconds: float = 0.15) -> None:
+    """Let workers and message handlers finish."""
+    await pilot.pause(seconds)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.05)
+
+
+async def select(pilot: Any, key: str) -> None:
+    table = pilot.app.main_screen.query_one("#sessions")
+    table.move_cursor(row=table.get_row_index(key))
+    await settle(pilot)
+
+
+async def main_screen(pilot: Any) -> None:
+    await settle(pilot)
+
+
+async def transcript_tools_off(pilot: Any) -> None:
+    await settle(pilot)
+    await select(pilot, DEV)
+
+
+async def transcript_tools_on(pilot: Any) -> None:
+    await settle(pilot)
+    await pilot.press("t")
+    await settle(pilot)
+
+
+async def countdown(pilot: Any) -> None:
+    await settle(pilot)
+    await select(pilot, DEV)
+    await pilot.press("enter", *"Please post the summary to the channel", "ctrl+s")
+    await pilot.pause(0.3)
+    pilot.app.engine.clock.advance(12_000)  # 12 of 30 seconds gone
+    await pilot.pause(0.5)
+
+
+async def spawn_with_announcement(pilot: Any) -> None:
+    await settle(pilot)
+    await pilot.press("s", *"count the words in: one two three four five")
+    pilot.app.main_screen.query_one("#spawn-label").value = "count-words-2"
+    await pilot.press("enter")
+    await settle(pilot, 0.3)
+    await pilot.app.engine.drain()
+    await settle(pilot, 0.3)
+    pilot.app.main_screen.query_one("#spawn-task").blur()
+    await settle(pilot)
+
+
+async def policy_refusal(pilot: Any) -> None:
+    await settle(pilot)
+    await select(pilot, FAMILY)
+    await pilot.press("enter", *"dinner is at 8 now", "ctrl+s")
+    await settle(pilot, 0.3)
+
+
+async def help_screen(pilot: Any) -> None:
+    await settle(pilot)
+    await pilot.press("question_mark")
+    await settle(pilot)
+
+
+Scene = Callable[[Any], Awaitable[None]]
+
+# name -> (scene, demo model latency in ms)
+SCENES: dict[str, tuple[Scene, int]] = {
+    "main": (main_screen, 0),
+    "transcript-tools-off": (transcript_tools_off, 0),
+    "transcript-tools-on": (transcript_tools_on, 0),
+    "composer-countdown": (countdown, 60_000),
+    "spawn-announcement": (spawn_with_announcement, 0),
+    "policy-refusal": (policy_refusal, 0),
+    "help": (help_screen, 0),
+}
+
+
+def scene_app(name: str) -> tuple[SessionsApp, Scene]:
+    scene, latency = SCENES[name]
+    return demo_app(STATE_ROOT / name, latency_ms=latency), scene
