@@ -183,7 +183,7 @@ async def test_a_policy_refusal_shows_forbidden_with_the_reason(tmp_path):
         await settle(pilot)
         assert text_of(screen(app).query_one("#outcome")) == (
             "forbidden · send blocked by session policy: rule 1 (channel=whatsapp, chatType=group)")
-        assert str(screen(app).query_one("#sessions").get_cell(FAMILY, "send")) == "deny"
+        assert str(screen(app).query_one("#sessions").cell(FAMILY, "send")) == "deny"
 
 
 async def test_slash_send_off_sets_the_override_and_the_table_shows_it(tmp_path):
@@ -195,11 +195,11 @@ async def test_slash_send_off_sets_the_override_and_the_table_shows_it(tmp_path)
         await settle(pilot, 0.3)
         assert text_of(screen(app).query_one("#outcome")) == "⚙️ Send policy set to off."
         table = screen(app).query_one("#sessions")
-        assert str(table.get_cell(DEV, "send")) == "deny*"
-        assert str(table.get_cell(DEV, "key")).startswith("⊘ ")
+        assert str(table.cell(DEV, "send")) == "deny*"
+        assert str(table.cell(DEV, "key")).startswith("⊘ ")
         await pilot.press(*"/send inherit", "enter")
         await settle(pilot, 0.3)
-        assert str(table.get_cell(DEV, "send")) == "allow"
+        assert str(table.cell(DEV, "send")) == "allow"
 
 
 async def test_spawn_then_the_announcement_arrives(tmp_path):

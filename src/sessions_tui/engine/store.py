@@ -68,6 +68,9 @@ CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions(parent_session_key);
 CREATE INDEX IF NOT EXISTS sessions_by_label ON sessions(label);
 CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent_id, updated_at DESC);
 CREATE INDEX IF NOT EXISTS sessions_by_kind ON sessions(kind, updated_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_browse ON sessions(
+    updated_at DESC, key, agent_id, kind, rest, channel, listable, archived_at, label, display_name,
+    session_id, spawned_by, parent_session_key);
 CREATE TABLE IF NOT EXISTS transcript (
     session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -590,7 +593,9 @@ class Store:
         if not flt.include_archived:
             where.append("archived_at IS NULL")
         if flt.agent_ids is not None:
-            where.append(f"agent_id IN ({', '.join('?' * len(flt.agent_ids)) or 'NULL'})")
+            # `+agent_id`: not through the agent index, so the page can be read in order from
+            # `sessions_browse` and stop after `limit` rows instead of sorting every match.
+            where.append(f"+agent_id IN ({', '.join('?' * len(flt.agent_ids)) or 'NULL'})")
             args += flt.agent_ids
         if flt.scope_agent is not None and flt.scope in ("self", "tree"):
             mine = "key = ?" if flt.scope == "self" else "(key = ? OR spawned_by = ? OR parent_session_key = ?)"
@@ -624,14 +629,24 @@ class Store:
             column = _DISPLAY_EXPR
             order_args.append(flt.shown_as_main or "")
         direction = "DESC" if descending else "ASC"
-        sql = f"SELECT * FROM sessions WHERE {clause} ORDER BY {column} {direction}, key"
+        # Filter and order on the covering index `sessions_browse` (small entries, no JSON),
+        # then read the whole rows of just the page.
+        sql = f"SELECT key FROM sessions WHERE {clause} ORDER BY {column} {direction}, key"
         page_args: list[Any] = []
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             page_args = [limit, offset]
         with self.read() as conn:
-            rows = conn.execute(sql, (*args, *order_args, *page_args)).fetchall()
+            keys = [r[0] for r in conn.execute(sql, (*args, *order_args, *page_args))]
+            found = {}
+            for chunk in range(0, len(keys), 500):
+                part = keys[chunk:chunk + 500]
+                for row in conn.execute(
+                    f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part
+                ):
+                    found[row["key"]] = row
             total = conn.execute(f"SELECT COUNT(*) FROM sessions WHERE {clause}", args).fetchone()[0] if count else -1
+        rows = [found[k] for k in keys if k in found]
         return [_row_to_session(r, self.state_dir) for r in rows], total
 
     def spawned_keys(self, requester: str) -> set[str]:

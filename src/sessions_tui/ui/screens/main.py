@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -31,11 +32,13 @@ from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
 from sessions_tui.ui.widgets.header import StatusHeader
-from sessions_tui.ui.widgets.session_table import SessionTable
+from sessions_tui.ui.widgets.session_table import SessionTable, TableHeader
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
-PAGE_SIZE = 500
+PAGE_SIZE = 100
+OPEN_DELAY_SECONDS = 0.12
+OPEN_AFTER_TYPING_SECONDS = 0.4
 
 
 class MainScreen(Screen):
@@ -66,6 +69,9 @@ class MainScreen(Screen):
         self.generation = 0
         self.pending_keys: set[str] = set()
         self.stale = False
+        self.pages_loaded = 0  # how many pages the table has shown (benchmarks wait on it)
+        self._open_timer: Any = None
+        self._page_shown_at = 0.0
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -74,6 +80,7 @@ class MainScreen(Screen):
         yield FilterBar(id="filter-bar")
         with Horizontal(id="body"):
             with Vertical(id="table-column"):
+                yield TableHeader(id="table-header")
                 yield SessionTable(id="sessions")
                 yield Static("", id="page-info")
             with ContentSwitcher(initial="transcript", id="side"):
@@ -93,21 +100,28 @@ class MainScreen(Screen):
         composer.display_key = app.display_key  # type: ignore[attr-defined]
         header = self.query_one(StatusHeader)
         header.state_dir = str(app.engine.state_dir)  # type: ignore[attr-defined]
-        self.requester_changed()
+        # The first page is read here, before the first paint, so the table never opens empty;
+        # it is one bounded query (a page of rows), every later one runs in a worker.
+        self.generation += 1
+        first = browse_sessions(app.tool_call(), self.query_state, offset=0, limit=PAGE_SIZE)
+        self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation))
+        self.requester_changed(reload=False)
         self.query_one(SessionTable).focus()
+        self.query_one(TableHeader).show_sort(self.query_state.order_by, self.query_state.descending)
         self.set_interval(5.0, self._tick_times)
 
     # -- the requester --------------------------------------------------------------------------
 
-    def requester_changed(self) -> None:
+    def requester_changed(self, reload: bool = True) -> None:
         """Acting as someone else: the table, transcript and composer show what they would."""
         app: Any = self.app
         header = self.query_one(StatusHeader)
         header.acting_as = app.display_key(app.requester_key)
         header.sandboxed = app.sandboxed
         self.query_one(SpawnPanel).configure(app.engine, app.tool_call, app.requester_key)
-        self.reload_table()
-        self.query_one(TranscriptPane).reload()
+        if reload:
+            self.reload_table()
+            self.query_one(TranscriptPane).reload()
 
     # -- table ----------------------------------------------------------------------------------
 
@@ -128,9 +142,11 @@ class MainScreen(Screen):
         table = self.query_one(SessionTable)
         table.load(event.page.rows, app.engine.now())
         self.total = event.page.total
+        self.pages_loaded += 1
+        self._page_shown_at = time.monotonic()
         self._update_counts()
         if table.row_count and table.current_key() is not None and self.query_one(TranscriptPane).key is None:
-            self._open(table.current_key())
+            self._open_soon(table.current_key())
 
     def _update_counts(self) -> None:
         table = self.query_one(SessionTable)
@@ -146,9 +162,11 @@ class MainScreen(Screen):
 
     @on(FilterBar.Changed)
     def _filters(self, event: FilterBar.Changed) -> None:
-        self.query_state.search = event.search or None
-        self.query_state.kinds = event.kinds
-        self.query_state.active_minutes = event.active_minutes or None
+        wanted = (event.search or None, event.kinds, event.active_minutes or None)
+        query = self.query_state
+        if wanted == (query.search, query.kinds, query.active_minutes):
+            return  # widgets announcing their initial values: nothing to reload
+        query.search, query.kinds, query.active_minutes = wanted
         self.page_offset = 0
         self.reload_table()
 
@@ -159,6 +177,7 @@ class MainScreen(Screen):
         else:
             self.query_state.order_by = event.order_by
             self.query_state.descending = event.order_by in ("updated", "tokens")
+        self.query_one(TableHeader).show_sort(self.query_state.order_by, self.query_state.descending)
         self.page_offset = 0
         self.reload_table()
 
@@ -179,12 +198,22 @@ class MainScreen(Screen):
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value if event.row_key is not None else None
         if key is not None and key != self.query_one(TranscriptPane).key:
-            self._open(key)
+            # A new page under a filter being typed: wait for the typing to pause.
+            typing = time.monotonic() - self._page_shown_at < 0.2
+            self._open_soon(key, OPEN_AFTER_TYPING_SECONDS if typing else OPEN_DELAY_SECONDS)
+
+    def _open_soon(self, key: str | None, delay: float = 0.0) -> None:
+        """Open a highlighted session once the cursor rests (typing a filter or holding ↓ stays fast)."""
+        if self._open_timer is not None:
+            self._open_timer.stop()
+        self._open_timer = self.set_timer(delay or OPEN_DELAY_SECONDS, lambda: self._open(key))
 
     @on(DataTable.RowSelected, "#sessions")
     def _selected(self, event: DataTable.RowSelected) -> None:
         key = event.row_key.value if event.row_key is not None else None
         if key is not None:
+            if self._open_timer is not None:
+                self._open_timer.stop()
             self._open(key)
             self.query_one("#message").focus()
 
