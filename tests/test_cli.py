@@ -188,3 +188,14 @@ def test_send_slash_send_sets_the_override_as_the_owner(fast_state):
     assert proc.returncode == 0 and "accepted · the run goes on" in proc.stdout
     proc = cli("send", "agent:main:whatsapp:group:family", "/send sideways", state=fast_state)
     assert proc.stdout.strip() == "⚙️ Usage: /send on|off|inherit"
+
+
+def test_tool_sessions_spawn_waits_for_the_child_and_its_announce(fast_state):
+    proc = cli("tool", "sessions_spawn", '{"task": "count the words in: a b c", "label": "words"}', "--as", "main",
+               state=fast_state)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["status"] == "accepted"
+    history = json.loads(cli("tool", "sessions_history", '{"sessionKey": "main", "limit": 1}', state=fast_state).stdout)
+    announce = history["messages"][-1]
+    assert announce["announce"]["status"] == "ok"
+    assert announce["content"][0]["text"].startswith("Status: completed successfully\nResult: That text has 3 words.")

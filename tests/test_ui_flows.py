@@ -345,3 +345,41 @@ async def test_errors_become_toasts_not_crashes(tmp_path):
         await settle(pilot)
         assert any("Type a message first." in n.message for n in app._notifications)
         assert app.is_running
+
+
+async def test_a_failing_worker_is_a_toast_not_a_crash(tmp_path, monkeypatch):
+    import sessions_tui.ui.screens.main as main_module
+
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("disk on fire")
+
+        monkeypatch.setattr(main_module, "browse_sessions", broken)
+        await pilot.press("r")
+        await settle(pilot, 0.3)
+        assert app.is_running
+        assert any("disk on fire" in n.message for n in app._notifications)
+
+
+async def test_the_transcript_follows_new_messages_unless_scrolled_up(tmp_path):
+    app = demo_app(tmp_path / "s", {"models": {"demo": {"latencyMs": 0}}})
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        scroll = screen(app).query_one("#messages")
+        for i in range(6):
+            await pilot.press("enter", *f"message {i}", "ctrl+s")
+            await settle(pilot, 0.2)
+            await app.engine.drain()
+            await settle(pilot, 0.2)
+            screen(app).query_one("#sessions").focus()
+        assert scroll.max_scroll_y > 0 and scroll.is_vertical_scroll_end
+        scroll.scroll_home(animate=False)
+        await settle(pilot)
+        await pilot.press("enter", *"one more", "ctrl+s")
+        await settle(pilot, 0.3)
+        await app.engine.drain()
+        await settle(pilot, 0.3)
+        assert scroll.scroll_y == 0  # the reader scrolled up: the pane stays where they are

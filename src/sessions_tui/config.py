@@ -504,6 +504,8 @@ class ProviderConfig(_Model):
     # A string, or one of OpenClaw's secret-reference objects (read by the model client).
     api_key: Optional[Union[str, dict[str, Any]]] = Field(default=None, alias="apiKey")
     api: Optional[str] = None
+    # sessions-tui's own: false asks for whole (non-streamed) completions.
+    stream: bool = True
     models: List[ProviderModelConfig] = Field(default_factory=list)
     headers: Optional[dict[str, str]] = None
 

@@ -80,7 +80,8 @@ class ModelRegistry:
             else:
                 from sessions_tui.engine.models.openai import OpenAIChatClient
 
-                client = OpenAIChatClient(provider, self.engine.config.models.providers[provider])
+                config = self.engine.config.models.providers[provider]
+                client = OpenAIChatClient(provider, config, stream=config.stream)
             self._clients[provider] = client
         return client
 

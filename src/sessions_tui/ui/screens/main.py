@@ -27,6 +27,7 @@ from sessions_tui.engine.events import (
     SendProgress,
     SessionChanged,
 )
+from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.tools.browse import BrowsePage, BrowseQuery, browse_rows, browse_sessions
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.widgets.composer import Composer
@@ -41,7 +42,7 @@ OPEN_DELAY_SECONDS = 0.12
 OPEN_AFTER_TYPING_SECONDS = 0.4
 
 
-class MainScreen(Screen):
+class MainScreen(ReportsWorkerErrors, Screen):
     """Everything the dashboard shows at once; engine events arrive here as messages."""
 
     class PageLoaded(Message):
@@ -129,7 +130,7 @@ class MainScreen(Screen):
         self.generation += 1
         self._load_page(self.generation, self.page_offset)
 
-    @work(exclusive=True, group="table", thread=True)
+    @work(exclusive=True, group="table", thread=True, exit_on_error=False)
     def _load_page(self, generation: int, offset: int) -> None:
         app: Any = self.app
         page = browse_sessions(app.tool_call(), self.query_state, offset=offset, limit=PAGE_SIZE)
@@ -146,7 +147,7 @@ class MainScreen(Screen):
         self._page_shown_at = time.monotonic()
         self._update_counts()
         if table.row_count and table.current_key() is not None and self.query_one(TranscriptPane).key is None:
-            self._open_soon(table.current_key())
+            self.call_after_refresh(self._open, table.current_key())  # right after the table is painted
 
     def _update_counts(self) -> None:
         table = self.query_one(SessionTable)
@@ -214,7 +215,8 @@ class MainScreen(Screen):
         if key is not None:
             if self._open_timer is not None:
                 self._open_timer.stop()
-            self._open(key)
+            if key != self.query_one(TranscriptPane).key:
+                self._open(key)
             self.query_one("#message").focus()
 
     def _open(self, key: str | None) -> None:
@@ -265,7 +267,7 @@ class MainScreen(Screen):
         if keys:
             self._load_rows(keys)
 
-    @work(group="rows", thread=True)
+    @work(group="rows", thread=True, exit_on_error=False)
     def _load_rows(self, keys: list[str]) -> None:
         app: Any = self.app
         self.post_message(self.RowsFetched(keys, browse_rows(app.tool_call(), keys)))
@@ -327,7 +329,7 @@ class MainScreen(Screen):
         self.query_one(TranscriptPane).refresh_tail()
         self.query_one(SpawnPanel).refresh_runs()
 
-    @work(exclusive=True, group="table", thread=True)
+    @work(exclusive=True, group="table", thread=True, exit_on_error=False)
     def _refresh_page_as_diff(self) -> None:
         app: Any = self.app
         page = browse_sessions(app.tool_call(), self.query_state, offset=self.page_offset, limit=PAGE_SIZE)

@@ -18,6 +18,7 @@ from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.events import Announced, EngineEvent, PolicyRefused, RunStarted, SendProgress
+from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import invoke
 from sessions_tui.ui.text import literal, one_line, span
@@ -32,7 +33,7 @@ _DELIVERY = {
 }
 
 
-class Composer(Vertical):
+class Composer(ReportsWorkerErrors, Vertical):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key: str | None = None
@@ -99,7 +100,7 @@ class Composer(Vertical):
             return
         self._send(self.key, self.shown_key, text, self.timeout_value())
 
-    @work(exclusive=True, group="send")
+    @work(exclusive=True, group="send", exit_on_error=False)
     async def _send(self, key: str, shown: str, text: str, timeout: int) -> None:
         self._log = []
         self.query_one("#send-log", Static).update("")

@@ -13,6 +13,7 @@ from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from sessions_tui.engine.keys import agent_id_of
+from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import invoke
 from sessions_tui.ui.text import STATUS_ICONS, clock_time, elapsed, literal, one_line, short_number, span
@@ -22,7 +23,7 @@ RUN_COLUMNS = [("label", "LABEL", 12), ("agent", "AGENT", 7), ("status", "STATUS
 STATUS_WORDS = {"running": "running", "done": "done", "failed": "failed", "timeout": "timed out"}
 
 
-class SpawnPanel(Vertical):
+class SpawnPanel(ReportsWorkerErrors, Vertical):
     class Spawned(Message):
         def __init__(self, result: dict[str, Any]) -> None:
             super().__init__()
@@ -74,7 +75,7 @@ class SpawnPanel(Vertical):
         self.refresh_runs()
         self._load_announcements()
 
-    @work(exclusive=True, group="spawn-agents")
+    @work(exclusive=True, group="spawn-agents", exit_on_error=False)
     async def _load_agents(self) -> None:
         result = await invoke(self.call_factory(), "agents_list", {})
         options = [(a["id"] + (f" ({a['name']})" if a.get("name") else ""), a["id"]) for a in result["agents"]]
@@ -170,7 +171,7 @@ class SpawnPanel(Vertical):
         self.query_one("#spawn-label", Input).value = ""
         self._spawn(params)
 
-    @work(exclusive=False, group="spawn")
+    @work(exclusive=False, group="spawn", exit_on_error=False)
     async def _spawn(self, params: dict[str, Any]) -> None:
         try:
             result = await invoke(self.call_factory(), "sessions_spawn", params)

@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Collapsible, Static
 
+from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 from sessions_tui.ui.text import ROLE_STYLES, clock_time, literal, one_line, span
@@ -99,7 +100,7 @@ class MessageView(Vertical):
                              + span(")", style="bold #e5c07b"), classes="tool-call")
 
 
-class TranscriptPane(Vertical):
+class TranscriptPane(ReportsWorkerErrors, Vertical):
     """Shows one session; `open`, `reload` and `refresh_tail` fetch through `sessions_history`."""
 
     class Loaded(Message):
@@ -118,6 +119,7 @@ class TranscriptPane(Vertical):
         self.call_factory: Any = None  # () -> ToolCall, set by the screen
         self.display_key: Any = lambda k: k
         self._streaming = Text()
+        self._last_end = 0
 
     def compose(self) -> ComposeResult:
         yield Static(span("No session selected. Pick one in the table and press enter.", style="dim"),
@@ -149,7 +151,7 @@ class TranscriptPane(Vertical):
         self.tools = on
         self.reload()
 
-    @work(exclusive=True, group="transcript")
+    @work(exclusive=True, group="transcript", exit_on_error=False)
     async def _fetch(self, key: str, replace: bool) -> None:
         call: ToolCall = self.call_factory()
         try:
@@ -177,7 +179,7 @@ class TranscriptPane(Vertical):
             return
         title.update(self._title(result))
         badges.update(self._badges(result))
-        follow = scroll.is_vertical_scroll_end or event.replace
+        follow = event.replace or self._following(scroll)
         messages = result.get("messages", [])
         if event.replace:
             scroll.remove_children()
@@ -189,7 +191,7 @@ class TranscriptPane(Vertical):
             self.last_seq = max(self.last_seq, *(self._seq(m) for m in fresh))
             self._clear_stream()
         if follow:
-            scroll.scroll_end(animate=False, immediate=False)
+            self._follow_to_end(scroll)
 
     @staticmethod
     def _seq(message: dict[str, Any]) -> int:
@@ -226,5 +228,15 @@ class TranscriptPane(Vertical):
         self._streaming.append_text(literal(delta, style="italic dim" if kind == "thinking" else ""))
         self.query_one("#streaming", Static).update(self._streaming)
         scroll = self.query_one("#messages", VerticalScroll)
-        if scroll.is_vertical_scroll_end:
-            scroll.scroll_end(animate=False)
+        if self._following(scroll):
+            self._follow_to_end(scroll)
+
+    def _following(self, scroll: VerticalScroll) -> bool:
+        """Whether the reader is still at the end (not scrolled up since the pane last followed)."""
+        return scroll.scroll_y >= self._last_end - 1
+
+    def _follow_to_end(self, scroll: VerticalScroll) -> None:
+        # The end moves once new messages are laid out; remember where it was, so a scroll that
+        # lands later still counts as "at the end" and only the reader scrolling up stops it.
+        self._last_end = scroll.max_scroll_y
+        scroll.scroll_end(animate=False, immediate=False)
