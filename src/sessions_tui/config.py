@@ -31,6 +31,8 @@ from typing import Annotated, Any, List, Literal, Optional, Union
 
 import json5
 import platformdirs
+
+from sessions_tui.engine.keys import normalize_agent_id
 from pydantic import (
     AliasChoices,
     BaseModel,
@@ -89,12 +91,9 @@ CONFIG_FILE_NAME = "config.json5"
 STATE_DIR_ENV = "SESSIONS_TUI_HOME"
 CONFIG_PATH_ENV = "SESSIONS_TUI_CONFIG"
 
-DEFAULT_AGENT_ID = "main"
 DEFAULT_MAIN_KEY = "main"
 MAX_TIMER_MS = 2_147_000_000
 
-_VALID_AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$", re.IGNORECASE)
-_INVALID_AGENT_CHARS_RE = re.compile(r"[^a-z0-9_-]+")
 
 
 class ConfigError(Exception):
@@ -287,17 +286,6 @@ def _floor_number(value: Any) -> Any:
 
 #: An integer that also accepts (and floors) a float; never a boolean or a string.
 FlooredInt = Annotated[int, BeforeValidator(_floor_number)]
-
-
-def normalize_agent_id(value: object) -> str:
-    """REF's `normalizeAgentId`: trim; lower-case; unsafe runs → `-`; ≤ 64 chars; empty → main."""
-    text = value.strip() if isinstance(value, str) else ""
-    if not text:
-        return DEFAULT_AGENT_ID
-    if _VALID_AGENT_ID_RE.match(text):
-        return text.lower()
-    cleaned = _INVALID_AGENT_CHARS_RE.sub("-", text.lower()).strip("-")[:64]
-    return cleaned or DEFAULT_AGENT_ID
 
 
 class _Model(BaseModel):

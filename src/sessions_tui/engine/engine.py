@@ -19,9 +19,12 @@ from sessions_tui.engine.keys import (
     MainAlias,
     agent_id_of,
     canonical_key,
+    classify_session_kind,
+    derive_channel,
     display_key,
     parse_agent_session_key,
 )
+from sessions_tui.engine.a2a import SendBlocked
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.models.registry import ModelRegistry
@@ -31,6 +34,7 @@ from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.subagents import SubagentRegistry
+from sessions_tui.engine.turns import ToolHost, execute_run
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 
@@ -57,8 +61,6 @@ class Engine:
             mode=self.config.logging.redact_sensitive,
             patterns=self.config.logging.redact_patterns,
         )
-        from sessions_tui.engine.turns import ToolHost, execute_run
-
         self.events = EventBus()
         self.models = ModelRegistry(self)
         self.outbox = Outbox(self)
@@ -126,8 +128,6 @@ class Engine:
 
         Raises `SendBlocked` (after recording the refusal) when the policy says no.
         """
-        from sessions_tui.engine.a2a import SendBlocked
-
         verdict = self.send_verdict(request.session_key)
         if not verdict.allowed:
             self.refuse(request.session_key, via=via, reason=verdict.reason, requester=requester)
@@ -171,8 +171,6 @@ class Engine:
 
     def session_channel(self, key: str) -> str | None:
         """The channel a session talks on (SPEC D10), or None when it is not known."""
-        from sessions_tui.engine.keys import classify_session_kind, derive_channel
-
         session = self.store.get(key)
         entry = session.entry if session else {}
         origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
