@@ -26,3 +26,15 @@ def test_tools_never_import_textual():
     code = "import sys, sessions_tui.tools.registry, sessions_tui.cli; print(any(m.startswith('textual') for m in sys.modules))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_the_ui_never_reaches_into_the_store():
+    """ARCHITECTURE.md: the UI calls the tools, or the engine's small read API, and listens to events."""
+    from pathlib import Path
+
+    import sessions_tui.ui
+
+    ui = Path(sessions_tui.ui.__file__).parent
+    offenders = [str(p.relative_to(ui)) for p in ui.rglob("*.py")
+                 if ".store." in p.read_text() or "engine.store import" in p.read_text()]
+    assert offenders == []

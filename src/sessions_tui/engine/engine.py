@@ -137,6 +137,10 @@ class Engine:
     def now(self) -> int:
         return self.clock.now_ms()
 
+    def data_version(self) -> int:
+        """Moves when another process commits to the state directory (see `Store.data_version`)."""
+        return self.store.data_version()
+
     # -- keys ---------------------------------------------------------------------------------
 
     def canonical(self, key: str, agent_id: str = DEFAULT_AGENT_ID) -> str:

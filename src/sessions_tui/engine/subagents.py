@@ -71,6 +71,30 @@ class SubagentRun(BaseModel):
         return STATUS_LABELS.get(self.outcome or "unknown", STATUS_LABELS["unknown"])
 
 
+class ChildView(BaseModel):
+    """A spawned child as the operator's spawn panel shows it."""
+
+    run_id: str
+    child_key: str
+    label: str | None
+    task: str
+    status: str  # running | done | failed | timeout
+    started_at: int
+    ended_at: int | None
+    total_tokens: int | float | None = None
+
+
+class AnnouncementView(BaseModel):
+    """An announce that reached a requester's session."""
+
+    run_id: str
+    child_key: str
+    label: str | None
+    text: str
+    ts: int | None
+    status: str | None
+
+
 def _record(row: Any) -> SubagentRun:
     return SubagentRun(
         run_id=row["run_id"], child_key=row["child_key"], requester_key=row["requester_key"], task=row["task"],
@@ -182,6 +206,38 @@ class SubagentRegistry:
         with self.engine.store.read() as conn:
             rows = conn.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT ?", (*args, limit)).fetchall()
         return [_record(r) for r in rows]
+
+    def children(self, requester_key: str, limit: int = 50) -> list[ChildView]:
+        """The requester's children, newest first, with their sessions' live status."""
+        out = []
+        for run in self.list(requester_key, limit=limit):
+            session = self.engine.store.get(run.child_key)
+            entry = session.entry if session else {}
+            status = entry.get("status") or ("running" if run.ended_at is None else "done")
+            started = entry.get("startedAt")
+            out.append(ChildView(
+                run_id=run.run_id, child_key=run.child_key, label=run.label, task=run.task, status=status,
+                started_at=started if isinstance(started, int) else run.created_at,
+                ended_at=run.ended_at or (entry.get("endedAt") if isinstance(entry.get("endedAt"), int) else None),
+                total_tokens=entry.get("totalTokens") if isinstance(entry.get("totalTokens"), (int, float)) else None,
+            ))
+        return out
+
+    def announcements(self, requester_key: str, limit: int = 200) -> list[AnnouncementView]:
+        """Announces in the requester's recent transcript, oldest first."""
+        out = []
+        for message in self.engine.store.history(requester_key, limit=limit).messages:
+            announce = message.get("announce")
+            if not isinstance(announce, dict):
+                continue
+            run = self.get(str(announce.get("runId", "")))
+            text = "".join(b.get("text", "") for b in message.get("content") or [] if isinstance(b, dict))
+            out.append(AnnouncementView(
+                run_id=str(announce.get("runId", "")), child_key=str(announce.get("childSessionKey", "")),
+                label=(run.label or run.task) if run else None, text=text, ts=message.get("timestamp"),
+                status=announce.get("status"),
+            ))
+        return out
 
     def active_children(self, requester_key: str) -> int:
         with self.engine.store.read() as conn:

@@ -114,7 +114,7 @@ class SessionsApp(App[None]):
             self.set_keymap(keymap)
         await runtime.start(self.engine)
         self._unsubscribe = self.engine.events.subscribe(self._on_engine_event)
-        self._data_version = self.engine.store.data_version()
+        self._data_version = self.engine.data_version()
         if self.watch_store:
             self.set_interval(STORE_POLL_SECONDS, self._poll_store)
         self.set_interval(SWEEP_SECONDS, self.engine.subagents.sweep)
@@ -143,7 +143,7 @@ class SessionsApp(App[None]):
                 screen.post_message(EngineEventMessage(event))
 
     def _poll_store(self) -> None:
-        version = self.engine.store.data_version()
+        version = self.engine.data_version()
         if version != self._data_version:
             self._data_version = version
             for screen in self.screen_stack:

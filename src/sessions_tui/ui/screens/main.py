@@ -251,8 +251,9 @@ class MainScreen(ReportsWorkerErrors, Screen):
         panel = self.query_one(SpawnPanel)
         app: Any = self.app
         if isinstance(event, Announced) and event.kind == "subagent" and event.session_key == app.requester_key:
+            run = app.engine.subagents.get(event.run_id) if event.run_id else None
             panel.add_announcement(event.text, event.child_session_key or "", event.ts, event.run_id or "",
-                                   delivery=event.delivery)
+                                   delivery=event.delivery, label=(run.label or run.task) if run else None)
         if isinstance(event, (SessionChanged, RunEnded)):
             panel.refresh_runs()
 

@@ -87,23 +87,17 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         box = self.query_one("#announcements", VerticalScroll)
         box.remove_children()
         self._announced.clear()
-        if not self.requester:
-            return
-        messages = self.engine.store.history(self.requester, limit=200).messages
-        for message in messages:
-            announce = message.get("announce")
-            if isinstance(announce, dict):
-                text = "".join(b.get("text", "") for b in message.get("content") or [] if isinstance(b, dict))
-                self.add_announcement(text, announce.get("childSessionKey", ""), message.get("timestamp"),
-                                      announce.get("runId", ""))
+        if self.requester:
+            for item in self.engine.subagents.announcements(self.requester):
+                self.add_announcement(item.text, item.child_key, item.ts, item.run_id, label=item.label)
 
-    def add_announcement(self, text: str, child_key: str, ts: Any, run_id: str = "", delivery: str | None = None) -> None:
+    def add_announcement(self, text: str, child_key: str, ts: Any, run_id: str = "", delivery: str | None = None,
+                         label: str | None = None) -> None:
         if run_id and run_id in self._announced:
             return
         self._announced.add(run_id)
-        run = self.engine.subagents.get(run_id) if run_id else None
-        name = (run.label or one_line(run.task, 32)) if run else one_line(child_key, 40)
-        head = span(f"{clock_time(ts)} ", style="dim") + literal(name, style="bold")
+        name = label or one_line(child_key, 40)
+        head = span(f"{clock_time(ts)} ", style="dim") + literal(one_line(name, 32), style="bold")
         if delivery == "forbidden":
             head.append("  refused by the send policy", style="#e06c75")
         box = self.query_one("#announcements", VerticalScroll)
@@ -117,19 +111,15 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         table = self.query_one("#spawn-runs", DataTable)
         now = self.engine.now()
         wanted: dict[str, dict[str, Any]] = {}
-        for run in self.engine.subagents.list(self.requester, limit=50):
-            session = self.engine.store.get(run.child_key)
-            entry = session.entry if session else {}
-            status = entry.get("status") or ("running" if run.ended_at is None else "done")
-            started = entry.get("startedAt") if isinstance(entry.get("startedAt"), int) else run.created_at
-            end = run.ended_at or (now if status == "running" else entry.get("endedAt") or now)
-            wanted[run.run_id] = {
-                "label": literal(run.label or one_line(run.task, 12)),
-                "agent": agent_id_of(run.child_key),
-                "status": Text(f"{STATUS_ICONS.get(status, '·')} {STATUS_WORDS.get(status, status)}",
-                               style="bold" if status == "running" else ""),
-                "elapsed": elapsed(max(0, end - started)),
-                "tokens": short_number(entry.get("totalTokens")),
+        for child in self.engine.subagents.children(self.requester):
+            end = child.ended_at or now
+            wanted[child.run_id] = {
+                "label": literal(child.label or one_line(child.task, 12)),
+                "agent": agent_id_of(child.child_key),
+                "status": span(f"{STATUS_ICONS.get(child.status, '·')} {STATUS_WORDS.get(child.status, child.status)}",
+                               style="bold" if child.status == "running" else ""),
+                "elapsed": elapsed(max(0, end - child.started_at)),
+                "tokens": short_number(child.total_tokens),
             }
         present = {row_key.value for row_key in table.rows}
         for run_id in present - set(wanted):
