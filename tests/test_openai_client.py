@@ -12,7 +12,6 @@ from typing import Any
 import httpx
 import pytest
 
-from openai_fixture import openai_server  # noqa: F401
 from openai_server import Reply, ScriptedOpenAIServer, system_text
 from sessions_tui.config import ProviderConfig, parse_config
 from sessions_tui.engine.models.base import (

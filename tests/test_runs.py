@@ -4,7 +4,6 @@ import asyncio
 import json
 import os
 
-import pytest
 
 from conftest import add_session
 from sessions_tui.engine.events import RunEnded, RunStarted, RunStreamed

@@ -1,10 +1,8 @@
 """Pilot tests of the dashboard's flows on the demo state (App.run_test)."""
 
-import json
 import subprocess
 import sys
 
-import pytest
 
 from textual.widgets import ProgressBar
 

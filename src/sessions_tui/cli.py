@@ -13,13 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from sessions_tui import __version__
+from sessions_tui import __version__, runtime
 from sessions_tui.config import ConfigError, resolve_config_path, resolve_state_dir
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.engine.store import StoreError
 from sessions_tui.tools.base import ToolCall, ToolInputError
-from sessions_tui import runtime
 from sessions_tui.tools.registry import UnknownToolError, invoke
 
 EXIT_OK = 0

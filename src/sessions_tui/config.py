@@ -31,8 +31,6 @@ from typing import Annotated, Any, List, Literal, Optional, Union
 
 import json5
 import platformdirs
-
-from sessions_tui.engine.keys import normalize_agent_id
 from pydantic import (
     AliasChoices,
     BaseModel,
@@ -45,6 +43,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+
+from sessions_tui.engine.keys import normalize_agent_id
 
 __all__ = [
     "AgentConfig",

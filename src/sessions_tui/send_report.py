@@ -12,7 +12,13 @@ from typing import IO, Any
 
 from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.events import Announced, DeliveryChanged, EngineEvent, PolicyRefused, SendProgress
+from sessions_tui.engine.events import (
+    Announced,
+    DeliveryChanged,
+    EngineEvent,
+    PolicyRefused,
+    SendProgress,
+)
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 

@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.config import Config, LoadedConfig, load_config
+from sessions_tui.engine.a2a import SendBlocked
+from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.keys import (
     DEFAULT_AGENT_ID,
     MainAlias,
@@ -24,12 +27,13 @@ from sessions_tui.engine.keys import (
     display_key,
     parse_agent_session_key,
 )
-from sessions_tui.engine.a2a import SendBlocked
-from sessions_tui.engine.audit import record_refusal
-from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.models.registry import ModelRegistry
 from sessions_tui.engine.outbox import Outbox
-from sessions_tui.engine.policy import AgentToAgentPolicy, SendPolicyVerdict, resolve_send_policy
+from sessions_tui.engine.policy import (
+    AgentToAgentPolicy,
+    SendPolicyVerdict,
+    resolve_send_policy,
+)
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.store import Store

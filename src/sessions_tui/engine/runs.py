@@ -8,7 +8,6 @@ too (by polling), and runs a dead process left unfinished are found on start-up.
 
 from __future__ import annotations
 
-from sessions_tui.engine.ids import new_uuid
 import asyncio
 import json
 import os
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from sessions_tui.engine.events import RunEnded, RunStarted
+from sessions_tui.engine.ids import new_uuid
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine

@@ -11,7 +11,6 @@ went missing), so the mirror always converges on the database.
 
 from __future__ import annotations
 
-from sessions_tui.engine.ids import new_uuid
 import json
 import os
 import secrets
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.clock import Clock, iso_from_ms
+from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.keys import (
     SAFE_SESSION_ID_RE,
     MainAlias,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from sessions_tui.engine.ids import new_uuid
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.ids import new_uuid
 
 
 class ToolInputError(Exception):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.engine.keys import classify_session_kind
 from sessions_tui.engine.policy import resolve_send_policy
+from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.sessions_list import build_row

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessions_tui.tools import agents_list, sessions_history, sessions_list, sessions_send, sessions_spawn
+from sessions_tui.tools import (
+    agents_list,
+    sessions_history,
+    sessions_list,
+    sessions_send,
+    sessions_spawn,
+)
 from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
 
 TOOLS: dict[str, ToolSpec] = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.store import StoredSession
 from sessions_tui.engine.keys import internal_key, should_resolve_session_id_input
+from sessions_tui.engine.store import StoredSession
 from sessions_tui.tools.access import RequesterContext
 
 SANDBOX_NOT_VISIBLE = "Session not visible from this sandboxed agent session: {raw}"

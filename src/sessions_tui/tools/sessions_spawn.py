@@ -7,9 +7,10 @@ comes back at once. The child announces back to the requester when it is done.
 
 from __future__ import annotations
 
-from sessions_tui.engine.ids import new_uuid
 from typing import Any
 
+from sessions_tui.engine.events import SessionChanged
+from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.keys import (
     is_cron_session_key,
     is_valid_agent_id,
@@ -19,10 +20,16 @@ from sessions_tui.engine.keys import (
 from sessions_tui.engine.models.base import ModelError
 from sessions_tui.engine.runs import RunRequest
 from sessions_tui.engine.subagents import SubagentRun
-from sessions_tui.engine.events import SessionChanged
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.agents_list import allowed_agents
-from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_number, read_string
+from sessions_tui.tools.base import (
+    ToolArgs,
+    ToolCall,
+    ToolInputError,
+    ToolSpec,
+    read_number,
+    read_string,
+)
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 DELIVERY_KEYS = ("target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to")

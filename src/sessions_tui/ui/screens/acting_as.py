@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Button, Input, Label, OptionList, Static, Switch
 from textual.widgets.option_list import Option
 
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.ui.text import literal, span
+from sessions_tui.ui.widgets.field import Field
 
 
 def describe(engine: Any, key: str, sandboxed: bool) -> str:

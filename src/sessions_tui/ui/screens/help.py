@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from rich.table import Table
-from rich.text import Text
-
-from sessions_tui.ui.text import span
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from sessions_tui.ui.text import span
 
 GROUPS = [
     ("Navigate", ["enter open the session · ↑↓ move · tab next pane"], ["focus_next_pane", "open"]),

@@ -5,9 +5,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rich.text import Text
-
-from sessions_tui.ui.text import span
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -17,19 +14,22 @@ from textual.widgets import ContentSwitcher, DataTable, Footer, Static
 
 from sessions_tui.engine.events import (
     Announced,
-    DeliveryChanged,
     EngineEvent,
     MessageAppended,
-    PolicyRefused,
     RunEnded,
     RunStarted,
     RunStreamed,
-    SendProgress,
     SessionChanged,
 )
+from sessions_tui.tools.browse import (
+    BrowsePage,
+    BrowseQuery,
+    browse_rows,
+    browse_sessions,
+)
 from sessions_tui.ui.errors import ReportsWorkerErrors
-from sessions_tui.tools.browse import BrowsePage, BrowseQuery, browse_rows, browse_sessions
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
+from sessions_tui.ui.text import span
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
 from sessions_tui.ui.widgets.header import StatusHeader

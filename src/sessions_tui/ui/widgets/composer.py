@@ -13,15 +13,21 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 from sessions_tui.engine.commands import is_send_command, run_owner_command
-from sessions_tui.engine.events import Announced, EngineEvent, PolicyRefused, RunStarted, SendProgress
-from sessions_tui.ui.errors import ReportsWorkerErrors
+from sessions_tui.engine.events import (
+    Announced,
+    EngineEvent,
+    PolicyRefused,
+    RunStarted,
+    SendProgress,
+)
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import invoke
+from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import literal, one_line, span
+from sessions_tui.ui.widgets.field import Field
 
 DEFAULT_TIMEOUT = 30
 LOG_LINES = 6

@@ -18,7 +18,13 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import RowDoesNotExist
 
-from sessions_tui.ui.text import STATUS_ICONS, literal, relative_time, short_number, span
+from sessions_tui.ui.text import (
+    STATUS_ICONS,
+    literal,
+    relative_time,
+    short_number,
+    span,
+)
 
 # (column key, title, sort key of tools.browse or None, width, right-aligned)
 COLUMNS = [

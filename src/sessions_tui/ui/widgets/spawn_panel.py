@@ -9,14 +9,22 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from sessions_tui.ui.widgets.field import Field
 from textual.widgets import Button, DataTable, Input, Label, Select, Static
 
 from sessions_tui.engine.keys import agent_id_of
-from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import invoke
-from sessions_tui.ui.text import STATUS_ICONS, clock_time, elapsed, literal, one_line, short_number, span
+from sessions_tui.ui.errors import ReportsWorkerErrors
+from sessions_tui.ui.text import (
+    STATUS_ICONS,
+    clock_time,
+    elapsed,
+    literal,
+    one_line,
+    short_number,
+    span,
+)
+from sessions_tui.ui.widgets.field import Field
 
 RUN_COLUMNS = [("label", "LABEL", 12), ("agent", "AGENT", 7), ("status", "STATUS", 10), ("elapsed", "ELAPSED", 7),
                ("tokens", "TOKENS", 6)]

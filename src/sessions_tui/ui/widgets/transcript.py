@@ -18,9 +18,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Collapsible, Static
 
-from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
+from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import ROLE_STYLES, clock_time, literal, one_line, span
 
 HISTORY_LIMIT = 200
