@@ -163,3 +163,29 @@ def test_demo_model_rules_are_deterministic():
     assert reply("Agent-to-agent announce step:\nOriginal request: hi\nLatest reply: all good").endswith("all good")
     assert reply("", "count the words in: one two three") == "That text has 3 words."
     assert reply("", "hello") == reply("", "hello")
+
+
+def test_two_processes_never_run_turns_in_one_session_at_once(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from sessions_tui.engine.store import Store
+
+    Store(tmp_path).create(KEY)
+    worker = Path(__file__).with_name("run_worker.py")
+    procs = [subprocess.Popen([sys.executable, str(worker), str(tmp_path), KEY, f"from {i}"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True) for i in range(2)]
+    for proc in procs:
+        assert proc.stdout.readline().strip() == "ready"
+    for proc in procs:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+    spans = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=60)
+        started, ended = map(int, out.split())
+        spans.append((started, ended))
+    (a_start, a_end), (b_start, b_end) = sorted(spans)
+    assert a_end <= b_start  # one after the other, never overlapping
+    assert b_end - a_start >= 800  # each took its 400 ms turn

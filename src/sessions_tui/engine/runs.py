@@ -1,7 +1,7 @@
 """Runs: one model turn sequence in a session, queued one at a time per session.
 
 `start` records the run and returns its id at once; a worker per session executes its queue in
-order. `wait` waits for a run's end without ever stopping it: a wait that times out leaves the
+order, and waits while another process is running a turn in the same session. `wait` waits for a run's end without ever stopping it: a wait that times out leaves the
 run going. Records live in the store, so a run started by another process can be waited on
 too (by polling), and runs a dead process left unfinished are found on start-up.
 """
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 TERMINAL = ("ok", "error", "timeout", "aborted")
 DEFAULT_RUN_TIMEOUT_SECONDS = 600
 INTERRUPTED = "interrupted: the process running it stopped"
+CROSS_PROCESS_POLL_SECONDS = 0.05
 
 
 class RunRequest(BaseModel):
@@ -171,10 +172,28 @@ class Runs:
                 self._active.pop(record.run_id, None)
                 self._done[record.run_id].set()
 
+    def _try_start(self, record: RunRecord) -> bool:
+        """Mark the run running unless a live process is running one in the same session.
+
+        Check and claim are one write transaction, so of two processes (the dashboard and a
+        `sessions-tui send`, say) only one runs a session's turn at a time.
+        """
+        with self.engine.store.write() as conn:
+            rows = conn.execute(
+                "SELECT pid FROM runs WHERE session_key = ? AND status = 'running' AND run_id != ?",
+                (record.session_key, record.run_id),
+            ).fetchall()
+            if any(row["pid"] != os.getpid() and _pid_alive(row["pid"]) for row in rows):
+                return False
+            record.status, record.started_at = "running", self.engine.now()
+            conn.execute("UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
+                         (record.status, record.started_at, record.run_id))
+            return True
+
     async def _execute(self, record: RunRecord, request: RunRequest) -> None:
         engine = self.engine
-        record.status, record.started_at = "running", engine.now()
-        self._update(record)
+        while not self._try_start(record):
+            await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
         engine.events.publish(RunStarted(ts=record.started_at, run_id=record.run_id,
                                          session_key=record.session_key, lane=record.lane))
         timeout = request.timeout_seconds
