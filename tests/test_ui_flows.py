@@ -381,3 +381,23 @@ async def test_the_transcript_follows_new_messages_unless_scrolled_up(tmp_path):
         await app.engine.drain()
         await settle(pilot, 0.3)
         assert scroll.scroll_y == 0  # the reader scrolled up: the pane stays where they are
+
+
+async def test_older_messages_page_back_into_the_transcript(tmp_path):
+    app = demo_app(tmp_path / "s")
+    engine = app.engine
+    engine.store.create("agent:main:discord:group:long", {"updatedAt": 1_900_000_000_000})
+    for i in range(250):
+        engine.store.append("agent:main:discord:group:long", {"role": "user", "content": f"m{i}"}, touch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, "agent:main:discord:group:long")
+        await settle(pilot, 0.3)
+        pane = screen(app).query_one("#transcript")
+        texts = lambda: [v.message["content"] for v in pane.query(MessageView)]  # noqa: E731
+        assert len(texts()) == 200 and texts()[0] == "m50"
+        assert "m: older" in text_of(screen(app).query_one("#transcript-title"))
+        await pilot.press("m")
+        await settle(pilot, 0.3)
+        assert len(texts()) == 250 and texts()[0] == "m0" and texts()[-1] == "m249"
+        assert "m: older" not in text_of(screen(app).query_one("#transcript-title"))

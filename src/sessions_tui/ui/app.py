@@ -32,6 +32,7 @@ class DashboardCommands(Provider):
     COMMANDS = [
         ("Filter sessions", "filter"),
         ("Toggle tool messages", "toggle_tools"),
+        ("Older messages in the transcript", "older"),
         ("Spawn panel", "toggle_spawn"),
         ("Act as another session", "acting_as"),
         ("Pause / resume live updates", "toggle_pause"),
@@ -65,6 +66,7 @@ class SessionsApp(App[None]):
         Binding("escape", "back", "back", show=False, id="back"),
         Binding("enter", "open", "open", show=True, id="open"),
         Binding("t", "toggle_tools", "tools", id="tools"),
+        Binding("m", "older", "older messages", show=False, id="older"),
         Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane"),
         Binding("s", "toggle_spawn", "spawn", id="spawn"),
         Binding("a", "acting_as", "act as", id="acting_as"),
@@ -172,6 +174,10 @@ class SessionsApp(App[None]):
 
     def action_toggle_tools(self) -> None:
         self.main_screen.toggle_tools()
+
+    def action_older(self) -> None:
+        if not self.main_screen.query_one("#transcript").load_older():
+            self.notify("The whole history is shown.", timeout=2)
 
     def action_toggle_spawn(self) -> None:
         self.main_screen.toggle_spawn()

@@ -16,7 +16,7 @@ from sessions_tui.ui.text import span
 GROUPS = [
     ("Navigate", ["enter open the session · ↑↓ move · tab next pane"], ["focus_next_pane", "open"]),
     ("Filter", [], ["filter", "back", "prev_page", "next_page"]),
-    ("Transcript", [], ["tools"]),
+    ("Transcript", [], ["tools", "older"]),
     ("Send", ["type /send on|off|inherit to set a session's send policy"], ["send"]),
     ("Spawn", [], ["spawn"]),
     ("App", ["ctrl+p command palette"], ["acting_as", "pause", "refresh", "help", "quit"]),

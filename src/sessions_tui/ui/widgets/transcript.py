@@ -104,11 +104,12 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
     """Shows one session; `open`, `reload` and `refresh_tail` fetch through `sessions_history`."""
 
     class Loaded(Message):
-        def __init__(self, key: str, result: dict[str, Any], replace: bool) -> None:
+        def __init__(self, key: str, result: dict[str, Any], replace: bool, older: bool = False) -> None:
             super().__init__()
             self.key = key
             self.result = result
             self.replace = replace
+            self.older = older
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -120,6 +121,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.display_key: Any = lambda k: k
         self._streaming = Text()
         self._last_end = 0
+        self.next_offset: int | None = None  # where older history starts (None: all shown)
 
     def compose(self) -> ComposeResult:
         yield Static(span("No session selected. Pick one in the table and press enter.", style="dim"),
@@ -151,16 +153,24 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.tools = on
         self.reload()
 
+    def load_older(self) -> bool:
+        """Page back: the next older messages go on top. Returns whether there were any."""
+        if self.key is None or self.next_offset is None:
+            return False
+        self._fetch(self.key, replace=False, offset=self.next_offset)
+        return True
+
     @work(exclusive=True, group="transcript", exit_on_error=False)
-    async def _fetch(self, key: str, replace: bool) -> None:
+    async def _fetch(self, key: str, replace: bool, offset: int = 0) -> None:
         call: ToolCall = self.call_factory()
+        params: dict[str, Any] = {"sessionKey": key, "limit": HISTORY_LIMIT, "includeTools": self.tools}
+        if offset:
+            params["offset"] = offset
         try:
-            result = await invoke(call, "sessions_history", {
-                "sessionKey": key, "limit": HISTORY_LIMIT, "includeTools": self.tools,
-            })
+            result = await invoke(call, "sessions_history", params)
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
-        self.post_message(self.Loaded(key, result, replace))
+        self.post_message(self.Loaded(key, result, replace, older=bool(offset)))
 
     def on_transcript_pane_loaded(self, event: Loaded) -> None:
         event.stop()
@@ -177,10 +187,18 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             scroll.remove_children()
             self.last_seq = 0
             return
+        messages = result.get("messages", [])
+        if event.older:
+            self.next_offset = result.get("nextOffset")
+            if messages:
+                scroll.mount_all([MessageView(m, self.tools, self.display_key) for m in messages], before=0)
+            title.update(self._title(result))
+            return
+        if event.replace:
+            self.next_offset = result.get("nextOffset")
         title.update(self._title(result))
         badges.update(self._badges(result))
         follow = event.replace or self._following(scroll)
-        messages = result.get("messages", [])
         if event.replace:
             scroll.remove_children()
             fresh = messages
@@ -202,8 +220,8 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         text = Text()
         text.append(self.shown_key, style="bold")
         text.append(f"   {result.get('totalMessages', 0)} messages", style="dim")
-        if result.get("hasMore"):
-            text.append(f" (newest {HISTORY_LIMIT})", style="dim")
+        if self.next_offset is not None:
+            text.append("   m: older", style="dim")
         return text
 
     def _badges(self, result: dict[str, Any]) -> Text:
