@@ -626,3 +626,21 @@ def test_entry_with_non_numeric_updated_at_is_reported_not_fatal(make_engine, le
     assert engine.store.get("agent:main:discord:group:dev") is not None
     imported = engine.store.get("agent:main:cron:job-1")
     assert imported is not None or any("cron:job-1" in p for p in report.problems)
+
+
+def test_reimport_takes_entry_fields_changed_in_the_source_and_keeps_local_ones(make_engine, legacy):
+    root, sessions = legacy
+    engine = make_engine()
+    import_openclaw(engine, root)
+    target = sessions[1]
+    engine.store.patch(target.key, {"status": "done", "totalTokens": 999})  # sessions-tui's own changes
+    store_path = root / "agents" / "main" / "sessions" / "sessions.json"
+    data = json.loads(store_path.read_text(encoding="utf-8"))
+    data[target.raw_key]["label"] = "renamed in OpenClaw"
+    store_path.write_text(json.dumps(data), encoding="utf-8")
+    report = import_openclaw(engine, root)
+    entry = engine.store.get(target.key).entry
+    assert report.sessions_updated == 1 and report.sessions_unchanged == 4
+    assert entry["label"] == "renamed in OpenClaw"
+    assert entry["status"] == "done" and entry["totalTokens"] == 999
+    assert import_openclaw(engine, root).sessions_unchanged == 5  # and idempotent again

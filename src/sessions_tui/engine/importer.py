@@ -2,8 +2,8 @@
 
 The source is only read. Each session is imported in one transaction under its canonical key,
 keeping its sessionId and every transcript line verbatim. Re-running is idempotent: a session
-imported before gets only the lines its transcript gained since. A corrupt line is reported as
-`file:line: reason` and skipped; the rest still comes in.
+imported before gets only the lines its transcript gained since, and the entry fields that
+changed. A corrupt line is reported as `file:line: reason` and skipped; the rest still comes in.
 """
 
 from __future__ import annotations
@@ -122,6 +122,18 @@ def _transcript_file(sessions_dir: Path, session_id: str, entry: dict[str, Any])
     return sessions_dir / f"{session_id}.jsonl"
 
 
+def _changed_fields(engine: Engine, source_id: str, source_entry: dict[str, Any]) -> dict[str, Any]:
+    """Entry fields that changed in the source since the last import (a label set, a newer
+    updatedAt…); what sessions-tui itself changed meanwhile is kept unless the source changed it too.
+    """
+    before = engine.store.imported_entry(source_id)
+    changed = {k: v for k, v in source_entry.items() if k != "sessionId" and before.get(k) != v}
+    updated = changed.get("updatedAt")
+    if "updatedAt" in changed and (isinstance(updated, bool) or not isinstance(updated, (int, float))):
+        del changed["updatedAt"]
+    return changed
+
+
 def import_openclaw(engine: Engine, source: Path) -> ImportReport:
     """Import every agent's sessions under `source/agents/*/sessions/`."""
     report = ImportReport()
@@ -182,12 +194,18 @@ def _import_session(
                 source=source_id, source_lines=transcript.total_lines,
             )
             report.sessions_imported += 1
-        elif transcript.lines:
-            engine.store.append_lines(key, transcript.lines, raw=transcript.raw, touch=False)
-            engine.store.record_import(source_id, key, transcript.total_lines)
-            report.sessions_updated += 1
         else:
-            report.sessions_unchanged += 1
+            changed = _changed_fields(engine, source_id, clean)
+            if changed:
+                engine.store.patch(key, changed)
+            if transcript.lines:
+                engine.store.append_lines(key, transcript.lines, raw=transcript.raw, touch=False)
+            if changed or transcript.lines:
+                engine.store.record_import(source_id, key, transcript.total_lines, clean)
+            if changed or transcript.lines:
+                report.sessions_updated += 1
+            else:
+                report.sessions_unchanged += 1
     except StoreError as exc:
         report.problems.append(f"{where}: {exc}; skipped")
         return

@@ -146,6 +146,7 @@ CREATE TABLE IF NOT EXISTS imports (
     source TEXT PRIMARY KEY,
     session_key TEXT NOT NULL,
     lines INTEGER NOT NULL DEFAULT 0,
+    entry TEXT NOT NULL DEFAULT '{}',
     imported_at INTEGER NOT NULL
 );
 """
@@ -844,15 +845,23 @@ class Store:
             row = self._conn.execute("SELECT lines FROM imports WHERE source = ?", (source,)).fetchone()
         return row[0] if row else None
 
-    def record_import(self, source: str, session_key: str, lines: int) -> None:
+    def record_import(self, source: str, session_key: str, lines: int, entry: dict[str, Any]) -> None:
         with self.write() as conn:
-            self._record_import(conn, source, session_key, lines)
+            self._record_import(conn, source, session_key, lines, entry)
 
-    def _record_import(self, conn: sqlite3.Connection, source: str, session_key: str, lines: int) -> None:
+    def _record_import(
+        self, conn: sqlite3.Connection, source: str, session_key: str, lines: int, entry: dict[str, Any]
+    ) -> None:
         conn.execute(
-            "INSERT OR REPLACE INTO imports (source, session_key, lines, imported_at) VALUES (?, ?, ?, ?)",
-            (source, session_key, lines, self.now()),
+            "INSERT OR REPLACE INTO imports (source, session_key, lines, entry, imported_at) VALUES (?, ?, ?, ?, ?)",
+            (source, session_key, lines, dumps(entry), self.now()),
         )
+
+    def imported_entry(self, source: str) -> dict[str, Any]:
+        """The source's session entry as it was at its last import."""
+        with self._lock:
+            row = self._conn.execute("SELECT entry FROM imports WHERE source = ?", (source,)).fetchone()
+        return json.loads(row[0]) if row else {}
 
     def imported_session_id(self, source: str) -> str | None:
         """The sessionId a source session had when it was imported."""
@@ -881,7 +890,7 @@ class Store:
             self._create(conn, key, entry, session_id=session_id, created_at=created)
             if lines:
                 self._append_lines(conn, key, lines, raw=raw, touch=False)
-            self._record_import(conn, source, key, source_lines)
+            self._record_import(conn, source, key, source_lines, entry)
 
 
 def _ordered_line(line: dict[str, Any]) -> dict[str, Any]:
