@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 from sessions_tui.engine.commands import is_send_command, run_owner_command
@@ -40,6 +41,13 @@ _DELIVERY = {
 
 
 class Composer(ReportsWorkerErrors, Vertical):
+    class Sent(Message):
+        """`sessions_send` returned."""
+
+        def __init__(self, result: dict[str, Any]) -> None:
+            super().__init__()
+            self.result = result
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key: str | None = None
@@ -53,6 +61,9 @@ class Composer(ReportsWorkerErrors, Vertical):
         self.deadline_ms = 0
         self.timeout_s = 0
         self._timer: Any = None
+        self._started = 0.0
+        self._in_flight = False
+        self._early: list[EngineEvent] = []
         self._log: list[Text] = []
 
     def compose(self) -> ComposeResult:
@@ -104,27 +115,40 @@ class Composer(ReportsWorkerErrors, Vertical):
             reply = run_owner_command(self.engine, self.key, text)
             self._outcome(literal(reply or ""))
             return
-        self._send(self.key, self.shown_key, text, self.timeout_value())
+        self._begin(self.timeout_value())
+        self._send(self.key, text, self.timeout_value())
 
-    @work(exclusive=True, group="send", exit_on_error=False)
-    async def _send(self, key: str, shown: str, text: str, timeout: int) -> None:
+    def _begin(self, timeout: int) -> None:
+        """A new send: clear the last one's lines, start the countdown."""
         self._log = []
         self.query_one("#send-log", Static).update("")
         self.run_id = None
         self.waiting_run = None
-        started = time.monotonic()
+        self._in_flight = True
+        self._early = []
+        self._started = time.monotonic()
         if timeout > 0:
             self._start_countdown(timeout)
+
+    @work(exclusive=True, group="send", exit_on_error=False)
+    async def _send(self, key: str, text: str, timeout: int) -> None:
         try:
             result = await invoke(self.call_factory(), "sessions_send",
                                   {"sessionKey": key, "message": text, "timeoutSeconds": timeout})
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
-        finally:
-            self._stop_countdown()
-        self.run_id = result.get("runId")
-        self.last_status = result.get("status")
-        self._show_result(result, time.monotonic() - started)
+        self.post_message(self.Sent(result))
+
+    def on_composer_sent(self, event: Sent) -> None:
+        event.stop()
+        self._stop_countdown()
+        self.run_id = event.result.get("runId")
+        self.last_status = event.result.get("status")
+        self._in_flight = False
+        self._show_result(event.result, time.monotonic() - self._started)
+        early, self._early = self._early, []
+        for engine_event in early:  # what the send's background work said before the result arrived
+            self.on_engine_event(engine_event)
 
     def _start_countdown(self, timeout: int) -> None:
         self.timeout_s = timeout
@@ -178,6 +202,8 @@ class Composer(ReportsWorkerErrors, Vertical):
             self.waiting_run = event.run_id
             return
         if self.run_id is None:
+            if self._in_flight and isinstance(event, (SendProgress, Announced)):
+                self._early.append(event)
             return
         if isinstance(event, SendProgress) and event.run_id == self.run_id:
             if event.phase == "ping_pong":

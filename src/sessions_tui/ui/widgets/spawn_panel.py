@@ -32,6 +32,11 @@ STATUS_WORDS = {"running": "running", "done": "done", "failed": "failed", "timeo
 
 
 class SpawnPanel(ReportsWorkerErrors, Vertical):
+    class AgentsLoaded(Message):
+        def __init__(self, result: dict[str, Any]) -> None:
+            super().__init__()
+            self.result = result
+
     class Spawned(Message):
         def __init__(self, result: dict[str, Any]) -> None:
             super().__init__()
@@ -85,11 +90,14 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
 
     @work(exclusive=True, group="spawn-agents", exit_on_error=False)
     async def _load_agents(self) -> None:
-        result = await invoke(self.call_factory(), "agents_list", {})
-        options = [(a["id"] + (f" ({a['name']})" if a.get("name") else ""), a["id"]) for a in result["agents"]]
+        self.post_message(self.AgentsLoaded(await invoke(self.call_factory(), "agents_list", {})))
+
+    def on_spawn_panel_agents_loaded(self, event: AgentsLoaded) -> None:
+        event.stop()
+        agents = event.result["agents"]
         select = self.query_one("#spawn-agent", Select)
-        select.set_options(options)
-        select.value = result["requester"]
+        select.set_options([(a["id"] + (f" ({a['name']})" if a.get("name") else ""), a["id"]) for a in agents])
+        select.value = event.result["requester"]
 
     def _load_announcements(self) -> None:
         box = self.query_one("#announcements", VerticalScroll)
