@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -66,3 +68,12 @@ def check(ok: bool, what: str) -> None:
     if not ok:
         print(f"FAIL: sanity check: {what}")
         raise SystemExit(1)
+
+
+def in_temp_dir(prefix: str, bench: Callable[[Path], int]) -> int:
+    """Run a benchmark in a fresh temporary directory, removed afterwards."""
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        return bench(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -10,15 +10,13 @@ Run: .venv/bin/python bench/history_bench.py
 from __future__ import annotations
 
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ToolRunner, check, describe, time_interleaved, verdict  # noqa: E402
+from _common import in_temp_dir, ToolRunner, check, describe, time_interleaved, verdict  # noqa: E402
 
 from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
@@ -80,11 +78,7 @@ def build(state: Path, count: int) -> Engine:
 
 
 def main() -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="history-bench-"))
-    try:
-        return bench(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return in_temp_dir("history-bench-", bench)
 
 
 def bench(tmp: Path) -> int:

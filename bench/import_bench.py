@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import verdict  # noqa: E402
+from _common import in_temp_dir, verdict  # noqa: E402
 
 from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
@@ -102,11 +100,7 @@ def build_source(root: Path) -> int:
 
 
 def main() -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="import-bench-"))
-    try:
-        return bench(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return in_temp_dir("import-bench-", bench)
 
 
 def bench(tmp: Path) -> int:

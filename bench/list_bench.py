@@ -12,16 +12,14 @@ Run: .venv/bin/python bench/list_bench.py
 from __future__ import annotations
 
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ToolRunner, check, describe, time_interleaved, verdict  # noqa: E402
+from _common import in_temp_dir, ToolRunner, check, describe, time_interleaved, verdict  # noqa: E402
 
 from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock  # noqa: E402
@@ -116,11 +114,7 @@ def build(state: Path, count: int, seed: int) -> tuple[Engine, int]:
 
 
 def main() -> int:
-    tmp = Path(tempfile.mkdtemp(prefix="list-bench-"))
-    try:
-        return bench(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return in_temp_dir("list-bench-", bench)
 
 
 def bench(tmp: Path) -> int:

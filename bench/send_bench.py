@@ -12,9 +12,12 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
-import tempfile
 import time
 from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import in_temp_dir  # noqa: E402
 
 from sessions_tui.config import parse_config
 from sessions_tui.engine.engine import Engine
@@ -32,9 +35,9 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-async def main() -> int:
+async def run(tmp: Path) -> int:
     config, _ = parse_config({"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}})
-    engine = Engine(tempfile.mkdtemp(prefix="send-bench-"), config)
+    engine = Engine(tmp / "state", config)
     EngineToolHost(engine)
     keys = [f"agent:main:bench:group:{i:03d}" for i in range(SESSIONS)]
     for key in keys:
@@ -88,5 +91,9 @@ async def main() -> int:
     return 0 if ok else 1
 
 
+def main() -> int:
+    return in_temp_dir("send-bench-", lambda tmp: asyncio.run(run(tmp)))
+
+
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(main())

@@ -22,12 +22,11 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import verdict  # noqa: E402
+from _common import in_temp_dir, verdict  # noqa: E402
 from list_bench import build  # noqa: E402 - realistic sessions of every kind, four agents
 
 from textual import events  # noqa: E402
@@ -77,9 +76,8 @@ async def wait_for(predicate, timeout: float = 30.0) -> None:
         await asyncio.sleep(0.001)
 
 
-async def measure(count: int) -> dict:
-    state = Path(tempfile.mkdtemp(prefix=f"ui-bench-{count}-"))
-    engine, _ = build(state, count, seed=count)
+async def measure(count: int, tmp: Path) -> dict:
+    engine, _ = build(tmp / "state", count, seed=count)
     start = time.perf_counter()
     app = SessionsApp(engine, watch_store=False, steady=True)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -128,8 +126,13 @@ def run_child(count: int) -> dict:
 
 def main() -> int:
     if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        print(json.dumps(asyncio.run(measure(int(sys.argv[2])))))
-        return 0
+        count = int(sys.argv[2])
+
+        def child(tmp: Path) -> int:
+            print(json.dumps(asyncio.run(measure(count, tmp))))
+            return 0
+
+        return in_temp_dir(f"ui-bench-{count}-", child)
     ok = True
     for count in (10_000, 100_000):
         r = run_child(count)
