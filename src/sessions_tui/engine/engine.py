@@ -23,7 +23,7 @@ from sessions_tui.engine.keys import (
     agent_id_of,
     canonical_key,
     classify_session_kind,
-    derive_channel,
+    entry_channel,
     display_key,
     parse_agent_session_key,
 )
@@ -180,13 +180,7 @@ class Engine:
     def session_channel(self, key: str) -> str | None:
         """The channel a session talks on (SPEC D10), or None when it is not known."""
         session = self.store.get(key)
-        entry = session.entry if session else {}
-        origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
-        delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
-        channel = derive_channel(
-            key, classify_session_kind(key, None, self.alias),
-            entry.get("channel") or origin.get("provider"), delivery.get("channel") or entry.get("lastChannel"),
-        )
+        channel = entry_channel(key, classify_session_kind(key, None, self.alias), session.entry if session else {})
         return None if channel == "unknown" else channel
 
     def is_sandboxed(self, key: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 DEFAULT_AGENT_ID = "main"
 DEFAULT_MAIN_KEY = "main"
@@ -243,3 +244,20 @@ def derive_channel(key: str, kind: str, channel: object, last_channel: object) -
         if isinstance(value, str) and value.strip():
             return value.strip()
     return channel_from_key(key) or "unknown"
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def entry_channel(key: str, kind: str, entry: dict[str, Any]) -> str:
+    """`derive_channel` fed from a stored session entry, with REF's row fallbacks:
+    the entry's `channel` (else `origin.provider`), then `deliveryContext.channel` (else `lastChannel`).
+    """
+    origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
+    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
+    return derive_channel(
+        key, kind,
+        _text_or_none(entry.get("channel")) or _text_or_none(origin.get("provider")),
+        _text_or_none(delivery.get("channel")) or _text_or_none(entry.get("lastChannel")),
+    )

@@ -29,7 +29,7 @@ from sessions_tui.engine.keys import (
     MainAlias,
     agent_id_of,
     classify_session_kind,
-    derive_channel,
+    entry_channel,
     is_cron_run_session_key,
     parse_agent_session_key,
     strip_agent_prefix,
@@ -162,13 +162,7 @@ def derived_columns(key: str, entry: dict[str, Any]) -> dict[str, Any]:
     """
     kind = classify_session_kind(key, entry.get("kind") if isinstance(entry.get("kind"), str) else None,
                                  _DEFAULT_ALIAS)
-    origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
-    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
-    channel = derive_channel(
-        key, kind,
-        _str_or_none(entry.get("channel")) or _str_or_none(origin.get("provider")),
-        _str_or_none(delivery.get("channel")) or _str_or_none(entry.get("lastChannel")),
-    )
+    channel = entry_channel(key, kind, entry)
     return {
         "label": _str_or_none(entry.get("label")),
         "spawned_by": _str_or_none(entry.get("spawnedBy")),

@@ -11,7 +11,7 @@ from sessions_tui.engine.keys import (
     SAFE_SESSION_ID_RE,
     SESSION_KINDS,
     classify_session_kind,
-    derive_channel,
+    entry_channel,
 )
 from sessions_tui.engine.sanitize import sanitize_history, strip_tool_messages
 from sessions_tui.engine.store import StoredSession
@@ -168,7 +168,6 @@ def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kin
     thread = delivery.get("threadId")
     thread = thread if isinstance(thread, str) or _num(thread) is not None else None
     last_channel = d_channel or _str(entry.get("lastChannel"))
-    entry_channel = _str(entry.get("channel")) or _str(origin.get("provider"))
     spawned_by, parent = _str(entry.get("spawnedBy")), _str(entry.get("parentSessionKey"))
     children = entry.get("childSessions")
     status = _str(entry.get("status"))
@@ -176,7 +175,7 @@ def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kin
     return SessionRow(
         key=display(session.key),
         kind=kind,
-        channel=derive_channel(session.key, kind, entry_channel, last_channel),
+        channel=entry_channel(session.key, kind, entry),
         origin=Origin(provider=_str(origin.get("provider")), accountId=_str(origin.get("accountId")))
         if (_str(origin.get("provider")) or _str(origin.get("accountId")))
         else None,
