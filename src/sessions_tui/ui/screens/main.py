@@ -360,6 +360,7 @@ class MainScreen(ReportsWorkerErrors, Screen):
         switcher = self.query_one(ContentSwitcher)
         switcher.current = "spawn" if switcher.current == "transcript" else "transcript"
         if switcher.current == "spawn":
+            self.query_one(SpawnPanel).refresh_runs()
             self.query_one("#spawn-task").focus()
         else:
             self.query_one(SessionTable).focus()

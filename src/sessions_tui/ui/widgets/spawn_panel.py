@@ -121,8 +121,11 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         box.scroll_end(animate=False, immediate=False)
 
     def refresh_runs(self) -> None:
-        """Children of the requester with live status and elapsed time (row diffs)."""
-        if self.engine is None or not self.requester:
+        """Children of the requester with live status and elapsed time (row diffs).
+
+        Nothing is read while the panel is hidden; showing it refreshes it.
+        """
+        if self.engine is None or not self.requester or not self.display:
             return
         table = self.query_one("#spawn-runs", DataTable)
         now = self.engine.now()
