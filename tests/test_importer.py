@@ -14,11 +14,17 @@ from typing import Any
 import pytest
 
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.importer import ImportReport, import_openclaw
+from sessions_tui.engine.openclaw.importer import import_openclaw as import_state_dir
+from sessions_tui.engine.openclaw.layout import NoOpenClawState
+from sessions_tui.engine.openclaw.mirror import ImportReport
 
 from conftest import NOW_MS, run_tool
 
 A2A = {"tools": {"agentToAgent": {"enabled": True}}}
+
+
+def import_openclaw(engine: Engine, root: Path) -> ImportReport:
+    return import_state_dir(engine.store, engine.canonical, root)
 MINUTE = 60_000
 
 
@@ -500,10 +506,15 @@ def test_entry_without_valid_session_id_is_reported(make_engine, legacy):
         assert engine.store.get(key) is None
 
 
-def test_missing_agents_directory_is_reported(make_engine, tmp_path):
-    report = import_openclaw(make_engine(), tmp_path / "nowhere")
-    assert len(report.problems) == 1 and "no agents/ directory" in report.problems[0]
-    assert report.sessions_imported == 0
+def test_a_directory_without_either_layout_is_refused_naming_both(make_engine, tmp_path):
+    (tmp_path / "empty" / "agents" / "main").mkdir(parents=True)
+    with pytest.raises(NoOpenClawState) as refused:
+        import_openclaw(make_engine(), tmp_path / "empty")
+    text = str(refused.value)
+    assert "agents/<agentId>/agent/openclaw-agent.sqlite" in text
+    assert "agents/<agentId>/sessions/sessions.json" in text
+    with pytest.raises(NoOpenClawState, match="no such directory"):
+        import_openclaw(make_engine(), tmp_path / "nowhere")
 
 
 def test_existing_session_under_the_same_key_is_not_overwritten(make_engine, legacy):
@@ -551,9 +562,11 @@ def test_cli_import_openclaw_prints_summary_and_problems(legacy, tmp_path):
     proc = cli("import-openclaw", str(root), "--state", str(state), home=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines_total = sum(len(x.body) for x in sessions)
-    assert proc.stdout.strip() == (
-        f"imported 5 sessions, updated 0, unchanged 0; {lines_total} transcript lines; 1 problems"
-    )
+    assert proc.stdout.strip().splitlines() == [
+        f"read {root / 'agents' / 'main' / 'sessions' / 'sessions.json'}",
+        f"read {root / 'agents' / 'ops' / 'sessions' / 'sessions.json'}",
+        f"imported 5 sessions, updated 0, unchanged 0; {lines_total} transcript lines; 1 problems",
+    ]
     assert proc.stderr.strip().splitlines() == [
         f"{s.path}:{len(s.lines) + 1}: invalid JSON (Expecting value at column 1); line skipped"
     ]
@@ -566,7 +579,9 @@ def test_cli_import_openclaw_prints_summary_and_problems(legacy, tmp_path):
         engine.close()
     again = cli("import-openclaw", str(root), "--state", str(state), home=tmp_path)
     assert again.returncode == 0
-    assert again.stdout.strip() == "imported 0 sessions, updated 0, unchanged 5; 0 transcript lines; 0 problems"
+    assert again.stdout.strip().splitlines()[-1] == (
+        "imported 0 sessions, updated 0, unchanged 5; 0 transcript lines; 0 problems"
+    )
     assert again.stderr == ""
 
 

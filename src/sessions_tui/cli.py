@@ -80,9 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="fill an empty state directory with the demo and list its sessions")
     _global_options(demo, suppress=True)
 
-    imp = sub.add_parser("import-openclaw", help="import a legacy OpenClaw state directory")
+    imp = sub.add_parser("import-openclaw", help="import an OpenClaw state directory (SQLite store or legacy layout)")
     _global_options(imp, suppress=True)
-    imp.add_argument("source", metavar="DIR", help="an OpenClaw state directory (with agents/*/sessions/)")
+    imp.add_argument("source", metavar="DIR", help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw")
+    imp.add_argument("--follow", action="store_true",
+                     help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
+                     "until Ctrl+C or SIGTERM")
     return parser
 
 
@@ -171,15 +174,27 @@ async def _run_send(opts: argparse.Namespace) -> int:
 
 
 def _run_import(opts: argparse.Namespace) -> int:
-    from sessions_tui.engine.importer import import_openclaw
+    from sessions_tui.engine.openclaw.importer import import_openclaw
+    from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
 
+    root = Path(opts.source).expanduser()
     engine = _open_engine(opts)
     try:
-        report = import_openclaw(engine, Path(opts.source))
+        if opts.follow:
+            from sessions_tui.follow_report import follow_until_stopped
+
+            require_agents(root)
+            asyncio.run(follow_until_stopped(engine.store, engine.canonical, root, sys.stdout, sys.stderr))
+            return EXIT_OK
+        report = import_openclaw(engine.store, engine.canonical, root)
+    except NoOpenClawState as exc:
+        raise UsageError(str(exc)) from exc
     finally:
         engine.close()
     for problem in report.problems:
         print(problem, file=sys.stderr)
+    for source in report.sources:
+        print(f"read {source}")
     print(report.summary())
     return EXIT_OK
 

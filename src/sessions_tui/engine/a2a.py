@@ -11,10 +11,12 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.events import Announced, SendProgress
 from sessions_tui.engine.keys import strip_agent_prefix
+from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.runs import RunRequest
 from sessions_tui.engine.sanitize import extract_assistant_text, strip_tool_messages
 from sessions_tui.engine.store import dumps
@@ -32,14 +34,6 @@ ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step."
 STEP_WAIT_CAP_MS = 60_000
 # Channels whose delivery target is better taken from the session than from its key (REF §8.4).
 SESSION_LOOKUP_CHANNELS = ("whatsapp", "slack")
-
-
-class SendBlocked(Exception):
-    """The send policy refused a way into a session; `reason` names the rule or override."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"send blocked by session policy: {reason}")
-        self.reason = reason
 
 
 def is_reply_skip(text: str | None) -> bool:

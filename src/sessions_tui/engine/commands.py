@@ -47,5 +47,8 @@ def run_owner_command(engine: "Engine", key: str, text: str) -> str | None:
     mode = _MODES.get((match.group(1) or "").lower())
     if mode is None:
         return USAGE_REPLY
+    owner = engine.owner_of(key)
+    if owner is not None:
+        return f"⚙️ This session lives in OpenClaw ({owner}): set its send policy there."
     set_send_policy(engine, key, None if mode == "inherit" else mode)
     return f"⚙️ Send policy set to {_SAID[mode]}."

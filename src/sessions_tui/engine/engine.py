@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.config import Config, LoadedConfig, load_config
-from sessions_tui.engine.a2a import SendBlocked
+from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.events import EventBus
@@ -28,6 +28,7 @@ from sessions_tui.engine.keys import (
     parse_agent_session_key,
 )
 from sessions_tui.engine.models.registry import ModelRegistry
+from sessions_tui.engine.openclaw.layout import owner_root
 from sessions_tui.engine.outbox import Outbox
 from sessions_tui.engine.policy import (
     AgentToAgentPolicy,
@@ -127,15 +128,28 @@ class Engine:
     def refuse(self, key: str, *, via: str, reason: str, requester: str | None = None) -> None:
         record_refusal(self, key, via=via, reason=reason, requester=requester)
 
-    def agent(self, request: RunRequest, *, via: str, requester: str | None = None) -> str:
-        """Start a run in a session if the send policy lets it in; returns the run id at once.
+    def owner_of(self, key: str) -> Path | None:
+        """The OpenClaw state directory a session belongs to (SPEC D17); None for the engine's own."""
+        source = self.store.import_source_of(key)
+        return owner_root(source) if source is not None else None
 
-        Raises `SendBlocked` (after recording the refusal) when the policy says no.
-        """
-        verdict = self.send_verdict(request.session_key)
-        if not verdict.allowed:
-            self.refuse(request.session_key, via=via, reason=verdict.reason, requester=requester)
-            raise SendBlocked(verdict.reason)
+    def admit(self, key: str, *, via: str, requester: str | None = None) -> None:
+        """Let something into a session, or raise `SendBlocked` after recording why not: the
+        session belongs to an OpenClaw (`OwnedByOpenClaw`), or the send policy says no."""
+        owner = self.owner_of(key)
+        if owner is not None:
+            refusal: SendBlocked = OwnedByOpenClaw(key, owner)
+        else:
+            verdict = self.send_verdict(key)
+            if verdict.allowed:
+                return
+            refusal = SendBlocked(verdict.reason)
+        self.refuse(key, via=via, reason=refusal.reason, requester=requester)
+        raise refusal
+
+    def agent(self, request: RunRequest, *, via: str, requester: str | None = None) -> str:
+        """Start a run in a session if it may be let in (`admit`); returns the run id at once."""
+        self.admit(request.session_key, via=via, requester=requester)
         return self.runs.start(request)
 
     def now(self) -> int:

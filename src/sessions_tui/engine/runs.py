@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.ids import new_uuid
 
@@ -142,7 +143,13 @@ class Runs:
     # -- queue ----------------------------------------------------------------------------------
 
     def start(self, request: RunRequest) -> str:
-        """Queue a run; returns its id at once. Must be called inside the event loop."""
+        """Queue a run; returns its id at once. Must be called inside the event loop.
+
+        Never in a session that belongs to an OpenClaw (SPEC D17): that raises `OwnedByOpenClaw`.
+        """
+        owner = self.engine.owner_of(request.session_key)
+        if owner is not None:
+            raise OwnedByOpenClaw(request.session_key, owner)
         record = RunRecord(
             run_id=new_uuid(), session_key=request.session_key, lane=request.lane,
             created_at=self.engine.now(),

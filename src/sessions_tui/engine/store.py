@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine.clock import Clock, iso_from_ms
+from sessions_tui.engine.clock import Clock, iso_from_ms, ms_from_iso
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.keys import (
     SAFE_SESSION_ID_RE,
@@ -149,6 +149,7 @@ CREATE TABLE IF NOT EXISTS imports (
     entry TEXT NOT NULL DEFAULT '{}',
     imported_at INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS imports_by_session ON imports(session_key);
 """
 
 _DEFAULT_ALIAS = MainAlias.of()
@@ -224,24 +225,59 @@ def new_entry_id() -> str:
 
 
 def message_of_line(line: dict[str, Any], msg_seq: int) -> dict[str, Any] | None:
-    """The chat message a transcript line holds, numbered as REF's `readSessionMessages` does."""
+    """The chat message a transcript line holds, numbered as REF's `readSessionMessages` does.
+
+    OpenClaw's displayed `custom_message` lines (a run that failed before replying…) are
+    messages of role `custom`, as its gateway shows them.
+    """
     entry_id = line.get("id")
     if isinstance(line.get("message"), dict):
         msg = dict(line["message"])
-        msg["__openclaw"] = {"id": entry_id, "seq": msg_seq}
+        meta = msg.get("__openclaw")
+        msg["__openclaw"] = {**(meta if isinstance(meta, dict) else {}), "id": entry_id, "seq": msg_seq}
         return msg
-    if line.get("type") == "compaction":
+    if line.get("type") in _MARKERS:
+        meta: dict[str, Any] = {"kind": line["type"], "id": entry_id}
+        if isinstance(line.get("tokensBefore"), int):
+            meta["tokensBefore"] = line["tokensBefore"]
+        meta["seq"] = msg_seq
+        stamp = line.get("timestamp")
         return {
             "role": "system",
-            "content": [{"type": "text", "text": "Compaction"}],
-            "timestamp": line.get("timestamp"),
-            "__openclaw": {"kind": "compaction", "id": entry_id, "seq": msg_seq},
+            "content": [{"type": "text", "text": _MARKERS[line["type"]]}],
+            "timestamp": ms_from_iso(stamp) if isinstance(stamp, str) else stamp,
+            "__openclaw": meta,
         }
+    if _is_shown_custom_message(line):
+        stamp = line.get("timestamp")
+        custom: dict[str, Any] = {
+            "role": "custom",
+            "customType": line.get("customType"),
+            "content": line.get("content"),
+            "display": True,
+            "timestamp": ms_from_iso(stamp) if isinstance(stamp, str) else stamp,
+        }
+        meta = {"id": entry_id, "seq": msg_seq}
+        details = line.get("details")
+        if isinstance(details, dict) and isinstance(details.get("runId"), str):
+            meta["runId"] = details["runId"]
+        custom["__openclaw"] = meta
+        return custom
     return None
 
 
+# Transcript events OpenClaw shows as a system line: a compaction, a session reset (`/new`…).
+_MARKERS = {"compaction": "Compaction", "reset": "Reset"}
+
+
+def _is_shown_custom_message(line: dict[str, Any]) -> bool:
+    """OpenClaw shows a `custom_message` when it says `display: true`, except its runtime context."""
+    return (line.get("type") == "custom_message" and line.get("display") is True
+            and line.get("customType") != "openclaw.runtime-context")
+
+
 def _is_message_line(line: dict[str, Any]) -> bool:
-    return isinstance(line.get("message"), dict) or line.get("type") == "compaction"
+    return isinstance(line.get("message"), dict) or line.get("type") in _MARKERS or _is_shown_custom_message(line)
 
 
 def _row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
@@ -484,30 +520,33 @@ class Store:
     def patch(self, key: str, changes: dict[str, Any]) -> StoredSession:
         """Merge `changes` into a session's entry; a value of None removes the field."""
         with self.write() as conn:
-            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
-            if not row:
-                raise StoreError(f"No session found: {key}")
-            entry = json.loads(row["entry"])
-            for name, value in changes.items():
-                if name == "sessionId":
-                    continue
-                if value is None:
-                    entry.pop(name, None)
-                else:
-                    entry[name] = value
-            updated = entry.get("updatedAt", row["updated_at"])
-            columns = {
-                "entry": dumps(entry),
-                "updated_at": int(updated) if isinstance(updated, (int, float)) and not isinstance(updated, bool)
-                else row["updated_at"],
-                **derived_columns(key, entry),
-            }
-            conn.execute(
-                f"UPDATE sessions SET {', '.join(f'{c} = ?' for c in columns)} WHERE key = ?",
-                (*columns.values(), key),
-            )
+            self._patch(conn, key, changes)
             updated_row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
         return _row_to_session(updated_row, self.state_dir)
+
+    def _patch(self, conn: sqlite3.Connection, key: str, changes: dict[str, Any]) -> None:
+        row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        if not row:
+            raise StoreError(f"No session found: {key}")
+        entry = json.loads(row["entry"])
+        for name, value in changes.items():
+            if name == "sessionId":
+                continue
+            if value is None:
+                entry.pop(name, None)
+            else:
+                entry[name] = value
+        updated = entry.get("updatedAt", row["updated_at"])
+        columns = {
+            "entry": dumps(entry),
+            "updated_at": int(updated) if isinstance(updated, (int, float)) and not isinstance(updated, bool)
+            else row["updated_at"],
+            **derived_columns(key, entry),
+        }
+        conn.execute(
+            f"UPDATE sessions SET {', '.join(f'{c} = ?' for c in columns)} WHERE key = ?",
+            (*columns.values(), key),
+        )
 
     def set_archived(self, key: str, archived_at: int | None) -> None:
         with self.write() as conn:
@@ -865,6 +904,72 @@ class Store:
                 (source,),
             ).fetchone()
         return row[0] if row else None
+
+    def import_source_of(self, key: str) -> str | None:
+        """The OpenClaw source a session was imported from (it belongs to that OpenClaw), if any."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT source FROM imports WHERE session_key = ? LIMIT 1", (key,)
+            ).fetchone()
+        return str(row[0]) if row else None
+
+    def transcript_tail(self, key: str) -> tuple[int, str | None]:
+        """(lines stored after the header, entry id of the last one) of a session."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT last_seq, last_entry_id FROM sessions WHERE key = ?", (key,)
+            ).fetchone()
+        return (int(row[0]), row[1]) if row else (0, None)
+
+    def update_import(
+        self,
+        key: str,
+        *,
+        changes: dict[str, Any],
+        lines: list[dict[str, Any]],
+        raw: list[str],
+        source: str,
+        source_lines: int,
+        entry: dict[str, Any],
+        archive: bool = False,
+        archived_at: int | None = None,
+    ) -> None:
+        """An imported session's changed entry fields and new lines, and the import's new
+        cursor, in one transaction; with `archive`, its archive time becomes `archived_at`."""
+        with self.write() as conn:
+            if changes:
+                self._patch(conn, key, changes)
+            if lines:
+                self._append_lines(conn, key, lines, raw=raw, touch=False)
+            if archive:
+                conn.execute("UPDATE sessions SET archived_at = ? WHERE key = ?", (archived_at, key))
+            self._record_import(conn, source, key, source_lines, entry)
+
+    def replace_import(
+        self,
+        key: str,
+        *,
+        entry: dict[str, Any],
+        lines: list[dict[str, Any]],
+        raw: list[str],
+        source: str,
+        source_lines: int,
+    ) -> None:
+        """Replace an imported session's transcript whole (OpenClaw rewrote or compacted it)."""
+        with self.write() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            if not row:
+                raise StoreError(f"No session found: {key}")
+            conn.execute("DELETE FROM transcript WHERE session_id = ?", (row["session_id"],))
+            conn.execute(
+                "UPDATE sessions SET last_seq = 0, msg_count = 0, last_entry_id = NULL, mirror_size = -1 "
+                "WHERE key = ?", (key,),
+            )
+            self._rebuild_mirror(conn, conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone())
+            self._patch(conn, key, {k: v for k, v in entry.items() if k != "sessionId"})
+            if lines:
+                self._append_lines(conn, key, lines, raw=raw, touch=False)
+            self._record_import(conn, source, key, source_lines, entry)
 
     def import_session(
         self,

@@ -27,6 +27,7 @@ from sessions_tui.engine.a2a import (
     latest_assistant_reply,
     resolve_announce_target,
 )
+from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
 from sessions_tui.engine.keys import is_subagent_session_key
 from sessions_tui.engine.runs import TERMINAL, RunRequest, _pid_alive
@@ -323,9 +324,9 @@ class SubagentRegistry:
             result = result or NO_OUTPUT
         text = self.compose(run, result, notes)
         announce = {"childSessionKey": run.child_key, "runId": run.run_id, "status": run.outcome or "unknown"}
-        verdict = engine.send_verdict(run.requester_key)
-        if not verdict.allowed:
-            engine.refuse(run.requester_key, via="subagent_announce", reason=verdict.reason, requester=run.child_key)
+        try:
+            engine.admit(run.requester_key, via="subagent_announce", requester=run.child_key)
+        except SendBlocked:
             engine.events.publish(Announced(ts=engine.now(), kind="subagent", session_key=run.requester_key, text=text,
                                             run_id=run.run_id, child_session_key=run.child_key,
                                             status=run.outcome, delivery="forbidden"))

@@ -12,10 +12,10 @@ from typing import Any
 
 from sessions_tui.engine.a2a import (
     A2AFlow,
-    SendBlocked,
     latest_assistant_reply,
     message_context,
 )
+from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id
 from sessions_tui.engine.runs import RunRequest
 from sessions_tui.tools.access import RequesterContext, guard_for

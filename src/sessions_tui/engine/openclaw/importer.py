@@ -1,0 +1,56 @@
+"""`import-openclaw DIR`: every agent's sessions, from the SQLite store and/or the legacy layout.
+
+The source is only read. Each session comes in whole (one transaction) under its canonical key,
+keeping its sessionId and every transcript line verbatim; re-running takes only what changed.
+Where an agent has both layouts, its SQLite store is the truth (OpenClaw 2026.9 reads nothing
+else) and the legacy files add only the sessions the store does not have.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sessions_tui.engine.openclaw.agent_db import AgentDb, AgentDbError
+from sessions_tui.engine.openclaw.layout import AgentLayout, require_agents
+from sessions_tui.engine.openclaw.legacy import legacy_sessions
+from sessions_tui.engine.openclaw.mirror import Canonical, ImportReport, Mirror
+from sessions_tui.engine.openclaw.sqlite_sessions import sqlite_sessions
+from sessions_tui.engine.store import Store
+
+
+def import_openclaw(store: Store, canonical: Canonical, source: Path) -> ImportReport:
+    """Import an OpenClaw state directory; raises `NoOpenClawState` if it holds neither layout."""
+    root = source.expanduser()
+    report = ImportReport()
+    mirror = Mirror(store, canonical)
+    for agent in require_agents(root):
+        import_agent(mirror, agent, report)
+    return report
+
+
+def import_agent(mirror: Mirror, agent: AgentLayout, report: ImportReport) -> set[str]:
+    """One agent's sessions; returns the canonical keys its SQLite store holds."""
+    covered: set[str] = set()
+    if agent.sqlite is not None:
+        report.sources.append(str(agent.sqlite))
+        try:
+            db = AgentDb(agent.sqlite)
+        except AgentDbError as exc:
+            report.problem(str(exc))
+        else:
+            try:
+                with db.snapshot():
+                    for source, transcript in sqlite_sessions(db, agent.agent_id, db.nodes(), report):
+                        covered.add(mirror.key_of(source))
+                        mirror.apply(source, transcript, report)
+            except AgentDbError as exc:
+                report.problem(str(exc))
+            finally:
+                db.close()
+    if agent.legacy is not None:
+        report.sources.append(str(agent.legacy))
+        for legacy_source, legacy_transcript in legacy_sessions(
+            agent.legacy, agent.agent_id, report, skip_keys=covered, canonical=mirror.canonical
+        ):
+            mirror.apply(legacy_source, legacy_transcript, report)
+    return covered

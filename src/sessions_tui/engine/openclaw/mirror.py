@@ -1,0 +1,262 @@
+"""Bringing one OpenClaw session into the embedded store, whichever layout it was read from.
+
+A session is imported once, then kept in step: the entry fields that changed in OpenClaw since
+the last read, the lines its transcript gained (from a cursor kept per source), or, when OpenClaw
+rewrote the transcript, the whole transcript again. Each of these is one transaction, so a stop
+at any moment leaves nothing half-written. Sessions that came from OpenClaw belong to it
+(SPEC D17): the engine only mirrors them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from sessions_tui.engine.keys import SAFE_SESSION_ID_RE, agent_id_of
+from sessions_tui.engine.store import Store, StoreError
+
+Canonical = Callable[[str, str], str]
+"""(raw key, agent directory id) → the canonical key it is stored under."""
+
+Outcome = Literal["imported", "updated", "unchanged", "skipped"]
+
+
+class ImportReport(BaseModel):
+    """What an import (or one follow step) did, and the problems it met, each once."""
+
+    sessions_imported: int = 0
+    sessions_updated: int = 0
+    sessions_unchanged: int = 0
+    lines_imported: int = 0
+    sources: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+    changed: dict[str, int] = Field(default_factory=dict)
+    """Keys of the sessions that changed, each with the number of lines it gained."""
+
+    def count_lines(self, key: str, lines: int) -> None:
+        self.lines_imported += lines
+        self.changed[key] = self.changed.get(key, 0) + lines
+
+    def problem(self, text: str) -> None:
+        if text not in self.problems:
+            self.problems.append(text)
+
+    def summary(self) -> str:
+        return (
+            f"imported {self.sessions_imported} sessions, updated {self.sessions_updated}, "
+            f"unchanged {self.sessions_unchanged}; {self.lines_imported} transcript lines; "
+            f"{len(self.problems)} problems"
+        )
+
+
+@dataclass
+class Chunk:
+    """Transcript lines read from a source, and the cursor after them."""
+
+    lines: list[dict[str, Any]]
+    raw: list[str]
+    cursor: int
+
+
+class TranscriptSource(Protocol):
+    """A session's transcript in one layout; a cursor counts lines consumed, header included."""
+
+    def read_after(self, cursor: int) -> Chunk: ...
+
+    def read_all(self) -> Chunk: ...
+
+    def last_id(self, cursor: int) -> str | None:
+        """Entry id of the last line consumed at `cursor`, to check a transcript is the same."""
+        ...
+
+
+@dataclass
+class SourceSession:
+    """One session as OpenClaw holds it."""
+
+    source_id: str  # where it came from: `<store path>#<key as OpenClaw spells it>`
+    where: str  # how problems name it
+    agent_dir_id: str
+    raw_key: str
+    session_id: str
+    entry: dict[str, Any]
+    archived_at: int | None = None
+    has_archive_state: bool = False  # whether the layout records archiving at all
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Mirror:
+    """Applies OpenClaw sessions to a store; `canonical` maps OpenClaw keys to ours."""
+
+    def __init__(self, store: Store, canonical: Canonical) -> None:
+        self.store = store
+        self.canonical = canonical
+
+    def key_of(self, source: SourceSession) -> str:
+        return self.canonical(source.raw_key, source.agent_dir_id)
+
+    def apply(
+        self, source: SourceSession, transcript: TranscriptSource, report: ImportReport, *, verify: bool = False
+    ) -> Outcome:
+        """Import the session, or bring it up to date; never raises for bad source data.
+
+        With `verify`, the line at the cursor is first checked against the last one taken, and a
+        transcript that no longer matches (rewritten, or a replaced store) is read again whole.
+        """
+        if not SAFE_SESSION_ID_RE.match(source.session_id):
+            report.problem(f"{source.where}: missing or invalid sessionId; skipped")
+            return "skipped"
+        key = self.key_of(source)
+        try:
+            outcome = self._apply(key, source, transcript, report, verify)
+        except StoreError as exc:
+            report.problem(f"{source.where}: {exc}; skipped")
+            return "skipped"
+        if outcome == "imported":
+            report.sessions_imported += 1
+        elif outcome == "updated":
+            report.sessions_updated += 1
+        elif outcome == "unchanged":
+            report.sessions_unchanged += 1
+        return outcome
+
+    def reread(self, source: SourceSession, transcript: TranscriptSource, report: ImportReport) -> Outcome:
+        """Take a session's transcript again from the start (OpenClaw rewrote it)."""
+        key = self.key_of(source)
+        if self.store.imported_lines(source.source_id) is None:
+            return self.apply(source, transcript, report)
+        if self.store.imported_session_id(source.source_id) != source.session_id:
+            return self.apply(source, transcript, report)  # reports the reset
+        chunk = transcript.read_all()
+        try:
+            self.store.replace_import(
+                key,
+                entry=source.entry,
+                lines=chunk.lines,
+                raw=chunk.raw,
+                source=source.source_id,
+                source_lines=chunk.cursor,
+            )
+        except StoreError as exc:
+            report.problem(f"{source.where}: {exc}; skipped")
+            return "skipped"
+        report.sessions_updated += 1
+        report.count_lines(key, len(chunk.lines))
+        return "updated"
+
+    def _apply(
+        self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport, verify: bool
+    ) -> Outcome:
+        store = self.store
+        done = store.imported_lines(source.source_id)
+        if done is None:
+            existing = store.get(key)
+            if existing is None:
+                return self._create(key, source, transcript, report)
+            if existing.session_id != source.session_id or store.import_source_of(key) is None:
+                report.problem(f"{source.where}: a session {key} already exists here; skipped")
+                return "skipped"
+            # The same OpenClaw session imported before from its other layout (an OpenClaw
+            # upgraded to the SQLite store): go on from the line the two have in common.
+            count, last_id = store.transcript_tail(key)
+            same = count == 0 or transcript.last_id(count + 1) == last_id
+            store.record_import(source.source_id, key, count + 1 if same else 0, existing.entry)
+            if not same:
+                return self.reread(source, transcript, report)
+            done = count + 1
+        previous = store.imported_session_id(source.source_id)
+        if previous is not None and previous != source.session_id:
+            report.problem(
+                f"{source.where}: sessionId changed from {previous} to {source.session_id} (reset in OpenClaw); "
+                "kept the transcript imported before, the new one was not imported"
+            )
+            return "skipped"
+        if verify and done > 1 and not self._still_matches(key, transcript, done):
+            return self.reread(source, transcript, report)
+        self._check_updated_at(source, report)
+        chunk = transcript.read_after(done)
+        changes = self._changed_fields(source)
+        archive = source.has_archive_state and (store.get(key) or _NO_SESSION).archived_at != source.archived_at
+        if not (changes or chunk.lines or archive or chunk.cursor != done):
+            return "unchanged"
+        store.update_import(
+            key,
+            changes=changes,
+            lines=chunk.lines,
+            raw=chunk.raw,
+            source=source.source_id,
+            source_lines=chunk.cursor,
+            entry=source.entry,
+            archive=archive,
+            archived_at=source.archived_at,
+        )
+        updated = bool(changes or chunk.lines or archive)
+        if updated:
+            report.count_lines(key, len(chunk.lines))
+        return "updated" if updated else "unchanged"
+
+    def _create(self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport) -> Outcome:
+        self._check_updated_at(source, report)
+        chunk = transcript.read_all()
+        entry = dict(source.entry)
+        if agent_id_of(key) != source.agent_dir_id and key not in ("global", "unknown"):
+            entry.setdefault("importedFromAgent", source.agent_dir_id)
+        self.store.import_session(
+            key,
+            entry,
+            session_id=source.session_id,
+            lines=chunk.lines,
+            raw=chunk.raw,
+            source=source.source_id,
+            source_lines=chunk.cursor,
+        )
+        if source.has_archive_state and source.archived_at is not None:
+            self.store.set_archived(key, source.archived_at)
+        report.count_lines(key, len(chunk.lines))
+        return "imported"
+
+    def _still_matches(self, key: str, transcript: TranscriptSource, cursor: int) -> bool:
+        """Whether the line before the cursor is still the last one taken (unknown counts as yes:
+        a line without an id, or one that could not be read, is not a rewrite)."""
+        _, last_id = self.store.transcript_tail(key)
+        there = transcript.last_id(cursor)
+        return last_id is None or there is None or there == last_id
+
+    def gone(self, source_id: str, key: str, where: str, report: ImportReport) -> None:
+        """A session OpenClaw no longer has: archived here, its transcript kept."""
+        session = self.store.get(key)
+        if session is None or self.store.imported_lines(source_id) is None or session.archived_at is not None:
+            return
+        self.store.set_archived(key, self.store.now())
+        report.problem(f"{where}: no longer in OpenClaw; archived here (its transcript is kept)")
+        report.changed[key] = report.changed.get(key, 0)
+
+    def _changed_fields(self, source: SourceSession) -> dict[str, Any]:
+        """Entry fields that changed in OpenClaw since the last read (a label set, a newer
+        updatedAt…); what sessions-tui itself changed meanwhile is kept unless OpenClaw changed it too."""
+        before = self.store.imported_entry(source.source_id)
+        changed = {k: v for k, v in source.entry.items() if k != "sessionId" and before.get(k) != v}
+        if "updatedAt" in changed and not _is_number(changed["updatedAt"]):
+            del changed["updatedAt"]
+        return changed
+
+    @staticmethod
+    def _check_updated_at(source: SourceSession, report: ImportReport) -> None:
+        if "updatedAt" in source.entry and not _is_number(source.entry["updatedAt"]):
+            report.problem(
+                f"{source.where}: updatedAt is not a number ({source.entry['updatedAt']!r}); using the import time"
+            )
+
+
+class _NoSession:
+    archived_at: int | None = None
+
+
+_NO_SESSION = _NoSession()
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

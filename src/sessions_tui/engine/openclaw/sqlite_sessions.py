@@ -1,0 +1,114 @@
+"""OpenClaw's SQLite sessions as import sources: a `session_nodes` row and its transcript events.
+
+The transcript cursor is the next `seq` to read (`seq 0` is the session header, so it counts lines
+consumed, header included, as the legacy layout's physical-line cursor does).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from sessions_tui.engine.openclaw.agent_db import AgentDb, AgentDbError, NodeRow, parse_line
+from sessions_tui.engine.openclaw.mirror import Chunk, ImportReport, SourceSession
+
+# Columns that OpenClaw keeps beside the entry; they fill the entry where it lacks them.
+_COLUMN_FIELDS = {
+    "label": "label",
+    "display_name": "displayName",
+    "status": "status",
+    "spawned_by": "spawnedBy",
+    "parent_session_key": "parentSessionKey",
+}
+
+
+class SqliteTranscript:
+    """One session's `transcript_events`."""
+
+    def __init__(self, db: AgentDb, session_id: str, where: str, report: ImportReport) -> None:
+        self.db = db
+        self.session_id = session_id
+        self.where = where
+        self.report = report
+
+    def read_after(self, cursor: int) -> Chunk:
+        out = Chunk(lines=[], raw=[], cursor=cursor)
+        for event in self.db.events(self.session_id, cursor):
+            out.cursor = max(out.cursor, event.seq + 1)
+            if event.seq == 0:
+                continue  # the session header
+            if event.text is None:
+                self.report.problem(f"{self.where}: seq {event.seq}: {event.problem}; line skipped")
+                continue
+            obj, why = parse_line(event.text)
+            if obj is None:
+                self.report.problem(f"{self.where}: seq {event.seq}: {why}; line skipped")
+                continue
+            if obj.get("type") == "session":
+                continue
+            out.lines.append(obj)
+            out.raw.append(event.text)
+        return out
+
+    def read_all(self) -> Chunk:
+        return self.read_after(0)
+
+    def last_id(self, cursor: int) -> str | None:
+        events = self.db.events(self.session_id, cursor - 1)
+        if not events or events[0].seq != cursor - 1 or events[0].text is None:
+            return None
+        obj, _ = parse_line(events[0].text)
+        entry_id = obj.get("id") if obj else None
+        return entry_id if isinstance(entry_id, str) else None
+
+
+def source_of(
+    db: AgentDb, agent_dir_id: str, node: NodeRow, entry_json: str | None, report: ImportReport
+) -> SourceSession:
+    """The import source of one `session_nodes` row (its entry as OpenClaw wrote it)."""
+    where = f"{db.path}: {node.session_key}"
+    entry: dict[str, Any] = {}
+    if entry_json is not None:
+        try:
+            value = json.loads(entry_json)
+        except json.JSONDecodeError as exc:
+            report.problem(f"{where}: entry_json is not JSON ({exc.msg}); imported from its columns")
+        else:
+            if isinstance(value, dict):
+                entry = value
+            else:
+                report.problem(f"{where}: entry_json is not an object; imported from its columns")
+    for column, name in _COLUMN_FIELDS.items():
+        value = getattr(node, column)
+        if value is not None and name not in entry:
+            entry[name] = value
+    if node.updated_at is not None and "updatedAt" not in entry:
+        entry["updatedAt"] = node.updated_at
+    entry["sessionId"] = node.current_session_id
+    return SourceSession(
+        source_id=f"{db.path.resolve()}#{node.session_key}",
+        where=where,
+        agent_dir_id=agent_dir_id,
+        raw_key=node.session_key,
+        session_id=node.current_session_id,
+        entry=entry,
+        archived_at=node.archived_at,
+        has_archive_state=True,
+    )
+
+
+def sqlite_sessions(
+    db: AgentDb, agent_dir_id: str, nodes: list[NodeRow], report: ImportReport, batch: int = 500
+) -> Iterator[tuple[SourceSession, SqliteTranscript]]:
+    """Sources for the given nodes, their entries read a batch at a time."""
+    for start in range(0, len(nodes), batch):
+        part = nodes[start : start + batch]
+        try:
+            entries = db.entries([n.session_key for n in part])
+        except AgentDbError as exc:
+            report.problem(str(exc))
+            continue
+        for node in part:
+            source = source_of(db, agent_dir_id, node, entries.get(node.session_key), report)
+            yield source, SqliteTranscript(db, node.current_session_id, source.where, report)

@@ -1,0 +1,69 @@
+"""`sessions-tui import-openclaw DIR --follow`: the follow told as it goes, one line per change.
+
+The first tick is the import (its summary line, as without `--follow`); after that, each session
+that changed gets a line with the time and the lines it gained. A failure is said once when it
+starts and once when it is over; problems with the data go to stderr, each once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+from typing import IO
+
+from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
+from sessions_tui.engine.openclaw.mirror import Canonical
+from sessions_tui.engine.store import Store
+
+
+class FollowPrinter:
+    def __init__(self, out: IO[str], err: IO[str]) -> None:
+        self.out = out
+        self.err = err
+        self.failing: list[str] = []
+
+    def tick(self, tick: FollowTick) -> None:
+        report = tick.report
+        for problem in report.problems:
+            self.say(self.err, problem)
+        for source in report.sources:
+            self.say(self.out, f"read {source}")
+        if tick.failures != self.failing:
+            if tick.failures:
+                for failure in tick.failures:
+                    self.say(self.err, f"{_now()} follow failed: {failure} (retrying)")
+            else:
+                self.say(self.err, f"{_now()} following again")
+            self.failing = tick.failures
+        if tick.first and not tick.failures:
+            self.say(self.out, report.summary())
+            return
+        for key, lines in report.changed.items():
+            self.say(self.out, f"{_now()}  {key}  " + (f"+{lines} lines" if lines else "changed"))
+
+    @staticmethod
+    def say(stream: IO[str], text: str) -> None:
+        stream.write(text + "\n")
+        stream.flush()
+
+
+def _now() -> str:
+    return time.strftime("%H:%M:%S")
+
+
+async def follow_until_stopped(store: Store, canonical: Canonical, root: Path, out: IO[str], err: IO[str]) -> None:
+    """Follow until Ctrl+C or SIGTERM; the tick in progress finishes first."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    printer = FollowPrinter(out, err)
+    printer.say(out, f"following OpenClaw at {root} (Ctrl+C to stop)")
+    try:
+        await run_follow(Follower(store, canonical, root), stop, printer.tick)
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+    printer.say(out, "stopped")
