@@ -109,10 +109,14 @@ class FakeGateway:
         return -1 if row[0] is None else int(row[0])
 
     def last_id(self, session_id: str) -> str | None:
-        row = self.conn.execute(
-            "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", (session_id,)
-        ).fetchone()
-        return json.loads(row[0]).get("id") if row and row[0] else None
+        for (text,) in self.conn.execute(
+            "SELECT event_json FROM transcript_events WHERE session_id = ? ORDER BY seq DESC", (session_id,)
+        ):
+            try:
+                return str(json.loads(text)["id"])
+            except (TypeError, ValueError, KeyError):
+                continue
+        return None
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -67,13 +67,22 @@ def test_token_prefix_patterns_mask_the_token(secret: str, masked: str) -> None:
     assert default_redactor().redact(f"use {secret} now") == f"use {masked} now"
 
 
-def test_default_patterns_are_the_17_ref_sources_and_all_compile() -> None:
+def test_default_patterns_are_the_17_ref_sources_then_aws_and_all_compile() -> None:
     redactor = Redactor()
-    assert len(DEFAULT_REDACT_PATTERNS) == 17
+    assert len(DEFAULT_REDACT_PATTERNS) == 19  # REF's 17, then AWS key ids and secrets (SPEC D16)
     assert DEFAULT_REDACT_PATTERNS[6] == r"\b(sk-[A-Za-z0-9_-]{8,})\b"
     assert DEFAULT_REDACT_PATTERNS[15] == r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b"
-    assert len(redactor.patterns) == 17
+    assert len(redactor.patterns) == 19
     assert redactor.dropped_patterns == ()
+
+
+def test_aws_access_key_ids_and_secret_keys_are_masked_as_openclaw_masks_them() -> None:
+    redactor = Redactor()
+    text = "aws AKIAIOSFODNN7EXAMPLE secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    assert redactor.redact(text) == "aws AKIAIO…MPLE secret wJalrX…EKEY"
+    # not every 40-character run: a lower-case hex digest has no upper case
+    digest = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+    assert redactor.redact(f"sha1 {digest}") == f"sha1 {digest}"
 
 
 def test_plain_patterns_are_case_insensitive() -> None:

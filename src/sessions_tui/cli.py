@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from sessions_tui import __version__, runtime
-from sessions_tui.config import ConfigError, resolve_config_path, resolve_state_dir
+from sessions_tui.config import CONFIG_PATH_ENV, ConfigError, resolve_config_path, resolve_state_dir
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.engine.store import StoreError
@@ -51,6 +53,12 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
 
 
+_OPENCLAW_HELP = (
+    "an OpenClaw state directory (e.g. ~/.openclaw): the dashboard follows it live, `tool` reads it "
+    "brought up to date; its sessions are mirrored in a state directory of their own unless --state is given"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sessions-tui",
@@ -61,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(parser, suppress=False)
     parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="dashboard: act as this session (default: main)")
     parser.add_argument("--sandboxed", action="store_true", help="dashboard: act as a sandboxed requester")
+    parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     tool = sub.add_parser("tool", help="invoke one session tool and print its result as JSON")
@@ -69,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
     tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="the requester session (default: main)")
     tool.add_argument("--sandboxed", action="store_true", help="treat the requester as sandboxed")
+    tool.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
 
     send = sub.add_parser("send", help="send a message into a session as the owner, printed readably")
     _global_options(send, suppress=True)
@@ -89,9 +99,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _openclaw_root(opts: argparse.Namespace) -> Path | None:
+    """`--openclaw DIR`, checked to hold an OpenClaw state directory (exit 2 if not)."""
+    value = getattr(opts, "openclaw", None)
+    if not value:
+        return None
+    from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
+
+    root = Path(value).expanduser().resolve()
+    try:
+        require_agents(root)
+    except NoOpenClawState as exc:
+        raise UsageError(f"--openclaw: {exc}") from exc
+    if getattr(opts, "demo", False):
+        raise UsageError("--openclaw and --demo do not go together: the demo has sessions of its own")
+    return root
+
+
+def openclaw_state_dir(root: Path) -> Path:
+    """The state directory that mirrors one OpenClaw, so its sessions never mix with others'."""
+    digest = hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:10]
+    return resolve_state_dir(None) / "openclaw" / f"{root.name.lstrip('.') or 'openclaw'}-{digest}"
+
+
 def _open_engine(opts: argparse.Namespace) -> Engine:
-    state_dir = resolve_state_dir(opts.state)
+    """The engine of the chosen state directory; `opts.openclaw_root` is set to `--openclaw`'s."""
+    openclaw = opts.openclaw_root = _openclaw_root(opts)
+    state_dir = openclaw_state_dir(openclaw) if openclaw and not opts.state else resolve_state_dir(opts.state)
     config_path = resolve_config_path(opts.config, state_dir)
+    if openclaw and not opts.config and not os.environ.get(CONFIG_PATH_ENV) and (openclaw / "openclaw.json").is_file():
+        config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
     try:
         engine, loaded = Engine.open(state_dir, config_path)
     except ConfigError as exc:
@@ -146,6 +183,12 @@ async def _run_tool(opts: argparse.Namespace) -> int:
     params = _parse_args_json(opts.args_json)
     engine = _open_engine(opts)
     try:
+        openclaw = opts.openclaw_root
+        if openclaw is not None:
+            from sessions_tui.engine.openclaw.importer import import_openclaw
+
+            for problem in import_openclaw(engine.store, engine.canonical, openclaw).problems:
+                print(f"warning: {problem}", file=sys.stderr)
         await runtime.start(engine)
         call = _requester(engine, opts.as_key, opts.sandboxed)
         try:
@@ -220,7 +263,7 @@ def _run_dashboard(opts: argparse.Namespace) -> int:
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
-    SessionsApp(engine, acting_as=as_key, sandboxed=opts.sandboxed).run()
+    SessionsApp(engine, acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root).run()
     return EXIT_OK
 
 

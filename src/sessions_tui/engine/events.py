@@ -106,6 +106,15 @@ class StoreChanged(_Event):
     type: Literal["store_changed"] = "store_changed"
 
 
+class FollowStatus(_Event):
+    """How following an OpenClaw state directory goes (`sessions-tui --openclaw DIR`)."""
+
+    type: Literal["follow_status"] = "follow_status"
+    root: str
+    failure: str | None = None  # what fails right now; None while following
+    changed: int = 0  # sessions the tick brought up to date
+
+
 EngineEvent = Union[
     SessionChanged,
     MessageAppended,
@@ -117,6 +126,7 @@ EngineEvent = Union[
     PolicyRefused,
     DeliveryChanged,
     StoreChanged,
+    FollowStatus,
 ]
 
 Subscriber = Callable[[EngineEvent], None]

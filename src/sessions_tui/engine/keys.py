@@ -231,8 +231,10 @@ def classify_session_kind(key: str, gateway_kind: str | None, alias: MainAlias) 
 def channel_from_key(key: str) -> str | None:
     """`discord` from `agent:main:discord:group:1` or `discord:group:1` (SPEC D10)."""
     parts = [p for p in strip_agent_prefix(key).split(":") if p]
-    if len(parts) >= 3 and parts[1] in ("group", "channel"):
+    if len(parts) >= 3 and parts[1] in ("group", "channel", "direct", "dm"):
         return parts[0]
+    if len(parts) >= 4 and parts[2] in ("direct", "dm"):
+        return parts[0]  # `<channel>:<accountId>:direct:<peer>`
     return None
 
 
@@ -252,12 +254,20 @@ def _text_or_none(value: object) -> str | None:
 
 def entry_channel(key: str, kind: str, entry: dict[str, Any]) -> str:
     """`derive_channel` fed from a stored session entry, with REF's row fallbacks:
-    the entry's `channel` (else `origin.provider`), then `deliveryContext.channel` (else `lastChannel`).
+    the entry's `channel` (else `origin.provider`), then `deliveryContext.channel` (else
+    `lastChannel`, else OpenClaw 2026.9's `delivery.context` / `delivery.route` channel).
     """
-    origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
-    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
+    origin = _dict(entry.get("origin"))
+    delivery = _dict(entry.get("deliveryContext"))
+    routed = _dict(entry.get("delivery"))
     return derive_channel(
         key, kind,
         _text_or_none(entry.get("channel")) or _text_or_none(origin.get("provider")),
-        _text_or_none(delivery.get("channel")) or _text_or_none(entry.get("lastChannel")),
+        _text_or_none(delivery.get("channel")) or _text_or_none(entry.get("lastChannel"))
+        or _text_or_none(_dict(routed.get("context")).get("channel"))
+        or _text_or_none(_dict(routed.get("route")).get("channel")),
     )
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

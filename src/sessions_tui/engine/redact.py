@@ -50,6 +50,10 @@ DEFAULT_REDACT_PATTERNS: tuple[str, ...] = (
     # 16 Telegram bot URL, 17 Telegram token
     r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b",
     r"\b(\d{6,}:[A-Za-z0-9_-]{20,})\b",
+    # AWS access key ids and secret access keys (OpenClaw 2026.9.6 masks both)
+    r"\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16})\b",
+    r"(?<![A-Za-z0-9/+=_])((?=[A-Za-z0-9/+=]{0,39}[A-Z])(?=[A-Za-z0-9/+=]{0,39}[a-z])"
+    r"(?=[A-Za-z0-9/+=]{0,39}[0-9/+=])(?=[A-Za-z0-9/+=]{0,39}[G-Zg-z/+=])[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=_])",
 )
 
 _SLASH_FORM_RE = re.compile(r"^/(.+)/([gimsuy]*)$", re.DOTALL)

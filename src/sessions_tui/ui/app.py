@@ -7,7 +7,9 @@ through SQLite's `data_version` (one cheap PRAGMA a quarter second) and become `
 
 from __future__ import annotations
 
+import asyncio
 import gc
+from pathlib import Path
 from typing import Any
 
 from textual.app import App
@@ -16,6 +18,9 @@ from textual.command import Hit, Hits, Provider
 
 from sessions_tui import runtime
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.events import FollowStatus
+from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
+from sessions_tui.engine.store import Store
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
@@ -80,9 +85,13 @@ class SessionsApp(App[None]):
     ]
 
     def __init__(self, engine: Engine, *, acting_as: str = "main", sandboxed: bool = False,
-                 watch_store: bool = True, steady: bool = False) -> None:
-        """`steady` stops cursor blinking, for screenshots and snapshot tests."""
+                 watch_store: bool = True, steady: bool = False, openclaw: Path | None = None) -> None:
+        """`steady` stops cursor blinking, for screenshots and snapshot tests; `openclaw` is an
+        OpenClaw state directory to follow while the dashboard runs."""
         super().__init__()
+        self.openclaw = openclaw
+        self._follow_stop = asyncio.Event()
+        self._follow_failure: str | None = None
         self.steady = steady
         self.engine = engine
         self.requester_key = engine.canonical(acting_as)
@@ -121,6 +130,9 @@ class SessionsApp(App[None]):
             self.set_interval(STORE_POLL_SECONDS, self._poll_store)
         self.set_interval(SWEEP_SECONDS, self.engine.subagents.sweep)
         await self.push_screen(MainScreen())
+        if self.openclaw is not None:
+            self.run_worker(self._follow(self.openclaw), name="openclaw-follow", group="follow",
+                            exit_on_error=False)
         self.call_after_refresh(self._freeze_startup_objects)
 
     @staticmethod
@@ -135,9 +147,28 @@ class SessionsApp(App[None]):
         gc.freeze()
 
     async def on_unmount(self) -> None:
+        self._follow_stop.set()
+        await self.workers.wait_for_complete([w for w in self.workers if w.group == "follow"])
         if self._unsubscribe is not None:
             self._unsubscribe()
         await self.engine.aclose()
+
+    async def _follow(self, root: Path) -> None:
+        """Follow an OpenClaw in the background, through a store connection of its own: its
+        writes reach the dashboard like another process's, through `data_version`."""
+        store = Store(self.engine.state_dir, self.engine.clock)
+        try:
+            follower = Follower(store, self.engine.canonical, root)
+            await run_follow(follower, self._follow_stop, lambda tick: self._followed(root, tick))
+        finally:
+            store.close()
+
+    def _followed(self, root: Path, tick: FollowTick) -> None:
+        failure = "; ".join(tick.failures) or None
+        if tick.first or failure != self._follow_failure or tick.changed:
+            self._follow_failure = failure
+            self.engine.events.publish(FollowStatus(ts=self.engine.now(), root=str(root), failure=failure,
+                                                    changed=len(tick.report.changed)))
 
     def _on_engine_event(self, event: Any) -> None:
         for screen in self.screen_stack:

@@ -15,6 +15,7 @@ from textual.widgets import ContentSwitcher, DataTable, Footer, Static
 from sessions_tui.engine.events import (
     Announced,
     EngineEvent,
+    FollowStatus,
     MessageAppended,
     RunEnded,
     RunStarted,
@@ -232,6 +233,9 @@ class MainScreen(ReportsWorkerErrors, Screen):
     def on_engine_event_message(self, message: EngineEventMessage) -> None:
         app: Any = self.app
         event = message.event
+        if isinstance(event, FollowStatus):
+            self._follow_status(event)
+            return
         self.query_one(Composer).on_engine_event(event)
         self._spawn_panel_event(event)
         if app.paused:
@@ -246,6 +250,18 @@ class MainScreen(ReportsWorkerErrors, Screen):
             self._changed(event.session_key)
         elif isinstance(event, (SessionChanged, RunStarted, RunEnded)):
             self._changed(event.session_key)
+
+    def _follow_status(self, event: FollowStatus) -> None:
+        """The header says which OpenClaw is followed; a failure is a toast and a header badge."""
+        header = self.query_one(StatusHeader)
+        was_failing = bool(header.follow_failure)
+        header.follow_root = event.root
+        header.follow_failure = event.failure or ""
+        if event.failure and not was_failing:
+            self.app.notify(f"Following OpenClaw failed: {event.failure}", title="OpenClaw", severity="error",
+                            timeout=10, markup=False)
+        elif was_failing and not event.failure:
+            self.app.notify(f"Following OpenClaw at {event.root} again.", title="OpenClaw", timeout=4, markup=False)
 
     def _spawn_panel_event(self, event: EngineEvent) -> None:
         panel = self.query_one(SpawnPanel)

@@ -16,6 +16,8 @@ class StatusHeader(Static):
     total: reactive[int] = reactive(0)
     running: reactive[int] = reactive(0)
     paused: reactive[bool] = reactive(False)
+    follow_root: reactive[str] = reactive("")
+    follow_failure: reactive[str] = reactive("")
 
     def render(self) -> Text:
         text = Text()
@@ -26,6 +28,12 @@ class StatusHeader(Static):
         text.append(visible(self.acting_as), style="bold")
         if self.sandboxed:
             text.append(" (sandboxed)", style="bold #e5c07b")
+        if self.follow_root:
+            if self.follow_failure:
+                text.append("  ✗ OpenClaw follow failed", style="bold #e06c75")
+            else:
+                text.append("  ⇄ OpenClaw ", style="bold #61afef")
+                text.append(visible(self.follow_root))
         text.append(f"  {self.total:,} sessions", style="")
         text.append(f" ({self.running} running)", style="dim")
         text.append("  ")
