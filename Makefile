@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench clean
+.PHONY: run test test-openclaw bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ run: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -n 2
+
+# The interop tests against the real OpenClaw gateway: the first run downloads node 24 and
+# openclaw (~650 MB) into ~/.cache/sessions-tui-openclaw (OPENCLAW_PEER_DIR to change it).
+test-openclaw: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -m openclaw tests/interop -v
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache

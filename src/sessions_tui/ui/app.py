@@ -8,6 +8,7 @@ through SQLite's `data_version` (one cheap PRAGMA a quarter second) and become `
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Hit, Hits, Provider
+from textual.worker import WorkerCancelled
 
 from sessions_tui import runtime
 from sessions_tui.engine.engine import Engine
@@ -148,7 +150,10 @@ class SessionsApp(App[None]):
 
     async def on_unmount(self) -> None:
         self._follow_stop.set()
-        await self.workers.wait_for_complete([w for w in self.workers if w.group == "follow"])
+        following = [w for w in self.workers if w.group == "follow"]
+        if following:  # an empty list would mean every worker to Textual
+            with contextlib.suppress(WorkerCancelled):
+                await self.workers.wait_for_complete(following)
         if self._unsubscribe is not None:
             self._unsubscribe()
         await self.engine.aclose()

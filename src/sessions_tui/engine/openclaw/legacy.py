@@ -83,8 +83,8 @@ class LegacyTranscript:
     def read_all(self) -> Chunk:
         return self.read_after(0)
 
-    def last_id(self, cursor: int) -> str | None:
-        return None  # adoption is only ever into a SQLite store (the upgrade path)
+    def matches(self, cursor: int, entry_id: str) -> bool:
+        return True  # a legacy transcript only grows: nothing to check
 
 
 def transcript_file(sessions_dir: Path, session_id: str, entry: dict[str, Any]) -> Path:

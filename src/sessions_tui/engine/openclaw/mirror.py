@@ -68,8 +68,8 @@ class TranscriptSource(Protocol):
 
     def read_all(self) -> Chunk: ...
 
-    def last_id(self, cursor: int) -> str | None:
-        """Entry id of the last line consumed at `cursor`, to check a transcript is the same."""
+    def matches(self, cursor: int, entry_id: str) -> bool:
+        """Whether the last line consumed at `cursor` is still the one with `entry_id`."""
         ...
 
 
@@ -162,7 +162,7 @@ class Mirror:
             # The same OpenClaw session imported before from its other layout (an OpenClaw
             # upgraded to the SQLite store): go on from the line the two have in common.
             count, last_id = store.transcript_tail(key)
-            same = count == 0 or transcript.last_id(count + 1) == last_id
+            same = count == 0 or last_id is None or transcript.matches(count + 1, last_id)
             store.record_import(source.source_id, key, count + 1 if same else 0, existing.entry)
             if not same:
                 return self.reread(source, transcript, report)
@@ -219,11 +219,9 @@ class Mirror:
         return "imported"
 
     def _still_matches(self, key: str, transcript: TranscriptSource, cursor: int) -> bool:
-        """Whether the line before the cursor is still the last one taken (unknown counts as yes:
-        a line without an id, or one that could not be read, is not a rewrite)."""
+        """Whether the line before the cursor is still the last one taken."""
         _, last_id = self.store.transcript_tail(key)
-        there = transcript.last_id(cursor)
-        return last_id is None or there is None or there == last_id
+        return last_id is None or transcript.matches(cursor, last_id)
 
     def gone(self, source_id: str, key: str, where: str, report: ImportReport) -> None:
         """A session OpenClaw no longer has: archived here, its transcript kept."""

@@ -54,13 +54,17 @@ class SqliteTranscript:
     def read_all(self) -> Chunk:
         return self.read_after(0)
 
-    def last_id(self, cursor: int) -> str | None:
+    def matches(self, cursor: int, entry_id: str) -> bool:
+        """Whether the line before `cursor` is still the one with `entry_id`: a line that is gone
+        says no; one that cannot be read, or has no id, is no evidence of a rewrite."""
         events = self.db.events(self.session_id, cursor - 1)
-        if not events or events[0].seq != cursor - 1 or events[0].text is None:
-            return None
+        if not events or events[0].seq != cursor - 1:
+            return False
+        if events[0].text is None:
+            return True
         obj, _ = parse_line(events[0].text)
-        entry_id = obj.get("id") if obj else None
-        return entry_id if isinstance(entry_id, str) else None
+        there = obj.get("id") if obj else None
+        return not isinstance(there, str) or there == entry_id
 
 
 def source_of(
