@@ -25,7 +25,7 @@ from _common import in_temp_dir, verdict  # noqa: E402
 from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
-from sessions_tui.engine.importer import import_openclaw  # noqa: E402
+from sessions_tui.engine.openclaw.importer import import_openclaw  # noqa: E402
 
 SESSIONS = 10_000
 AGENTS = ("main", "ops")
@@ -111,7 +111,7 @@ def bench(tmp: Path) -> int:
     cfg, _ = parse_config({})
     engine = Engine(tmp / "state", cfg, clock=FrozenClock(NOW_MS))
     t0 = time.perf_counter()
-    report = import_openclaw(engine, tmp / "openclaw")
+    report = import_openclaw(engine.store, engine.canonical, tmp / "openclaw")
     elapsed = time.perf_counter() - t0
     print(report.summary())
     for problem in report.problems[:10]:
