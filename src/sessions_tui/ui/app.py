@@ -21,8 +21,7 @@ from textual.worker import WorkerCancelled
 from sessions_tui import runtime
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.events import FollowStatus
-from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.openclaw.follow import FollowTick, follow_beside
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
@@ -161,12 +160,8 @@ class SessionsApp(App[None]):
     async def _follow(self, root: Path) -> None:
         """Follow an OpenClaw in the background, through a store connection of its own: its
         writes reach the dashboard like another process's, through `data_version`."""
-        store = Store(self.engine.state_dir, self.engine.clock)
-        try:
-            follower = Follower(store, self.engine.canonical, root)
-            await run_follow(follower, self._follow_stop, lambda tick: self._followed(root, tick))
-        finally:
-            store.close()
+        await follow_beside(self.engine.store, self.engine.canonical, root, self._follow_stop,
+                            lambda tick: self._followed(root, tick))
 
     def _followed(self, root: Path, tick: FollowTick) -> None:
         failure = "; ".join(tick.failures) or None

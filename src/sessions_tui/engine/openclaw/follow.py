@@ -236,3 +236,14 @@ async def run_follow(
                 await asyncio.wait_for(stop.wait(), interval)
     finally:
         follower.close()
+
+
+async def follow_beside(store: Store, canonical: Canonical, root: Path, stop: asyncio.Event,
+                        on_tick: Callable[[FollowTick], None]) -> None:
+    """Follow through a store connection of its own, opened on `store`'s state directory: its
+    writes then reach `store`'s readers like another process's (through `data_version`)."""
+    own = Store(store.state_dir, store.clock)
+    try:
+        await run_follow(Follower(own, canonical, root), stop, on_tick)
+    finally:
+        own.close()
