@@ -27,7 +27,7 @@ test: $(VENV)/.installed-test
 # The interop tests against the real OpenClaw gateway: the first run downloads node 24 and
 # openclaw (~650 MB) into ~/.cache/sessions-tui-openclaw (OPENCLAW_PEER_DIR to change it).
 test-openclaw: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -m openclaw tests/interop -v
+	$(BIN)/python -m pytest -m openclaw tests/interop -vv
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache

@@ -126,7 +126,7 @@ EOF
 }
 
 seed() {  # copy LEGACY's agents/*/sessions into STATE and convert them to the SQLite store
-  local legacy="$1" state="$2" sessions agent copied=0
+  local legacy="$1" state="$2" sessions agent
   for sessions in "$legacy"/agents/*/sessions; do
     [ -f "$sessions/sessions.json" ] || continue
     agent="$(basename "$(dirname "$sessions")")"
@@ -143,9 +143,7 @@ seed() {  # copy LEGACY's agents/*/sessions into STATE and convert them to the S
       }
       fs.writeFileSync(file, JSON.stringify(store, null, 2) + "\n");
     ' "$state/agents/$agent/sessions"
-    copied=$((copied + 1))
   done
-  [ "$copied" -gt 0 ] || die "--seed-from $legacy: no agents/*/sessions/sessions.json there"
   openclaw_on "$state"
   "${OPENCLAW[@]}" doctor --session-sqlite import --session-sqlite-all-agents >"$state/seed.log" 2>&1 ||
     { tail -20 "$state/seed.log" >&2; die "doctor --session-sqlite import failed (log: $state/seed.log)"; }
@@ -153,7 +151,7 @@ seed() {  # copy LEGACY's agents/*/sessions into STATE and convert them to the S
 }
 
 cmd_start() {
-  local state="" port="" token="" seed_from="" timeout=180
+  local state="" port="" token="" seed_from="" timeout=180 pid
   while [ $# -gt 0 ]; do
     case "$1" in
       --state) state="$2"; shift 2 ;;
@@ -171,6 +169,8 @@ cmd_start() {
   if [ -n "$seed_from" ]; then
     [ -d "$seed_from" ] || die "--seed-from: no directory $seed_from"
     seed_from="$(cd "$seed_from" && pwd)"
+    compgen -G "$seed_from/agents/*/sessions/sessions.json" >/dev/null ||
+      die "--seed-from $seed_from: no agents/*/sessions/sessions.json there"
     if [ -d "$state" ] && [ -n "$(ls -A "$state")" ]; then
       die "--seed-from needs a new state directory; $state is not empty"
     fi
@@ -190,7 +190,7 @@ cmd_start() {
   openclaw_on "$state"
   OPENCLAW_GATEWAY_TOKEN="$token" setsid "${OPENCLAW[@]}" gateway run --port "$port" --bind loopback \
     --auth token >"$state/gateway.log" 2>&1 </dev/null &
-  local pid=$!
+  pid=$!
   echo "$pid" >"$state/gateway.pid"
 
   local deadline=$((SECONDS + timeout))

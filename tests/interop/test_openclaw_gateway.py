@@ -17,6 +17,7 @@ is another process and writes when it writes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import queue
@@ -42,7 +43,7 @@ from sessions_tui.engine.openclaw.follow import Follower
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.ui.app import SessionsApp
 from sessions_tui.ui.widgets.transcript import MessageView
-from ui_support import ordered_keys, select, text_of
+from ui_support import ordered_keys, text_of
 
 pytestmark = pytest.mark.openclaw
 
@@ -82,20 +83,14 @@ def text_of_message(message: dict[str, Any]) -> str:
     return ""
 
 
-def wait_until(condition: Callable[[], Any], what: str, deadline: float = DEADLINE_SECONDS,
-               step: Callable[[], None] | None = None) -> Any:
-    """Poll `condition` (after `step`, else a short pause) until it is truthy; fail after `deadline` s."""
-    end = time.monotonic() + deadline
-    while True:
-        if step is not None:
-            step()
-        value = condition()
-        if value:
-            return value
+def wait_until(condition: Callable[[], Any], what: str, interval: float = 0.25) -> Any:
+    """Poll `condition` every `interval` s until it is truthy; fail after DEADLINE_SECONDS."""
+    end = time.monotonic() + DEADLINE_SECONDS
+    while not (value := condition()):
         if time.monotonic() >= end:
-            raise AssertionError(f"not within {deadline:.0f} s: {what}")
-        if step is None:
-            time.sleep(0.1)
+            raise AssertionError(f"not within {DEADLINE_SECONDS:.0f} s: {what}")
+        time.sleep(interval)
+    return value
 
 
 @dataclass
@@ -103,7 +98,6 @@ class Gateway:
     state: Path
     port: int
     token: str
-    pid: int
 
     @property
     def url(self) -> str:
@@ -133,7 +127,7 @@ class Gateway:
     def wait_run_failed(self, key: str, run_id: str) -> None:
         """Until the gateway has written the run's `run-failed-before-reply`: the session is quiet again."""
         wait_until(lambda: any(_ends_run(m, run_id) for m in self.history(key)),
-                   f"the gateway's {RUN_FAILED} for run {run_id}", step=lambda: time.sleep(0.25))
+                   f"the gateway's {RUN_FAILED} for run {run_id}")
 
 
 def _ends_run(message: dict[str, Any], run_id: str) -> bool:
@@ -152,11 +146,13 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
                              "--seed-from", str(LEGACY), "--timeout", str(START_TIMEOUT - 30),
                              timeout=START_TIMEOUT), "openclaw-gateway.sh start")
         lines = out.strip().splitlines()
-        assert lines[-2].startswith(f"ready {f'http://127.0.0.1:{port}'}"), out
-        yield Gateway(state=state, port=port, token=token, pid=int(lines[-1]))
+        assert lines[-2].startswith(f"ready http://127.0.0.1:{port} "), out
+        pid = int(lines[-1])
+        yield Gateway(state=state, port=port, token=token)
     finally:
         stopped = _script("stop", "--state", str(state), timeout=120)
         assert stopped.returncode == 0 or not state.exists(), stopped.stderr
+    assert not Path(f"/proc/{pid}").exists(), f"gateway pid {pid} still there after stop"
 
 
 def seeded_keys(engine: Engine) -> set[str]:
@@ -180,7 +176,7 @@ def test_follower_brings_in_an_operator_send_and_the_failed_run(gateway: Gateway
         assert first.first and first.failures == []
         assert set(first.report.changed) == seeded_keys(engine) and len(first.report.changed) == 10
 
-        text = f"hello from sessions-tui interop {secrets.token_hex(4)}"
+        text = "hello from sessions-tui interop"
         run_id = gateway.send(GROUP, text)
 
         def tail() -> list[dict[str, Any]]:
@@ -193,10 +189,8 @@ def test_follower_brings_in_an_operator_send_and_the_failed_run(gateway: Gateway
                 return predicate(tail())
             return check
 
-        wait_until(followed(lambda ms: any(text_of_message(m) == text for m in ms)), "the user message in the mirror",
-                   step=lambda: time.sleep(0.25))
-        wait_until(followed(lambda ms: any(_ends_run(m, run_id) for m in ms)), f"the {RUN_FAILED} in the mirror",
-                   step=lambda: time.sleep(0.25))
+        wait_until(followed(lambda ms: any(text_of_message(m) == text for m in ms)), "the user message in the mirror")
+        wait_until(followed(lambda ms: any(_ends_run(m, run_id) for m in ms)), f"the {RUN_FAILED} in the mirror")
     finally:
         follower.close()
 
@@ -238,8 +232,6 @@ def test_sessions_list_matches_the_gateways(gateway: Gateway, tmp_path: Path) ->
 
 
 async def test_dashboard_follows_the_gateway(gateway: Gateway, tmp_path: Path) -> None:
-    import asyncio
-
     engine = new_engine(tmp_path / "mirror")
     app = SessionsApp(engine, openclaw=gateway.state)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -257,7 +249,9 @@ async def test_dashboard_follows_the_gateway(gateway: Gateway, tmp_path: Path) -
         assert header.follow_root == str(gateway.state) and header.follow_failure == ""
         assert f"⇄ OpenClaw {gateway.state}" in text_of(header)
 
-        await select(pilot, GROUP)
+        # Not scenes.select(): its settle() waits for every worker, and the follow worker runs on.
+        table = screen.query_one("#sessions")
+        table.move_cursor(row=table.get_row_index(GROUP))
         await until(lambda: pane.key == GROUP and pane.query(MessageView), "the group's transcript open")
         shown = lambda: [text_of(w) for w in pane.query(".message-text")]  # noqa: E731
         assert "pong" in shown()
@@ -273,8 +267,9 @@ async def test_dashboard_follows_the_gateway(gateway: Gateway, tmp_path: Path) -
 
 
 def test_import_openclaw_follow_prints_the_new_lines(gateway: Gateway, tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "sessions_tui", "import-openclaw", str(gateway.state), "--follow",
-               "--state", str(tmp_path / "mirror")]
+    cli = Path(sys.executable).with_name("sessions-tui")  # the venv's console script
+    entry = [str(cli)] if cli.exists() else [sys.executable, "-m", "sessions_tui"]
+    command = [*entry, "import-openclaw", str(gateway.state), "--follow", "--state", str(tmp_path / "mirror")]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     lines: queue.Queue[str | None] = queue.Queue()
