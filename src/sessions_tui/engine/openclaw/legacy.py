@@ -70,14 +70,7 @@ class LegacyTranscript:
             line = raw.rstrip("\r")
             if not line.strip():
                 continue
-            obj, why = parse_line(line)
-            if obj is None:
-                self.report.problem(f"{self.path}:{number}: {why}; line skipped")
-                continue
-            if obj.get("type") == "session":
-                continue
-            out.lines.append(obj)
-            out.raw.append(line)
+            out.take(line, f"{self.path}:{number}", self.report)
         return out
 
     def read_all(self) -> Chunk:

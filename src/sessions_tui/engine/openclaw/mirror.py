@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from sessions_tui.engine.keys import SAFE_SESSION_ID_RE, agent_id_of
+from sessions_tui.engine.openclaw.agent_db import parse_line
 from sessions_tui.engine.store import Store, StoreError
 
 Canonical = Callable[[str, str], str]
@@ -59,6 +60,15 @@ class Chunk:
     lines: list[dict[str, Any]]
     raw: list[str]
     cursor: int
+
+    def take(self, text: str, where: str, report: ImportReport) -> None:
+        """Add one line as read, unless it is not a transcript line (reported) or a header."""
+        obj, why = parse_line(text)
+        if obj is None:
+            report.problem(f"{where}: {why}; line skipped")
+        elif obj.get("type") != "session":
+            self.lines.append(obj)
+            self.raw.append(text)
 
 
 class TranscriptSource(Protocol):

@@ -41,14 +41,7 @@ class SqliteTranscript:
             if event.text is None:
                 self.report.problem(f"{self.where}: seq {event.seq}: {event.problem}; line skipped")
                 continue
-            obj, why = parse_line(event.text)
-            if obj is None:
-                self.report.problem(f"{self.where}: seq {event.seq}: {why}; line skipped")
-                continue
-            if obj.get("type") == "session":
-                continue
-            out.lines.append(obj)
-            out.raw.append(event.text)
+            out.take(event.text, f"{self.where}: seq {event.seq}", self.report)
         return out
 
     def read_all(self) -> Chunk:
