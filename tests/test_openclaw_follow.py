@@ -55,6 +55,31 @@ def test_an_idle_openclaw_costs_a_check_and_writes_nothing(live):
     assert Path(engine.store.db_path).stat().st_size == size
 
 
+def test_an_idle_tick_maps_no_keys(tmp_path, make_engine):
+    """An idle tick's cost does not grow with the number of sessions (no key is looked at)."""
+    gateway = FakeGateway(tmp_path / "openclaw")
+    engine = make_engine()
+    calls: list[str] = []
+
+    def canonical(raw: str, agent: str) -> str:
+        calls.append(raw)
+        return engine.canonical(raw, agent)
+
+    follower = Follower(engine.store, canonical, tmp_path / "openclaw")
+    try:
+        follower.tick()
+        calls.clear()
+        for _ in range(3):
+            follower.tick()
+        assert calls == []
+        gateway.create_session("agent:main:hook:later")
+        follower.tick()
+        assert "agent:main:hook:later" in calls
+    finally:
+        follower.close()
+        gateway.close()
+
+
 def test_new_lines_new_sessions_and_entry_changes_come_in(live):
     gateway, engine, follower = live
     gateway.append(GROUP, {"role": "user", "content": [{"type": "text", "text": "carol: deploy done?"}]})

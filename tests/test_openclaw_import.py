@@ -343,3 +343,48 @@ def test_an_unreadable_event_is_reported_and_the_rest_comes_in(make_engine, tmp_
     report = do_import(engine, tmp_path / "live")
     assert any(f"{GROUP}: seq 7: invalid JSON" in p for p in report.problems)
     assert json.loads(engine.store.transcript_lines(GROUP)[-1])["message"]["content"] == "after the bad line"
+
+
+# --------------------------------------------------------------------------------------------
+# New sessions are read a batch at a time
+# --------------------------------------------------------------------------------------------
+
+
+def test_an_event_stream_hands_out_each_session_once_in_id_order(sqlite_root):
+    from sessions_tui.engine.openclaw.sqlite_sessions import EventStream
+
+    db = AgentDb(sqlite_root / STORE)
+    try:
+        ids = sorted(n.current_session_id for n in db.nodes())
+        stream = EventStream(db, ids)
+        first = stream.take(ids[0])
+        assert [e.seq for e in first] == [e.seq for e in db.events(ids[0], 0)]
+        third = stream.take(ids[2])  # the second was not read after all: its rows are passed over
+        assert [e.text for e in third] == [e.text for e in db.events(ids[2], 0)]
+        assert stream.take(ids[1]) is None  # asked out of order: the caller reads it alone
+        assert stream.take("zzzzzzzz-not-in-the-store") == []
+    finally:
+        db.close()
+
+
+def test_new_and_known_sessions_in_one_import_each_get_exactly_their_lines(make_engine, tmp_path):
+    gateway = FakeGateway(tmp_path / "live")
+    engine = make_engine()
+    try:
+        do_import(engine, tmp_path / "live")
+        gateway.append(GROUP, {"role": "user", "content": "known session, one more line"})
+        added = [gateway.create_session(f"agent:main:hook:new-{n}") for n in range(3)]
+        for n, _ in enumerate(added):
+            gateway.append(f"agent:main:hook:new-{n}", {"role": "user", "content": f"new {n}"}, compress=n == 1)
+        report = do_import(engine, tmp_path / "live")
+        reader = AgentDb(gateway.path)
+        try:
+            for key in [GROUP, *(f"agent:main:hook:new-{n}" for n in range(3))]:
+                sid = gateway.session_id(key)
+                assert engine.store.transcript_lines(key) == [e.text for e in reader.events(sid, 1)], key
+        finally:
+            reader.close()
+    finally:
+        gateway.close()
+    assert report.problems == []
+    assert (report.sessions_imported, report.sessions_updated) == (3, 1)

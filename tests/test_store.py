@@ -211,3 +211,69 @@ def test_sigkill_mid_write_loses_at_most_the_write_in_flight(tmp_path):
         assert mine == [f"r{round_no}-{i}" for i in range(1, len(mine) + 1)]
         assert len(contents) > written_before
         written_before = len(contents)
+
+
+# -- batches: many writes, few commits ---------------------------------------------------------
+
+
+def test_a_batch_keeps_its_writes_and_undoes_a_failed_one_alone(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    with store.batch():
+        store.create("agent:main:a")
+        with pytest.raises(StoreError, match="already exists"):
+            with store.write() as conn:
+                conn.execute("UPDATE sessions SET label = 'half-written' WHERE key = 'agent:main:a'")
+                store.create("agent:main:a")
+        store.create("agent:main:b")
+    assert store.get("agent:main:a") is not None and store.get("agent:main:b") is not None
+    assert store.get("agent:main:a").entry.get("label") is None  # the failed write left nothing
+    assert Store(tmp_path, clock).get("agent:main:b") is not None  # committed for everyone
+
+
+def test_a_batch_commits_at_checkpoints_so_other_connections_see_its_progress(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    other = Store(tmp_path, clock)
+    with store.batch(seconds=0.0) as checkpoint:
+        store.create("agent:main:a")
+        assert other.get("agent:main:a") is None  # not committed yet
+        checkpoint()
+        assert other.get("agent:main:a") is not None
+        store.create("agent:main:b")
+    assert other.get("agent:main:b") is not None
+
+
+def test_a_batch_that_raises_loses_only_what_was_not_committed(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    with pytest.raises(RuntimeError):
+        with store.batch(seconds=0.0) as checkpoint:
+            store.create("agent:main:a")
+            checkpoint()
+            store.create("agent:main:b")
+            raise RuntimeError("stopped")
+    assert store.get("agent:main:a") is not None
+    assert store.get("agent:main:b") is None
+    store.create("agent:main:c")  # the store is usable afterwards
+
+
+def test_a_batch_takes_the_write_lock_only_once_it_writes(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    rival = sqlite3.connect(tmp_path / "sessions.sqlite3", timeout=0.05, isolation_level=None)
+    with store.batch() as checkpoint:
+        assert store.get("agent:main:a") is None  # reads take no lock
+        rival.execute("BEGIN IMMEDIATE")
+        rival.execute("COMMIT")
+        store.create("agent:main:a")
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            rival.execute("BEGIN IMMEDIATE")  # held until the batch commits
+        checkpoint()
+    rival.execute("BEGIN IMMEDIATE")
+    rival.execute("COMMIT")
+    rival.close()
+
+
+def test_batches_do_not_nest(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    with store.batch():
+        with pytest.raises(StoreError, match="already open"):
+            with store.batch():
+                pass

@@ -16,7 +16,8 @@ import os
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -342,6 +343,8 @@ class Store:
         self.clock = clock or Clock()
         self.db_path = self.state_dir / DB_NAME
         self._lock = threading.RLock()
+        self._batching = False
+        self._batch_began = 0.0
         self._conn = sqlite3.connect(
             self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False
         )
@@ -373,8 +376,25 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: the cross-process write lock is held throughout."""
+        """One IMMEDIATE transaction: the cross-process write lock is held throughout.
+
+        Inside a `batch()`, a savepoint in the batch's transaction instead: a failed write is
+        undone alone and the batch goes on.
+        """
         with self._lock:
+            if self._batching and not self._conn.in_transaction:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._batch_began = time.monotonic()
+            if self._conn.in_transaction:
+                self._conn.execute("SAVEPOINT write")
+                try:
+                    yield self._conn
+                except BaseException:
+                    self._conn.execute("ROLLBACK TO write")
+                    self._conn.execute("RELEASE write")
+                    raise
+                self._conn.execute("RELEASE write")
+                return
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -384,9 +404,41 @@ class Store:
             self._conn.execute("COMMIT")
 
     @contextmanager
+    def batch(self, seconds: float = 0.2) -> Iterator[Callable[[], None]]:
+        """Many writes in few transactions: an import of thousands of sessions commits once per
+        batch, not once per session. Yields `checkpoint()`, to call between units of work; it
+        commits once `seconds` have passed since the batch's first write, so other writers never
+        wait longer than that. Nothing is locked until the first write."""
+        with self._lock:
+            if self._batching:
+                raise StoreError("a batch is already open on this store")
+            self._batching = True
+
+            def checkpoint() -> None:
+                if self._conn.in_transaction and time.monotonic() - self._batch_began >= seconds:
+                    self._conn.execute("COMMIT")
+                    self._lock.release()  # let this process's other threads in between batches
+                    self._lock.acquire()
+
+            try:
+                yield checkpoint
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            else:
+                if self._conn.in_transaction:
+                    self._conn.execute("COMMIT")
+            finally:
+                self._batching = False
+
+    @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot for several reads."""
         with self._lock:
+            if self._conn.in_transaction:  # inside a batch: already one snapshot
+                yield self._conn
+                return
             self._conn.execute("BEGIN")
             try:
                 yield self._conn

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,12 +82,14 @@ class AgentDb:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.resolved = path.resolve()
+        """Its absolute path: what the sessions read from it are known by (`<resolved>#<key>`)."""
         self.identity = file_identity(path)
         if self.identity is None:
             raise AgentDbError(f"{path}: no such file")
         try:
             self._conn = sqlite3.connect(
-                f"{path.resolve().as_uri()}?mode=ro",
+                f"{self.resolved.as_uri()}?mode=ro",
                 uri=True,
                 isolation_level=None,
                 check_same_thread=False,
@@ -149,6 +152,21 @@ class AgentDb:
             "WHERE session_id = ? AND seq >= ? ORDER BY seq",
             (session_id, from_seq),
         )
+
+    def events_of(self, session_ids: list[str]) -> Iterator[EventRow]:
+        """The lines of many sessions in one read, ordered by session id then seq, row by row
+        (one query for a batch of new sessions instead of one per session)."""
+        sql = (
+            "SELECT rowid, session_id, seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events "
+            f"WHERE session_id IN ({', '.join('?' * len(session_ids))}) ORDER BY session_id, seq"
+        )
+        try:
+            cursor = self._conn.execute(sql, session_ids)
+            while rows := cursor.fetchmany(256):
+                for row in rows:
+                    yield self._decode(*row)
+        except sqlite3.Error as exc:
+            raise AgentDbError(f"{self.path}: cannot read transcript_events: {exc}") from exc
 
     def events_after_rowid(self, rowid: int, limit: int = 5000) -> list[EventRow]:
         """Rows inserted after `rowid` (SQLite hands new rows rising rowids), oldest first."""

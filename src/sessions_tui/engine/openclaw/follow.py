@@ -56,14 +56,15 @@ class _SqliteWatch:
         self.rowid = 0
         self.nodes: dict[str, NodeRow] = {}
         self.generations: dict[str, str] = {}
+        self.canonical_keys: set[str] = set()  # of `nodes`, kept with them: an idle tick computes nothing
 
     def close(self) -> None:
         if self.db is not None:
             self.db.close()
             self.db = None
 
-    def keys(self, mirror: Mirror) -> set[str]:
-        return {mirror.canonical(k, self.agent_id) for k in self.nodes}
+    def keys(self) -> set[str]:
+        return self.canonical_keys
 
     def poll(self, mirror: Mirror, report: ImportReport) -> None:
         if self.db is not None and self.db.replaced():
@@ -97,15 +98,19 @@ class _SqliteWatch:
                 by_session[s] for s, g in generations.items() if s in by_session and self.generations.get(s) != g
             }
             order = sorted(changed | rewritten, key=lambda k: nodes[k].updated_at or 0, reverse=True)
-            for source, transcript in sqlite_sessions(db, self.agent_id, [nodes[k] for k in order], report):
+            for source, transcript in sqlite_sessions(
+                db, self.agent_id, [nodes[k] for k in order], report, is_new=mirror.is_new
+            ):
                 if source.raw_key in rewritten:
                     mirror.reread(source, transcript, report)
                 else:
                     mirror.apply(source, transcript, report, verify=True)
         for gone in sorted(set(self.nodes) - set(nodes)):
             mirror.gone(
-                f"{db.path.resolve()}#{gone}", mirror.canonical(gone, self.agent_id), f"{db.path}: {gone}", report
+                f"{db.resolved}#{gone}", mirror.canonical(gone, self.agent_id), f"{db.path}: {gone}", report
             )
+        if nodes.keys() != self.nodes.keys():
+            self.canonical_keys = {mirror.canonical(k, self.agent_id) for k in nodes}
         self.rowid, self.nodes, self.generations = top, nodes, generations
 
 
@@ -177,6 +182,13 @@ class Follower:
             except NoOpenClawState as exc:
                 result.failures.append(str(exc))
                 return result
+        with self.mirror.batched():
+            self._poll(now, report, result)
+        report.problems = [p for p in report.problems if p not in self._reported]
+        self._reported.update(report.problems)
+        return result
+
+    def _poll(self, now: float, report: ImportReport, result: FollowTick) -> None:
         for agent in self._layout:
             covered: set[str] = set()
             watch = self._sqlite.get(agent.agent_id)
@@ -186,13 +198,10 @@ class Follower:
                 except AgentDbError as exc:
                     watch.close()
                     result.failures.append(str(exc))
-                covered = watch.keys(self.mirror)
+                covered = watch.keys()
             legacy = self._legacy.get(agent.agent_id)
             if legacy is not None:
                 legacy.poll(self.mirror, report, now, covered)
-        report.problems = [p for p in report.problems if p not in self._reported]
-        self._reported.update(report.problems)
-        return result
 
     def _rescan(self, layout: list[AgentLayout], report: ImportReport) -> None:
         self._layout = layout

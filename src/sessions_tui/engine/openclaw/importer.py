@@ -1,6 +1,6 @@
 """`import-openclaw DIR`: every agent's sessions, from the SQLite store and/or the legacy layout.
 
-The source is only read. Each session comes in whole (one transaction) under its canonical key,
+The source is only read. Each session comes in whole (all or nothing) under its canonical key,
 keeping its sessionId and every transcript line verbatim; re-running takes only what changed.
 Where an agent has both layouts, its SQLite store is the truth (OpenClaw 2026.9 reads nothing
 else) and the legacy files add only the sessions the store does not have.
@@ -23,8 +23,10 @@ def import_openclaw(store: Store, canonical: Canonical, source: Path) -> ImportR
     root = source.expanduser()
     report = ImportReport()
     mirror = Mirror(store, canonical)
-    for agent in require_agents(root):
-        import_agent(mirror, agent, report)
+    agents = require_agents(root)
+    with mirror.batched():
+        for agent in agents:
+            import_agent(mirror, agent, report)
     return report
 
 
@@ -40,7 +42,8 @@ def import_agent(mirror: Mirror, agent: AgentLayout, report: ImportReport) -> se
         else:
             try:
                 with db.snapshot():
-                    for source, transcript in sqlite_sessions(db, agent.agent_id, db.nodes(), report):
+                    nodes = db.nodes()
+                    for source, transcript in sqlite_sessions(db, agent.agent_id, nodes, report, is_new=mirror.is_new):
                         covered.add(mirror.key_of(source))
                         mirror.apply(source, transcript, report)
             except AgentDbError as exc:

@@ -2,14 +2,16 @@
 
 A session is imported once, then kept in step: the entry fields that changed in OpenClaw since
 the last read, the lines its transcript gained (from a cursor kept per source), or, when OpenClaw
-rewrote the transcript, the whole transcript again. Each of these is one transaction, so a stop
-at any moment leaves nothing half-written. Sessions that came from OpenClaw belong to it
+rewrote the transcript, the whole transcript again. Each of these is all or nothing (its own
+transaction, or a savepoint in a batch that commits every fraction of a second), so a stop at
+any moment leaves nothing half-written. Sessions that came from OpenClaw belong to it
 (SPEC D17): the engine only mirrors them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -104,6 +106,22 @@ class Mirror:
     def __init__(self, store: Store, canonical: Canonical) -> None:
         self.store = store
         self.canonical = canonical
+        self._checkpoint: Callable[[], None] = _no_checkpoint
+
+    @contextmanager
+    def batched(self) -> Iterator[None]:
+        """Sessions applied meanwhile share transactions (committed every 0.2 s): one commit per
+        session is most of an import's time."""
+        with self.store.batch() as checkpoint:
+            self._checkpoint = checkpoint
+            try:
+                yield
+            finally:
+                self._checkpoint = _no_checkpoint
+
+    def is_new(self, source_id: str) -> bool:
+        """Whether the session read from `source_id` was never imported."""
+        return self.store.imported_lines(source_id) is None
 
     def key_of(self, source: SourceSession) -> str:
         return self.canonical(source.raw_key, source.agent_dir_id)
@@ -125,6 +143,8 @@ class Mirror:
         except StoreError as exc:
             report.problem(f"{source.where}: {exc}; skipped")
             return "skipped"
+        finally:
+            self._checkpoint()
         if outcome == "imported":
             report.sessions_imported += 1
         elif outcome == "updated":
@@ -257,6 +277,10 @@ class Mirror:
             report.problem(
                 f"{source.where}: updatedAt is not a number ({source.entry['updatedAt']!r}); using the import time"
             )
+
+
+def _no_checkpoint() -> None:
+    pass
 
 
 class _NoSession:

@@ -7,10 +7,10 @@ consumed, header included, as the legacy layout's physical-line cursor does).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from sessions_tui.engine.openclaw.agent_db import AgentDb, AgentDbError, NodeRow, parse_line
+from sessions_tui.engine.openclaw.agent_db import AgentDb, AgentDbError, EventRow, NodeRow, parse_line
 from sessions_tui.engine.openclaw.mirror import Chunk, ImportReport, SourceSession
 
 # Columns that OpenClaw keeps beside the entry; they fill the entry where it lacks them.
@@ -23,18 +23,57 @@ _COLUMN_FIELDS = {
 }
 
 
+class EventStream:
+    """One ordered read of the lines of many sessions, handed out session by session in the
+    order of their ids: a batch of sessions seen for the first time costs one query, not one each."""
+
+    def __init__(self, db: AgentDb, session_ids: list[str]) -> None:
+        self._rows = db.events_of(sorted(session_ids))
+        self._next: EventRow | None = None
+        self._last: str | None = None
+
+    def take(self, session_id: str) -> list[EventRow] | None:
+        """The session's lines; None when asked out of order (the stream is past it: read it alone)."""
+        if self._last is not None and session_id <= self._last:
+            return None
+        self._last = session_id
+        out: list[EventRow] = []
+        while True:
+            row = self._next if self._next is not None else next(self._rows, None)
+            self._next = None
+            if row is None:
+                return out
+            if row.session_id > session_id:
+                self._next = row
+                return out
+            if row.session_id == session_id:
+                out.append(row)
+            # rows of a session before this one belong to one that was not read after all
+
+
 class SqliteTranscript:
     """One session's `transcript_events`."""
 
-    def __init__(self, db: AgentDb, session_id: str, where: str, report: ImportReport) -> None:
+    def __init__(
+        self, db: AgentDb, session_id: str, where: str, report: ImportReport, stream: EventStream | None = None
+    ) -> None:
         self.db = db
         self.session_id = session_id
         self.where = where
         self.report = report
+        self._stream = stream
+
+    def _events(self, cursor: int) -> list[EventRow]:
+        stream, self._stream = self._stream, None  # good for the first whole read only
+        if stream is not None and cursor == 0:
+            events = stream.take(self.session_id)
+            if events is not None:
+                return events
+        return self.db.events(self.session_id, cursor)
 
     def read_after(self, cursor: int) -> Chunk:
         out = Chunk(lines=[], raw=[], cursor=cursor)
-        for event in self.db.events(self.session_id, cursor):
+        for event in self._events(cursor):
             out.cursor = max(out.cursor, event.seq + 1)
             if event.seq == 0:
                 continue  # the session header
@@ -84,7 +123,7 @@ def source_of(
         entry["updatedAt"] = node.updated_at
     entry["sessionId"] = node.current_session_id
     return SourceSession(
-        source_id=f"{db.path.resolve()}#{node.session_key}",
+        source_id=f"{db.resolved}#{node.session_key}",
         where=where,
         agent_dir_id=agent_dir_id,
         raw_key=node.session_key,
@@ -96,9 +135,16 @@ def source_of(
 
 
 def sqlite_sessions(
-    db: AgentDb, agent_dir_id: str, nodes: list[NodeRow], report: ImportReport, batch: int = 500
+    db: AgentDb,
+    agent_dir_id: str,
+    nodes: list[NodeRow],
+    report: ImportReport,
+    *,
+    is_new: Callable[[str], bool] | None = None,
+    batch: int = 500,
 ) -> Iterator[tuple[SourceSession, SqliteTranscript]]:
-    """Sources for the given nodes, their entries read a batch at a time."""
+    """Sources for the given nodes, their entries read a batch at a time. The transcripts of
+    the sessions `is_new` says were never imported are read in one query per batch."""
     for start in range(0, len(nodes), batch):
         part = nodes[start : start + batch]
         try:
@@ -106,6 +152,11 @@ def sqlite_sessions(
         except AgentDbError as exc:
             report.problem(str(exc))
             continue
-        for node in part:
-            source = source_of(db, agent_dir_id, node, entries.get(node.session_key), report)
-            yield source, SqliteTranscript(db, node.current_session_id, source.where, report)
+        sources = [source_of(db, agent_dir_id, node, entries.get(node.session_key), report) for node in part]
+        fresh = {s.session_id for s in sources if is_new is not None and is_new(s.source_id)}
+        stream = EventStream(db, sorted(fresh)) if fresh else None
+        if stream is not None:
+            sources.sort(key=lambda s: s.session_id)  # the stream's order
+        for source in sources:
+            taken = stream if source.session_id in fresh else None
+            yield source, SqliteTranscript(db, source.session_id, source.where, report, taken)
