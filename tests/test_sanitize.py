@@ -89,9 +89,9 @@ def test_redaction_happens_before_the_length_check() -> None:
     assert (truncated, redacted) == (False, True)
 
 
-def test_redaction_mode_off_keeps_secrets() -> None:
+def test_redaction_mode_off_still_redacts_what_leaves() -> None:
     raw = "key sk-1234567890abcdef1234"
-    assert truncate_history_text(raw, Redactor(mode="off")) == (raw, False, False)
+    assert truncate_history_text(raw, Redactor(mode="off")) == ("key sk-123…1234", False, True)
 
 
 # --- sanitize_history_message

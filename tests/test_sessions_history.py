@@ -107,11 +107,11 @@ def test_redaction_and_truncation_flags_are_independent(engine):
     assert result["contentRedacted"] and result["contentTruncated"] and result["truncated"]
 
 
-def test_redaction_off_leaves_text_alone(make_engine):
-    engine = make_engine({"logging": {"redactSensitive": "off"}})
+def test_redaction_off_does_not_let_secrets_out(make_engine):
+    engine = make_engine({"logging": {"redactSensitive": "off"}})  # as OpenClaw 2026.9.6: tool payloads always
     add_session(engine, "main", [{"role": "assistant", "content": "sk-1234567890abcdef1234"}])
     result = run_tool(engine, "sessions_history", {"sessionKey": "main"})
-    assert result["messages"][0]["content"] == "sk-1234567890abcdef1234" and not result["contentRedacted"]
+    assert result["messages"][0]["content"] == "sk-123…1234" and result["contentRedacted"]
 
 
 def test_custom_redaction_patterns_apply(make_engine):

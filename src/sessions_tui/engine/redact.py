@@ -1,68 +1,34 @@
-"""Sensitive-text redaction (REFERENCE §7, REF `src/logging/redact.ts`).
+"""Redaction: no secret leaves through any output (SPEC D16).
 
-Patterns are JavaScript regex sources (the defaults below, or `logging.redactPatterns`). They are
-translated to Python `re` so that they match what the JavaScript engine would match: `\\b`, `\\w`
-and `\\d` are ASCII-only (compiled with `re.ASCII`), `\\s` is JavaScript's Unicode whitespace set,
-`.` stops at every JavaScript line terminator and `$` means end of input unless the `m` flag is
-set.
-Lengths are counted in UTF-16 code units, as JavaScript's `String.length` does.
+`Redactor.redact` masks every secret kind OpenClaw 2026.9.6 masks (`redact_rules`), the exact
+values of the secrets in sessions-tui's own config, and what `logging.redactPatterns` adds (the
+built-in rules always stay on). Every rule looks at the original text; the spans they find are
+merged and masked once, so no mask can hide a secret from another rule. `redact_strings` covers
+every string of a structure (a tool result); `redact_fields` also masks whole values under
+secret-looking field names (tool-call arguments and other agent data).
+
+Masks: first 6 + `…` + last 4 UTF-16 units for long tokens, `***` for short ones and for some
+fields, a private key keeps only its BEGIN and END lines. Lengths are counted in UTF-16 code
+units, as JavaScript's `String.length` does.
 """
 
 from __future__ import annotations
 
-import math
+import bisect
 import re
-import warnings
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
+
+from sessions_tui.engine.redact_js import compile_js_pattern, pattern_problem
+from sessions_tui.engine.redact_rules import BUILT_IN_RULES, PEM_BEGIN_RE, PEM_END_RE, SCANNERS, Edit, Rule, Style
 
 REDACT_MIN_LENGTH = 18
 REDACT_KEEP_START = 6
 REDACT_KEEP_END = 4
-REDACT_CHUNK_THRESHOLD = 32768
-REDACT_CHUNK_SIZE = 16384
 MASK = "***"
-
-DEFAULT_REDACT_PATTERNS: tuple[str, ...] = (
-    # 1 ENV-style assignment
-    r"""\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD)\b\s*[=:]\s*(["']?)([^\s"'\\]+)\1""",
-    # 2 JSON fields
-    r'''"(?:apiKey|token|secret|password|passwd|accessToken|refreshToken)"\s*:\s*"([^"]+)"''',
-    # 3 CLI flags
-    r"""--(?:api[-_]?key|hook[-_]?token|token|secret|password|passwd)\s+(["']?)([^\s"']+)\1""",
-    # 4 Authorization header
-    r"Authorization\s*[:=]\s*Bearer\s+([A-Za-z0-9._\-+=]+)",
-    # 5 bare Bearer
-    r"\bBearer\s+([A-Za-z0-9._\-+=]{18,})\b",
-    # 6 PEM private key
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----",
-    # 7-15 well-known token prefixes
-    r"\b(sk-[A-Za-z0-9_-]{8,})\b",
-    r"\b(ghp_[A-Za-z0-9]{20,})\b",
-    r"\b(github_pat_[A-Za-z0-9_]{20,})\b",
-    r"\b(xox[baprs]-[A-Za-z0-9-]{10,})\b",
-    r"\b(xapp-[A-Za-z0-9-]{10,})\b",
-    r"\b(gsk_[A-Za-z0-9_-]{10,})\b",
-    r"\b(AIza[0-9A-Za-z\-_]{20,})\b",
-    r"\b(pplx-[A-Za-z0-9_-]{10,})\b",
-    r"\b(npm_[A-Za-z0-9]{10,})\b",
-    # 16 Telegram bot URL, 17 Telegram token
-    r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b",
-    r"\b(\d{6,}:[A-Za-z0-9_-]{20,})\b",
-    # AWS access key ids and secret access keys (OpenClaw 2026.9.6 masks both)
-    r"\b((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16})\b",
-    r"(?<![A-Za-z0-9/+=_])((?=[A-Za-z0-9/+=]{0,39}[A-Z])(?=[A-Za-z0-9/+=]{0,39}[a-z])"
-    r"(?=[A-Za-z0-9/+=]{0,39}[0-9/+=])(?=[A-Za-z0-9/+=]{0,39}[G-Zg-z/+=])[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=_])",
-)
-
-_SLASH_FORM_RE = re.compile(r"^/(.+)/([gimsuy]*)$", re.DOTALL)
-_JS_WHITESPACE = (
-    r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
-_JS_LINE_TERMINATORS = r"\n\r\u2028\u2029"
-_PEM_LINE_SPLIT_RE = re.compile(r"\r?\n")
-_BRACE_QUANTIFIER_RE = re.compile(r"\{([0-9]+)(,([0-9]*))?\}\??")
+PEM_MASK = "…redacted…"
+KNOWN_SECRET_MIN_LENGTH = 8
 
 
 def utf16_len(text: str) -> int:
@@ -80,7 +46,8 @@ def truncate_utf16_safe(text: str, max_units: int) -> str:
         cut = limit
     else:
         cut, taken = 0, 0
-        for cut, char in enumerate(text):
+        for index, char in enumerate(text):
+            cut = index
             taken += 2 if ord(char) > 0xFFFF else 1
             if taken > limit:
                 break
@@ -97,28 +64,6 @@ def _is_low_surrogate(char: str) -> bool:
     return 0xDC00 <= ord(char) <= 0xDFFF
 
 
-def _utf16_chunks(text: str, size: int) -> list[str]:
-    """Consecutive chunks of `size` UTF-16 units; a cut inside a surrogate pair moves back one."""
-    if utf16_len(text) == len(text):
-        return [text[start : start + size] for start in range(0, len(text), size)]
-    data = text.encode("utf-16-le", "surrogatepass")
-    total = len(data) // 2
-    chunks: list[str] = []
-    start = 0
-    while start < total:
-        end = min(start + size, total)
-        if end < total and _unit_in(data, end - 1, 0xD800) and _unit_in(data, end, 0xDC00):
-            end -= 1
-        chunks.append(data[2 * start : 2 * end].decode("utf-16-le", "surrogatepass"))
-        start = end
-    return chunks
-
-
-def _unit_in(data: bytes, index: int, base: int) -> bool:
-    """Whether UTF-16 unit `index` of `data` lies in the surrogate block starting at `base`."""
-    return base <= int.from_bytes(data[2 * index : 2 * index + 2], "little") < base + 0x400
-
-
 def mask_token(token: str) -> str:
     """REF `maskToken`: short tokens vanish, long ones keep 6 leading and 4 trailing units."""
     if utf16_len(token) < REDACT_MIN_LENGTH:
@@ -128,312 +73,185 @@ def mask_token(token: str) -> str:
     return f"{head}…{tail}"
 
 
-def _redact_pem_block(block: str) -> str:
-    lines = [line for line in _PEM_LINE_SPLIT_RE.split(block) if line]
-    if len(lines) < 2:
-        return MASK
-    return f"{lines[0]}\n…redacted…\n{lines[-1]}"
+_QUOTES = "\"'`"
+_TRAILING_DELIMITERS_RE = re.compile(r"[\"'`,;)}\]]+$")
 
 
-def _redact_match(match: re.Match[str]) -> str:
-    """REF `redactMatch`: mask the last non-empty capture group, keeping the surrounding text."""
-    whole = match.group(0)
-    if "PRIVATE KEY-----" in whole:
-        return _redact_pem_block(whole)
-    token = next((group for group in reversed(match.groups()) if group), whole)
-    masked = mask_token(token)
-    if token == whole:
-        return masked
-    return whole.replace(token, masked, 1)
+def _split_value(token: str) -> tuple[str, str, str]:
+    """(opening quote, the secret, closing quote/delimiters): only the secret is masked."""
+    prefix = token[0] if token[:1] in _QUOTES and len(token) > 1 else ""
+    body = token[len(prefix):]
+    trailing = _TRAILING_DELIMITERS_RE.search(body)
+    if trailing and trailing.start() > 0:
+        return prefix, body[: trailing.start()], trailing.group()
+    return prefix, body, ""
 
 
-# --- safe-regex check (REF `src/security/safe-regex.ts`, ported as is)
+def _render(segment: str, style: Style) -> str:
+    if style == "pem":  # a private key: its BEGIN and END markers stay, nothing between them
+        begin = PEM_BEGIN_RE.match(segment)
+        ends = list(PEM_END_RE.finditer(segment))
+        if begin is None:
+            return MASK
+        if not ends or ends[-1].end() != len(segment):  # no END line: everything after BEGIN goes
+            return f"{begin.group()}\n{PEM_MASK}"
+        if len([line for line in re.split(r"\r?\n", segment) if line]) < 2:
+            return MASK
+        return f"{begin.group()}\n{PEM_MASK}\n{ends[-1].group()}"
+    prefix, body, suffix = _split_value(segment)
+    return prefix + (mask_token(body) if style == "hint" else MASK) + suffix
 
 
-@dataclass
-class _Token:
-    contains_repetition: bool
-    ambiguous_alternation: bool
-    min_len: float
-    max_len: float
-
-
-@dataclass
-class _Frame:
-    last: _Token | None = None
-    contains_repetition: bool = False
-    has_alternation: bool = False
-    branch_min: float = 0.0
-    branch_max: float = 0.0
-    alt_min: float | None = None
-    alt_max: float | None = None
-
-    def record_alternative(self) -> None:
-        if self.alt_min is None or self.alt_max is None:
-            self.alt_min, self.alt_max = self.branch_min, self.branch_max
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """Mask the spans: private-key blocks first, the other spans clipped around them and merged
+    where they overlap (`***` wins over a hint)."""
+    pems = sorted((e for e in edits if e.style == "pem"), key=lambda e: e.start)
+    starts = [e.start for e in pems]
+    pieces: list[Edit] = []
+    for edit in edits:
+        if edit.style != "pem":
+            pieces.extend(_outside(edit, pems, starts))
+    pieces.sort(key=lambda e: (e.start, e.end))
+    merged: list[Edit] = []
+    for edit in pieces:
+        if merged and edit.start < merged[-1].end:
+            last = merged[-1]
+            style: Style = "stars" if "stars" in (last.style, edit.style) else "hint"
+            merged[-1] = Edit(last.start, max(last.end, edit.end), style)
         else:
-            self.alt_min = min(self.alt_min, self.branch_min)
-            self.alt_max = max(self.alt_max, self.branch_max)
-
-
-def _read_quantifier(source: str, index: int) -> tuple[int, int, int | None] | None:
-    """(characters consumed, min repeat, max repeat or None) of a quantifier at `index`."""
-    char = source[index]
-    consumed = 2 if source[index + 1 : index + 2] == "?" else 1
-    if char == "*":
-        return consumed, 0, None
-    if char == "+":
-        return consumed, 1, None
-    if char == "?":
-        return consumed, 0, 1
-    if char != "{":
-        return None
-    match = _BRACE_QUANTIFIER_RE.match(source, index)
-    if not match:
-        return None
-    low = int(match.group(1))
-    high: int | None = low
-    if match.group(2):
-        high = int(match.group(3)) if match.group(3) else None
-    if high is not None and high < low:
-        return None
-    return match.end() - index, low, high
-
-
-def _tokenize(source: str) -> Iterator[tuple[str, tuple[int, int, int | None] | None]]:
-    in_class = False
-    index = 0
-    while index < len(source):
-        char = source[index]
-        if char == "\\":
-            index += 2
-            yield "simple", None
-            continue
-        if in_class:
-            in_class = char != "]"
-            index += 1
-            continue
-        if char == "[":
-            in_class = True
-            yield "simple", None
-        elif char in "()|":
-            yield {"(": "open", ")": "close", "|": "alt"}[char], None
-        else:
-            quantifier = _read_quantifier(source, index)
-            if quantifier:
-                yield "quantifier", quantifier
-                index += quantifier[0]
-                continue
-            yield "simple", None
-        index += 1
-
-
-def _add(left: float, right: float) -> float:
-    return left + right if math.isfinite(left) and math.isfinite(right) else math.inf
-
-
-def _multiply(length: float, factor: int) -> float:
-    if not math.isfinite(length):
-        return 0.0 if factor == 0 else math.inf
-    return length * factor
-
-
-def has_nested_repetition(source: str) -> bool:
-    """True for ReDoS-prone shapes: a quantifier applied to something that already repeats
-    (`(a+)+`, `(a*)*`, `(\\w+\\s?)+`), or an unbounded one applied to an alternation whose
-    branches differ in length."""
-    frames = [_Frame()]
-
-    def emit(token: _Token) -> None:
-        frame = frames[-1]
-        frame.last = token
-        frame.contains_repetition = frame.contains_repetition or token.contains_repetition
-        frame.branch_min = _add(frame.branch_min, token.min_len)
-        frame.branch_max = _add(frame.branch_max, token.max_len)
-
-    for kind, quantifier in _tokenize(source):
-        if kind == "simple":
-            emit(_Token(False, False, 1, 1))
-        elif kind == "open":
-            frames.append(_Frame())
-        elif kind == "close":
-            if len(frames) > 1:
-                frame = frames.pop()
-                if frame.has_alternation:
-                    frame.record_alternative()
-                    low, high = frame.alt_min or 0.0, frame.alt_max or 0.0
-                else:
-                    low, high = frame.branch_min, frame.branch_max
-                emit(
-                    _Token(
-                        frame.contains_repetition,
-                        frame.has_alternation and frame.alt_min != frame.alt_max,
-                        low,
-                        high,
-                    )
-                )
-        elif kind == "alt":
-            frame = frames[-1]
-            frame.has_alternation = True
-            frame.record_alternative()
-            frame.branch_min = frame.branch_max = 0.0
-            frame.last = None
-        else:
-            assert quantifier is not None
-            _, low_repeat, high_repeat = quantifier
-            frame = frames[-1]
-            previous = frame.last
-            if previous is None:
-                continue
-            if previous.contains_repetition:
-                return True
-            if previous.ambiguous_alternation and high_repeat is None:
-                return True
-            previous_min, previous_max = previous.min_len, previous.max_len
-            previous.min_len = _multiply(previous.min_len, low_repeat)
-            previous.max_len = (
-                math.inf if high_repeat is None else _multiply(previous.max_len, high_repeat)
-            )
-            previous.contains_repetition = True
-            frame.contains_repetition = True
-            frame.branch_min = frame.branch_min - previous_min + previous.min_len
-            base = (
-                frame.branch_max - previous_max
-                if math.isfinite(frame.branch_max) and math.isfinite(previous_max)
-                else math.inf
-            )
-            frame.branch_max = _add(base, previous.max_len)
-    return False
-
-
-# --- JavaScript -> Python regex translation
-
-
-def _translate_js_regex(source: str, *, dotall: bool, multiline: bool, unicode: bool) -> str:
-    """Rewrite the JavaScript-only or differently-behaving syntax of `source` for `re`."""
+            merged.append(edit)
     out: list[str] = []
-    in_class = False
-    index = 0
-    while index < len(source):
-        char = source[index]
-        if char == "\\" and index + 1 < len(source):
-            escaped = source[index + 1]
-            index += 2
-            if escaped == "s":
-                out.append(_JS_WHITESPACE if in_class else f"[{_JS_WHITESPACE}]")
-            elif escaped == "S" and not in_class:
-                out.append(f"[^{_JS_WHITESPACE}]")
-            elif escaped == "/":
-                out.append("/")
-            elif escaped == "k" and not in_class and source.startswith("<", index):
-                end = source.index(">", index)
-                out.append(f"(?P={source[index + 1 : end]})")
-                index = end + 1
-            elif escaped == "u" and unicode and source.startswith("{", index):
-                end = source.index("}", index)
-                out.append(f"\\U{int(source[index + 1 : end], 16):08x}")
-                index = end + 1
-            else:
-                out.append(char + escaped)
-            continue
-        if in_class:
-            in_class = char != "]"
-            out.append("\\[" if char == "[" else char)
-        elif source.startswith("[^]", index):
-            out.append(r"[\s\S]")
-            index += 2
-        elif source.startswith("[]", index):
-            out.append("(?!)")
-            index += 1
-        elif char == "[":
-            in_class = True
-            out.append(char)
-        elif char == "." and not dotall:
-            out.append(f"[^{_JS_LINE_TERMINATORS}]")
-        elif char == "$":
-            out.append(f"(?=[{_JS_LINE_TERMINATORS}]|\\Z)" if multiline else r"\Z")
-        elif char == "^" and multiline:
-            out.append(f"(?:\\A|(?<=[{_JS_LINE_TERMINATORS}]))")
-        elif source.startswith("(?<", index) and source[index + 3 : index + 4] not in ("=", "!"):
-            out.append("(?P<")
-            index += 2
-        else:
-            out.append(char)
-        index += 1
+    position = 0
+    for edit in sorted(pems + merged, key=lambda e: e.start):
+        out.append(text[position : edit.start])
+        out.append(_render(text[edit.start : edit.end], edit.style))
+        position = edit.end
+    out.append(text[position:])
     return "".join(out)
 
 
-def compile_js_pattern(raw: str) -> re.Pattern[str] | None:
-    """REF `parsePattern`: `/body/flags` or a plain source (flags `gi`); None when empty,
-    invalid or unsafe."""
-    if not raw.strip():
-        return None
-    slash_form = _SLASH_FORM_RE.match(raw)
-    source, flags = (slash_form.group(1), slash_form.group(2)) if slash_form else (raw, "gi")
-    source = source.strip()
-    if not source or has_nested_repetition(source):
-        return None
-    py_flags = re.ASCII
-    if "i" in flags:
-        py_flags |= re.IGNORECASE
-    if "s" in flags:
-        py_flags |= re.DOTALL
-    try:
-        translated = _translate_js_regex(
-            source, dotall="s" in flags, multiline="m" in flags, unicode="u" in flags
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            return re.compile(translated, py_flags)
-    except (re.error, ValueError, OverflowError):
-        return None
+def _outside(edit: Edit, pems: list[Edit], starts: list[int]) -> list[Edit]:
+    """The parts of `edit` not inside a private-key block."""
+    out: list[Edit] = []
+    start = edit.start
+    index = max(0, bisect.bisect_right(starts, edit.start) - 1)
+    while index < len(pems) and pems[index].start < edit.end:
+        pem = pems[index]
+        if pem.end > start:
+            if pem.start > start:
+                out.append(Edit(start, pem.start, edit.style))
+            start = max(start, pem.end)
+        index += 1
+    if start < edit.end:
+        out.append(Edit(start, edit.end, edit.style))
+    return out
 
 
 class Redactor:
-    """`redactSensitiveText` bound to one resolved `logging.redactSensitive`/`redactPatterns`.
+    """The redaction of one configuration: built-in rules, `logging.redactPatterns` (added to
+    them) and the exact secret values the configuration holds.
 
-    Patterns are compiled once; those that are empty, invalid or unsafe are dropped (listed in
-    `dropped_patterns` for diagnostics). Custom patterns replace the defaults when non-empty.
+    Custom patterns that are empty, invalid or unsafe are left out and listed, with why, in
+    `pattern_problems` (the config warns about each). `mode` is kept for `logging.redactSensitive`,
+    which no longer turns redaction off: OpenClaw 2026.9.6 redacts tool payloads regardless.
     """
 
-    def __init__(self, mode: str | None = None, patterns: Iterable[str] | None = None) -> None:
-        self.mode = "off" if mode == "off" else "tools"
-        sources = tuple(patterns or ()) or DEFAULT_REDACT_PATTERNS
-        compiled: list[re.Pattern[str]] = []
-        dropped: list[str] = []
-        for raw in sources:
-            pattern = compile_js_pattern(raw)
-            if pattern is None:
-                dropped.append(raw)
+    def __init__(
+        self, mode: str | None = None, patterns: Iterable[str] | None = None, known_secrets: Iterable[str] = ()
+    ) -> None:
+        self.mode = mode or "tools"
+        custom: list[Rule] = []
+        problems: list[tuple[int, str, str]] = []
+        for index, raw in enumerate(patterns or ()):
+            why = pattern_problem(raw)
+            compiled = None if why else compile_js_pattern(raw)
+            if compiled is None:
+                problems.append((index, raw, why or "invalid"))
             else:
-                compiled.append(pattern)
-        self.patterns: tuple[re.Pattern[str], ...] = tuple(compiled)
-        self.dropped_patterns: tuple[str, ...] = tuple(dropped)
+                custom.append(Rule(f"logging.redactPatterns[{index}]", compiled, ()))
+        self.rules: tuple[Rule, ...] = BUILT_IN_RULES + tuple(custom)
+        self.pattern_problems: tuple[tuple[int, str, str], ...] = tuple(problems)
+        self.known_secrets = tuple(sorted({s for s in known_secrets if len(s) >= KNOWN_SECRET_MIN_LENGTH}))
 
     @property
-    def enabled(self) -> bool:
-        return self.mode != "off" and bool(self.patterns)
+    def dropped_patterns(self) -> tuple[str, ...]:
+        return tuple(raw for _, raw, _ in self.pattern_problems)
+
+    def find(self, text: str) -> list[Edit]:
+        """Every secret span in `text`, as the rules found them (overlaps included)."""
+        lower = text.lower()
+        edits: list[Edit] = []
+        for rule in self.rules:
+            if not rule.anchors or any(anchor in lower for anchor in rule.anchors):
+                edits.extend(rule.edits(text))
+        for scan in SCANNERS:
+            edits.extend(scan(text))
+        for secret in self.known_secrets:
+            at = text.find(secret)
+            while at >= 0:
+                edits.append(Edit(at, at + len(secret), "hint"))
+                at = text.find(secret, at + len(secret))
+        return edits
 
     def redact(self, text: str) -> str:
-        """Apply every pattern in order, each to the previous pattern's output."""
-        if not text or not self.enabled:
+        if not text:
             return text
-        for pattern in self.patterns:
-            text = _replace_bounded(text, pattern)
-        return text
+        edits = self.find(text)
+        return apply_edits(text, edits) if edits else text
+
+    def redact_strings(self, value: Any) -> Any:
+        """Every string in a JSON-like structure (keys too), redacted; the rest as it was."""
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, dict):
+            return {self.redact_strings(k): self.redact_strings(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.redact_strings(item) for item in value]
+        return value
+
+    def redact_fields(self, value: Any) -> Any:
+        """Agent data (tool-call arguments…): as `redact_strings`, and a value under a
+        secret-looking field name (`apiKey`, `password`, `DB_TOKEN`…) becomes `***` whole."""
+        if isinstance(value, dict):
+            out: dict[Any, Any] = {}
+            for key, item in value.items():
+                if isinstance(key, str) and is_secret_field(key) and _maskable_field_value(key, item):
+                    out[self.redact(key)] = MASK
+                else:
+                    out[self.redact_strings(key)] = self.redact_fields(item)
+            return out
+        if isinstance(value, (list, tuple)):
+            return [self.redact_fields(item) for item in value]
+        return self.redact_strings(value)
 
 
-def _replace_bounded(text: str, pattern: re.Pattern[str]) -> str:
-    """Long inputs are redacted in independent chunks so one pattern cannot stall on them."""
-    if utf16_len(text) <= REDACT_CHUNK_THRESHOLD:
-        return pattern.sub(_redact_match, text)
-    return "".join(
-        pattern.sub(_redact_match, chunk) for chunk in _utf16_chunks(text, REDACT_CHUNK_SIZE)
-    )
+_SECRET_FIELD_RE = re.compile(
+    r"(?:api[-_]?key|api[-_]?token|bearer[-_]?token|token|secret|password|passwd|passphrase|"
+    r"aws[-_]?secret[-_]?access[-_]?key|secret[-_]?access[-_]?key|credentials?|authorization|proxy[-_]?authorization|"
+    r"private[-_]?key|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|client[-_]?secret|"
+    r"app[-_]?secret|secret[-_]?value|raw[-_]?secret|secret[-_]?input|key[-_]?material|jwt|cookie|set[-_]?cookie|"
+    r"x[-_]?api[-_]?key|x[-_]?auth[-_]?token|card[-_]?number|card[-_]?cvc|card[-_]?cvv|cvc|cvv|security[-_]?code|"
+    r"payment[-_]?credential|shared[-_]?payment[-_]?token|(?:[a-z0-9]+[_-])+(?:key|token|secret|password|passwd))",
+    re.ASCII | re.IGNORECASE,
+)
+_SHELL_REFERENCE_RE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*(?::[-=?+][^}]*)?\}?")
+
+
+def is_secret_field(key: str) -> bool:
+    """Whether a field of that name holds a secret whatever its value looks like."""
+    return bool(_SECRET_FIELD_RE.fullmatch(key))
+
+
+def _maskable_field_value(key: str, value: Any) -> bool:
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, str):
+        return bool(value) and value != MASK and not _SHELL_REFERENCE_RE.fullmatch(value)
+    return isinstance(value, (int, float))
 
 
 def redact_lines(lines: list[str], redactor: Redactor) -> list[str]:
-    """REF `redactSensitiveLines`: redact the joined text so multi-line secrets are caught."""
+    """Redact the joined text so multi-line secrets are caught; empty stays empty."""
     if not lines:
         return []
     return redactor.redact("\n".join(lines)).split("\n")
@@ -441,5 +259,5 @@ def redact_lines(lines: list[str], redactor: Redactor) -> list[str]:
 
 @lru_cache(maxsize=1)
 def default_redactor() -> Redactor:
-    """Mode `tools` with the default patterns, compiled once per process."""
+    """The built-in rules, compiled once per process."""
     return Redactor()

@@ -1,0 +1,266 @@
+"""The secrets sessions-tui masks: every kind OpenClaw 2026.9.6 masks (SPEC D16), as rules that
+find spans in a text.
+
+Each rule reports *where* a secret is (an `Edit`: a span and how to mask it); nothing is
+replaced here. All rules look at the same original text, so one rule's mask can never hide a
+secret from another (`SSH_KEY=<PEM>`, `token: Bearer <JWT>`). Rules run only when one of their
+anchors (a literal, searched for in the lower-cased text) is present, and every pattern is shaped
+to run in linear time: unbounded runs are bounded where a terminator must follow, and PEM blocks
+are found by a scanner, not a lazy regex.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+Style = Literal["hint", "stars", "pem"]
+"""`hint`: first 6 + `…` + last 4 (`***` when short); `stars`: `***`; `pem`: first and last line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    start: int
+    end: int
+    style: Style
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A regex whose capture `group` (or last non-empty group when None) is the secret."""
+
+    name: str
+    pattern: re.Pattern[str]
+    anchors: tuple[str, ...]
+    style: Style = "hint"
+    group: int | None = None
+    keep: Callable[[re.Match[str]], bool] | None = None  # a match it must leave alone
+
+    def edits(self, text: str) -> Iterator[Edit]:
+        for match in self.pattern.finditer(text):
+            index = self.group if self.group is not None else _last_group(match)
+            start, end = match.span(index) if index else match.span()
+            if end > start and not (self.keep and self.keep(match)):
+                yield Edit(start, end, self.style)
+
+
+def _last_group(match: re.Match[str]) -> int:
+    for index in range(len(match.groups()), 0, -1):
+        if match.group(index):
+            return index
+    return 0
+
+
+_CI = re.ASCII | re.IGNORECASE
+_CS = re.ASCII
+
+_PAYMENT_ENV = (
+    r"CARD[_-]?NUMBER|CARD[_-]?CVC|CARD[_-]?CVV|CVC|CVV|SECURITY[_-]?CODE|PAYMENT[_-]?CREDENTIAL|"
+    r"SHARED[_-]?PAYMENT[_-]?TOKEN"
+)
+_PAYMENT_QUERY = _PAYMENT_ENV.lower().replace("[_-]", "[-_]")
+_PAYMENT_JSON = (
+    "cardNumber|card_number|cardCvc|card_cvc|cardCvv|card_cvv|cvc|cvv|securityCode|security_code|"
+    "paymentCredential|payment_credential|sharedPaymentToken|shared_payment_token"
+)
+_AWS_FIELD = r"aws[-_]?secret[-_]?access[-_]?key|awsSecretAccessKey|SecretAccessKey"
+_CLI_KEYS = (
+    rf"{_AWS_FIELD}|api[-_]?key|hook[-_]?token|access[-_]?token|refresh[-_]?token|id[-_]?token|token|secret|"
+    rf"password|passwd|credential|private[-_]?key|client[-_]?secret|{_PAYMENT_QUERY}"
+)
+_STANDALONE_KEYS = (
+    r"access_token|refresh_token|id_token|auth[-_]?token|hook[-_]?token|api[-_]?key|client[-_]?secret|"
+    rf"app[-_]?secret|private[-_]?key|authorization|jwt|token|secret|password|pass|passwd|credential|{_PAYMENT_QUERY}"
+)
+_CONFIG_KEYS = (
+    r"access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|hook[-_]?token|api[-_]?(?:key|secret)|"
+    r"client[-_]?secret|app[-_]?secret|private[-_]?key|secret[-_]?key|key[-_]?material|authorization|jwt|token|"
+    rf"secret|password|passphrase|pass|passwd|credential|{_PAYMENT_QUERY}"
+)
+_AUTH_QUERY_KEYS = (
+    r"access[-_]?token|auth[-_]?token|hook[-_]?token|refresh[-_]?token|id[-_]?token|api[-_]?key|apikey|"
+    rf"client[-_]?secret|app[-_]?secret|private[-_]?key|{_AWS_FIELD}|credential|authorization|token|key|secret|"
+    r"password|pass|passwd|auth|jwt|session|code|signature|sig|x[-_]?amz[-_]?(?:signature|security[-_]?token)"
+)
+# JSON fields whose values OpenClaw shows as `***`, and those it shows with a hint.
+_JSON_STARS = (
+    rf"apiKey|api_key|apiToken|api_token|bearerToken|bearer_token|{_AWS_FIELD}|credential|authorization|"
+    r"proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|access_token|refresh_token|idToken|id_token|"
+    r"authToken|auth_token|clientSecret|client_secret|privateKey|private_key|secret_value|raw_secret|"
+    rf"secret_input|key_material|{_PAYMENT_JSON}"
+)
+_JSON_HINT = r"token|secret|password|passwd|accessToken|refreshToken"
+_VALUE = r"[^\s#\"'`<>]{1,4096}"  # an unquoted value: bounded, so a failed match costs little
+_QUOTED = r"([\"'`])((?:(?!\{q})[^\r\n]){{1,4096}})\{q}"
+
+_SECRET_WORDS = ("key", "token", "secret", "passw", "pass", "auth", "credential", "jwt", "cookie", "card",
+                 "cvc", "cvv", "security", "payment", "session", "code", "sig")
+
+
+def _shell_reference(match: re.Match[str]) -> bool:
+    """`API_KEY=$API_KEY` or `${API_KEY}` names a variable, it does not hold a secret."""
+    key = re.match(r"\s*([A-Z_][A-Z0-9_]*)", match.group(0))
+    value = match.group(match.lastindex or 0)
+    ref = re.fullmatch(r"\$\{?([A-Z_][A-Z0-9_]*)(?::[-=?+][^}]*)?\}?", value)
+    return bool(key and ref and ref.group(1) == key.group(1))
+
+
+_AUTH_SCHEMES = frozenset({"bearer", "basic", "bot", "token", "digest", "negotiate", "ntlm"})
+
+
+def _auth_scheme(match: re.Match[str]) -> bool:
+    """`Authorization: Basic <credentials>`: the scheme word is not the secret (the token after it is)."""
+    value = match.group(match.lastindex or 0).strip("\"'`")
+    return value.lower() in _AUTH_SCHEMES and "auth" in match.group(0).lower()
+
+
+def _rule(name: str, source: str, anchors: tuple[str, ...], *, style: Style = "hint", group: int | None = None,
+          flags: int = _CI, keep: Callable[[re.Match[str]], bool] | None = None) -> Rule:
+    return Rule(name, re.compile(source, flags), anchors, style, group, keep)
+
+
+FIELD_RULES: tuple[Rule, ...] = (
+    _rule("env assignment", rf"\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b\s*[=:]\s*"
+          r"([\"']?)([^\s\"'\\]{1,4096})\1", ("key", "token", "secret", "passw", "card", "cvc", "cvv", "security",
+                                              "payment"), group=2, keep=_shell_reference),
+    _rule("escaped env assignment", rf"\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b\s*[=:]\s*"
+          r"\\+([\"'])([^\s\"'\\]{1,4096})\\+\1", ("key", "token", "secret", "passw"), group=2, flags=_CS),
+    _rule("JSON secret field", rf"\"(?:{_JSON_STARS})\"\s*:\s*\"((?:[^\"\\]|\\.){{1,4096}})(?:\"|\Z)",
+          ("key", "token", "secret", "credential", "auth", "cookie", "card", "cvc", "cvv", "security", "payment",
+           "material"), style="stars", group=1),
+    _rule("JSON secret field", rf"\"(?:{_JSON_HINT})\"\s*:\s*\"((?:[^\"\\]|\\.){{1,4096}})(?:\"|\Z)",
+          ("token", "secret", "passw"), group=1),
+    _rule("quoted secret field", r"(^|[\s,{])[\"']?(?:api[-_]key|access[-_]token|refresh[-_]token|id[-_]token|"
+          r"authToken|auth[-_]token|clientSecret|client[-_]secret|appSecret|app[-_]secret|private[-_]key|credential|"
+          r"authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|secret[-_]value|raw[-_]secret|"
+          r"secret[-_]input|key[-_]material)[\"']?\s*[:=]\s*([\"'])([^\"'\r\n]{1,4096})\2",
+          ("key", "token", "secret", "credential", "auth", "cookie", "material"), group=3),
+    _rule("CLI secret flag", rf"--(?:{_CLI_KEYS})=([^\s\"']{{1,4096}})", ("--",)),
+    _rule("CLI secret flag", rf"--(?:{_CLI_KEYS})\s+(?!(?:or|and)\b(?=\s+--))([\"']?)([^\s\"']{{1,4096}})\1",
+          ("--",), group=2),
+    _rule("Authorization header", r"(?:Proxy-)?Authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+          r"(?:(?:Bearer|Basic|Bot|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|[A-Za-z][A-Za-z0-9_-]{0,31})"
+          r"[ \t]+)?([^\s\"',;]{1,8192})", ("authorization",), keep=lambda m: m.group(1).lower() in _AUTH_SCHEMES),
+    _rule("credential header", r"(?:^|[^A-Za-z0-9_?&-])(?:x-goog-api-key|api-key|apikey|x-api-token|x-access-token|"
+          r"X-OpenClaw-Token|x-pomerium-jwt-assertion|X-Api-Key|X-Auth-Token)[\"']?[ \t]*[:=][ \t]*[\"']?"
+          r"([^\s\\\"',;]{1,8192})", ("key", "token", "jwt")),
+    _rule("Bearer token", r"\bBearer\s+([-A-Za-z0-9._~+/=]{18,})(?![-A-Za-z0-9._~+/=])", ("bearer",)),
+    _rule("password in URL", r"\b(?:https?|wss?|ftp)://[^/\s:@]{0,256}:([^/\s@]{1,1024})@", ("://",),
+          style="stars"),
+    _rule("password in connection string", r"\b(?:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|mongodb(?:\+srv)?|"
+          r"rediss?|amqps?|ldaps?|smtps?|imaps?)://[^:\s/@]{0,256}:([^@\s]{1,1024})@", ("://",), style="stars"),
+    _rule("secret in URL query", rf"[?&](?:{_AUTH_QUERY_KEYS})=([^&#\s<>\"']{{1,4096}})", ("=",)),
+    _rule("secret assignment", rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=" + _QUOTED.format(q=2),
+          _SECRET_WORDS, group=3),
+    _rule("secret assignment", rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=([\"'`]?[^\s&#\"'`<>]{{1,4096}})",
+          _SECRET_WORDS, group=2, keep=lambda m: _shell_reference(m) or _auth_scheme(m)),
+    _rule("config secret", rf"(^|[\s,{{])(?:{_CONFIG_KEYS})(?:\s*:\s*|\s+=\s*|=\s*)" + _QUOTED.format(q=2),
+          _SECRET_WORDS, group=3),
+    _rule("config secret", rf"(^|[\s,{{])(?:{_CONFIG_KEYS})(?:\s*:\s*|\s+=\s*|=\s+)({_VALUE})", _SECRET_WORDS,
+          group=2, keep=_auth_scheme),
+    _rule("config secret", r"(^|[\s,{])[a-z0-9][a-z0-9._-]{0,79}[-_](?:password|passphrase|pass|passwd)\s*[:=]\s*"
+          rf"({_VALUE})", ("pass",), group=2),
+    _rule("config secret", rf"(^|[\s,{{])[a-z0-9_.-]{{1,80}}\.(?:{_CONFIG_KEYS})\s*[:=]\s*({_VALUE})", _SECRET_WORDS,
+          group=2),
+    _rule("AWS secret access key field", rf"(^|[\s,{{])[\"']?(?:{_AWS_FIELD})[\"']?\s*[:=]\s*([\"']?)"
+          r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])\2", ("secret",), group=3),
+)
+
+
+_B64 = r"(?:^|(?<=[^A-Za-z0-9]))"  # not inside a longer alphanumeric run
+_ID = r"(?:^|(?<=[^A-Za-z0-9_]))"  # not inside an identifier
+
+# (prefix anchor, pattern): well-known token formats, masked with a hint.
+_VENDOR: tuple[tuple[str, str], ...] = (
+    ("sk-", r"\b(sk-[A-Za-z0-9_-]{8,})\b"),
+    ("ghp_", r"(ghp_[A-Za-z0-9]{10,})"), ("github_pat_", r"(github_pat_[A-Za-z0-9_]{10,})"),
+    ("gho_", r"(gho_[A-Za-z0-9]{10,})"), ("ghu_", r"(ghu_[A-Za-z0-9]{10,})"), ("ghs_", r"(ghs_[A-Za-z0-9]{10,})"),
+    ("ghr_", r"(ghr_[A-Za-z0-9]{10,})"), ("glpat-", r"(glpat-[A-Za-z0-9._=\-]{20,})"),
+    ("gloas-", r"(gloas-[A-Za-z0-9_-]{32,})"), ("gldt-", r"(gldt-[A-Za-z0-9_-]{20,})"),
+    ("glcbt-", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})"), ("glptt-", r"(glptt-[A-Za-z0-9_-]{40,})"),
+    ("glft-", r"(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))"), ("glimt-", r"(glimt-[A-Za-z0-9_-]{25,})"),
+    ("glagent-", r"(glagent-[A-Za-z0-9_-]{50,})"), ("glwt-", r"(glwt-[A-Za-z0-9_-]{20,})"),
+    ("glsoat-", r"(glsoat-[A-Za-z0-9_-]{20,})"), ("glffct-", r"(glffct-[A-Za-z0-9_-]{20,})"),
+    ("glrt", r"(glrtr?-[A-Za-z0-9._-]{20,})"), ("gr1348941", r"(GR1348941[A-Za-z0-9_-]{20,})"),
+    ("_gitlab_session=", r"_gitlab_session=([A-Za-z0-9%._-]{20,})"),
+    ("xox", r"(xox[baprs]-[A-Za-z0-9-]{10,})"), ("xapp-", r"(xapp-[A-Za-z0-9-]{10,})"),
+    ("hooks.slack.com", r"(https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/]{10,})"),
+    ("discord", r"(https://discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{20,})"),
+    ("discord", r"discord[\s\S]{0,40}?\b([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})\b"),
+    ("gsk_", r"(gsk_[A-Za-z0-9_-]{10,})"), ("aiza", r"(AIza[0-9A-Za-z\-_]{20,})"),
+    ("ya29.", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})"), ("1//0", r"(1//0[0-9A-Za-z_\-./+=]{10,})"),
+    ("eyj", r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
+    ("pplx-", r"(pplx-[A-Za-z0-9_-]{10,})"), ("fal_", r"(fal_[A-Za-z0-9_-]{10,})"),
+    ("fc-", _ID + r"(fc-[A-Za-z0-9]{10,})"), ("bb_live_", r"(bb_live_[A-Za-z0-9_-]{10,})"),
+    ("gaaaa", _B64 + r"(gAAAA[A-Za-z0-9_=-]{20,})"), ("_live_", r"([sr]k_live_[A-Za-z0-9]{10,})"),
+    ("sk_test_", r"(sk_test_[A-Za-z0-9]{10,})"), ("sg.", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
+    ("npm_", r"(npm_[A-Za-z0-9]{10,})"), ("pypi-", r"(pypi-[A-Za-z0-9_-]{10,})"),
+    ("_v1_", r"(do[opr]_v1_[A-Za-z0-9]{10,})"), ("dp.", r"(dp\.(?:ct|pt|sa|scim|audit|st)\.[A-Za-z0-9_.-]{40,80})"),
+    ("dckr_", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})"), ("bkua_", r"(bkua_[a-z0-9]{40})"),
+    ("ccipat_", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})"), ("sbp_", r"(sbp_[a-z0-9]{40})"),
+    ("dapi", _B64 + r"(dapi[0-9a-f]{32}(?:-\d)?)"), ("dd", r"(dd[pw]_[A-Za-z0-9]{36})"),
+    ("glsa_", r"(glsa_[A-Za-z0-9_]{41})"), ("glc_eyj", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})"),
+    ("nfp_", r"(nfp_[A-Za-z0-9_]{36})"), ("cfpat-", r"(CFPAT-[A-Za-z0-9_\-]{40,})"),
+    ("atctt3", _B64 + r"(ATCTT3xFfG[A-Za-z0-9+/=_-]{8,})"), ("atatt", _B64 + r"(ATATT[A-Za-z0-9+/=_-]{8,})"),
+    ("atbb", _B64 + r"(ATBB[A-Za-z0-9_=.-]{16,})"), ("bbdc-", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})"),
+    ("hrku-", r"(HRKU-AA[A-Za-z0-9_-]{20,})"),
+    ("pat-", r"(pat-(?:eu|na)1-[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{12})"),
+    ("apify_api_", r"(apify_api_[A-Za-z0-9\-]{20,})"), ("flyv1", r"(FlyV1 fm\d+_[A-Za-z0-9+/=,_-]{100,})"),
+    ("fio-u-", r"(fio-u-[A-Za-z0-9_-]{40,})"), ("am_", _ID + r"(am_[A-Za-z0-9_-]{10,})"),
+    ("sk_", _ID + r"(sk_[A-Za-z0-9_]{10,})"), ("tvly-", r"(tvly-[A-Za-z0-9]{10,})"),
+    ("exa_", r"(exa_[A-Za-z0-9]{10,})"), ("syt_", r"(syt_[A-Za-z0-9]{10,})"),
+    ("retaindb_", r"(retaindb_[A-Za-z0-9]{10,})"), ("hsk-", r"(hsk-[A-Za-z0-9]{10,})"),
+    ("mem0_", r"(mem0_[A-Za-z0-9]{10,})"), ("brv_", r"(brv_[A-Za-z0-9]{10,})"), ("xai-", r"(xai-[A-Za-z0-9]{30,})"),
+    ("fw", _ID + r"(fw[-_][A-Za-z0-9]{30,})"), ("fpk_", _ID + r"(fpk_[A-Za-z0-9]{30,})"),
+    ("ia", _B64 + r"((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
+    ("akid", r"(AKID[A-Za-z0-9]{10,})"), ("ltai", r"(LTAI[A-Za-z0-9]{10,})"), ("hf_", r"(hf_[A-Za-z0-9]{10,})"),
+    ("api_org_", r"(api_org_[A-Za-z0-9]{20,})"), ("r8_", r"(r8_[A-Za-z0-9]{10,})"),
+    ("bot", r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b"), (":", r"\b(\d{6,}:[A-Za-z0-9_-]{20,})\b"),
+)
+
+VENDOR_RULES: tuple[Rule, ...] = tuple(_rule("token", source, (anchor,)) for anchor, source in _VENDOR)
+
+# An AWS secret access key: exactly 40 characters of base64 with upper, lower and a digit or
+# symbol, not part of a longer run.
+_AWS_SECRET_RE = re.compile(
+    r"(?<![A-Za-z0-9/+=_])((?=[A-Za-z0-9/+=]{0,39}[A-Z])(?=[A-Za-z0-9/+=]{0,39}[a-z])"
+    r"(?=[A-Za-z0-9/+=]{0,39}[0-9/+=])(?=[A-Za-z0-9/+=]{0,39}[G-Zg-z/+=])[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=_])",
+    re.ASCII,
+)
+_AWS_RUN_RE = re.compile(r"[A-Za-z0-9/+=]{40}", re.ASCII)
+
+
+def aws_secret_edits(text: str) -> Iterator[Edit]:
+    if len(text) < 40 or not _AWS_RUN_RE.search(text):
+        return
+    for match in _AWS_SECRET_RE.finditer(text):
+        yield Edit(match.start(1), match.end(1), "hint")
+
+
+PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,64})PRIVATE KEY( BLOCK)?-----", re.ASCII)
+PEM_END_RE = re.compile(r"-----END [A-Z0-9 ]{0,64}PRIVATE KEY( BLOCK)?-----", re.ASCII)
+
+
+def pem_edits(text: str) -> Iterator[Edit]:
+    """Private-key blocks: BEGIN through the next END (`pem`); a BEGIN with no END hides the rest
+    of the text after its line. One pass over each marker list: linear in the text."""
+    if "PRIVATE KEY" not in text:
+        return
+    ends = [m.span() for m in PEM_END_RE.finditer(text)]
+    position, end_index = 0, 0
+    for begin in PEM_BEGIN_RE.finditer(text):
+        if begin.start() < position:
+            continue  # inside the block just masked
+        while end_index < len(ends) and ends[end_index][0] < begin.end():
+            end_index += 1
+        if end_index == len(ends):
+            yield Edit(begin.start(), len(text), "pem")  # no END: everything after the BEGIN line
+            return
+        yield Edit(begin.start(), ends[end_index][1], "pem")
+        position = ends[end_index][1]
+
+
+SCANNERS: tuple[Callable[[str], Iterator[Edit]], ...] = (pem_edits, aws_secret_edits)
+BUILT_IN_RULES: tuple[Rule, ...] = FIELD_RULES + VENDOR_RULES
