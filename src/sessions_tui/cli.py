@@ -1,7 +1,9 @@
 """The `sessions-tui` command: the dashboard, `tool`, `send`, `import-openclaw` (SPEC §4).
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
-line on stderr for invalid arguments, an unknown tool or a bad config.
+line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
+directory that cannot be used. Everything printed that sessions-tui did not write itself (agent
+text, keys, paths, problems) has its control characters made visible; JSON escapes them.
 """
 
 from __future__ import annotations
@@ -11,15 +13,26 @@ import asyncio
 import hashlib
 import json
 import os
+import sqlite3
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from sessions_tui import __version__, runtime
-from sessions_tui.config import CONFIG_PATH_ENV, ConfigError, resolve_config_path, resolve_state_dir
+from sessions_tui.config import (
+    CONFIG_PATH_ENV,
+    ConfigError,
+    config_path_origin,
+    resolve_config_path,
+    resolve_state_dir,
+)
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
-from sessions_tui.engine.store import StoreError
+from sessions_tui.engine.store import DB_NAME, StoreError
+from sessions_tui.runtime import StateDirError, open_engine
+from sessions_tui.send_report import MessageFileError, SendReporter, read_message_file
+from sessions_tui.terminal_text import json_text, visible_line
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import UnknownToolError, invoke
 
@@ -67,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sessions-tui {__version__}")
     _global_options(parser, suppress=False)
-    parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="dashboard: act as this session (default: main)")
+    parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY",
+                        help="dashboard: act as this session (default: main)")
     parser.add_argument("--sandboxed", action="store_true", help="dashboard: act as a sandboxed requester")
     parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -83,16 +97,23 @@ def build_parser() -> argparse.ArgumentParser:
     send = sub.add_parser("send", help="send a message into a session as the owner, printed readably")
     _global_options(send, suppress=True)
     send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
-    send.add_argument("message", metavar="MESSAGE", help="the message; a standalone '/send on|off|inherit' sets the session's send policy")
-    send.add_argument("--timeout", type=float, default=30, metavar="N", help="seconds to wait for the reply (0 = do not wait; default 30)")
-    send.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="send on behalf of this session (enables the ping-pong with it)")
+    send.add_argument("message", metavar="MESSAGE", nargs="?",
+                      help="the message; a standalone '/send on|off|inherit' sets the session's send policy")
+    send.add_argument("--message-file", metavar="FILE",
+                      help="read the message from FILE instead ('-' for stdin; a pipe works too): UTF-8 text, "
+                      "invalid bytes are an error (exit 2), one trailing newline is dropped; at most 4 MiB")
+    send.add_argument("--timeout", type=float, default=30, metavar="N",
+                      help="seconds to wait for the reply (0 = do not wait; default 30)")
+    send.add_argument("--as", dest="as_key", metavar="SESSION_KEY",
+                      help="send on behalf of this session (enables the ping-pong with it)")
 
     demo = sub.add_parser("demo", help="fill an empty state directory with the demo and list its sessions")
     _global_options(demo, suppress=True)
 
     imp = sub.add_parser("import-openclaw", help="import an OpenClaw state directory (SQLite store or legacy layout)")
     _global_options(imp, suppress=True)
-    imp.add_argument("source", metavar="DIR", help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw")
+    imp.add_argument("source", metavar="DIR",
+                     help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw")
     imp.add_argument("--follow", action="store_true",
                      help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
                      "until Ctrl+C or SIGTERM")
@@ -122,27 +143,41 @@ def openclaw_state_dir(root: Path) -> Path:
     return resolve_state_dir(None) / "openclaw" / f"{root.name.lstrip('.') or 'openclaw'}-{digest}"
 
 
+def _check_named_config(opts: argparse.Namespace, config_path: Path) -> None:
+    """A config file someone named must be there; only the default one may be absent (and with
+    `--demo`, a named one that is absent is where the demo config is written)."""
+    origin = config_path_origin(opts.config)
+    if origin is None or opts.demo:
+        return
+    try:
+        os.stat(config_path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise UsageError(f"{origin} {config_path}: config file not found") from None
+    except OSError:
+        pass  # said by the config loader, which reads it
+
+
 def _open_engine(opts: argparse.Namespace) -> Engine:
     """The engine of the chosen state directory; `opts.openclaw_root` is set to `--openclaw`'s."""
     openclaw = opts.openclaw_root = _openclaw_root(opts)
     state_dir = openclaw_state_dir(openclaw) if openclaw and not opts.state else resolve_state_dir(opts.state)
+    opts.state_dir = state_dir
     config_path = resolve_config_path(opts.config, state_dir)
     if openclaw and not opts.config and not os.environ.get(CONFIG_PATH_ENV) and (openclaw / "openclaw.json").is_file():
         config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
+    _check_named_config(opts, config_path)
     try:
-        engine, loaded = Engine.open(state_dir, config_path)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from exc
-    except StoreError as exc:
-        raise UsageError(str(exc)) from exc
-    for warning in loaded.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if opts.demo:
-        from sessions_tui.engine.demo import seed_demo
+        engine, loaded = open_engine(state_dir, config_path)
+        for warning in loaded.warnings:
+            print(f"warning: {visible_line(warning)}", file=sys.stderr)
+        if opts.demo:
+            from sessions_tui.engine.demo import seed_demo
 
-        if seed_demo(engine, config_path):
-            engine.close()
-            engine, _ = Engine.open(state_dir, config_path)
+            if seed_demo(engine, config_path):
+                engine.close()
+                engine, _ = open_engine(state_dir, config_path)
+    except (ConfigError, StoreError, StateDirError) as exc:
+        raise UsageError(str(exc)) from exc
     return engine
 
 
@@ -175,7 +210,8 @@ def _requester(engine: Engine, as_key: str | None, sandboxed: bool) -> ToolCall:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    """JSON readable as text, with every control character and lone surrogate escaped."""
+    sys.stdout.write(json_text(value) + "\n")
     sys.stdout.flush()
 
 
@@ -188,7 +224,7 @@ async def _run_tool(opts: argparse.Namespace) -> int:
             from sessions_tui.engine.openclaw.importer import import_openclaw
 
             for problem in import_openclaw(engine.store, engine.canonical, openclaw).problems:
-                print(f"warning: {problem}", file=sys.stderr)
+                print(f"warning: {visible_line(problem)}", file=sys.stderr)
         await runtime.start(engine)
         call = _requester(engine, opts.as_key, opts.sandboxed)
         try:
@@ -203,14 +239,27 @@ async def _run_tool(opts: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-async def _run_send(opts: argparse.Namespace) -> int:
-    from sessions_tui.send_report import SendReporter
+def _send_message(opts: argparse.Namespace) -> str:
+    """MESSAGE or `--message-file`, exactly one of them."""
+    if opts.message_file is None:
+        if opts.message is None:
+            raise UsageError("send: no message: give MESSAGE or --message-file FILE")
+        return str(opts.message)
+    if opts.message is not None:
+        raise UsageError("send: MESSAGE and --message-file do not go together: give one")
+    try:
+        return read_message_file(opts.message_file)
+    except MessageFileError as exc:
+        raise UsageError(f"--message-file {exc}") from None
 
+
+async def _run_send(opts: argparse.Namespace) -> int:
+    message = _send_message(opts)
     engine = _open_engine(opts)
     try:
         await runtime.start(engine)
         reporter = SendReporter(engine, sys.stdout)
-        return await reporter.send(opts.key, opts.message, timeout=opts.timeout,
+        return await reporter.send(opts.key, message, timeout=opts.timeout,
                                    call=_requester(engine, opts.as_key, False))
     finally:
         await engine.aclose()
@@ -235,9 +284,9 @@ def _run_import(opts: argparse.Namespace) -> int:
     finally:
         engine.close()
     for problem in report.problems:
-        print(problem, file=sys.stderr)
+        print(visible_line(problem), file=sys.stderr)
     for source in report.sources:
-        print(f"read {source}")
+        print(f"read {visible_line(source)}")
     print(report.summary())
     return EXIT_OK
 
@@ -249,10 +298,10 @@ def _run_demo(opts: argparse.Namespace) -> int:
         result = asyncio.run(invoke(ToolCall(engine=engine), "sessions_list", {}))
     finally:
         engine.close()
-    print(f"state: {engine.state_dir}")
+    print(f"state: {visible_line(engine.state_dir)}")
     for row in result["sessions"]:
         label = row.get("label") or row.get("displayName") or ""
-        print(f"{row['key']:<48} {row['kind']:<6} {row['channel']:<9} {label}")
+        print(visible_line(f"{row['key']:<48} {row['kind']:<6} {row['channel']:<9} {label}"))
     return EXIT_OK
 
 
@@ -281,7 +330,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_import(opts)
         return _run_dashboard(opts)
     except UsageError as exc:
-        print(f"sessions-tui: {exc}", file=sys.stderr)
+        print(f"sessions-tui: {visible_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except sqlite3.DatabaseError as exc:  # a database that opened but turned out corrupt on a read
+        where = getattr(opts, "state_dir", None)
+        database = f"{where / DB_NAME}: " if isinstance(where, Path) else ""
+        print(f"sessions-tui: {visible_line(database)}the state database cannot be read: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

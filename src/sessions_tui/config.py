@@ -44,6 +44,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from sessions_tui.engine.files import NotRegularFile, read_regular_bytes
 from sessions_tui.engine.keys import normalize_agent_id
 
 __all__ = [
@@ -704,23 +705,27 @@ def load_config(path: Path, *, required: bool = False) -> LoadedConfig:
     """Load the JSON5 config file at `path` (SPEC D14).
 
     A missing file gives the defaults (`exists=False`), or `ConfigError` when `required`.
-    Unparseable JSON5, a non-object top level, an unreadable file or a value of the wrong type
+    Unparseable JSON5, a non-object top level, an unreadable file, one that is not a regular file
+    (a FIFO or a device: never opened to wait or read forever) or a value of the wrong type
     raise `ConfigError`; out-of-range numbers and unknown enum values become `warnings`.
     """
     path = Path(path)
     source = str(path)
-    if not path.exists():
-        if required:
-            raise ConfigError(f"{source}: config file not found")
-        return LoadedConfig(config=Config(), warnings=[], path=path, exists=False)
-    if path.is_dir():
-        raise ConfigError(f"{source}: is a directory, not a config file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"{source}: not UTF-8 text (byte {err.start})") from None
+        # Only a regular file is read: a FIFO would hang the start, a device never end.
+        data_bytes = read_regular_bytes(path)
+    except (FileNotFoundError, NotADirectoryError):
+        if required:
+            raise ConfigError(f"{source}: config file not found") from None
+        return LoadedConfig(config=Config(), warnings=[], path=path, exists=False)
+    except NotRegularFile as err:
+        raise ConfigError(f"{source}: is {err.kind}, not a config file") from None
     except OSError as err:
         raise ConfigError(f"{source}: cannot read: {err.strerror or err}") from None
+    try:
+        text = data_bytes.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{source}: not UTF-8 text (byte {err.start})") from None
     text = text.removeprefix("\ufeff")
     data = _parse_json5(text, source)
     config, warnings = parse_config(data, source=source)
@@ -732,14 +737,14 @@ def load_config(path: Path, *, required: bool = False) -> LoadedConfig:
 # --------------------------------------------------------------------------------------------
 
 
-def _nonempty(value: Union[str, os.PathLike, None]) -> str | None:
+def _nonempty(value: Union[str, "os.PathLike[str]", None]) -> str | None:
     if value is None:
         return None
     text = os.fspath(value)
     return text if text.strip() else None
 
 
-def resolve_state_dir(cli_value: Union[str, os.PathLike, None]) -> Path:
+def resolve_state_dir(cli_value: Union[str, "os.PathLike[str]", None]) -> Path:
     """`--state`, else `$SESSIONS_TUI_HOME`, else the XDG data dir; `~` expanded."""
     chosen = (
         _nonempty(cli_value)
@@ -749,9 +754,19 @@ def resolve_state_dir(cli_value: Union[str, os.PathLike, None]) -> Path:
     return Path(chosen).expanduser()
 
 
-def resolve_config_path(cli_value: Union[str, os.PathLike, None], state_dir: Path) -> Path:
+def resolve_config_path(cli_value: Union[str, "os.PathLike[str]", None], state_dir: Path) -> Path:
     """`--config`, else `$SESSIONS_TUI_CONFIG`, else `<state>/config.json5`; `~` expanded."""
     chosen = _nonempty(cli_value) or _nonempty(os.environ.get(CONFIG_PATH_ENV))
     if chosen is not None:
         return Path(chosen).expanduser()
     return Path(state_dir).expanduser() / CONFIG_FILE_NAME
+
+
+def config_path_origin(cli_value: Union[str, "os.PathLike[str]", None]) -> str | None:
+    """Who named the config file (`--config`, `$SESSIONS_TUI_CONFIG`), or None for the default:
+    a file someone named must exist, the default one may be absent."""
+    if _nonempty(cli_value) is not None:
+        return "--config"
+    if _nonempty(os.environ.get(CONFIG_PATH_ENV)) is not None:
+        return f"${CONFIG_PATH_ENV}"
+    return None

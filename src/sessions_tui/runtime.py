@@ -1,13 +1,64 @@
-"""Bringing an engine to life: the tool layer attached, and what a crash left behind picked up.
+"""Bringing an engine to life: the state directory checked, the tool layer attached, and what a
+crash left behind picked up.
 
-Every front end (the command line, the dashboard) opens its engine through here, so agents'
-tool calls work and no interrupted run or unannounced sub-agent is forgotten.
+Every front end (the command line, the dashboard) opens its engine through here, so a state
+directory that cannot be used is one line naming it (never a traceback, never a file changed),
+agents' tool calls work, and no interrupted run or unannounced sub-agent is forgotten.
 """
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+from sessions_tui.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.files import NotRegularFile, check_regular, kind_of
+from sessions_tui.engine.store import DB_NAME
 from sessions_tui.tools.host import EngineToolHost
+
+
+class StateDirError(Exception):
+    """The state directory is a file, unwritable, or holds a database that is not one."""
+
+
+def check_state_dir(state_dir: Path) -> None:
+    """Refuse what would fail half-way through opening, before anything is created or opened."""
+    try:
+        mode = os.stat(state_dir).st_mode
+    except FileNotFoundError:
+        return  # created when the store opens
+    except OSError as exc:
+        raise StateDirError(f"{state_dir}: cannot use as the state directory: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(mode):
+        raise StateDirError(f"{state_dir}: is {kind_of(mode)}, not a state directory")
+    if not os.access(state_dir, os.W_OK | os.X_OK):
+        raise StateDirError(f"{state_dir}: the state directory is not writable")
+    database = state_dir / DB_NAME
+    try:
+        check_regular(database)
+    except FileNotFoundError:
+        return
+    except NotRegularFile as exc:
+        raise StateDirError(f"{database}: is {exc.kind}, not a sessions-tui database") from None
+    except OSError as exc:
+        raise StateDirError(f"{database}: cannot use: {exc.strerror or exc}") from None
+    if not os.access(database, os.R_OK | os.W_OK):
+        raise StateDirError(f"{database}: the database is not writable")
+
+
+def open_engine(state_dir: Path, config_path: Path) -> tuple[Engine, LoadedConfig]:
+    """`Engine.open` (raising `ConfigError`), or `StateDirError`: SQLite refuses a file that is
+    not a database before writing to it, so a corrupt one stays byte for byte as it was."""
+    check_state_dir(state_dir)
+    try:
+        return Engine.open(state_dir, config_path)
+    except sqlite3.Error as exc:
+        raise StateDirError(f"{state_dir / DB_NAME}: cannot open the state database: {exc}") from exc
+    except OSError as exc:
+        raise StateDirError(f"{state_dir}: cannot use as the state directory: {exc.strerror or exc}") from exc
 
 
 def attach_tools(engine: Engine) -> None:

@@ -2,12 +2,18 @@
 
 The send is `sessions_send` (same gating, same results); a standalone `/send on|off|inherit`
 is the owner's command instead. Then it follows the background work — ping-pong turns, the
-announce and its delivery — until it is over.
+announce and its delivery — until it is over. Agent text is redacted (the engine's redactor)
+before it is cut to a line, and every line is printed with its control characters made visible,
+so a reply carrying an escape sequence cannot retitle the terminal or write the clipboard.
 """
 
 from __future__ import annotations
 
+import os
+import stat
+import sys
 import time
+from pathlib import Path
 from typing import IO, Any
 
 from sessions_tui.engine.commands import is_send_command, run_owner_command
@@ -19,6 +25,8 @@ from sessions_tui.engine.events import (
     PolicyRefused,
     SendProgress,
 )
+from sessions_tui.engine.files import kind_of
+from sessions_tui.terminal_text import visible
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 
@@ -30,10 +38,47 @@ _DELIVERY_WORDS = {
 }
 EXIT_OK = 0
 EXIT_REFUSED = 1
+# The largest transcript line OpenClaw's store admits: a longer message could not be kept there.
+MESSAGE_FILE_MAX_BYTES = 4 * 1024 * 1024
+
+
+class MessageFileError(Exception):
+    """`--message-file` cannot be used; the message starts with the name given."""
+
+
+def _read_limited(handle: IO[bytes], name: str) -> bytes:
+    data = handle.read(MESSAGE_FILE_MAX_BYTES + 1)
+    if len(data) > MESSAGE_FILE_MAX_BYTES:
+        raise MessageFileError(f"{name}: longer than {MESSAGE_FILE_MAX_BYTES // (1024 * 1024)} MiB")
+    return data
+
+
+def read_message_file(name: str) -> str:
+    """A message too long for a command line, from a file, a pipe or stdin (`-`): strict UTF-8
+    (invalid bytes are an error, never silently replaced), one trailing newline dropped."""
+    if name == "-":
+        data = _read_limited(sys.stdin.buffer, name)
+    else:
+        path = Path(name).expanduser()
+        try:
+            mode = os.stat(path).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+                raise MessageFileError(f"{name}: is {kind_of(mode)}, not a file or a pipe")
+            with open(path, "rb") as handle:
+                data = _read_limited(handle, name)
+        except OSError as exc:
+            raise MessageFileError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MessageFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    text = text.removeprefix("\ufeff")
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
 
 
 def _one_line(text: str | None, limit: int = 200) -> str:
-    flat = " ".join((text or "").split())
+    """Controls made visible first, so a control that is also whitespace to `split` shows too."""
+    flat = " ".join(visible(text or "").split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
@@ -46,8 +91,12 @@ class SendReporter:
         self._early: list[EngineEvent] = []
 
     def say(self, line: str) -> None:
-        self.out.write(line + "\n")
+        self.out.write(visible(line) + "\n")
         self.out.flush()
+
+    def agent_text(self, text: str | None, limit: int = 200) -> str:
+        """Agent text for one line: redacted whole (a secret cut in two would slip through), then cut."""
+        return _one_line(self.engine.redactor.redact(text or ""), limit)
 
     def owner_key(self, key: str) -> str | None:
         """The session a person means: a key in any spelling, `main`, or a sessionId."""
@@ -93,13 +142,13 @@ class SendReporter:
         run = (result.get("runId") or "")[:8]
         if status == "ok":
             self.say(f"ok · replied in {elapsed:.1f} s · run {run}")
-            self.say("  " + _one_line(result.get("reply"), 2000) if result.get("reply") else "  (no new reply)")
+            self.say("  " + self.agent_text(result.get("reply"), 2000) if result.get("reply") else "  (no new reply)")
         elif status == "accepted":
             self.say(f"accepted · the run goes on · run {run}")
         elif status == "timeout":
             self.say(f"timeout · the run goes on, see its transcript · run {run}")
         else:
-            self.say(f"{status} · {result.get('error')}")
+            self.say(f"{status} · {_one_line(self.engine.redactor.redact(str(result.get('error'))), 2000)}")
 
     def _on_event(self, event: EngineEvent) -> None:
         if self.run_id is None:
@@ -109,14 +158,14 @@ class SendReporter:
             if event.phase == "ping_pong":
                 stop = " (stops the ping-pong)" if event.detail.get("stopped") else ""
                 speaker = self._show(event.speaker or "")
-                self.say(f"↔ turn {event.turn} of {event.max_turns} · {speaker}: {_one_line(event.text)}{stop}")
+                self.say(f"↔ turn {event.turn} of {event.max_turns} · {speaker}: {self.agent_text(event.text)}{stop}")
             elif event.phase == "reply" and self.status != "ok":
-                self.say(f"reply · {_one_line(event.text, 2000)}")
+                self.say(f"reply · {self.agent_text(event.text, 2000)}")
             elif event.phase == "announce" and event.detail.get("skipped"):
                 self.say(f"announce · {self._show(event.speaker or '')} stays silent (ANNOUNCE_SKIP)")
         elif isinstance(event, Announced) and event.run_id == self.run_id:
             where = _DELIVERY_WORDS.get(event.delivery or "", event.delivery or "")
-            self.say(f"announce · {self._show(event.session_key)} ({where}): {_one_line(event.text)}")
+            self.say(f"announce · {self._show(event.session_key)} ({where}): {self.agent_text(event.text)}")
         elif isinstance(event, PolicyRefused):
             self.say(f"forbidden · {event.session_key}: send blocked by session policy: {event.reason}")
         elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed"):

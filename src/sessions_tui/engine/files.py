@@ -1,0 +1,65 @@
+"""Reading a file someone named: only a regular file, so a FIFO never hangs and a device never
+streams forever.
+
+The path is checked with `stat` before it is opened; it is then opened non-blocking (opening a
+FIFO would otherwise wait for a writer) and checked again on the open descriptor, so a file
+swapped for a FIFO in between is refused too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class NotRegularFile(OSError):
+    """The path names a directory, FIFO, device or socket; `kind` says which ("a FIFO")."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"is {kind}, not a regular file")
+        self.kind = kind
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "of an unknown kind"
+
+
+def _refuse(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(kind_of(mode))
+
+
+def check_regular(path: Path) -> None:
+    """Raise `NotRegularFile` unless `path` is a regular file (or a link to one); `OSError` if
+    it cannot be looked at (`FileNotFoundError` when it is not there)."""
+    _refuse(os.stat(path).st_mode)
+
+
+def read_regular_bytes(path: Path) -> bytes:
+    """The whole content of a regular file; `NotRegularFile` for anything else, before reading."""
+    check_regular(path)
+    fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC)
+    try:
+        _refuse(os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
+            return handle.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
