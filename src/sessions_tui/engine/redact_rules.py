@@ -42,8 +42,16 @@ class Rule:
         for match in self.pattern.finditer(text):
             index = self.group if self.group is not None else _last_group(match)
             start, end = match.span(index) if index else match.span()
-            if end > start and not (self.keep and self.keep(match)):
+            if end > start and not _masked(text[start:end]) and not (self.keep and self.keep(match)):
                 yield Edit(start, end, self.style)
+
+
+_MASKED_RE = re.compile(r"[\"'`]?(?:\*\*\*|[^…\s]{0,6}…[^…\s]{0,4})[\"'`,;)}\]]*")
+
+
+def _masked(value: str) -> bool:
+    """A value that is already a mask (`***`, `abcdef…wxyz`): redacting twice changes nothing."""
+    return len(value) <= 16 and _MASKED_RE.fullmatch(value) is not None
 
 
 def _last_group(match: re.Match[str]) -> int:

@@ -1,9 +1,10 @@
 """History sanitising and size caps (REFERENCE §4.8, §6.1, §6.2; SPEC D2, D3, D12).
 
 Everything that leaves the engine as transcript content for an agent (`sessions_history`, the
-inline messages of `sessions_list`) goes through `sanitize_history`: secrets redacted, long text
-cut at 4000 UTF-16 units, heavy fields dropped, images reduced to metadata, and the whole payload
-capped at 80 KB of compact JSON. Inputs are never mutated; changed messages are shallow copies.
+inline messages of `sessions_list`) goes through `sanitize_history`: secrets redacted in every
+string (text, thinking, tool-call arguments, partial JSON, `errorMessage`, custom fields; SPEC
+D16), long strings cut at 4000 UTF-16 units, heavy fields dropped, images reduced to metadata,
+and the whole payload capped at 80 KB of compact JSON. Inputs are never mutated; changed messages are shallow copies.
 """
 
 from __future__ import annotations
@@ -50,8 +51,20 @@ _TOOL_ROLES = ("toolResult", "tool")
 # --- §6.1 per-message sanitisation
 
 
+REDACT_WINDOW_MARGIN = 8192
+"""A long text is redacted only as far as it can be shown: its first 4000 units plus this margin,
+so a 10 MB message costs what a 12 KB one does, and a secret that starts before the cut is still
+seen whole (or, longer than the margin, masked as far as the window goes)."""
+
+
 def truncate_history_text(text: str, redactor: Redactor) -> tuple[str, bool, bool]:
     """Redact, then cut to 4000 UTF-16 units plus the marker; (text, truncated, redacted)."""
+    window = HISTORY_TEXT_MAX_CHARS + REDACT_WINDOW_MARGIN
+    if len(text) > window:
+        head = text[:window]
+        redacted_head = redactor.redact(head)
+        cut = truncate_utf16_safe(redacted_head, HISTORY_TEXT_MAX_CHARS)
+        return cut + TRUNCATION_MARKER, True, redacted_head != head
     redacted_text = redactor.redact(text)
     redacted = redacted_text != text
     if utf16_len(redacted_text) <= HISTORY_TEXT_MAX_CHARS:
@@ -75,6 +88,25 @@ class _FieldRewriter:
             self.truncated = self.truncated or truncated
             self.redacted = self.redacted or redacted
 
+    def agent_data(self, entry: dict[str, Any], key: str) -> None:
+        """A structure the agent wrote (tool-call arguments…): every string redacted, and values
+        under secret field names masked whole."""
+        before = entry[key]
+        after = self.redactor.redact_fields(before)
+        if after != before:
+            entry[key] = after
+            self.redacted = True
+
+    def other_strings(self, entry: dict[str, Any], done: tuple[str, ...]) -> None:
+        """Every other string of a message or block (`errorMessage`, a custom message's fields…)."""
+        for key, value in list(entry.items()):
+            if key in done or key == "__openclaw" or isinstance(value, (int, float, bool)) or value is None:
+                continue
+            after = self.redactor.redact_strings(value)
+            if after != value:
+                entry[key] = after
+                self.redacted = True
+
     def drop_field(self, entry: dict[str, Any], key: str) -> None:
         if key in entry:
             del entry[key]
@@ -91,6 +123,8 @@ def _sanitize_block(block: Any, flags: _FieldRewriter) -> Any:
         flags.text_field(entry, "thinking")
         flags.drop_field(entry, "thinkingSignature")
     flags.text_field(entry, "partialJson")
+    if "arguments" in entry:
+        flags.agent_data(entry, "arguments")
     if block_type == "image":
         data = entry.get("data")
         size = len(data) if isinstance(data, str) and data else None  # base64 chars (SPEC D12)
@@ -98,7 +132,12 @@ def _sanitize_block(block: Any, flags: _FieldRewriter) -> Any:
         entry["omitted"] = True
         if size is not None:
             entry["bytes"] = size
+    flags.other_strings(entry, _BLOCK_DONE)
     return entry
+
+
+_BLOCK_DONE = ("type", "text", "thinking", "partialJson", "arguments", "data")
+_MESSAGE_DONE = ("role", "content", "text")
 
 
 def sanitize_history_message(message: Any, redactor: Redactor) -> tuple[Any, bool, bool]:
@@ -115,6 +154,7 @@ def sanitize_history_message(message: Any, redactor: Redactor) -> tuple[Any, boo
     elif isinstance(content, list):
         entry["content"] = [_sanitize_block(block, flags) for block in content]
     flags.text_field(entry, "text")
+    flags.other_strings(entry, _MESSAGE_DONE)
     return entry, flags.truncated, flags.redacted
 
 

@@ -57,8 +57,8 @@ def visibility_filter(call: ToolCall, ctx: RequesterContext) -> SessionFilter:
 
 def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> dict[str, Any]:
     kind = classify_session_kind(session.key, session.entry.get("kind"), call.engine.alias)
-    row = build_row(call, ctx, session, kind).dump()
-    row["_key"] = session.key  # the canonical key, for views that act on the row
+    row: dict[str, Any] = call.engine.redactor.redact_strings(build_row(call, ctx, session, kind).dump())
+    row["_key"] = session.key  # the canonical key, for views that act on the row (never shown)
     verdict = resolve_send_policy(call.engine.config.session.send_policy, entry=session.entry, session_key=session.key)
     row["_send"] = verdict.decision  # the effective send policy (SPEC D6)
     row["_sendReason"] = verdict.reason

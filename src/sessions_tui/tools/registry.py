@@ -33,4 +33,8 @@ async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None
         params = {}
     if not isinstance(params, dict):
         raise ToolInputError("arguments must be a JSON object")
-    return await spec.run(call, params)
+    result = await spec.run(call, params)
+    # No secret leaves through a tool result (SPEC D16): whatever a tool put in it (a reply, a
+    # label, an error text), every string is redacted once more on the way out.
+    redacted: dict[str, Any] = call.engine.redactor.redact_strings(result)
+    return redacted
