@@ -252,7 +252,7 @@ def test_secret_field_names_hide_their_values_in_agent_data() -> None:
     [
         "bob: OPENAI_API_KEY=sk-demo1234567890abcdefXYZ by mistake",
         '{"apiKey": "plain-secret-value-1234567890", "token": "tok_live_abcdefghijklmnop"}',
-        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0",
         "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----",
         "postgres://admin:s3cr3tP4ssw0rd!@db.example.com:5432/app password=hunter2correcthorse",
     ],
