@@ -10,6 +10,8 @@ any moment leaves nothing half-written. Sessions that came from OpenClaw belong 
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +27,9 @@ Canonical = Callable[[str, str], str]
 """(raw key, agent directory id) → the canonical key it is stored under."""
 
 Outcome = Literal["imported", "updated", "unchanged", "skipped"]
+
+LATEST_MS = 253_402_300_799_999
+"""9999-12-31T23:59:59.999Z, the latest time a timestamp can show."""
 
 
 class ImportReport(BaseModel):
@@ -137,6 +142,7 @@ class Mirror:
         if not SAFE_SESSION_ID_RE.match(source.session_id):
             report.problem(f"{source.where}: missing or invalid sessionId; skipped")
             return "skipped"
+        self._clean_entry(source, report)
         key = self.key_of(source)
         try:
             outcome = self._apply(key, source, transcript, report, verify)
@@ -156,10 +162,18 @@ class Mirror:
     def reread(self, source: SourceSession, transcript: TranscriptSource, report: ImportReport) -> Outcome:
         """Take a session's transcript again from the start (OpenClaw rewrote it)."""
         key = self.key_of(source)
+        self._clean_entry(source, report)
         if self.store.imported_lines(source.source_id) is None:
             return self.apply(source, transcript, report)
         if self.store.imported_session_id(source.source_id) != source.session_id:
             return self.apply(source, transcript, report)  # reports the reset
+        outcome = self._replace(key, source, transcript, report)
+        if outcome == "updated":
+            report.sessions_updated += 1
+        return outcome
+
+    def _replace(self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport) -> Outcome:
+        """The whole transcript again, and the cursor after it, in one transaction."""
         chunk = transcript.read_all()
         try:
             self.store.replace_import(
@@ -173,9 +187,8 @@ class Mirror:
         except StoreError as exc:
             report.problem(f"{source.where}: {exc}; skipped")
             return "skipped"
-        report.sessions_updated += 1
         report.count_lines(key, len(chunk.lines))
-        return "updated"
+        return "updated"  # counted by the caller
 
     def _apply(
         self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport, verify: bool
@@ -192,10 +205,11 @@ class Mirror:
             # The same OpenClaw session imported before from its other layout (an OpenClaw
             # upgraded to the SQLite store): go on from the line the two have in common.
             count, last_id = store.transcript_tail(key)
-            same = count == 0 or last_id is None or transcript.matches(count + 1, last_id)
-            store.record_import(source.source_id, key, count + 1 if same else 0, existing.entry)
-            if not same:
-                return self.reread(source, transcript, report)
+            if not (count == 0 or last_id is None or transcript.matches(count + 1, last_id)):
+                # Taken whole again; its cursor is recorded with the lines (a cursor of 0 recorded
+                # on its own first would, after a kill, have the next run append every line twice).
+                return self._replace(key, source, transcript, report)
+            store.record_import(source.source_id, key, count + 1, existing.entry)
             done = count + 1
         previous = store.imported_session_id(source.source_id)
         if previous is not None and previous != source.session_id:
@@ -205,8 +219,7 @@ class Mirror:
             )
             return "skipped"
         if verify and done > 1 and not self._still_matches(key, transcript, done):
-            return self.reread(source, transcript, report)
-        self._check_updated_at(source, report)
+            return self._replace(key, source, transcript, report)
         chunk = transcript.read_after(done)
         changes = self._changed_fields(source)
         archive = source.has_archive_state and (store.get(key) or _NO_SESSION).archived_at != source.archived_at
@@ -229,7 +242,6 @@ class Mirror:
         return "updated" if updated else "unchanged"
 
     def _create(self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport) -> Outcome:
-        self._check_updated_at(source, report)
         chunk = transcript.read_all()
         entry = dict(source.entry)
         if agent_id_of(key) != source.agent_dir_id and key not in ("global", "unknown"):
@@ -266,17 +278,28 @@ class Mirror:
         """Entry fields that changed in OpenClaw since the last read (a label set, a newer
         updatedAt…); what sessions-tui itself changed meanwhile is kept unless OpenClaw changed it too."""
         before = self.store.imported_entry(source.source_id)
-        changed = {k: v for k, v in source.entry.items() if k != "sessionId" and before.get(k) != v}
-        if "updatedAt" in changed and not _is_number(changed["updatedAt"]):
-            del changed["updatedAt"]
-        return changed
+        return {k: v for k, v in source.entry.items() if k != "sessionId" and before.get(k) != v}
 
-    @staticmethod
-    def _check_updated_at(source: SourceSession, report: ImportReport) -> None:
-        if "updatedAt" in source.entry and not _is_number(source.entry["updatedAt"]):
-            report.problem(
-                f"{source.where}: updatedAt is not a number ({source.entry['updatedAt']!r}); using the import time"
-            )
+    def _clean_entry(self, source: SourceSession, report: ImportReport) -> None:
+        """Leave out what the store cannot hold, each reported: an `updatedAt` that is no time
+        (not a number, not finite, before 1970 or after 9999: the import time is used, or the one
+        imported before is kept), and non-finite numbers anywhere (SQLite's JSON has none)."""
+        entry = source.entry
+        updated = entry.get("updatedAt", 0)
+        if not is_time(updated):
+            entry = {k: v for k, v in entry.items() if k != "updatedAt"}  # a copy: the caller's stays as read
+            why = "is not a usable time" if _is_number(updated) else "is not a number"
+            known = self.store.imported_lines(source.source_id) is not None
+            then = "kept the one imported before" if known else "using the import time"
+            report.problem(f"{source.where}: updatedAt {why} ({_shown(updated)}); {then}")
+        try:
+            json.dumps(entry, allow_nan=False)
+        except ValueError:
+            dropped: list[tuple[str, float]] = []
+            entry = _finite(entry, "", dropped)
+            for path, value in dropped:
+                report.problem(f"{source.where}: {path} is not a finite number ({value!r}); left out")
+        source.entry = entry
 
 
 def _no_checkpoint() -> None:
@@ -292,3 +315,35 @@ _NO_SESSION = _NoSession()
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_time(value: Any) -> bool:
+    """Whether `value` can be an `updatedAt`: milliseconds from 1970 to the year 9999."""
+    return _is_number(value) and math.isfinite(value) and 0 <= value <= LATEST_MS
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _finite(value: Any, path: str, dropped: list[tuple[str, float]]) -> Any:
+    """`value` without its non-finite numbers, at any depth; each left out is added to `dropped`."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for name, item in value.items():
+            where = f"{path}.{name}" if path else str(name)
+            if isinstance(item, float) and not math.isfinite(item):
+                dropped.append((where, item))
+            else:
+                out[name] = _finite(item, where, dropped)
+        return out
+    if isinstance(value, list):
+        kept = []
+        for index, item in enumerate(value):
+            if isinstance(item, float) and not math.isfinite(item):
+                dropped.append((f"{path}[{index}]", item))
+            else:
+                kept.append(_finite(item, f"{path}[{index}]", dropped))
+        return kept
+    return value
