@@ -186,6 +186,8 @@ def _parse_args_json(text: str) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"ARGS_JSON: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+    except RecursionError:
+        raise UsageError("ARGS_JSON: nested too deeply to parse") from None
     if not isinstance(value, dict):
         raise UsageError("ARGS_JSON: must be a JSON object")
     return value
@@ -244,7 +246,11 @@ def _send_message(opts: argparse.Namespace) -> str:
     if opts.message_file is None:
         if opts.message is None:
             raise UsageError("send: no message: give MESSAGE or --message-file FILE")
-        return str(opts.message)
+        message = str(opts.message)
+        undecodable = next((i for i, c in enumerate(message) if "\ud800" <= c <= "\udfff"), None)
+        if undecodable is not None:  # the bytes Python could not decode from the command line
+            raise UsageError(f"MESSAGE: not UTF-8 text (character {undecodable})")
+        return message
     if opts.message is not None:
         raise UsageError("send: MESSAGE and --message-file do not go together: give one")
     try:

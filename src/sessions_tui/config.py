@@ -514,6 +514,26 @@ class ModelsConfig(_Model):
 class ChannelConfig(_Model):
     webhook_url: Optional[str] = Field(default=None, alias="webhookUrl")
 
+    @field_validator("webhook_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        """An absolute http(s) URL with a host, as both URL parsers (pydantic's, and httpx's, which
+        POSTs to it) read it; an empty string is no webhook."""
+        import httpx
+        from pydantic import HttpUrl, TypeAdapter
+
+        text = (value or "").strip()
+        if not text:
+            return None
+        try:
+            TypeAdapter(HttpUrl).validate_python(text)
+            usable = httpx.URL(text).scheme in ("http", "https") and bool(httpx.URL(text).host)
+        except (ValidationError, httpx.InvalidURL):
+            usable = False
+        if not usable:
+            raise PydanticCustomError("webhook_url", "must be an http(s) URL")
+        return text
+
 
 class UiConfig(_Model):
     """sessions-tui's own section: `keybindings` maps an action name to key string(s)."""

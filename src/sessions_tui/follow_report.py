@@ -2,7 +2,8 @@
 
 The first tick is the import (its summary line, as without `--follow`); after that, each session
 that changed gets a line with the time and the lines it gained. A failure is said once when it
-starts and once when it is over; problems with the data go to stderr, each once.
+starts and once when it is over; problems with the data go to stderr, each once. Keys, paths
+and problems come from the followed files, so each line is printed with its controls made visible.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import IO
 from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
 from sessions_tui.engine.openclaw.mirror import Canonical
 from sessions_tui.engine.store import Store
+from sessions_tui.terminal_text import visible_line
 
 
 class FollowPrinter:
@@ -45,7 +47,7 @@ class FollowPrinter:
 
     @staticmethod
     def say(stream: IO[str], text: str) -> None:
-        stream.write(text + "\n")
+        stream.write(visible_line(text) + "\n")
         stream.flush()
 
 

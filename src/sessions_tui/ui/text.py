@@ -11,10 +11,7 @@ from datetime import datetime, timezone
 
 from rich.text import Text
 
-_CONTROL = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x0A, 0x09)}
-_CONTROL[0x7F] = "␡"
-_CONTROL.update({c: "�" for c in range(0x80, 0xA0)})
-_TABLE = str.maketrans(_CONTROL)
+from sessions_tui.terminal_text import visible as visible  # one table for the dashboard and the CLI
 
 STATUS_ICONS = {"running": "▶", "done": "✓", "failed": "✗", "killed": "✗", "timeout": "⏱"}
 ROLE_STYLES = {
@@ -24,11 +21,6 @@ ROLE_STYLES = {
     "tool": "bold #e5c07b",
     "system": "bold #c678dd",
 }
-
-
-def visible(text: str) -> str:
-    """The text with every control character (but newline and tab) made visible."""
-    return text.translate(_TABLE)
 
 
 def span(text: str, style: str = "") -> Text:

@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from sessions_tui.engine.files import check_regular
+
 STORE_FILE = "openclaw-agent.sqlite"
 # The largest line the schema admits (`event_utf8_bytes BETWEEN 1 AND 4194304`).
 MAX_EVENT_BYTES = 4 * 1024 * 1024
@@ -87,6 +89,10 @@ class AgentDb:
         self.identity = file_identity(path)
         if self.identity is None:
             raise AgentDbError(f"{path}: no such file")
+        try:
+            check_regular(path)  # a FIFO would hang SQLite's open, a device feed it forever
+        except OSError as exc:
+            raise AgentDbError(f"{path}: OpenClaw store {exc}; not opened") from None
         try:
             self._conn = sqlite3.connect(
                 f"{self.resolved.as_uri()}?mode=ro",

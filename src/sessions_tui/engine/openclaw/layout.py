@@ -3,10 +3,13 @@
 OpenClaw 2026.9 and later: `agents/<agentId>/agent/openclaw-agent.sqlite`. Earlier versions:
 `agents/<agentId>/sessions/sessions.json` with one JSONL transcript per session. An agent may
 have both (the legacy files stay behind after `openclaw doctor --session-sqlite import`).
+A store path that holds something other than a regular file (a FIFO, a device) still counts: its
+reader reports it as a problem of that agent, without opening it, and the other agents import.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +36,15 @@ def legacy_store_path(root: Path, agent_id: str) -> Path:
     return root / "agents" / agent_id / "sessions" / LEGACY_STORE_FILE
 
 
+def _present(path: Path) -> Path | None:
+    """`path` if something is there (looked at with `stat`, never opened)."""
+    try:
+        os.stat(path)
+    except OSError:
+        return None
+    return path
+
+
 def find_agents(root: Path) -> list[AgentLayout]:
     """Every agent with sessions in either layout (possibly none)."""
     agents_dir = root / "agents"
@@ -40,12 +52,10 @@ def find_agents(root: Path) -> list[AgentLayout]:
         return []
     found = []
     for agent_dir in sorted(p for p in agents_dir.iterdir() if p.is_dir()):
-        sqlite = sqlite_store_path(root, agent_dir.name)
-        legacy = legacy_store_path(root, agent_dir.name)
-        if sqlite.is_file() or legacy.is_file():
-            found.append(
-                AgentLayout(agent_dir.name, sqlite if sqlite.is_file() else None, legacy if legacy.is_file() else None)
-            )
+        sqlite = _present(sqlite_store_path(root, agent_dir.name))
+        legacy = _present(legacy_store_path(root, agent_dir.name))
+        if sqlite or legacy:
+            found.append(AgentLayout(agent_dir.name, sqlite, legacy))
     return found
 
 

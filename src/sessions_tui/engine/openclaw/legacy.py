@@ -3,7 +3,8 @@
 OpenClaw wrote this layout until mid-2026 (2026.9 converts it to SQLite with
 `openclaw doctor --session-sqlite import`). A transcript's cursor is the number of physical lines
 read, header included; a last line without its newline that does not parse yet is being written
-and is left for the next read.
+and is left for the next read. Only regular files are read: a store or transcript that is a FIFO
+or a device is reported and skipped, never opened (a FIFO would hang the import).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import json5
 
+from sessions_tui.engine.files import NotRegularFile, read_regular_bytes
 from sessions_tui.engine.openclaw.agent_db import parse_line
 from sessions_tui.engine.openclaw.mirror import Canonical, Chunk, ImportReport, SourceSession
 
@@ -24,11 +26,14 @@ STORE_FILE = "sessions.json"
 def read_session_store(path: Path, report: ImportReport) -> dict[str, Any]:
     """`sessions.json` as key → entry; problems are reported, never raised."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_bytes(path).decode("utf-8")
         try:
             data = json.loads(text)  # the common case, a hundred times faster than json5
         except ValueError:
             data = json5.loads(text)
+    except NotRegularFile as exc:
+        report.problem(f"{path}: session store {exc}; skipped")
+        return {}
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         report.problem(f"{path}: cannot read session store: {exc}")
         return {}
@@ -47,13 +52,15 @@ class LegacyTranscript:
 
     def read_after(self, cursor: int) -> Chunk:
         out = Chunk(lines=[], raw=[], cursor=cursor)
-        if not self.path.exists():
-            return out
         try:
-            with self.path.open("r", encoding="utf-8", errors="strict", newline="") as handle:
-                text = handle.read()
+            text = read_regular_bytes(self.path).decode("utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            return out
         except UnicodeDecodeError as exc:
             self.report.problem(f"{self.path}: not UTF-8 text ({exc.reason}); skipped")
+            return out
+        except NotRegularFile as exc:
+            self.report.problem(f"{self.path}: transcript {exc}; skipped")
             return out
         except OSError as exc:
             self.report.problem(f"{self.path}: cannot read transcript: {exc}")
