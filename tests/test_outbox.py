@@ -1,10 +1,23 @@
 """The outbox: deliveries recorded with their state; webhooks POSTed with retries (real HTTP)."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from werkzeug import Response
 
 from conftest import add_session, call_tool
+from sessions_tui.config import ConfigError, parse_config
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_TUI_")}
+    env["HOME"] = str(home)
+    env["XDG_DATA_HOME"] = str(home / "xdg")
+    return env
 
 
 def webhook_config(httpserver):
@@ -76,3 +89,32 @@ async def test_unreachable_webhook_fails_after_retries(live_engine):
     await engine.drain()
     [delivery] = engine.outbox.list()
     assert delivery.state == "failed" and delivery.attempts == 4 and "Connect" in delivery.last_error
+
+
+@pytest.mark.parametrize("url", ["ftp://x", "not a url", "http://", "javascript:alert(1)", "http:///x",
+                                 "https://h:99999/x", "hooks.example.com/x"])
+def test_a_webhook_url_that_is_not_http_is_refused_at_load_with_its_key_path(url):
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"channels": {"telegram": {"webhookUrl": url}}}, source="cfg.json5")
+    assert str(caught.value) == "cfg.json5: channels.telegram.webhookUrl: must be an http(s) URL"
+
+
+def test_http_and_https_webhook_urls_load_and_an_empty_one_is_none():
+    config, _ = parse_config({"channels": {
+        "a": {"webhookUrl": "https://hooks.example.com/x?token=1"}, "b": {"webhookUrl": "http://127.0.0.1:8080/h"},
+        "c": {"webhookUrl": ""},
+    }})
+    assert config.channels["a"].webhook_url == "https://hooks.example.com/x?token=1"
+    assert config.channels["b"].webhook_url == "http://127.0.0.1:8080/h"
+    assert config.channels["c"].webhook_url is None
+
+
+def test_the_cli_exits_2_on_a_bad_webhook_url_naming_the_file_and_key(tmp_path):
+    config = tmp_path / "config.json5"
+    config.write_text('{channels: {telegram: {webhookUrl: "ftp://x"}}}', encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessions_tui", "tool", "sessions_list", "--state", str(tmp_path / "s"),
+         "--config", str(config)], capture_output=True, text=True, env=cli_env(tmp_path), timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"sessions-tui: {config}: channels.telegram.webhookUrl: must be an http(s) URL\n"
