@@ -701,7 +701,28 @@ def parse_config(data: Any, *, source: str = "<config>") -> tuple[Config, list[s
         config = Config.model_validate(data, context={"warnings": warnings, "source": source})
     except ValidationError as err:
         raise ConfigError(_format_validation_error(source, err)) from None
+    warnings.extend(_redaction_warnings(config, source))
     return config, warnings
+
+
+def _redaction_warnings(config: Config, source: str) -> list[str]:
+    """Redaction is never silently off: every custom pattern left out is named, with why."""
+    from sessions_tui.engine.redact_js import pattern_problem
+
+    out = []
+    for index, raw in enumerate(config.logging.redact_patterns or []):
+        why = pattern_problem(raw)
+        if why:
+            out.append(
+                f"{source}: logging.redactPatterns[{index}] {json.dumps(raw)} is {why} and is ignored; "
+                "the built-in patterns stay on"
+            )
+    if config.logging.redact_sensitive == "off":
+        out.append(
+            f'{source}: logging.redactSensitive "off" is ignored: sessions-tui never shows a secret '
+            "(OpenClaw 2026.9.6 also redacts tool results regardless)"
+        )
+    return out
 
 
 _JSON5_ERROR_RE = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)

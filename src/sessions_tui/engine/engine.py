@@ -44,6 +44,23 @@ from sessions_tui.engine.turns import ToolHost, execute_run
 VISIBILITIES = ("self", "tree", "agent", "all")
 
 
+def config_secrets(config: Config) -> list[str]:
+    """The secret values the configuration holds or points at (API keys, secret-looking
+    headers): masked wherever they appear, whatever their shape."""
+    from sessions_tui.engine.models.openai import resolve_api_key
+    from sessions_tui.engine.redact import is_secret_field
+
+    out: list[str] = []
+    for name, provider in config.models.providers.items():
+        key = resolve_api_key(name, provider)
+        if key:
+            out.append(key)
+        for header, value in (provider.headers or {}).items():
+            if is_secret_field(header) or header.lower() in ("authorization", "proxy-authorization"):
+                out.append(value.split(" ", 1)[-1])
+    return out
+
+
 class Engine:
     """State, config and the derived policies of one state directory."""
 
@@ -65,6 +82,7 @@ class Engine:
         self.redactor = Redactor(
             mode=self.config.logging.redact_sensitive,
             patterns=self.config.logging.redact_patterns,
+            known_secrets=config_secrets(self.config),
         )
         self.events = EventBus()
         self.models = ModelRegistry(self)
