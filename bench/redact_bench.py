@@ -23,8 +23,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 from _common import ToolRunner, check, in_temp_dir, verdict  # noqa: E402
-from secret_corpus import KINDS, leaks, secret  # noqa: E402
 
+from secret_corpus import KINDS, leaks, secret  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
 
 SIZE = 10 * 1024 * 1024
