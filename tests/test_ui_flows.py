@@ -6,7 +6,7 @@ import sys
 
 from textual.widgets import ProgressBar
 
-from ui_support import SIZE, demo_app, ordered_keys, select, settle, text_of
+from ui_support import SIZE, demo_app, ordered_keys, select, settle, text_of, until
 from sessions_tui.ui.widgets.transcript import MessageView
 
 DEV = "agent:main:discord:group:dev"
@@ -127,18 +127,18 @@ async def test_agent_text_is_shown_literally_never_as_markup_or_escapes(tmp_path
 
 
 async def test_send_counts_down_then_shows_ok_with_the_reply(tmp_path):
-    app = demo_app(tmp_path / "s", latency_ms=600)
+    app = demo_app(tmp_path / "s", latency_ms=1500)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await select(pilot, DEV)
         await pilot.press("enter", *"count the words in: one two")
         await pilot.press("ctrl+s")
-        await pilot.pause(0.25)
+        outcome_view = screen(app).query_one("#outcome")
+        await until(pilot, lambda: "waiting" in text_of(outcome_view), "the countdown")
         bar = screen(app).query_one("#countdown", ProgressBar)
         assert bar.display is True
-        assert "waiting" in text_of(screen(app).query_one("#outcome"))
-        assert "30 s left" in text_of(screen(app).query_one("#outcome"))  # frozen clock: no time passes
-        await settle(pilot, 1.0)
+        assert "30 s left" in text_of(outcome_view)  # frozen clock: no time passes
+        await until(pilot, lambda: text_of(outcome_view).startswith("ok"), "the reply")
         outcome = text_of(screen(app).query_one("#outcome"))
         assert outcome.startswith("ok · replied in ") and "That text has 2 words." in outcome
         assert bar.display is False
