@@ -3,11 +3,10 @@
 import subprocess
 import sys
 
-
 from textual.widgets import ProgressBar
 
-from ui_support import SIZE, demo_app, ordered_keys, select, settle, text_of, until
 from sessions_tui.ui.widgets.transcript import MessageView
+from ui_support import SIZE, demo_app, ordered_keys, select, settle, text_of, until
 
 DEV = "agent:main:discord:group:dev"
 FAMILY = "agent:main:whatsapp:group:family"
