@@ -42,11 +42,18 @@ class Rule:
         for match in self.pattern.finditer(text):
             index = self.group if self.group is not None else _last_group(match)
             start, end = match.span(index) if index else match.span()
-            if end > start and not _masked(text[start:end]) and not (self.keep and self.keep(match)):
+            if end > start and not _masked(text[start:end]) and not _part_of_mask(text, start, end) and not (
+                self.keep and self.keep(match)
+            ):
                 yield Edit(start, end, self.style)
 
 
 _MASKED_RE = re.compile(r"[\"'`]?(?:\*\*\*|[^…\s]{0,6}…[^…\s]{0,4})[\"'`,;)}\]]*")
+
+
+def _part_of_mask(text: str, start: int, end: int) -> bool:
+    """The 6 characters before a mask's `…` or the 4 after it (a pattern that stops at the `…`)."""
+    return (text[end : end + 1] == "…" and end - start <= 6) or (text[start - 1 : start] == "…" and end - start <= 4)
 
 
 def _masked(value: str) -> bool:
