@@ -188,6 +188,8 @@ def _parse_args_json(text: str) -> dict[str, Any]:
         raise UsageError(f"ARGS_JSON: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     except RecursionError:
         raise UsageError("ARGS_JSON: nested too deeply to parse") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise UsageError(f"ARGS_JSON: cannot parse: {str(exc).partition(':')[0]}") from None
     if not isinstance(value, dict):
         raise UsageError("ARGS_JSON: must be a JSON object")
     return value

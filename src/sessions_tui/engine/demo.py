@@ -85,10 +85,15 @@ def _text(text: str) -> dict[str, Any]:
 
 
 def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
-    """(key, entry, messages) of every demo session, newest activity first."""
+    """(key, entry, messages) of every demo session, newest activity first.
+
+    Keys are spelled as the store keeps them (`keys.canonical_key` under the demo's config): the
+    hook session is `agent:main:hook:…`, which `sessions_list` shows as `hook:…` and every tool
+    finds under either spelling.
+    """
     m = 60_000
     child = f"agent:main:subagent:{demo_uuid('child-count-words')}"
-    hook = f"hook:{demo_uuid('hook-github')}"
+    hook = f"agent:main:hook:{demo_uuid('hook-github')}"
     call_id = "call_demo_list_1"
     return [
         (
@@ -103,13 +108,15 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
                     {"type": "toolCall", "id": call_id, "name": "sessions_list", "arguments": {"activeMinutes": 60}},
                 ], now - 5 * m + 800, stop="toolUse"),
                 {"role": "toolResult", "toolCallId": call_id, "toolName": "sessions_list", "isError": False,
-                 "content": [_text('{"count": 4, "sessions": ["agent:main:discord:group:dev", "cron:nightly-report", "…"]}')],
+                 "content": [_text('{"count": 4, "sessions": ["agent:main:discord:group:dev", '
+                                   '"cron:nightly-report", "…"]}')],
                  "details": {"count": 4}, "timestamp": now - 5 * m + 900},
                 _assistant([_text("Four sessions were active in the last hour: the #dev Discord group is "
                                   "discussing the deploy, the nightly report ran, and a sub-agent counted words.")],
                            now - 5 * m + 2000),
                 _user("Here is the dashboard screenshot.", now - 2 * m),
-                {"role": "user", "content": [_text("And the graph:"), {"type": "image", "data": _PNG, "mimeType": "image/png"}],
+                {"role": "user",
+                 "content": [_text("And the graph:"), {"type": "image", "data": _PNG, "mimeType": "image/png"}],
                  "timestamp": now - 2 * m + 100},
                 _assistant([_text("Thanks, the graph shows the error rate dropping after 10:39.")], now - 12_000),
             ],
@@ -122,11 +129,13 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
             [
                 _user("alice: can someone check why the deploy is slow?", now - 3 * m),
                 _assistant([
-                    {"type": "thinking", "thinking": "Check the deploy log for the slow step.", "thinkingSignature": "sig-demo-2"},
+                    {"type": "thinking", "thinking": "Check the deploy log for the slow step.",
+                     "thinkingSignature": "sig-demo-2"},
                     _text("On it. The deploy finished at 10:39; the slow step was the image build."),
                 ], now - 3 * m + 1500),
                 _user("bob: the CI used OPENAI_API_KEY=sk-demo1234567890abcdefXYZ by mistake, rotate it", now - 2 * m),
-                _assistant([_text("Rotated. Note that [bold red]markup[/] and \x1b[31mescapes\x1b[0m in chat stay literal text.")],
+                _assistant([_text("Rotated. Note that [bold red]markup[/] and \x1b[31mescapes\x1b[0m in chat stay "
+                                  "literal text.")],
                            now - 60_000),
             ],
         ),
@@ -162,14 +171,16 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
             {"lastChannel": "webchat", "displayName": "Research", "model": "demo", "totalTokens": 4000},
             [
                 _user("Summarise the latest paper on retrieval.", now - 90 * m),
-                _assistant([_text("It proposes late interaction over compressed token embeddings.")], now - 90 * m + 4000),
+                _assistant([_text("It proposes late interaction over compressed token embeddings.")],
+                           now - 90 * m + 4000),
             ],
         ),
         (
             hook,
             {"label": "github-webhook", "model": "demo"},
             [
-                _user('{"event": "push", "ref": "refs/heads/main", "token": "ghp_demoDEMOdemoDEMOdemo1234"}', now - 120 * m),
+                _user('{"event": "push", "ref": "refs/heads/main", "token": "ghp_demoDEMOdemoDEMOdemo1234"}',
+                      now - 120 * m),
                 _assistant([_text("Push to main received; CI started.")], now - 120 * m + 500),
             ],
         ),

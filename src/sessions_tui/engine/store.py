@@ -35,6 +35,7 @@ from sessions_tui.engine.keys import (
     parse_agent_session_key,
     strip_agent_prefix,
 )
+from sessions_tui.engine.surrogates import has_surrogates, loads, scrub_json, scrub_text
 
 SCHEMA_VERSION = 1
 TRANSCRIPT_VERSION = 3
@@ -212,13 +213,14 @@ class HistoryPage:
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON; falls back to ASCII escapes when the text holds lone surrogates."""
+    """Compact JSON, always valid UTF-8: a lone surrogate is written as U+FFFD (engine/surrogates.py)."""
+    return scrub_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def exact_dumps(value: Any) -> str:
+    """Compact JSON keeping lone surrogates as ASCII escapes: a source's entry, compared on the next read."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
-    return text
+    return json.dumps(value, separators=(",", ":")) if has_surrogates(text) else text
 
 
 def new_entry_id() -> str:
@@ -291,7 +293,7 @@ def _row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
         archived_at=row["archived_at"],
         msg_count=row["msg_count"],
         mirror_path=str(state_dir / row["mirror_path"]),
-        entry=json.loads(row["entry"]),
+        entry=loads(row["entry"]),
     )
 
 
@@ -518,7 +520,7 @@ class Store:
             raise StoreError(f"Session ID already in use: {sid}")
         now = self.now()
         created = created_at if created_at is not None else now
-        data = dict(entry or {})
+        data = scrub_json(dict(entry or {}))  # its strings also fill columns: no lone surrogates
         data["sessionId"] = sid
         updated = data.get("updatedAt")
         if isinstance(updated, bool) or not isinstance(updated, (int, float)):
@@ -581,7 +583,7 @@ class Store:
         if not row:
             raise StoreError(f"No session found: {key}")
         entry = json.loads(row["entry"])
-        for name, value in changes.items():
+        for name, value in scrub_json(changes).items():
             if name == "sessionId":
                 continue
             if value is None:
@@ -904,7 +906,7 @@ class Store:
             ).fetchall()
         messages = []
         for r in rows:
-            msg = message_of_line(json.loads(r["line"]), r["msg_seq"])
+            msg = message_of_line(loads(r["line"]), r["msg_seq"])
             if msg is not None:
                 messages.append(msg)
         return HistoryPage(messages=messages, total=total, start=start)
@@ -939,7 +941,7 @@ class Store:
     ) -> None:
         conn.execute(
             "INSERT OR REPLACE INTO imports (source, session_key, lines, entry, imported_at) VALUES (?, ?, ?, ?, ?)",
-            (source, session_key, lines, dumps(entry), self.now()),
+            (source, session_key, lines, exact_dumps(entry), self.now()),
         )
 
     def imported_entry(self, source: str) -> dict[str, Any]:

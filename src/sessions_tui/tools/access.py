@@ -69,7 +69,7 @@ class RequesterContext:
     visibility: str
 
     @classmethod
-    def of(cls, call: ToolCall) -> "RequesterContext":
+    def of(cls, call: ToolCall) -> RequesterContext:
         engine = call.engine
         raw = (call.agent_session_key or "").strip()
         internal = engine.canonical(internal_key(raw, engine.alias)) if raw else None

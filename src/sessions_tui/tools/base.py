@@ -11,6 +11,16 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.ids import new_uuid
+from sessions_tui.engine.surrogates import has_surrogates, scrub_json, scrub_text
+
+# JavaScript's largest exact integer: an `offset` beyond it is not an integer to REF either.
+MAX_SAFE_INTEGER = 2**53 - 1
+# OpenClaw's timer bound (`MAX_TIMER_TIMEOUT_MS` = 2 147 000 000 ms): longer timeouts are clamped to it.
+MAX_TIMEOUT_SECONDS = 2_147_000
+# The JavaScript Date range (8.64e15 ms) in minutes: a longer `activeMinutes` window is all of time.
+MAX_ACTIVE_MINUTES = 144_000_000_000
+# Tool arguments nested deeper than this are refused (a real tool's arguments are a few levels deep).
+MAX_ARGUMENT_DEPTH = 64
 
 
 class ToolInputError(Exception):
@@ -37,10 +47,16 @@ def read_string(params: dict[str, Any], key: str, *, required: bool = False) -> 
 
 
 def read_number(params: dict[str, Any], key: str) -> int | None:
-    """A finite number, floored; anything else counts as absent (REF)."""
+    """A finite number, floored; anything else counts as absent (REF).
+
+    An integer of any size is finite (`math.isfinite` would overflow on one beyond a float):
+    the callers clamp it.
+    """
     value = params.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
+    if isinstance(value, int):
+        return value
     if not math.isfinite(value):
         return None
     return math.floor(value)
@@ -62,15 +78,49 @@ def read_offset(params: dict[str, Any]) -> int:
     value = params.get("offset")
     if value is None:
         return 0
+    # The range is checked first: `math.floor` of NaN or infinity raises, and SQLite holds no
+    # integer beyond 2^63 (beyond 2^53 it is not an integer to REF either).
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value < 0
+        or not 0 <= value <= MAX_SAFE_INTEGER
         or value != math.floor(value)
     ):
         raise ToolInputError("offset must be a non-negative integer")
     return int(value)
+
+
+def clamp_timeout_seconds(seconds: int) -> int:
+    """A `max(0, floor)` timeout (REF), at most OpenClaw's timer bound: never an overflowing timer."""
+    return min(max(0, seconds), MAX_TIMEOUT_SECONDS)
+
+
+def active_since(now_ms: int, minutes: int) -> int:
+    """The `updatedAt` cutoff of an `activeMinutes` window (`max(1, floor)`, REF), inside SQLite's range."""
+    return now_ms - min(max(1, minutes), MAX_ACTIVE_MINUTES) * 60_000
+
+
+def checked_arguments(params: dict[str, Any]) -> dict[str, Any]:
+    """Arguments as every tool reads them: at most `MAX_ARGUMENT_DEPTH` levels deep (else a
+    `ToolInputError` naming the parameter), lone surrogates in any string replaced by U+FFFD.
+
+    Walks with an explicit stack, so neither a deep nor a self-containing value can recurse.
+    """
+    stack: list[tuple[Any, int, str]] = [(params, 1, "")]
+    dirty = False
+    while stack:
+        value, depth, name = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            where = f"parameter {scrub_text(name)[:64]!r}" if name else "arguments"
+            raise ToolInputError(f"{where} nested more than {MAX_ARGUMENT_DEPTH} levels deep")
+        items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+        for key, item in items:
+            dirty = dirty or (isinstance(key, str) and has_surrogates(key))
+            if isinstance(item, (dict, list)):
+                stack.append((item, depth + 1, name or str(key)))
+            elif isinstance(item, str):
+                dirty = dirty or has_surrogates(item)
+    return scrub_json(params) if dirty else params
 
 
 class ToolArgs(BaseModel):
@@ -87,7 +137,7 @@ class ToolArgs(BaseModel):
     def _read_params(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             raise ToolInputError("arguments must be a JSON object")
-        return cls.read(data)
+        return cls.read(checked_arguments(data))
 
 
 @dataclass

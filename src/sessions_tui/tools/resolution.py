@@ -44,7 +44,7 @@ def _visible_under(session: StoredSession | None, spawned_by: str | None) -> boo
 
 def _lookup_key(engine: Engine, raw: str, spawned_by: str | None) -> str | None:
     session = engine.store.get(engine.canonical(raw))
-    return session.key if _visible_under(session, spawned_by) else None
+    return session.key if session is not None and _visible_under(session, spawned_by) else None
 
 
 def _lookup_session_id(engine: Engine, raw: str, restrict: bool, spawned_by: str | None) -> str | None:
@@ -53,7 +53,7 @@ def _lookup_session_id(engine: Engine, raw: str, restrict: bool, spawned_by: str
         return None
     if restrict and session.key in ("global", "unknown"):
         return None
-    return session.key if _visible_under(session, spawned_by) else None
+    return session.key if session is not None and _visible_under(session, spawned_by) else None
 
 
 def resolve_session_reference(engine: Engine, raw_input: str, ctx: RequesterContext) -> Resolved | Failed:

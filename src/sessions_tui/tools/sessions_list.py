@@ -1,4 +1,10 @@
-"""`sessions_list` (REFERENCE §5, SPEC D3, D8–D11): the sessions a requester may see."""
+"""`sessions_list` (REFERENCE §5, SPEC D3, D8–D11): the sessions a requester may see.
+
+Size cap: with `messageLimit`, the inline messages of one page together stay within 80 KB of
+compact JSON (`LIST_MESSAGES_MAX_BYTES`, sessions_history's cap), shared out row by row (see
+`attach_messages`); a row that lost messages to it says `messagesCapped: true`, and so does the
+page (`messagesCapped` is on every page with `messageLimit` > 0).
+"""
 
 from __future__ import annotations
 
@@ -13,13 +19,14 @@ from sessions_tui.engine.keys import (
     classify_session_kind,
     entry_channel,
 )
-from sessions_tui.engine.sanitize import sanitize_history, strip_tool_messages
+from sessions_tui.engine.sanitize import HISTORY_MAX_BYTES, HistoryResult, sanitize_history, strip_tool_messages
 from sessions_tui.engine.store import StoredSession
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (
     ToolArgs,
     ToolCall,
     ToolSpec,
+    active_since,
     read_number,
     read_offset,
     read_string_list,
@@ -28,6 +35,8 @@ from sessions_tui.tools.base import (
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 200
 MAX_MESSAGE_LIMIT = 20
+# All inline messages of one page together: never more than one sessions_history answer.
+LIST_MESSAGES_MAX_BYTES = HISTORY_MAX_BYTES
 STATUSES = ("running", "done", "failed", "killed", "timeout")
 
 DESCRIPTION = (
@@ -52,7 +61,8 @@ PARAMETERS: dict[str, Any] = {
         "messageLimit": {
             "type": "number",
             "minimum": 0,
-            "description": "Include the last N messages of each session (0-20, default 0).",
+            "description": "Include the last N messages of each session (0-20, default 0); all rows' "
+            "messages together are capped at 80 KB (oldest dropped first; messagesCapped says so).",
         },
         "offset": {"type": "number", "minimum": 0, "description": "Skip this many rows (paging)."},
         "includeArchived": {
@@ -139,6 +149,7 @@ class SessionRow(BaseModel):
     transcriptPath: str | None = None
     archived: bool | None = None
     messages: list[Any] | None = None
+    messagesCapped: bool | None = None  # the page's 80 KB message cap dropped or replaced some
 
     def dump(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)
@@ -161,10 +172,15 @@ def _bool(value: Any) -> bool | None:
 def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kind: str) -> SessionRow:
     engine = call.engine
     entry = session.entry
-    display = lambda k: engine.display(k, ctx.requester_agent_id)  # noqa: E731
-    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
-    origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
-    d_channel, d_to, d_account = _str(delivery.get("channel")), _str(delivery.get("to")), _str(delivery.get("accountId"))
+
+    def display(key: str) -> str:
+        return engine.display(key, ctx.requester_agent_id)
+
+    raw_delivery, raw_origin = entry.get("deliveryContext"), entry.get("origin")
+    delivery: dict[str, Any] = raw_delivery if isinstance(raw_delivery, dict) else {}
+    origin: dict[str, Any] = raw_origin if isinstance(raw_origin, dict) else {}
+    d_channel, d_to = _str(delivery.get("channel")), _str(delivery.get("to"))
+    d_account = _str(delivery.get("accountId"))
     thread = delivery.get("threadId")
     thread = thread if isinstance(thread, str) or _num(thread) is not None else None
     last_channel = d_channel or _str(entry.get("lastChannel"))
@@ -227,11 +243,31 @@ def transcript_path(session: StoredSession, session_id: str) -> str | None:
     return str(mirror)
 
 
-def inline_messages(call: ToolCall, session: StoredSession, limit: int) -> list[Any]:
-    """The last `limit` messages, tool results dropped, sanitised as history is (SPEC D3)."""
+def inline_messages(call: ToolCall, session: StoredSession, limit: int, max_bytes: int) -> HistoryResult:
+    """The last `limit` messages, tool results dropped, sanitised and capped as history is (SPEC D3)."""
     page = call.engine.store.history(session.key, limit=limit)
     kept = strip_tool_messages(page.messages)[-limit:]
-    return sanitize_history(kept, call.engine.redactor).messages
+    return sanitize_history(kept, call.engine.redactor, max_bytes)
+
+
+def attach_messages(call: ToolCall, listed: list[tuple[SessionRow, StoredSession]], limit: int) -> bool:
+    """Each row's last `limit` messages, all rows' together within `LIST_MESSAGES_MAX_BYTES`.
+
+    Rows are served in page order (newest first); each may use an equal share of what the rows
+    before it left, so a row with short messages leaves more to the rest. Within its share a row
+    is capped as sessions_history is: oldest messages dropped first, then the newest alone, then
+    the placeholder (a share is never smaller than 80 KB / 200 rows, more than the placeholder).
+    Returns whether any row was capped; such a row carries `messagesCapped: true`.
+    """
+    remaining = LIST_MESSAGES_MAX_BYTES
+    capped = False
+    for index, (row, session) in enumerate(listed):
+        result = inline_messages(call, session, limit, remaining // (len(listed) - index))
+        row.messages = result.messages
+        if result.dropped_messages:
+            row.messagesCapped = capped = True
+        remaining -= result.bytes
+    return capped
 
 
 async def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
@@ -239,20 +275,17 @@ async def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
     engine = call.engine
     ctx = RequesterContext.of(call)
     restrict = ctx.restrict_to_spawned
-    active_since = (
-        engine.now() - args.active_minutes * 60_000 if args.active_minutes is not None else None
-    )
     sessions, has_more = engine.store.list(
         limit=args.limit,
         offset=args.offset,
-        active_since=active_since,
+        active_since=active_since(engine.now(), args.active_minutes) if args.active_minutes is not None else None,
         include_global=not restrict,
         include_unknown=not restrict,
         spawned_by=ctx.effective_requester_key if restrict else None,
         include_archived=args.include_archived,
     )
     guard = guard_for(call, ctx, "list")
-    rows: list[dict[str, Any]] = []
+    listed: list[tuple[SessionRow, StoredSession]] = []
     for session in sessions:
         if guard.check(session.key) is not None:
             continue
@@ -263,11 +296,12 @@ async def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
         kind = classify_session_kind(session.key, session.entry.get("kind"), engine.alias)
         if args.kinds and kind not in args.kinds:
             continue
-        row = build_row(call, ctx, session, kind)
-        if args.message_limit > 0:
-            row.messages = inline_messages(call, session, args.message_limit)
-        rows.append(row.dump())
+        listed.append((build_row(call, ctx, session, kind), session))
+    capped = attach_messages(call, listed, args.message_limit) if args.message_limit > 0 else None
+    rows = [row.dump() for row, _ in listed]
     result: dict[str, Any] = {"count": len(rows), "sessions": rows, "offset": args.offset, "hasMore": has_more}
+    if capped is not None:
+        result["messagesCapped"] = capped
     if has_more:
         result["nextOffset"] = args.offset + len(sessions)
     return result

@@ -15,14 +15,15 @@ from sessions_tui.engine.a2a import (
     latest_assistant_reply,
     message_context,
 )
+from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
 from sessions_tui.engine.refusals import SendBlocked
-from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id
 from sessions_tui.engine.runs import RunRequest
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (
     ToolArgs,
     ToolCall,
     ToolSpec,
+    clamp_timeout_seconds,
     new_run_id,
     read_number,
     read_string,
@@ -55,7 +56,8 @@ PARAMETERS: dict[str, Any] = {
                     "description": "Agent id of the labelled session (with label only)."},
         "message": {"type": "string", "description": "The message to send."},
         "timeoutSeconds": {"type": "number", "minimum": 0,
-                           "description": "Seconds to wait for the reply (default 30; 0 = do not wait)."},
+                           "description": "Seconds to wait for the reply (default 30; 0 = do not wait; "
+                                          "at most 2147000)."},
     },
     "required": ["message"],
 }
@@ -76,14 +78,13 @@ class SendArgs(ToolArgs):
             "label": read_string(params, "label"),
             "agent_id": read_string(params, "agentId"),
             "message": read_string(params, "message", required=True),
-            "timeout_seconds": max(0, timeout) if timeout is not None else DEFAULT_TIMEOUT_SECONDS,
+            "timeout_seconds": clamp_timeout_seconds(timeout) if timeout is not None else DEFAULT_TIMEOUT_SECONDS,
         }
 
 
 def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str | dict[str, Any]:
     """REF §8.1 step 2: a label names a session of the requester's (or a given) agent."""
     engine = call.engine
-    label = args.label or ""
     requester_agent = ctx.requester_agent_id
     requested_agent = normalize_agent_id(args.agent_id) if args.agent_id else None
     if requested_agent and requested_agent != requester_agent:
@@ -95,6 +96,12 @@ def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str
                     "tools.agentToAgent.enabled=true to allow cross-agent sends."}
         if not a2a.is_allowed(requester_agent, requested_agent):
             return {"status": "forbidden", "error": "Agent-to-agent messaging denied by tools.agentToAgent.allow."}
+    try:
+        label = parse_session_label(args.label)
+    except ValueError as exc:  # REF: the gateway's `sessions.resolve` refuses it
+        if ctx.restrict_to_spawned:
+            return {"status": "forbidden", "error": "Session not visible from this sandboxed agent session."}
+        return {"status": "error", "error": str(exc)}
     keys = engine.store.keys_with_label(label, requested_agent)
     if ctx.restrict_to_spawned:
         spawned = engine.store.spawned_keys(ctx.effective_requester_key)
@@ -131,7 +138,8 @@ async def sessions_send(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
         denial = guard_for(call, ctx, "send").check(resolved.key)
         failed = Failed(denial.status, denial.error) if denial else check_exists(engine, resolved)
     if failed is not None:
-        return {"runId": error_run_id, "status": failed.status, "error": failed.error, "sessionKey": resolved.display_key}
+        return {"runId": error_run_id, "status": failed.status, "error": failed.error,
+                "sessionKey": resolved.display_key}
     return await _send(call, ctx, args, resolved)
 
 
@@ -172,7 +180,8 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     if wait.status == "timeout" and wait.ended_at is None:
         return {
             "runId": run_id, "status": "timeout",
-            "error": f"No reply within {args.timeout_seconds}s; the run goes on. Use sessions_history to read its reply later.",
+            "error": f"No reply within {args.timeout_seconds}s; the run goes on. "
+                     "Use sessions_history to read its reply later.",
             "sessionKey": display,
         }
     if wait.status in ("error", "aborted", "timeout"):

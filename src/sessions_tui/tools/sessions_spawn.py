@@ -12,9 +12,11 @@ from typing import Any
 from sessions_tui.engine.events import SessionChanged
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.keys import (
+    SESSION_LABEL_MAX_LENGTH,
     is_cron_session_key,
     is_valid_agent_id,
     normalize_agent_id,
+    parse_session_label,
     subagent_depth,
 )
 from sessions_tui.engine.models.base import ModelError
@@ -27,11 +29,13 @@ from sessions_tui.tools.base import (
     ToolCall,
     ToolInputError,
     ToolSpec,
+    clamp_timeout_seconds,
     read_number,
     read_string,
 )
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+CLEANUP_VALUES = ("delete", "keep")
 DELIVERY_KEYS = ("target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to")
 ACCEPTED_NOTE = (
     "Auto-announce is push-based. After spawning children, do NOT call sessions_list, sessions_history, exec "
@@ -50,13 +54,14 @@ PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "task": {"type": "string", "description": "What the sub-agent should do."},
-        "label": {"type": "string", "description": "A short label for logs and the dashboard."},
+        "label": {"type": "string", "maxLength": SESSION_LABEL_MAX_LENGTH,
+                  "description": "A short label for logs and the dashboard (at most 512 characters)."},
         "runtime": {"type": "string", "enum": ["subagent"], "description": "Only subagent is supported."},
         "agentId": {"type": "string", "description": "Spawn under another agent id (see agents_list)."},
         "model": {"type": "string", "description": "Model for the child: demo or <provider>/<model id>."},
         "thinking": {"type": "string", "description": "Thinking level: " + ", ".join(THINKING_LEVELS) + "."},
         "runTimeoutSeconds": {"type": "number", "minimum": 0,
-                              "description": "Abort the child's run after N seconds (0 = no limit)."},
+                              "description": "Abort the child's run after N seconds (0 = no limit; at most 2147000)."},
         "timeoutSeconds": {"type": "number", "minimum": 0, "description": "Legacy alias of runTimeoutSeconds."},
         "mode": {"type": "string", "enum": ["run", "session"], "description": "run (default): one-shot."},
         "thread": {"type": "boolean", "description": "Bind the child to a thread (not available here)."},
@@ -102,24 +107,45 @@ class SpawnArgs(ToolArgs):
             timeout = read_number(params, "timeoutSeconds")
         thread = params.get("thread") is True
         mode = read_string(params, "mode")
-        cleanup = read_string(params, "cleanup")
         return {
             "task": task,
-            "label": read_string(params, "label"),
+            "label": _read_label(params),
             "runtime": runtime,
             "agent_id": read_string(params, "agentId"),
             "model": read_string(params, "model"),
             "thinking": read_string(params, "thinking"),
-            "run_timeout_seconds": max(0, timeout) if timeout is not None else None,
+            "run_timeout_seconds": clamp_timeout_seconds(timeout) if timeout is not None else None,
             "thread": thread,
             "mode": mode if mode in ("run", "session") else ("session" if thread else "run"),
-            "cleanup": cleanup if cleanup in ("delete", "keep") else "keep",
+            "cleanup": _read_cleanup(params),
             "sandbox": "require" if read_string(params, "sandbox") == "require" else "inherit",
             "stream_to": read_string(params, "streamTo"),
             "light_context": light,
             "resume_session_id": read_string(params, "resumeSessionId"),
             "has_attachments": bool(params.get("attachments")),
         }
+
+
+def _read_label(params: dict[str, Any]) -> str | None:
+    """`label`: absent or blank → none (REF); else REF's `parseSessionLabel` (a string of at most 512)."""
+    raw = params.get("label")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    try:
+        return parse_session_label(raw)
+    except ValueError as exc:
+        raise ToolInputError(str(exc)) from None
+
+
+def _read_cleanup(params: dict[str, Any]) -> str:
+    """`cleanup`: absent or blank → `keep` (REF); else exactly `delete` or `keep`."""
+    raw = params.get("cleanup")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return "keep"
+    value = raw.strip() if isinstance(raw, str) else raw
+    if value not in CLEANUP_VALUES:
+        raise ToolInputError('cleanup must be "delete" or "keep"')
+    return str(value)
 
 
 def _error(status: str, error: str, **extra: Any) -> dict[str, Any]:
@@ -321,7 +347,8 @@ def _start(call: ToolCall, ctx: RequesterContext, args: SpawnArgs, *, child_key:
 def _origin(call: ToolCall, requester: str) -> dict[str, Any]:
     session = call.engine.store.get(requester)
     entry = session.entry if session else {}
-    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
+    raw_delivery = entry.get("deliveryContext")
+    delivery: dict[str, Any] = raw_delivery if isinstance(raw_delivery, dict) else {}
     origin = {
         "channel": call.agent_channel or delivery.get("channel") or entry.get("lastChannel"),
         "to": delivery.get("to") or entry.get("lastTo"),

@@ -53,11 +53,9 @@ class LegacyTranscript:
     def read_after(self, cursor: int) -> Chunk:
         out = Chunk(lines=[], raw=[], cursor=cursor)
         try:
-            text = read_regular_bytes(self.path).decode("utf-8")
+            # Bytes that are not UTF-8 are read as U+FFFD: the rest of their line, and the file, still count.
+            text = read_regular_bytes(self.path).decode("utf-8", errors="replace")
         except (FileNotFoundError, NotADirectoryError):
-            return out
-        except UnicodeDecodeError as exc:
-            self.report.problem(f"{self.path}: not UTF-8 text ({exc.reason}); skipped")
             return out
         except NotRegularFile as exc:
             self.report.problem(f"{self.path}: transcript {exc}; skipped")

@@ -1,0 +1,62 @@
+"""Lone UTF-16 surrogates never reach a file, SQLite or a terminal: they become U+FFFD.
+
+JSON may spell a lone surrogate (`"\\ud800"`, which JavaScript's `JSON.stringify` writes for
+one), and Python then holds it in a `str`. UTF-8 cannot encode it, so writing it to a transcript
+mirror, binding it into SQLite or printing it raises. Text is therefore normalised where it
+enters the store (`Store`'s JSON writer), where tool arguments enter (`tools.registry.invoke`),
+and, defensively, where stored JSON is read back and where a tool answers: every lone surrogate
+becomes U+FFFD, while a well-formed pair spelled as two code points becomes the character it
+encodes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar
+
+__all__ = ["REPLACEMENT_CHARACTER", "has_surrogates", "loads", "scrub_json", "scrub_text"]
+
+REPLACEMENT_CHARACTER = "\ufffd"
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+# A JSON `\uXXXX` escape of a surrogate code point (D800-DFFF), either case.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+T = TypeVar("T")
+
+
+def has_surrogates(text: str) -> bool:
+    """Whether `text` holds surrogate code points (lone, or a pair spelled as two)."""
+    return _SURROGATE_RE.search(text) is not None
+
+
+def scrub_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD (pairs joined into their character)."""
+    if _SURROGATE_RE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def scrub_json(value: T) -> T:
+    """A JSON-shaped value with every string (keys included) scrubbed; the value itself if clean.
+
+    Works on the compact JSON text, so it is as fast as `json.dumps` and never recurses in
+    Python. A value `json` cannot write (too deep, not JSON-shaped) is returned unchanged.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return value
+    if _SURROGATE_RE.search(text) is None:
+        return value
+    scrubbed: T = json.loads(scrub_text(text))
+    return scrubbed
+
+
+def loads(text: str) -> Any:
+    """`json.loads`, then scrubbed when the text spells a surrogate (an escape or the code point)."""
+    value = json.loads(text)
+    if _SURROGATE_ESCAPE_RE.search(text) is None and _SURROGATE_RE.search(text) is None:
+        return value
+    return scrub_json(value)

@@ -1,0 +1,404 @@
+"""Hostile tool input never ends in a traceback or a broken session (issue 9).
+
+Huge and non-finite numbers, arguments nested 100,000 levels deep, over-long labels, unknown
+cleanup values, lone UTF-16 surrogates and invalid UTF-8: each gets REF's clamp or a clear
+error, and whatever is stored stays readable by every tool, the CLI and the mirror file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import NOW_MS, add_session, call_tool, run_tool
+from openai_server import Reply, system_text
+from sessions_tui.cli import main
+from sessions_tui.engine.demo import seed_demo
+from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.models.base import ToolCallRequest
+from sessions_tui.engine.openclaw.importer import import_openclaw
+from sessions_tui.engine.sanitize import json_utf8_bytes
+from sessions_tui.tools.base import MAX_TIMEOUT_SECONDS, ToolInputError
+from sessions_tui.tools.host import EngineToolHost
+from sessions_tui.tools.sessions_list import LIST_MESSAGES_MAX_BYTES
+from sessions_tui.tools.sessions_send import SendArgs
+from sessions_tui.tools.sessions_spawn import SpawnArgs
+
+GROUP = "agent:main:discord:group:dev"
+OFFSET_ERROR = "^offset must be a non-negative integer$"
+
+
+def nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def printable(result: dict[str, Any]) -> str:
+    """What the CLI prints; raises if the result holds a lone surrogate."""
+    text = json.dumps(result, ensure_ascii=False)
+    text.encode("utf-8")
+    return text
+
+
+@pytest.fixture
+def listed(engine: Engine) -> Engine:
+    add_session(engine, GROUP, [{"role": "user", "content": f"m{i}"} for i in range(30)])
+    add_session(engine, "cron:old", updatedAt=1)  # 1970: only an unbounded window has it
+    return engine
+
+
+# --- 1. numbers and nesting ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", ["sessions_list", "sessions_history"])
+@pytest.mark.parametrize("offset", [2**53, 2**63, 2**64, 10**30, 1e300, -(2**63), -(2**70), -1e300])
+def test_an_offset_sqlite_cannot_hold_is_refused_with_refs_text(listed, tool, offset):
+    with pytest.raises(ToolInputError, match=OFFSET_ERROR):
+        run_tool(listed, tool, {"sessionKey": GROUP, "offset": offset})
+
+
+def test_the_largest_safe_offset_is_an_empty_last_page(listed):
+    page = run_tool(listed, "sessions_list", {"offset": 2**53 - 1})
+    assert (page["count"], page["hasMore"], page["offset"]) == (0, False, 2**53 - 1)
+    history = run_tool(listed, "sessions_history", {"sessionKey": GROUP, "offset": 2**53 - 1})
+    assert (history["messages"], history["hasMore"], history["totalMessages"]) == ([], False, 30)
+
+
+@pytest.mark.parametrize("limit, rows", [(2**70, 2), (1e308, 2), (-(2**70), 1), (-1e308, 1)])
+def test_a_huge_list_limit_is_clamped(listed, limit, rows):
+    assert run_tool(listed, "sessions_list", {"limit": limit})["count"] == rows
+
+
+@pytest.mark.parametrize("minutes", [1e15, 2**80, 1e308, -1e308, math.inf, -math.inf, math.nan])
+def test_a_huge_or_non_finite_active_window_lists_everything(listed, minutes):
+    # Finite: `max(1, floor)` then at most the JavaScript Date range; non-finite: absent (REF).
+    expected = 1 if minutes == -1e308 else 2
+    assert run_tool(listed, "sessions_list", {"activeMinutes": minutes})["count"] == expected
+
+
+@pytest.mark.parametrize("message_limit", [2**80, 1e308])
+def test_a_huge_message_limit_is_clamped_to_20(listed, message_limit):
+    row = run_tool(listed, "sessions_list", {"messageLimit": message_limit, "kinds": ["group"]})["sessions"][0]
+    assert [m["content"] for m in row["messages"]] == [f"m{i}" for i in range(10, 30)]
+
+
+@pytest.mark.parametrize("limit", [2**80, 1e308])
+def test_a_huge_history_limit_is_clamped(listed, limit):
+    assert len(run_tool(listed, "sessions_history", {"sessionKey": GROUP, "limit": limit})["messages"]) == 30
+
+
+@pytest.mark.parametrize("seconds", [2**80, 1e308, 10**400])
+def test_huge_timeouts_clamp_to_openclaws_timer_bound(seconds):
+    assert SendArgs.model_validate({"message": "m", "timeoutSeconds": seconds}).timeout_seconds == MAX_TIMEOUT_SECONDS
+    assert SpawnArgs.model_validate({"task": "t", "runTimeoutSeconds": seconds}).run_timeout_seconds == 2_147_000
+    assert SpawnArgs.model_validate({"task": "t", "timeoutSeconds": seconds}).run_timeout_seconds == 2_147_000
+    assert SendArgs.model_validate({"message": "m", "timeoutSeconds": -seconds}).timeout_seconds == 0
+
+
+async def test_a_send_and_a_spawn_with_huge_timeouts_run_normally(live_engine):
+    engine = live_engine()
+    add_session(engine, GROUP)
+    sent = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi", "timeoutSeconds": 1e308})
+    assert sent["status"] == "ok" and sent["reply"]
+    spawned = await call_tool(engine, "sessions_spawn", {"task": "count", "runTimeoutSeconds": 2**80}, as_key=GROUP)
+    assert spawned["status"] == "accepted"
+    await engine.drain()
+    run = engine.subagents.get(spawned["runId"])
+    assert run is not None and run.data["runTimeoutSeconds"] == MAX_TIMEOUT_SECONDS and run.outcome == "ok"
+
+
+@pytest.mark.parametrize("tool, params", [
+    ("sessions_list", {"kinds": nested(100_000)}),
+    ("sessions_history", {"sessionKey": "main", "limit": nested(100_000)}),
+    ("sessions_send", {"sessionKey": "main", "message": "m", "extra": {"a": nested(100_000)}}),
+    ("sessions_spawn", {"task": "t", "attachments": nested(100_000)}),
+])
+def test_arguments_nested_100000_levels_deep_are_refused_naming_the_parameter(engine, tool, params):
+    [name] = [k for k, v in params.items() if isinstance(v, (list, dict))]
+    with pytest.raises(ToolInputError, match=f"^parameter '{name}' nested more than 64 levels deep$"):
+        run_tool(engine, tool, params)
+
+
+def test_a_self_containing_argument_is_refused(engine):
+    loop: dict[str, Any] = {}
+    loop["again"] = loop
+    with pytest.raises(ToolInputError, match="^parameter 'kinds' nested more than 64 levels deep$"):
+        run_tool(engine, "sessions_list", {"kinds": loop})
+
+
+def test_arguments_a_few_levels_deep_are_read_as_before(listed):
+    assert run_tool(listed, "sessions_list", {"kinds": nested(60)})["count"] == 2  # no kind survives: no filter
+
+
+async def test_a_model_calling_a_tool_with_deep_arguments_gets_an_error_result(live_engine):
+    engine = live_engine()
+    host = engine.tool_host
+    assert isinstance(host, EngineToolHost)
+    request = ToolCallRequest(id="c1", name="sessions_list", arguments={"kinds": nested(100_000)}, raw_arguments="{}")
+    result, is_error = await host.execute("agent:main:main", request)
+    assert is_error and result == {"status": "error", "error": "parameter 'kinds' nested more than 64 levels deep"}
+
+
+@pytest.fixture
+def cli_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("SESSIONS_TUI_HOME", raising=False)
+    monkeypatch.delenv("SESSIONS_TUI_CONFIG", raising=False)
+    state = tmp_path / "cli-state"
+    engine = Engine(state)
+    add_session(engine, GROUP, [{"role": "user", "content": "hi \ud800 there"}])
+    engine.close()
+    return state
+
+
+def tool_cli(state: Path, name: str, args_json: str) -> int:
+    return main(["--state", str(state), "tool", name, args_json])
+
+
+@pytest.mark.parametrize("args_json", ["[" * 100_000, '{"kinds": ' + "[" * 100_000 + "]" * 100_000 + "}"])
+def test_the_tool_command_refuses_json_too_deep_to_parse(cli_state, capsys, args_json):
+    assert tool_cli(cli_state, "sessions_list", args_json) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == "sessions-tui: ARGS_JSON: nested too deeply to parse\n"
+
+
+def test_the_tool_command_refuses_a_number_json_cannot_read(cli_state, capsys):
+    assert tool_cli(cli_state, "sessions_list", '{"limit": 1' + "0" * 5000 + "}") == 2
+    assert capsys.readouterr().err == (
+        "sessions-tui: ARGS_JSON: cannot parse: Exceeds the limit (4300 digits) for integer string conversion\n")
+
+
+def test_the_tool_command_refuses_parseable_json_nested_too_deep(cli_state, capsys):
+    assert tool_cli(cli_state, "sessions_list", '{"kinds": ' + "[" * 200 + "]" * 200 + "}") == 2
+    assert capsys.readouterr().err == "sessions-tui: parameter 'kinds' nested more than 64 levels deep\n"
+
+
+@pytest.mark.parametrize("args_json, code", [
+    ('{"activeMinutes": Infinity}', 0), ('{"activeMinutes": NaN}', 0), ('{"activeMinutes": 1e400}', 0),
+    ('{"activeMinutes": 1e15, "limit": 1e400, "messageLimit": 1e400}', 0),
+    ('{"limit": 1' + "0" * 1000 + ', "messageLimit": -1' + "0" * 1000 + "}", 0),
+    ('{"offset": 1e400}', 2), ('{"offset": 9223372036854775808}', 2), ('{"offset": 1' + "0" * 1000 + "}", 2),
+])
+def test_the_tool_command_with_huge_and_non_finite_numbers(cli_state, capsys, args_json, code):
+    assert tool_cli(cli_state, "sessions_list", args_json) == code
+    captured = capsys.readouterr()
+    if code == 0:
+        assert json.loads(captured.out)["count"] == 1 and captured.err == ""
+    else:
+        assert captured.err == "sessions-tui: offset must be a non-negative integer\n"
+
+
+# --- 2. the size of a sessions_list page -------------------------------------------------------
+
+
+def messages_bytes(page: dict[str, Any]) -> int:
+    return sum(json_utf8_bytes(row["messages"]) for row in page["sessions"])
+
+
+def test_a_full_page_of_long_messages_stays_within_the_cap(engine):
+    for i in range(200):
+        add_session(engine, f"agent:main:s{i:03d}", [{"role": "user", "content": f"{i}:" + "x" * 3000}
+                                                     for _ in range(20)], updatedAt=NOW_MS - i)
+    page = run_tool(engine, "sessions_list", {"limit": 200, "messageLimit": 20})
+    assert page["count"] == 200 and page["messagesCapped"] is True
+    assert messages_bytes(page) <= LIST_MESSAGES_MAX_BYTES == 80 * 1024
+    assert len(printable(page).encode()) < 200 * 1024  # it was 12 MB before the cap
+    assert all(row["messagesCapped"] is True and len(row["messages"]) == 1 for row in page["sessions"])
+
+
+def test_each_row_keeps_its_newest_messages_within_its_share(engine):
+    for i in range(3):
+        add_session(engine, f"agent:main:s{i}", [{"role": "user", "content": f"{n}:" + "y" * 2000} for n in range(20)],
+                    updatedAt=NOW_MS - i)
+    page = run_tool(engine, "sessions_list", {"messageLimit": 20})
+    assert page["messagesCapped"] is True and messages_bytes(page) <= LIST_MESSAGES_MAX_BYTES
+    for row in page["sessions"]:
+        kept = [int(m["content"].split(":")[0]) for m in row["messages"]]
+        assert row["messagesCapped"] is True and 5 < len(kept) < 20 and kept == list(range(20 - len(kept), 20))
+
+
+def test_what_a_row_leaves_unused_goes_to_the_rows_after_it(engine):
+    add_session(engine, "agent:main:small", [{"role": "user", "content": "short"}], updatedAt=NOW_MS + 1)
+    add_session(engine, "agent:main:big", [{"role": "user", "content": "z" * 3000} for _ in range(20)],
+                updatedAt=NOW_MS - 1)  # about 62 KB: more than half the cap, less than all of it
+    page = run_tool(engine, "sessions_list", {"messageLimit": 20})
+    small, big = page["sessions"]
+    assert len(small["messages"]) == 1 and len(big["messages"]) == 20
+    assert page["messagesCapped"] is False and "messagesCapped" not in big
+
+
+def test_without_message_limit_a_page_says_nothing_about_the_cap(listed):
+    assert "messagesCapped" not in run_tool(listed, "sessions_list", {})
+
+
+# --- 3. sessions_spawn's label and cleanup ------------------------------------------------------
+
+
+@pytest.mark.parametrize("label, error", [
+    ("x" * 513, "invalid label: too long (max 512)"),
+    ("  " + "x" * 513 + "  ", "invalid label: too long (max 512)"),
+    (42, "invalid label: must be a string"),
+    (["a"], "invalid label: must be a string"),
+])
+def test_spawn_refuses_a_bad_label_with_refs_text(engine, label, error):
+    with pytest.raises(ToolInputError, match=f"^{re.escape(error)}$"):
+        run_tool(engine, "sessions_spawn", {"task": "t", "label": label})
+    assert engine.store.count() == 0
+
+
+@pytest.mark.parametrize("cleanup", ["remove", "Delete", "", 1, True, ["delete"]])
+def test_spawn_accepts_only_delete_or_keep_as_cleanup(engine, cleanup):
+    if cleanup == "":  # blank counts as absent: REF's default
+        assert SpawnArgs.model_validate({"task": "t", "cleanup": cleanup}).cleanup == "keep"
+        return
+    with pytest.raises(ToolInputError, match='^cleanup must be "delete" or "keep"$'):
+        run_tool(engine, "sessions_spawn", {"task": "t", "cleanup": cleanup})
+    assert engine.store.count() == 0
+
+
+def test_spawn_label_and_cleanup_that_are_fine():
+    args = SpawnArgs.model_validate({"task": "t", "label": "  " + "x" * 512 + " ", "cleanup": " delete "})
+    assert (args.label, args.cleanup) == ("x" * 512, "delete")
+    assert SpawnArgs.model_validate({"task": "t", "label": "   "}).label is None
+
+
+async def test_send_by_a_too_long_label_is_an_error_result(live_engine):
+    result = await call_tool(live_engine(), "sessions_send", {"label": "x" * 513, "message": "m"})
+    assert (result["status"], result["error"]) == ("error", "invalid label: too long (max 512)")
+    assert len(result["runId"]) == 36
+
+
+# --- 4. the demo's keys -------------------------------------------------------------------------
+
+
+def test_every_row_the_demo_lists_opens_in_sessions_history(engine):
+    seed_demo(engine, None)
+    rows = run_tool(engine, "sessions_list", {"limit": 200})["sessions"]
+    assert "hook" in {row["kind"] for row in rows}
+    for row in rows:
+        history = run_tool(engine, "sessions_history", {"sessionKey": row["key"]})
+        assert history.get("status") is None and history["sessionKey"] == row["key"], history
+        assert history["totalMessages"] > 0
+
+
+# --- 5. lone surrogates and invalid UTF-8 -------------------------------------------------------
+
+
+def test_a_lone_surrogate_is_stored_as_u_fffd_in_the_store_and_the_mirror(engine):
+    key = add_session(engine, GROUP, [{"role": "user", "content": "a\ud800b", "note\udfff": ["\udc00"]}])
+    engine.store.append(key, {"role": "assistant", "content": [{"type": "text", "text": "ok \ud83d\ude00 \udbff"}]})
+    mirror = Path(engine.store.get(key).mirror_path).read_bytes().decode("utf-8")  # strict: valid UTF-8
+    assert "a\ufffdb" in mirror and '"note\ufffd":["\ufffd"]' in mirror and "ok \U0001f600 \ufffd" in mirror
+    assert "\\ud" not in mirror.lower()
+    assert [line for line in engine.store.transcript_lines(key) if "\\ud" in line.lower()] == []
+
+
+def test_a_lone_surrogate_never_breaks_history_or_list(engine):
+    key = add_session(engine, GROUP, [{"role": "user", "content": "before \ud800 after"}], label="lab\udc00el")
+    for n in range(3):
+        engine.store.append(key, {"role": "assistant", "content": [{"type": "text", "text": f"later {n}"}]})
+    history = run_tool(engine, "sessions_history", {"sessionKey": GROUP})
+    assert history["messages"][0]["content"] == "before \ufffd after" and len(history["messages"]) == 4
+    row = run_tool(engine, "sessions_list", {"messageLimit": 4})["sessions"][0]
+    assert row["label"] == "lab\ufffdel" and row["messages"][0]["content"] == "before \ufffd after"
+    printable(history)
+    printable(row)
+
+
+def test_a_stored_line_that_spells_a_lone_surrogate_is_read_as_u_fffd(engine):
+    """A line imported verbatim (OpenClaw's JSON.stringify writes `\\ud800`) or stored before the fix."""
+    key = add_session(engine, GROUP)
+    line = {"type": "message", "message": {"role": "user", "content": "old \ud800 line"}}
+    engine.store.append_lines(key, [line], raw=[json.dumps({**line, "id": "abcd1234"})])
+    assert "\\ud800" in engine.store.transcript_lines(key)[0]  # kept verbatim
+    history = run_tool(engine, "sessions_history", {"sessionKey": GROUP})
+    assert history["messages"][0]["content"] == "old \ufffd line"
+    printable(history)
+
+
+def test_tool_arguments_with_lone_surrogates_are_taken_as_u_fffd(engine):
+    add_session(engine, GROUP)
+    result = run_tool(engine, "sessions_history", {"sessionKey": "agent:main:discord:group:\ud800"})
+    assert result == {"status": "error", "error": "No session found: agent:main:discord:group:\ufffd"}
+    spawned = run_tool(engine, "sessions_spawn", {"task": "t\ud800", "label": "l\udfff"}, as_key=GROUP)
+    assert spawned["status"] == "accepted"
+    child = engine.store.get(spawned["childSessionKey"])
+    assert child is not None and child.entry["label"] == "l\ufffd"
+
+
+def test_the_cli_prints_a_history_that_held_a_lone_surrogate(cli_state, capsys):
+    assert tool_cli(cli_state, "sessions_history", json.dumps({"sessionKey": GROUP})) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["messages"][0]["content"] == "hi \ufffd there"
+
+
+REQ = "agent:main:discord:group:req"
+
+
+@pytest.fixture
+def model_engine(live_engine, openai_server):
+    engine = live_engine({
+        "models": {"providers": {"local": {"baseUrl": openai_server.url}}},
+        "agents": {"defaults": {"model": "local/m"}},
+        "tools": {"agentToAgent": {"enabled": True}},
+        "session": {"agentToAgent": {"maxPingPongTurns": 0}},
+    })
+    add_session(engine, REQ)
+    return engine
+
+
+async def test_a_sub_agent_announce_with_a_lone_surrogate_is_delivered_as_u_fffd(model_engine, openai_server):
+    openai_server.on(lambda r: Reply(text="Result: bad \ud800 byte\nNotes: none")
+                     if "Sub-agent announce step" in system_text(r) else None)
+    openai_server.script(Reply(text="child says \udc00"))
+    result = await call_tool(model_engine, "sessions_spawn", {"task": "work"}, as_key=REQ)
+    await model_engine.drain()
+    [announce] = [m for m in model_engine.store.history(REQ).messages if m.get("announce")]
+    assert announce["content"][0]["text"].startswith("Status: completed successfully\nResult: bad \ufffd byte")
+    child = await call_tool(model_engine, "sessions_history", {"sessionKey": result["childSessionKey"]})
+    replies = [m["content"][0]["text"] for m in child["messages"] if m["role"] == "assistant"]
+    assert replies == ["child says \ufffd", "Result: bad \ufffd byte\nNotes: none"]  # the run, its announce step
+    [delivery] = model_engine.outbox.list()
+    assert "bad \ufffd byte" in delivery.message
+    printable(await call_tool(model_engine, "sessions_list", {"messageLimit": 5}))
+
+
+async def test_an_a2a_reply_and_announce_with_a_lone_surrogate(model_engine, openai_server):
+    openai_server.on(lambda r: Reply(text="posting \udbff now") if "announce step" in system_text(r) else None)
+    openai_server.script(Reply(text="target reply \ud800"))
+    sent = await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m"})
+    await model_engine.drain()
+    assert sent["status"] == "ok" and sent["reply"] == "target reply \ufffd"
+    history = await call_tool(model_engine, "sessions_history", {"sessionKey": REQ})
+    assert [m["content"][0]["text"] for m in history["messages"] if m["role"] == "assistant"] == [
+        "target reply \ufffd", "posting \ufffd now"]
+    [delivery] = model_engine.outbox.list()
+    assert delivery.message == "posting \ufffd now"
+
+
+def write_legacy_state(root: Path, lines: list[bytes]) -> None:
+    sessions = root / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    sid = "0badc0de-0000-4000-8000-000000000001"
+    (sessions / "sessions.json").write_text(json.dumps({GROUP: {"sessionId": sid, "updatedAt": NOW_MS}}))
+    head = json.dumps({"type": "session", "version": 3, "id": sid, "timestamp": "2026-04-13T12:00:00.000Z"})
+    (sessions / f"{sid}.jsonl").write_bytes(b"\n".join([head.encode(), *lines]) + b"\n")
+
+
+def test_a_legacy_transcript_line_with_invalid_utf8_is_read_as_u_fffd(engine, tmp_path):
+    def line(n: int, content: bytes) -> bytes:
+        return (b'{"type":"message","id":"e%d","parentId":null,"timestamp":"2026-04-13T12:00:00.000Z",'
+                b'"message":{"role":"user","content":"' % n + content + b'"}}')
+
+    root = tmp_path / "openclaw"
+    write_legacy_state(root, [line(1, b"bad \xff\xfe bytes"), line(2, b"lone \\ud800 escape"), line(3, b"fine")])
+    import_openclaw(engine.store, engine.canonical, root)
+    history = run_tool(engine, "sessions_history", {"sessionKey": GROUP})
+    assert [m["content"] for m in history["messages"]] == ["bad \ufffd\ufffd bytes", "lone \ufffd escape", "fine"]
+    printable(history)
