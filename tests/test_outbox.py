@@ -42,7 +42,7 @@ async def test_webhook_receives_the_announce(live_engine, httpserver):
     body = json.loads(request.data)
     assert (body["channel"], body["to"], body["kind"]) == ("discord", "group:dev", "a2a")
     assert body["message"] == delivery.message and body["sessionKey"] == "agent:main:discord:group:dev"
-    assert request.headers["Idempotency-Key"] == f"outbox-{delivery.id}"
+    assert request.headers["Idempotency-Key"] == delivery.idempotency_key
 
 
 async def test_transient_failures_are_retried_then_delivered(live_engine, httpserver):
@@ -118,3 +118,170 @@ def test_the_cli_exits_2_on_a_bad_webhook_url_naming_the_file_and_key(tmp_path):
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == f"sessions-tui: {config}: channels.telegram.webhookUrl: must be an http(s) URL\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Idempotency keys, leases, bounds
+# --------------------------------------------------------------------------------------------
+
+
+async def test_idempotency_keys_are_unique_across_state_directories(live_engine, httpserver):
+    httpserver.expect_request("/hook").respond_with_json({})
+    first, second = live_engine(webhook_config(httpserver)), live_engine(webhook_config(httpserver))
+    for engine in (first, second):
+        engine.outbox.enqueue(kind="a2a", message="m", session_key="k", channel="discord", to="group:x")
+        await engine.drain()
+    [a], [b] = first.outbox.list(), second.outbox.list()
+    assert a.id == b.id == 1  # the same row id in both state directories…
+    sent = [request.headers["Idempotency-Key"] for request, _ in httpserver.log]
+    assert sent == [a.idempotency_key, b.idempotency_key] and a.idempotency_key != b.idempotency_key  # …not the key
+
+
+async def test_every_retry_of_a_delivery_sends_the_same_key(live_engine, httpserver):
+    keys = []
+
+    def handler(request):
+        keys.append(request.headers["Idempotency-Key"])
+        return Response("busy", status=503) if len(keys) < 3 else Response("{}", status=200)
+
+    httpserver.expect_request("/hook").respond_with_handler(handler)
+    engine = live_engine(webhook_config(httpserver))
+    engine.outbox.retry_base_ms = 1
+    delivery = engine.outbox.enqueue(kind="a2a", message="m", session_key="k", channel="discord", to="group:x")
+    await engine.drain()
+    assert keys == [delivery.idempotency_key] * 3 and engine.outbox.get(delivery.id).state == "delivered"
+
+
+def test_rows_of_an_older_store_get_a_key_each_when_it_is_opened(tmp_path):
+    from sessions_tui.engine.store import SCHEMA_VERSION, Store
+
+    store = Store(tmp_path / "s")
+    with store.write() as conn:
+        for column in ("idempotency_key", "lease_owner", "lease_until"):
+            conn.execute(f"ALTER TABLE outbox DROP COLUMN {column}")
+        for n in range(2):
+            conn.execute("INSERT INTO outbox (created_at, kind, message, state) VALUES (0, 'a2a', ?, 'pending')",
+                         (f"m{n}",))
+        conn.execute("PRAGMA user_version=1")
+    store.close()
+    store = Store(tmp_path / "s")
+    with store.read() as conn:
+        keys = [r[0] for r in conn.execute("SELECT idempotency_key FROM outbox ORDER BY id")]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+    store.close()
+    assert version == SCHEMA_VERSION and len(set(keys)) == 2 and all(len(k) == 32 for k in keys)
+
+
+def insert_pending(engine, *, owner=None, until=None) -> int:
+    with engine.store.write() as conn:
+        cur = conn.execute(
+            "INSERT INTO outbox (created_at, kind, channel, target, message, state, idempotency_key, lease_owner, "
+            "lease_until) VALUES (0, 'a2a', 'discord', 'group:x', 'left behind', 'pending', 'key-1', ?, ?)",
+            (owner, until),
+        )
+        return int(cur.lastrowid)
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+async def test_two_engines_opening_at_once_resume_a_left_row_once(make_engine, tmp_path, httpserver):
+    import socket
+    import time
+
+    from sessions_tui.tools.host import EngineToolHost
+
+    httpserver.expect_request("/hook").respond_with_json({})
+    state = tmp_path / "shared"
+    first = make_engine(webhook_config(httpserver), state=state)
+    second = make_engine(webhook_config(httpserver), state=state)
+    for engine in (first, second):
+        EngineToolHost(engine)
+    owner = f"{socket.gethostname()}/{dead_pid()}/gone"
+    row = insert_pending(first, owner=owner, until=int(time.time() * 1000) + 3_600_000)  # its process died
+    claims = [first.outbox.resume(), second.outbox.resume()]
+    assert sorted(claims) == [[], [row]]
+    await first.drain()
+    await second.drain()
+    assert [r.headers["Idempotency-Key"] for r, _ in httpserver.log] == ["key-1"]
+    delivered = first.outbox.get(row)
+    assert delivered.state == "delivered" and delivered.attempts == 1
+    assert first.outbox.resume() == second.outbox.resume() == []
+
+
+async def test_a_live_lease_is_respected_until_it_expires(make_engine, httpserver):
+    import time
+
+    httpserver.expect_request("/hook").respond_with_json({})
+    engine = make_engine(webhook_config(httpserver))
+    other = f"{__import__('socket').gethostname()}/{os.getpid()}/another-engine"  # alive: this very process
+    row = insert_pending(engine, owner=other, until=int(time.time() * 1000) + 3_600_000)
+    assert engine.outbox.resume() == []
+    with engine.store.write() as conn:
+        conn.execute("UPDATE outbox SET lease_until = 1 WHERE id = ?", (row,))
+    assert engine.outbox.resume() == [row]
+    await engine.drain()
+    assert engine.outbox.get(row).state == "delivered"
+
+
+async def test_a_lease_of_another_host_is_respected_until_it_expires(make_engine, httpserver):
+    import time
+
+    engine = make_engine(webhook_config(httpserver))
+    insert_pending(engine, owner=f"elsewhere.example/{dead_pid()}/x", until=int(time.time() * 1000) + 3_600_000)
+    assert engine.outbox.resume() == []  # that pid means nothing here
+
+
+async def test_a_row_whose_channel_has_no_webhook_now_stays_pending(make_engine):
+    engine = make_engine()
+    row = insert_pending(engine)
+    assert engine.outbox.resume() == []
+    assert engine.outbox.get(row).state == "pending"
+
+
+async def test_a_delivery_stopped_at_exit_stays_pending_with_its_lease_given_back(live_engine):
+    import asyncio
+
+    from webhook_servers import SilentServer
+
+    with SilentServer() as server:
+        engine = live_engine({"channels": {"discord": {"webhookUrl": server.url}}})
+        delivery = engine.outbox.enqueue(kind="a2a", message="m", session_key="k", channel="discord", to="group:x")
+        assert await asyncio.to_thread(server.accepted.wait, 30)
+        await engine.outbox.aclose()
+        with engine.store.read() as conn:
+            row = conn.execute("SELECT state, attempts, lease_owner, lease_until FROM outbox WHERE id = ?",
+                               (delivery.id,)).fetchone()
+        assert tuple(row) == ("pending", 0, None, None)
+        assert engine.outbox.resume() == [delivery.id]  # the next process takes it up
+        await engine.outbox.aclose()
+
+
+async def test_a_webhook_that_never_answers_fails_after_each_attempts_timeout(live_engine):
+    from webhook_servers import SilentServer
+
+    with SilentServer() as server:
+        engine = live_engine({"channels": {"discord": {"webhookUrl": server.url}}})
+        engine.outbox.timeout_s, engine.outbox.retry_base_ms = 0.05, 1
+        delivery = engine.outbox.enqueue(kind="a2a", message="m", session_key="k", channel="discord", to="group:x")
+        await engine.drain(delivery_wait=60)
+    failed = engine.outbox.get(delivery.id)
+    assert failed.state == "failed" and failed.attempts == 4
+    assert failed.last_error in ("ReadTimeout: no answer within 0.05 s", "ConnectTimeout: no answer within 0.05 s")
+
+
+async def test_a_webhook_that_never_answers_fails_at_the_total_bound(live_engine):
+    from webhook_servers import SilentServer
+
+    with SilentServer() as server:
+        engine = live_engine({"channels": {"discord": {"webhookUrl": server.url}}})
+        engine.outbox.bound_s = 0.2  # well inside the first attempt's own timeout
+        delivery = engine.outbox.enqueue(kind="a2a", message="m", session_key="k", channel="discord", to="group:x")
+        await engine.drain(delivery_wait=60)
+    failed = engine.outbox.get(delivery.id)
+    assert failed.state == "failed" and failed.last_error == "gave up after 0.2 s (last: not attempted)"
+    with engine.store.read() as conn:
+        assert conn.execute("SELECT lease_owner FROM outbox WHERE id = ?", (delivery.id,)).fetchone()[0] is None

@@ -66,9 +66,10 @@ def attach_tools(engine: Engine) -> None:
 
 
 async def start(engine: Engine) -> None:
-    """Attach the tools; end runs dead processes left; announce and archive what is due."""
+    """Attach the tools; end runs dead processes left, resume their deliveries; announce and archive what is due."""
     if engine.tool_host is None:
         attach_tools(engine)
     engine.runs.recover_interrupted()
+    engine.outbox.resume()  # deliveries a stopped or dead process left pending
     engine.subagents.recover()
     engine.subagents.sweep()

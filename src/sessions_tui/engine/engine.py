@@ -29,7 +29,7 @@ from sessions_tui.engine.keys import (
 )
 from sessions_tui.engine.models.registry import ModelRegistry
 from sessions_tui.engine.openclaw.layout import owner_root
-from sessions_tui.engine.outbox import Outbox
+from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.policy import (
     AgentToAgentPolicy,
     SendPolicyVerdict,
@@ -109,28 +109,31 @@ class Engine:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.runs.cancel_all()
+        await self.outbox.aclose()  # deliveries under way stay pending, for the next process
         await self.models.aclose()
         self.close()
 
     # -- background work ----------------------------------------------------------------------
 
     def background(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        """Run engine work detached from its caller (a2a flows, deliveries), tracked for `drain`."""
+        """Run engine work detached from its caller (a2a flows), tracked for `drain`."""
         task = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         return task
 
     def busy(self) -> bool:
-        return bool(self._background) or self.runs.pending() > 0
+        return bool(self._background) or self.runs.pending() > 0 or self.outbox.busy()
 
-    async def drain(self) -> None:
-        """Wait until every run and background task this process started has finished."""
+    async def drain(self, delivery_wait: float = EXIT_WAIT_S) -> None:
+        """Wait until every run and background task this process started has finished, then for
+        its webhook deliveries at most `delivery_wait` seconds (those left stay pending, see outbox.py)."""
         while True:
             await self.runs.drain()
             tasks = [t for t in self._background if not t.done()]
             if not tasks:
                 if self.runs.pending() == 0:
+                    await self.outbox.settle(delivery_wait)
                     return
                 continue
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,15 +1,31 @@
 """The outbox: every delivery to a channel, recorded with its state.
 
 A channel with `channels.<name>.webhookUrl` gets an HTTP POST per delivery, retried with
-back-off on connection errors, 429 and 5xx; without a webhook the outbox row is the record.
-Delivery is best-effort: failures end in the row (`failed` with the last error), never in the
-caller.
+back-off on connection errors, timeouts, 429 and 5xx; without a webhook the outbox row is the
+record. Delivery is best-effort: failures end in the row (`failed` with the last error), never in
+the caller.
+
+Bounds: each POST may take `ATTEMPT_TIMEOUT_S` (connect, send, answer), and one delivery with all
+its retries and back-offs `DELIVERY_BOUND_S`; then it is `failed`. A command that exits (`tool`,
+`send`) waits at most `EXIT_WAIT_S` for its deliveries (`Engine.drain`); one still under way is
+left `pending`, and the next process to open the state directory resumes it.
+
+Exactly one process delivers a row: the one holding its lease (`lease_owner`, `lease_until`),
+taken in a write transaction. A process gives its leases back when it stops; a lease of a
+process that died is free at once on this host (its pid is gone), and anywhere once it expires.
+Every delivery has an `Idempotency-Key` of its own, kept with the row, sent again by every retry
+and by whichever process resumes it: a receiver can tell a repeat from a new message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import socket
+import sqlite3
+import time
+import uuid
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -22,6 +38,14 @@ if TYPE_CHECKING:
 
 MAX_RETRIES = 3
 RETRY_CAP_MS = 8000
+ATTEMPT_TIMEOUT_S = 10.0
+"""One POST: connecting, sending and waiting for the answer."""
+DELIVERY_BOUND_S = 30.0
+"""One delivery, every attempt and back-off together; then it is `failed`."""
+EXIT_WAIT_S = 5.0
+"""How long a command that exits waits for its deliveries; the rest stay `pending`."""
+LEASE_S = 2 * DELIVERY_BOUND_S
+"""A lease outlives the delivery it covers; an expired one may be taken by anyone."""
 
 
 class Delivery(BaseModel):
@@ -38,6 +62,7 @@ class Delivery(BaseModel):
     attempts: int = 0
     last_error: str | None = None
     delivered_at: int | None = None
+    idempotency_key: str | None = None
 
 
 def _row(r: Any) -> Delivery:
@@ -45,14 +70,50 @@ def _row(r: Any) -> Delivery:
         id=r["id"], created_at=r["created_at"], kind=r["kind"], session_key=r["session_key"], channel=r["channel"],
         to=r["target"], account_id=r["account_id"], thread_id=r["thread_id"], message=r["message"], state=r["state"],
         attempts=r["attempts"], last_error=r["last_error"], delivered_at=r["delivered_at"],
+        idempotency_key=r["idempotency_key"],
     )
 
 
+def _wall_ms() -> int:
+    """Leases are between processes: real time, whatever clock the engine was given."""
+    return int(time.time() * 1000)
+
+
+def _host() -> str:
+    return socket.gethostname()
+
+
+def lease_is_live(owner: str | None, until: int | None, now_ms: int) -> bool:
+    """Whether a lease still stands: unexpired, and not held by a process of this host that is gone."""
+    if owner is None or until is None or until <= now_ms:
+        return False
+    host, _, rest = owner.partition("/")
+    pid_text = rest.partition("/")[0]
+    if host != _host() or not pid_text.isdigit():
+        return True  # another host's process: only its expiry frees the lease
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class Outbox:
-    def __init__(self, engine: "Engine", *, retry_base_ms: int = 1000, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self, engine: Engine, *, retry_base_ms: int = 1000, timeout_s: float = ATTEMPT_TIMEOUT_S,
+        bound_s: float = DELIVERY_BOUND_S,
+    ) -> None:
         self.engine = engine
         self.retry_base_ms = retry_base_ms
         self.timeout_s = timeout_s
+        self.bound_s = bound_s
+        self.owner = f"{_host()}/{os.getpid()}/{uuid.uuid4().hex[:12]}"
+        self._tasks: set[asyncio.Task[None]] = set()
 
     def webhook_for(self, channel: str | None) -> str | None:
         if not channel:
@@ -64,23 +125,71 @@ class Outbox:
         self, *, kind: str, message: str, session_key: str | None, channel: str | None, to: str | None,
         account_id: str | None = None, thread_id: str | None = None, data: dict[str, Any] | None = None,
     ) -> Delivery:
-        """Record a delivery; one with a webhook is then POSTed in the background."""
+        """Record a delivery; one with a webhook is then POSTed in the background, under this
+        process's lease."""
         webhook = self.webhook_for(channel)
         state = "pending" if webhook else "recorded"
+        owner, until = (self.owner, _wall_ms() + int(LEASE_S * 1000)) if webhook else (None, None)
         now = self.engine.now()
         with self.engine.store.write() as conn:
             cur = conn.execute(
                 """INSERT INTO outbox (created_at, kind, session_key, channel, target, account_id, thread_id,
-                       message, state, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (now, kind, session_key, channel, to, account_id, thread_id, message, state, json.dumps(data or {})),
+                       message, state, data, idempotency_key, lease_owner, lease_until)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (now, kind, session_key, channel, to, account_id, thread_id, message, state, json.dumps(data or {}),
+                 uuid.uuid4().hex, owner, until),
             )
             delivery_id = int(cur.lastrowid or 0)
         delivery = self.get(delivery_id)
         assert delivery is not None
         self.engine.events.publish(DeliveryChanged(ts=now, outbox_id=delivery_id, state=state, session_key=session_key))
         if webhook:
-            self.engine.background(self.deliver(delivery_id, webhook))
+            self._start(delivery_id, webhook)
         return delivery
+
+    def resume(self) -> list[int]:
+        """Take up the deliveries left `pending` by processes that stopped or died (their lease
+        given back, expired, or its process gone); returns their ids. Claimed in one write
+        transaction, so of processes opening the state directory at once, one takes each row."""
+        now = _wall_ms()
+        claimed: list[tuple[int, str]] = []
+        with self.engine.store.write() as conn:
+            rows = conn.execute(
+                "SELECT id, channel, lease_owner, lease_until FROM outbox WHERE state = 'pending' ORDER BY id"
+            ).fetchall()
+            for row in rows:
+                webhook = self.webhook_for(row["channel"])
+                if webhook is None or lease_is_live(row["lease_owner"], row["lease_until"], now):
+                    continue
+                conn.execute(
+                    "UPDATE outbox SET lease_owner = ?, lease_until = ? WHERE id = ?",
+                    (self.owner, now + int(LEASE_S * 1000), row["id"]),
+                )
+                claimed.append((row["id"], webhook))
+        for delivery_id, webhook in claimed:
+            self._start(delivery_id, webhook)
+        return [delivery_id for delivery_id, _ in claimed]
+
+    def _start(self, delivery_id: int, webhook: str) -> None:
+        task = asyncio.get_running_loop().create_task(self.deliver(delivery_id, webhook))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def busy(self) -> bool:
+        return bool(self._tasks)
+
+    async def settle(self, timeout: float = EXIT_WAIT_S) -> None:
+        """Wait for this process's deliveries, at most `timeout` seconds; those still under way go on."""
+        tasks = [t for t in self._tasks if not t.done()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
+    async def aclose(self) -> None:
+        """Stop delivering: what is still under way gives its lease back and stays `pending`."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def get(self, delivery_id: int) -> Delivery | None:
         with self.engine.store.read() as conn:
@@ -97,12 +206,21 @@ class Outbox:
         return [_row(r) for r in rows]
 
     def _set(self, delivery_id: int, **fields: Any) -> None:
+        """Update this process's row (a row whose lease another process holds is not ours to write)."""
         names = ", ".join(f"{k} = ?" for k in fields)
         with self.engine.store.write() as conn:
-            conn.execute(f"UPDATE outbox SET {names} WHERE id = ?", (*fields.values(), delivery_id))
+            conn.execute(f"UPDATE outbox SET {names} WHERE id = ? AND lease_owner = ?",
+                         (*fields.values(), delivery_id, self.owner))
+
+    def _release(self, delivery_id: int) -> None:
+        try:
+            self._set(delivery_id, lease_owner=None, lease_until=None)
+        except sqlite3.Error:
+            pass  # the store is already closed: the lease expires, or goes with this process
 
     async def deliver(self, delivery_id: int, webhook: str) -> None:
-        """POST one delivery, retrying transient failures; the outcome lands in its row."""
+        """POST one delivery, retrying transient failures; the outcome lands in its row. Cancelled
+        (the process stops), the row stays `pending` and its lease is given back."""
         delivery = self.get(delivery_id)
         if delivery is None:
             return
@@ -111,28 +229,46 @@ class Outbox:
             "accountId": delivery.account_id, "threadId": delivery.thread_id, "message": delivery.message,
             "sessionKey": delivery.session_key,
         }
+        headers = {"Idempotency-Key": delivery.idempotency_key or f"outbox-{delivery.id}"}
+        attempts = delivery.attempts
         error = "not attempted"
-        async with httpx.AsyncClient(timeout=self.timeout_s) as client:
-            for attempt in range(MAX_RETRIES + 1):
-                if attempt:
-                    await asyncio.sleep(min(self.retry_base_ms * 2 ** (attempt - 1), RETRY_CAP_MS) / 1000)
-                retry = False
-                try:
-                    response = await client.post(webhook, json=body, headers={"Idempotency-Key": f"outbox-{delivery.id}"})
-                except httpx.HTTPError as exc:
-                    error, retry = f"{type(exc).__name__}: {exc}".rstrip(": "), True
-                else:
-                    if response.status_code < 300:
-                        now = self.engine.now()
-                        self._set(delivery_id, state="delivered", attempts=attempt + 1, delivered_at=now, last_error=None)
-                        self.engine.events.publish(DeliveryChanged(ts=now, outbox_id=delivery_id, state="delivered",
-                                                                   session_key=delivery.session_key))
-                        return
-                    error = f"HTTP {response.status_code}: {response.text[:200].strip()}".rstrip(": ")
-                    retry = response.status_code == 429 or response.status_code >= 500
-                self._set(delivery_id, attempts=attempt + 1, last_error=error)
-                if not retry:
-                    break
-        self._set(delivery_id, state="failed", last_error=error)
-        self.engine.events.publish(DeliveryChanged(ts=self.engine.now(), outbox_id=delivery_id, state="failed",
+        try:
+            async with asyncio.timeout(self.bound_s):
+                async with httpx.AsyncClient(timeout=self.timeout_s) as client:
+                    for attempt in range(MAX_RETRIES + 1):
+                        if attempt:
+                            await asyncio.sleep(min(self.retry_base_ms * 2 ** (attempt - 1), RETRY_CAP_MS) / 1000)
+                        attempts += 1
+                        retry = False
+                        try:
+                            response = await client.post(webhook, json=body, headers=headers)
+                        except httpx.TimeoutException as exc:
+                            error, retry = f"{type(exc).__name__}: no answer within {self.timeout_s:g} s", True
+                        except httpx.HTTPError as exc:
+                            error, retry = f"{type(exc).__name__}: {exc}".rstrip(": "), True
+                        else:
+                            if response.status_code < 300:
+                                self._finish(delivery, "delivered", attempts, None)
+                                return
+                            error = f"HTTP {response.status_code}: {response.text[:200].strip()}".rstrip(": ")
+                            retry = response.status_code == 429 or response.status_code >= 500
+                        self._set(delivery_id, attempts=attempts, last_error=error,
+                                  lease_until=_wall_ms() + int(LEASE_S * 1000))
+                        if not retry:
+                            break
+        except TimeoutError:
+            error = f"gave up after {self.bound_s:g} s (last: {error})"
+        except asyncio.CancelledError:
+            self._release(delivery_id)
+            raise
+        self._finish(delivery, "failed", attempts, error)
+
+    def _finish(self, delivery: Delivery, state: str, attempts: int, error: str | None) -> None:
+        now = self.engine.now()
+        fields: dict[str, Any] = {"state": state, "attempts": attempts, "last_error": error,
+                                  "lease_owner": None, "lease_until": None}
+        if state == "delivered":
+            fields["delivered_at"] = now
+        self._set(delivery.id, **fields)
+        self.engine.events.publish(DeliveryChanged(ts=now, outbox_id=delivery.id, state=state,
                                                    session_key=delivery.session_key, error=error))

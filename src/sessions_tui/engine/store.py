@@ -37,7 +37,7 @@ from sessions_tui.engine.keys import (
 )
 from sessions_tui.engine.surrogates import has_surrogates, loads, scrub_json, scrub_text
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: outbox.idempotency_key, lease_owner, lease_until
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -122,7 +122,10 @@ CREATE TABLE IF NOT EXISTS outbox (
     last_error TEXT,
     next_attempt_at INTEGER,
     delivered_at INTEGER,
-    data TEXT NOT NULL DEFAULT '{}'
+    data TEXT NOT NULL DEFAULT '{}',
+    idempotency_key TEXT,
+    lease_owner TEXT,
+    lease_until INTEGER
 );
 CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox(state, next_attempt_at);
 CREATE TABLE IF NOT EXISTS subagent_runs (
@@ -370,6 +373,14 @@ class Store:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            if version < 2:  # the outbox's Idempotency-Key per delivery, and a process's lease on one (outbox.py)
+                have = {r[1] for r in conn.execute("PRAGMA table_info(outbox)")}
+                for column in ("idempotency_key TEXT", "lease_owner TEXT", "lease_until INTEGER"):
+                    if column.split()[0] not in have:
+                        conn.execute(f"ALTER TABLE outbox ADD COLUMN {column}")
+                conn.execute(
+                    "UPDATE outbox SET idempotency_key = lower(hex(randomblob(16))) WHERE idempotency_key IS NULL"
+                )
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:

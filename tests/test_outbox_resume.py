@@ -1,0 +1,115 @@
+"""Deliveries outlive the process that made them: `tool` never waits on a hanging webhook past
+its bound (`EXIT_WAIT_S`), a process SIGKILLed mid-delivery loses nothing, and the next process
+to open the state directory delivers what was left, exactly once, with the same Idempotency-Key.
+
+Real processes (`python -m sessions_tui tool …`) and a real loopback webhook that hangs until the
+test opens its gate; every wait is on a process or an event, never a sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sessions_tui.engine.store import Store
+from webhook_servers import GatedServer
+
+KEY = "agent:main:discord:group:dev"
+
+
+@pytest.fixture
+def webhook():
+    server = GatedServer()
+    yield server
+    server.close()
+
+
+def setup_state(tmp_path: Path, url: str) -> tuple[Path, Path]:
+    state, config = tmp_path / "state", tmp_path / "config.json5"
+    config.write_text(json.dumps({
+        "channels": {"discord": {"webhookUrl": url}},
+        "models": {"demo": {"latencyMs": 0, "chunkMs": 0}},
+    }), encoding="utf-8")
+    store = Store(state)
+    store.create(KEY, {})
+    store.close()
+    return state, config
+
+
+def tool(state: Path, config: Path, name: str, args: dict[str, Any]) -> list[str]:
+    return [sys.executable, "-m", "sessions_tui", "tool", name, json.dumps(args), "--state", str(state),
+            "--config", str(config)]
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_TUI_")}
+    env.update(HOME=str(home), XDG_DATA_HOME=str(home / "xdg"))
+    return env
+
+
+def run(cmd: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, capture_output=True, text=True, env=cli_env(home), timeout=120)
+
+
+def rows(state: Path) -> list[dict[str, Any]]:
+    store = Store(state)
+    try:
+        with store.read() as conn:
+            return [dict(r) for r in conn.execute(
+                "SELECT id, state, attempts, idempotency_key, lease_owner, lease_until FROM outbox ORDER BY id")]
+    finally:
+        store.close()
+
+
+SEND = {"sessionKey": KEY, "message": "status"}
+
+
+def test_tool_stops_waiting_on_a_hanging_webhook_and_the_next_process_delivers(tmp_path, webhook):
+    state, config = setup_state(tmp_path, webhook.url)
+    proc = run(tool(state, config, "sessions_send", SEND), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["status"] == "ok"
+    assert webhook.arrived.is_set()  # it was POSTed, and the webhook never answered
+    [row] = rows(state)
+    assert (row["state"], row["attempts"], row["lease_owner"], row["lease_until"]) == ("pending", 0, None, None)
+
+    webhook.gate.set()  # the webhook answers again
+    proc = run(tool(state, config, "sessions_list", {}), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [row] = rows(state)
+    assert (row["state"], row["attempts"], row["lease_owner"]) == ("delivered", 1, None)
+    assert webhook.keys == [row["idempotency_key"]] * 2  # the same delivery, so the same key
+
+    proc = run(tool(state, config, "sessions_list", {}), tmp_path)
+    assert proc.returncode == 0 and len(webhook.keys) == 2  # delivered once is delivered
+
+
+def test_a_delivery_of_a_killed_process_goes_to_exactly_one_of_the_next_two(tmp_path, webhook):
+    state, config = setup_state(tmp_path, webhook.url)
+    env = cli_env(tmp_path)
+    sender = subprocess.Popen(tool(state, config, "sessions_send", SEND), env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert webhook.arrived.wait(60), "the delivery never reached the webhook"
+        sender.send_signal(signal.SIGKILL)
+    finally:
+        sender.wait()
+    [row] = rows(state)
+    assert row["state"] == "pending" and f"/{sender.pid}/" in row["lease_owner"]  # leased by the dead process
+
+    webhook.gate.set()
+    both = [subprocess.Popen(tool(state, config, "sessions_list", {}), env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for proc in both:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    [row] = rows(state)
+    assert (row["state"], row["attempts"], row["lease_owner"]) == ("delivered", 1, None)
+    assert webhook.keys == [row["idempotency_key"]] * 2  # the killed attempt, then one resumed delivery
