@@ -402,3 +402,13 @@ def test_a_legacy_transcript_line_with_invalid_utf8_is_read_as_u_fffd(engine, tm
     history = run_tool(engine, "sessions_history", {"sessionKey": GROUP})
     assert [m["content"] for m in history["messages"]] == ["bad \ufffd\ufffd bytes", "lone \ufffd escape", "fine"]
     printable(history)
+
+
+async def test_a_model_error_with_a_lone_surrogate_ends_the_run_and_is_announced(model_engine, openai_server):
+    openai_server.default = Reply(status=500, error_message="boom \ud800")
+    sent = await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
+    assert (sent["status"], sent["error"]) == ("error", "HTTP 500: boom \ufffd")
+    await call_tool(model_engine, "sessions_spawn", {"task": "do"}, as_key=REQ)
+    await model_engine.drain()
+    [announce] = [m for m in model_engine.store.history(REQ).messages if m.get("announce")]
+    assert announce["content"][0]["text"].startswith("Status: failed: HTTP 500: boom \ufffd\n")

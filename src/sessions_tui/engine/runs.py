@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.ids import new_uuid
+from sessions_tui.engine.surrogates import scrub_text
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
@@ -219,7 +220,8 @@ class Runs:
             self._finish(record)
             raise
         except Exception as exc:  # noqa: BLE001 - a failed run is a result, not a crash
-            record.status, record.error = "error", str(exc) or type(exc).__name__
+            # scrubbed: a model's error text may spell a lone surrogate, which SQLite cannot store
+            record.status, record.error = "error", scrub_text(str(exc)) or type(exc).__name__
         self._finish(record)
 
     def _finish(self, record: RunRecord) -> None:

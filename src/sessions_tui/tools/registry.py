@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sessions_tui.engine.surrogates import scrub_json
 from sessions_tui.tools import (
     agents_list,
     sessions_history,
@@ -35,6 +36,7 @@ async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None
         raise ToolInputError("arguments must be a JSON object")
     result = await spec.run(call, params)
     # No secret leaves through a tool result (SPEC D16): whatever a tool put in it (a reply, a
-    # label, an error text), every string is redacted once more on the way out.
-    redacted: dict[str, Any] = call.engine.redactor.redact_strings(result)
+    # label, an error text), every string is redacted once more on the way out. Nor does a lone
+    # surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/surrogates.py).
+    redacted: dict[str, Any] = scrub_json(call.engine.redactor.redact_strings(result))
     return redacted
