@@ -124,7 +124,7 @@ def checked_arguments(params: dict[str, Any]) -> dict[str, Any]:
 
 
 class ToolArgs(BaseModel):
-    """Base of the argument models: REF's reading rules run first, then pydantic's types."""
+    """Base of the argument models: `checked_arguments`, then REF's reading rules, then pydantic's types."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
