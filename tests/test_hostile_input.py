@@ -23,7 +23,8 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.models.base import ToolCallRequest
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.sanitize import json_utf8_bytes
-from sessions_tui.tools.base import MAX_TIMEOUT_SECONDS, ToolInputError
+from sessions_tui.tools.base import MAX_TIMEOUT_SECONDS, ToolCall, ToolInputError
+from sessions_tui.tools.browse import BrowseQuery, browse_sessions
 from sessions_tui.tools.host import EngineToolHost
 from sessions_tui.tools.sessions_list import LIST_MESSAGES_MAX_BYTES
 from sessions_tui.tools.sessions_send import SendArgs
@@ -412,3 +413,7 @@ async def test_a_model_error_with_a_lone_surrogate_ends_the_run_and_is_announced
     await model_engine.drain()
     [announce] = [m for m in model_engine.store.history(REQ).messages if m.get("announce")]
     assert announce["content"][0]["text"].startswith("Status: failed: HTTP 500: boom \ufffd\n")
+
+
+def test_the_dashboards_browse_takes_a_huge_active_window_too(listed):
+    assert browse_sessions(ToolCall(engine=listed), BrowseQuery(active_minutes=10**30)).total == 2

@@ -15,7 +15,7 @@ from sessions_tui.engine.keys import classify_session_kind
 from sessions_tui.engine.policy import resolve_send_policy
 from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.tools.access import RequesterContext
-from sessions_tui.tools.base import ToolCall
+from sessions_tui.tools.base import ToolCall, active_since
 from sessions_tui.tools.sessions_list import build_row
 
 
@@ -73,7 +73,7 @@ def browse_sessions(call: ToolCall, query: BrowseQuery, *, offset: int = 0, limi
     flt.search = query.search or None
     flt.include_archived = query.include_archived
     if query.active_minutes:
-        flt.active_since = engine.now() - max(1, query.active_minutes) * 60_000
+        flt.active_since = active_since(engine.now(), query.active_minutes)
     sessions, total = engine.store.browse(flt, order_by=query.order_by, descending=query.descending,
                                           limit=limit, offset=offset)
     return BrowsePage(rows=[_row(call, ctx, s) for s in sessions], total=total, offset=offset)
