@@ -113,3 +113,13 @@ def test_a_delivery_of_a_killed_process_goes_to_exactly_one_of_the_next_two(tmp_
     [row] = rows(state)
     assert (row["state"], row["attempts"], row["lease_owner"]) == ("delivered", 1, None)
     assert webhook.keys == [row["idempotency_key"]] * 2  # the killed attempt, then one resumed delivery
+
+
+def test_send_stops_waiting_on_a_hanging_webhook_too(tmp_path, webhook):
+    state, config = setup_state(tmp_path, webhook.url)
+    cmd = [sys.executable, "-m", "sessions_tui", "send", KEY, "status", "--state", str(state), "--config", str(config)]
+    proc = run(cmd, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert webhook.arrived.is_set()
+    [row] = rows(state)
+    assert (row["state"], row["lease_owner"]) == ("pending", None)
