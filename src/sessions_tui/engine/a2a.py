@@ -11,14 +11,14 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sessions_tui.engine.assistant_text import extract_assistant_text
 from sessions_tui.engine.events import Announced, SendProgress
 from sessions_tui.engine.keys import strip_agent_prefix
 from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.runs import RunRequest
-from sessions_tui.engine.sanitize import extract_assistant_text, strip_tool_messages
+from sessions_tui.engine.sanitize import strip_tool_messages
 from sessions_tui.engine.store import dumps
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class ReplySnapshot:
     fingerprint: str
 
 
-def latest_assistant_reply(engine: "Engine", session_key: str, limit: int = REPLY_HISTORY_LIMIT) -> ReplySnapshot | None:
+def latest_assistant_reply(engine: Engine, session_key: str, limit: int = REPLY_HISTORY_LIMIT) -> ReplySnapshot | None:
     """The newest assistant message with text, and a fingerprint to tell a new one from a stale one."""
     messages = strip_tool_messages(engine.store.history(session_key, limit=limit).messages)
     for message in reversed(messages):
@@ -156,7 +156,7 @@ def announce_target_from_entry(entry: dict[str, Any], thread_from_key: str | Non
     return AnnounceTarget(channel=channel, to=to, account_id=account, thread_id=str(thread) if thread is not None else None)
 
 
-def resolve_announce_target(engine: "Engine", key: str) -> AnnounceTarget | None:
+def resolve_announce_target(engine: Engine, key: str) -> AnnounceTarget | None:
     """Where a session's announce goes: from its key, or from its stored route (REF §8.4)."""
     from_key = announce_target_from_key(key)
     if from_key is not None and from_key.channel not in SESSION_LOOKUP_CHANNELS:
@@ -167,7 +167,7 @@ def resolve_announce_target(engine: "Engine", key: str) -> AnnounceTarget | None
 
 
 def deliver_announce(
-    engine: "Engine", *, kind: str, session_key: str, text: str, target: AnnounceTarget | None, via: str,
+    engine: Engine, *, kind: str, session_key: str, text: str, target: AnnounceTarget | None, via: str,
     event: dict[str, Any],
 ) -> str:
     """Send an announce to a channel through the outbox, subject to the send policy (SPEC D6).
@@ -195,7 +195,7 @@ def deliver_announce(
 class A2AFlow:
     """One send's background conversation: ping-pong between requester and target, then announce."""
 
-    engine: "Engine"
+    engine: Engine
     run_id: str  # the send's run (events are tagged with it)
     target_key: str
     target_display: str

@@ -32,6 +32,7 @@ import httpx
 from pydantic import BaseModel
 
 from sessions_tui.engine.events import DeliveryChanged
+from sessions_tui.engine.processes import pid_alive
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
@@ -91,16 +92,7 @@ def lease_is_live(owner: str | None, until: int | None, now_ms: int) -> bool:
     pid_text = rest.partition("/")[0]
     if host != _host() or not pid_text.isdigit():
         return True  # another host's process: only its expiry frees the lease
-    pid = int(pid_text)
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(int(pid_text))  # this process counts as alive too
 
 
 class Outbox:

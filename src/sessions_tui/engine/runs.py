@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.ids import new_uuid
+from sessions_tui.engine.processes import pid_alive
+from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.surrogates import scrub_text
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class RunTimedOut(Exception):
 
 
 class Runs:
-    def __init__(self, engine: "Engine", executor: Executor) -> None:
+    def __init__(self, engine: Engine, executor: Executor) -> None:
         self.engine = engine
         self.executor = executor
         self._queues: dict[str, deque[tuple[RunRecord, RunRequest]]] = {}
@@ -124,7 +125,7 @@ class Runs:
             ).fetchall()
         recovered = []
         for row in rows:
-            if row["pid"] == os.getpid() or _pid_alive(row["pid"]):
+            if row["pid"] == os.getpid() or pid_alive(row["pid"]):
                 continue
             record = self.get(row["run_id"])
             if record is None:
@@ -191,7 +192,7 @@ class Runs:
                 "SELECT pid FROM runs WHERE session_key = ? AND status = 'running' AND run_id != ?",
                 (record.session_key, record.run_id),
             ).fetchall()
-            if any(row["pid"] != os.getpid() and _pid_alive(row["pid"]) for row in rows):
+            if any(row["pid"] != os.getpid() and pid_alive(row["pid"]) for row in rows):
                 return False
             record.status, record.started_at = "running", self.engine.now()
             conn.execute("UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
@@ -213,7 +214,7 @@ class Runs:
             else:
                 await self.executor(engine, record, request)
             record.status = "ok"
-        except asyncio.TimeoutError:
+        except TimeoutError:
             record.status, record.error = "timeout", f"run timed out after {timeout}s"
         except asyncio.CancelledError:
             record.status, record.error = "aborted", "run aborted"
@@ -238,7 +239,7 @@ class Runs:
         if done is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(done.wait()), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         else:
             await self._poll(run_id, timeout)
@@ -276,14 +277,3 @@ class Runs:
             worker.cancel()
         await asyncio.gather(*self._workers.values(), return_exceptions=True)
 
-
-def _pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -27,10 +27,11 @@ from sessions_tui.engine.a2a import (
     latest_assistant_reply,
     resolve_announce_target,
 )
-from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
 from sessions_tui.engine.keys import is_subagent_session_key
-from sessions_tui.engine.runs import TERMINAL, RunRequest, _pid_alive
+from sessions_tui.engine.processes import pid_alive
+from sessions_tui.engine.refusals import SendBlocked
+from sessions_tui.engine.runs import TERMINAL, RunRequest
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
@@ -180,7 +181,7 @@ def announce_step_prompt(run: SubagentRun) -> str:
 
 
 class SubagentRegistry:
-    def __init__(self, engine: "Engine") -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
     # -- records --------------------------------------------------------------------------------
@@ -260,7 +261,7 @@ class SubagentRegistry:
             if row is None or row["announce_state"] == "done":
                 return False
             if row["announce_state"] == "announcing" and row["announce_pid"] != os.getpid() \
-                    and _pid_alive(row["announce_pid"]):
+                    and pid_alive(row["announce_pid"]):
                 return False
             conn.execute("UPDATE subagent_runs SET announce_state = 'announcing', announce_pid = ? WHERE run_id = ?",
                          (os.getpid(), run_id))
@@ -434,14 +435,13 @@ class SubagentRegistry:
         recovered = []
         for row in rows:
             run = _record(row)
-            if run.announce_state == "announcing" and _pid_alive(row["announce_pid"]):
+            if run.announce_state == "announcing" and pid_alive(row["announce_pid"]):
                 continue
             record = self.engine.runs.get(run.run_id)
             if record is not None and record.status not in TERMINAL:
                 if self.engine.runs.active_run(run.child_key) == run.run_id:
                     continue
-                pid_alive = self._run_pid_alive(run.run_id)
-                if pid_alive:
+                if self._run_pid_alive(run.run_id):
                     continue
             status = record.status if record is not None and record.status in TERMINAL else "unknown"
             if record is not None and record.error and record.error.startswith("interrupted"):
@@ -453,4 +453,4 @@ class SubagentRegistry:
     def _run_pid_alive(self, run_id: str) -> bool:
         with self.engine.store.read() as conn:
             row = conn.execute("SELECT pid FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return bool(row) and row["pid"] != os.getpid() and _pid_alive(row["pid"])
+        return bool(row) and row["pid"] != os.getpid() and pid_alive(row["pid"])
