@@ -7,6 +7,7 @@ Every scene runs on a fresh demo with a frozen clock, repeatable ids and a fixed
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,16 @@ async def settle(pilot: Any, seconds: float = 0.15) -> None:
     await pilot.pause(0.05)
 
 
+async def until(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    """Wait for what the app shows to reach `condition` (a state, not a fixed delay): the app
+    keeps processing meanwhile; fails after `timeout` seconds naming `what`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
 async def select(pilot: Any, key: str) -> None:
     table = pilot.app.main_screen.query_one("#sessions")
     table.move_cursor(row=table.get_row_index(key))
@@ -83,9 +94,11 @@ async def countdown(pilot: Any) -> None:
     await settle(pilot)
     await select(pilot, DEV)
     await pilot.press("enter", *"Please post the summary to the channel", "ctrl+s")
-    await pilot.pause(0.3)
+    outcome = pilot.app.main_screen.query_one("#outcome")
+    await until(pilot, lambda: "running" in str(outcome.render()), "the send's run to start")
     pilot.app.engine.clock.advance(12_000)  # 12 of 30 seconds gone
-    await pilot.pause(0.5)
+    await until(pilot, lambda: "18 s left" in str(outcome.render()), "the countdown to show 18 s")
+    await pilot.pause(0.05)
 
 
 async def spawn_with_announcement(pilot: Any) -> None:

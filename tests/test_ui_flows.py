@@ -263,10 +263,11 @@ async def test_a_message_written_by_another_process_appears(tmp_path):
             "s.create('agent:main:telegram:group:new', {'label': 'brand new'})"
         )
         subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)
-        for _ in range(20):  # within a second, without a key press
-            await pilot.pause(0.05)
-            if len(pane.query(MessageView)) > before and "agent:main:telegram:group:new" in ordered_keys(app):
-                break
+        await until(  # without a key press
+            pilot,
+            lambda: len(pane.query(MessageView)) > before and "agent:main:telegram:group:new" in ordered_keys(app),
+            "the other process's message and session",
+        )
         texts = [text_of(w) for w in pane.query(".message-text")]
         assert "from another process" in texts[-1]
         assert "agent:main:telegram:group:new" in ordered_keys(app)
@@ -284,8 +285,7 @@ async def test_pause_holds_live_updates_until_resumed(tmp_path):
         await settle(pilot, 0.6)
         assert "agent:main:x" not in ordered_keys(app)
         await pilot.press("p")
-        await settle(pilot, 0.3)
-        assert "agent:main:x" in ordered_keys(app)
+        await until(pilot, lambda: "agent:main:x" in ordered_keys(app), "the held session to appear")
 
 
 async def test_live_updates_are_row_diffs_not_rebuilds(tmp_path):

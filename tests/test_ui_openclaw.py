@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 from openclaw_fake import FakeGateway
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
-from ui_support import SIZE, select, settle, text_of
+from ui_support import SIZE, select, settle, text_of, until
 
 GROUP = "agent:main:discord:group:123"
-
-
-async def until(pilot, condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    """Let the app run until `condition` holds (the follow ticks four times a second)."""
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    assert condition()
 
 
 async def test_the_dashboard_follows_openclaw_live_and_says_so(tmp_path: Path):
@@ -30,25 +20,26 @@ async def test_the_dashboard_follows_openclaw_live_and_says_so(tmp_path: Path):
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen
             header = screen.query_one("#status-header")
-            await until(pilot, lambda: "⇄ OpenClaw" in text_of(header) and "10 sessions" in text_of(header))
+            await until(pilot, lambda: "⇄ OpenClaw" in text_of(header) and "10 sessions" in text_of(header), "follow")
             assert str(tmp_path / "openclaw") in text_of(header)
             await select(pilot, GROUP)
             pane = screen.query_one("#transcript")
             gateway.append(GROUP, {"role": "user", "content": [{"type": "text", "text": "dave: live from OpenClaw"}]})
             await until(
-                pilot, lambda: any("dave: live from OpenClaw" in text_of(w) for w in pane.query(".message-text"))
+                pilot, lambda: any("dave: live from OpenClaw" in text_of(w) for w in pane.query(".message-text")),
+                "the appended line",
             )
 
             composer = screen.query_one("#composer")
             composer.query_one("#message").value = "hello?"
             await pilot.press("ctrl+s")
-            await until(pilot, lambda: "lives in OpenClaw" in text_of(composer.query_one("#outcome")))
+            await until(pilot, lambda: "lives in OpenClaw" in text_of(composer.query_one("#outcome")), "the refusal")
 
             os.rename(tmp_path / "openclaw", tmp_path / "gone")
-            await until(pilot, lambda: "OpenClaw follow failed" in text_of(header))
+            await until(pilot, lambda: "OpenClaw follow failed" in text_of(header), "the failure")
             await settle(pilot)
             assert any("Following OpenClaw failed" in str(n.message) for n in app._notifications)
             os.rename(tmp_path / "gone", tmp_path / "openclaw")
-            await until(pilot, lambda: "⇄ OpenClaw" in text_of(header))
+            await until(pilot, lambda: "⇄ OpenClaw" in text_of(header), "the follow to recover")
     finally:
         gateway.close()
