@@ -328,6 +328,41 @@ def test_an_undecodable_command_line_message_is_refused(tmp_path):
     assert one_error_line(proc.stderr.decode()) == "MESSAGE: not UTF-8 text (character 3)"
 
 
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([b"tool", b"sessions_list", b"--as", b"agent:main:\xff"], "--as: not UTF-8 text (character 11)"),
+        ([b"send", b"main", b"hi", b"--as", b"agent:main:\xff"], "--as: not UTF-8 text (character 11)"),
+        ([b"--as", b"agent:main:\xff"], "--as: not UTF-8 text (character 11)"),  # the dashboard
+        ([b"tool", b"sessions_\xff"], "NAME: not UTF-8 text (character 9)"),
+        ([b"tool", b"sessions_list", b'{"kinds": ["\xff"]}'], "ARGS_JSON: not UTF-8 text (character 12)"),
+        ([b"send", b"agent:main:\xff", b"hi"], "KEY: not UTF-8 text (character 11)"),
+    ],
+)
+def test_undecodable_bytes_in_a_text_argument_are_refused_naming_it(fast_state, args, expected):
+    before = digest(fast_state / "sessions.sqlite3")
+    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "--state", str(fast_state), *args],
+                          capture_output=True, stdin=subprocess.DEVNULL, timeout=GUARD)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert one_error_line(proc.stderr.decode()) == expected
+    assert digest(fast_state / "sessions.sqlite3") == before
+
+
+def test_a_lone_surrogate_in_a_text_argument_is_refused_in_process(tmp_path, capsys):
+    assert main(["--state", str(tmp_path / "s"), "tool", "sessions_list", "--as", "agent:main:\udcff"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and one_error_line(err) == "--as: not UTF-8 text (character 11)"
+    assert not (tmp_path / "s").exists()  # refused before the store was opened
+
+
+def test_undecodable_bytes_in_a_path_are_a_path_like_any_other(tmp_path):
+    state = os.fsencode(tmp_path) + b"/st\xffate"
+    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "--state", state, "tool", "agents_list"],
+                          capture_output=True, timeout=GUARD)
+    assert proc.returncode == 0, proc.stderr
+    assert os.path.isdir(state)
+
+
 def test_send_help_documents_message_file():
     proc = cli("send", "--help")
     assert "--message-file FILE" in proc.stdout and "stdin" in proc.stdout and "UTF-8" in proc.stdout

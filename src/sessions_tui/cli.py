@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tool = sub.add_parser("tool", help="invoke one session tool and print its result as JSON")
     _global_options(tool, suppress=True)
-    tool.add_argument("name", help="sessions_list, sessions_history, agents_list, …")
+    tool.add_argument("name", metavar="NAME", help="sessions_list, sessions_history, agents_list, …")
     tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
     tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="the requester session (default: main)")
     tool.add_argument("--sandboxed", action="store_true", help="treat the requester as sandboxed")
@@ -181,6 +181,22 @@ def _open_engine(opts: argparse.Namespace) -> Engine:
     return engine
 
 
+# The command-line arguments that are text, not paths, by the name a refusal gives them.
+_TEXT_ARGUMENTS = {"name": "NAME", "args_json": "ARGS_JSON", "key": "KEY", "message": "MESSAGE", "as_key": "--as"}
+
+
+def _check_text_arguments(opts: argparse.Namespace) -> None:
+    """Refuse bytes that are not UTF-8 in a text argument: Python hands them over as lone surrogates
+    (surrogateescape), which no key, tool name or message can hold. Paths are bytes and may."""
+    for attr, name in _TEXT_ARGUMENTS.items():
+        value = getattr(opts, attr, None)
+        if not isinstance(value, str):
+            continue
+        undecodable = next((i for i, c in enumerate(value) if "\ud800" <= c <= "\udfff"), None)
+        if undecodable is not None:
+            raise UsageError(f"{name}: not UTF-8 text (character {undecodable})")
+
+
 def _parse_args_json(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
@@ -248,11 +264,7 @@ def _send_message(opts: argparse.Namespace) -> str:
     if opts.message_file is None:
         if opts.message is None:
             raise UsageError("send: no message: give MESSAGE or --message-file FILE")
-        message = str(opts.message)
-        undecodable = next((i for i, c in enumerate(message) if "\ud800" <= c <= "\udfff"), None)
-        if undecodable is not None:  # the bytes Python could not decode from the command line
-            raise UsageError(f"MESSAGE: not UTF-8 text (character {undecodable})")
-        return message
+        return str(opts.message)  # checked to be text by _check_text_arguments
     if opts.message is not None:
         raise UsageError("send: MESSAGE and --message-file do not go together: give one")
     try:
@@ -328,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     opts = parser.parse_args(argv)
     try:
+        _check_text_arguments(opts)
         if opts.command == "tool":
             return asyncio.run(_run_tool(opts))
         if opts.command == "send":
