@@ -483,7 +483,7 @@ async def test_error_event_in_stream(openai_server, make_client):
         await collect(make_client(openai_server.url))
 
 
-async def _wait_for(predicate, timeout: float = 1.0) -> bool:
+async def _wait_for(predicate, timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
