@@ -81,6 +81,14 @@ def test_plain_patterns_are_case_insensitive() -> None:
     )
 
 
+def test_a_secret_named_query_parameter_is_masked_up_to_the_next_parameter() -> None:
+    # As OpenClaw masks it: the mask stops at `&` or `#`, the URL's other parameters stay readable.
+    text = "GET /v1/items?access_token=NnfkFNZWplJdTvwEmJGi1tVTEJFA&page=2 or /x?DB_PASSWORD=abcdefghijklmnopqrst#top"
+    assert default_redactor().redact(text) == (
+        "GET /v1/items?access_token=NnfkFN…EJFA&page=2 or /x?DB_PASSWORD=abcdef…qrst#top"
+    )
+
+
 def test_pem_block_with_fewer_than_two_lines_becomes_stars() -> None:
     text = "key -----BEGIN PRIVATE KEY-----abc-----END PRIVATE KEY----- end"
     assert default_redactor().redact(text) == "key *** end"

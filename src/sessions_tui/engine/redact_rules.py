@@ -136,10 +136,16 @@ def _rule(name: str, source: str, anchors: tuple[str, ...], *, style: Style = "h
     return Rule(name, re.compile(source, flags), anchors, style, group, keep)
 
 
+_ENV_KEY = rf"[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b"
+_ENV_ANCHORS = ("key", "token", "secret", "passw", "card", "cvc", "cvv", "security", "payment")
+
 FIELD_RULES: tuple[Rule, ...] = (
-    _rule("env assignment", rf"\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b\s*[=:]\s*"
-          r"([\"']?)([^\s\"'\\]{1,4096})\1", ("key", "token", "secret", "passw", "card", "cvc", "cvv", "security",
-                                              "payment"), group=2, keep=_shell_reference),
+    _rule("env assignment", rf"(?<![?&])\b{_ENV_KEY}\s*[=:]\s*([\"']?)([^\s\"'\\]{{1,4096}})\1", _ENV_ANCHORS,
+          group=2, keep=_shell_reference),
+    # The same name as a URL query parameter (`?access_token=…&page=2`): its value ends at the next
+    # `&` or `#`, as OpenClaw's URL-query masking does, so the mask does not swallow the parameters after it.
+    _rule("env assignment", rf"(?<=[?&]){_ENV_KEY}\s*[=:]\s*([\"']?)([^\s\"'\\&#]{{1,4096}})", _ENV_ANCHORS,
+          group=2, keep=_shell_reference),
     _rule("escaped env assignment", rf"\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b\s*[=:]\s*"
           r"\\+([\"'])([^\s\"'\\]{1,4096})\\+\1", ("key", "token", "secret", "passw"), group=2, flags=_CS),
     _rule("JSON secret field", rf"\"(?:{_JSON_STARS})\"\s*:\s*\"((?:[^\"\\]|\\.){{1,4096}})(?:\"|\Z)",
