@@ -20,6 +20,7 @@ from openai_server import Reply, system_text
 from sessions_tui.cli import main
 from sessions_tui.engine.demo import seed_demo
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.json_depth import too_deep_text
 from sessions_tui.engine.models.base import ToolCallRequest
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.sanitize import json_utf8_bytes
@@ -413,6 +414,63 @@ async def test_a_model_error_with_a_lone_surrogate_ends_the_run_and_is_announced
     await model_engine.drain()
     [announce] = [m for m in model_engine.store.history(REQ).messages if m.get("announce")]
     assert announce["content"][0]["text"].startswith("Status: failed: HTTP 500: boom \ufffd\n")
+
+
+DEEP_KINDS = "parameter 'kinds' nested more than 64 levels deep"
+
+
+@pytest.mark.parametrize("raw, error", [
+    ("[" * 100_000, "arguments nested more than 64 levels deep"),  # not even closed
+    ('{"limit": 5, "kinds": ' + "[" * 100_000 + "]" * 100_000 + "}", DEEP_KINDS),
+    ('{"kinds": ' + "[" * 64 + "]" * 64 + "}", DEEP_KINDS),  # 65 levels with the object
+])
+async def test_a_model_sending_tool_call_arguments_too_deep_gets_the_tool_error(model_engine, openai_server, raw,
+                                                                                 error):
+    openai_server.script(Reply(tool_calls=[("sessions_list", raw)]), Reply(text="understood"))
+    sent = await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
+    assert (sent["status"], sent["reply"]) == ("ok", "understood")  # the run went on after the tool error
+    [result] = [m for m in model_engine.store.history(REQ).messages if m["role"] == "toolResult"]
+    assert result["isError"] and result["details"] == {"status": "error", "error": error}
+    [call] = [b for m in model_engine.store.history(REQ).messages if m["role"] == "assistant"
+              for b in m["content"] if b["type"] == "toolCall"]
+    assert call["arguments"] == {}  # nothing that deep is stored
+    [seen] = [m for m in openai_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert json.loads(seen["content"]) == {"status": "error", "error": error}
+
+
+async def test_tool_call_arguments_64_levels_deep_still_reach_the_tool(model_engine, openai_server):
+    openai_server.script(Reply(tool_calls=[("sessions_list", '{"kinds": ' + "[" * 63 + "]" * 63 + "}")]),
+                         Reply(text="understood"))
+    await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
+    [result] = [m for m in model_engine.store.history(REQ).messages if m["role"] == "toolResult"]
+    assert not result["isError"] and result["details"]["count"] >= 1
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting():
+    assert too_deep_text('{"kinds": ["' + "[" * 1000 + '\\", "\\"' + "{" * 1000 + '"]}') is None
+    assert too_deep_text('{"a\\\\": ' + "[" * 64 + "]" * 64 + "}") == (
+        "parameter 'a\\\\' nested more than 64 levels deep")
+
+
+async def test_a_whole_completion_with_deep_arguments_as_an_object_gets_the_tool_error(live_engine, openai_server):
+    engine = live_engine({"models": {"providers": {"local": {"baseUrl": openai_server.url, "stream": False}}},
+                          "agents": {"defaults": {"model": "local/m"}}})
+    add_session(engine, REQ)
+    call = {"id": "c1", "type": "function", "function": {"name": "sessions_list", "arguments": {"kinds": nested(500)}}}
+    body = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                         "finish_reason": "tool_calls"}]}
+    openai_server.script(Reply(raw_body=json.dumps(body)), Reply(text="understood"))
+    sent = await call_tool(engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
+    assert (sent["status"], sent["reply"]) == ("ok", "understood")
+    [result] = [m for m in engine.store.history(REQ).messages if m["role"] == "toolResult"]
+    assert result["details"] == {"status": "error", "error": DEEP_KINDS}
+
+
+async def test_a_model_response_too_deep_to_parse_ends_the_run_as_an_error(model_engine, openai_server):
+    openai_server.script(Reply(raw_events=["[" * 100_000]))
+    sent = await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
+    assert (sent["status"], sent["error"]) == (
+        "error", "invalid response from model server: JSON nested too deeply to parse")
 
 
 def test_the_dashboards_browse_takes_a_huge_active_window_too(listed):

@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict, model_validator
 
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.ids import new_uuid
-from sessions_tui.engine.surrogates import has_surrogates, scrub_json, scrub_text
+from sessions_tui.engine.json_depth import MAX_JSON_DEPTH, nesting_error
+from sessions_tui.engine.surrogates import has_surrogates, scrub_json
 
 # JavaScript's largest exact integer: an `offset` beyond it is not an integer to REF either.
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -20,7 +21,7 @@ MAX_TIMEOUT_SECONDS = 2_147_000
 # The JavaScript Date range (8.64e15 ms) in minutes: a longer `activeMinutes` window is all of time.
 MAX_ACTIVE_MINUTES = 144_000_000_000
 # Tool arguments nested deeper than this are refused (a real tool's arguments are a few levels deep).
-MAX_ARGUMENT_DEPTH = 64
+MAX_ARGUMENT_DEPTH = MAX_JSON_DEPTH
 
 
 class ToolInputError(Exception):
@@ -111,8 +112,7 @@ def checked_arguments(params: dict[str, Any]) -> dict[str, Any]:
     while stack:
         value, depth, name = stack.pop()
         if depth > MAX_ARGUMENT_DEPTH:
-            where = f"parameter {scrub_text(name)[:64]!r}" if name else "arguments"
-            raise ToolInputError(f"{where} nested more than {MAX_ARGUMENT_DEPTH} levels deep")
+            raise ToolInputError(nesting_error(name))
         items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
         for key, item in items:
             dirty = dirty or (isinstance(key, str) and has_surrogates(key))

@@ -54,6 +54,8 @@ class EngineToolHost:
         """Run a model's tool call as `session_key`; failures become error results, never raise."""
         if call.name not in self.allowed(session_key):
             return {"status": "error", "error": f"Tool not available: {call.name}"}, True
+        if call.arguments_error is not None:  # arguments the model sent that cannot be read at all
+            return {"status": "error", "error": call.arguments_error}, True
         tool_call = ToolCall(
             engine=self.engine,
             agent_session_key=session_key,

@@ -29,6 +29,9 @@ class ToolCallRequest(BaseModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str = "{}"  # as the model sent it; arguments is {} when it does not parse
+    # Why the arguments cannot be used at all (nested too deep to read): the tool is not run, and
+    # the model gets this as the call's error result.
+    arguments_error: str | None = None
 
 
 class Usage(BaseModel):

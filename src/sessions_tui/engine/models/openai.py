@@ -41,6 +41,7 @@ import httpx
 from httpx_sse import aconnect_sse
 
 from sessions_tui.config import Config, ProviderConfig
+from sessions_tui.engine.json_depth import nesting_error, too_deep_text
 from sessions_tui.engine.models.base import (
     ModelError,
     ModelEvent,
@@ -246,6 +247,8 @@ def _parse_json(text: str) -> Any:
         raise ModelError(
             f"invalid response from model server: {err}: {_snippet(text)!r}"
         ) from None
+    except RecursionError:
+        raise ModelError("invalid response from model server: JSON nested too deeply to parse") from None
 
 
 class _ToolCalls:
@@ -283,7 +286,10 @@ class _ToolCalls:
         if isinstance(arguments, str):
             entry["args"].append(arguments)
         elif isinstance(arguments, dict):  # some servers send the object itself
-            entry["args"] = [json.dumps(arguments, ensure_ascii=False)]
+            try:
+                entry["args"] = [json.dumps(arguments, ensure_ascii=False)]
+            except RecursionError:  # parsed, but too deep to write again: far deeper than allowed
+                entry["args"], entry["error"] = [], nesting_error("")
 
     def events(self) -> list[ToolCallEvent]:
         out = []
@@ -291,7 +297,9 @@ class _ToolCalls:
             entry = self._calls[index]
             raw = "".join(entry["args"])
             arguments: dict[str, Any] = {}
-            if raw.strip():
+            # Too deep is refused before parsing: `json` recurses, and nothing that deep is stored.
+            error = entry.get("error") or too_deep_text(raw)
+            if raw.strip() and error is None:
                 try:
                     parsed = json.loads(raw)
                 except ValueError:
@@ -303,6 +311,7 @@ class _ToolCalls:
                 name=entry["name"],
                 arguments=arguments,
                 raw_arguments=raw if raw.strip() else "{}",
+                arguments_error=error,
             )
             out.append(ToolCallEvent(call=call))
         return out
