@@ -270,6 +270,29 @@ def test_spawn_label_and_cleanup_that_are_fine():
     assert SpawnArgs.model_validate({"task": "t", "label": "   "}).label is None
 
 
+EMOJI = "\U0001f600"  # beyond U+FFFF: two UTF-16 code units, as OpenClaw's `label.length` counts it
+
+
+@pytest.mark.parametrize("label, fits", [
+    (EMOJI * 256, True), ("x" + EMOJI * 256, False), (EMOJI * 257, False),
+    ("x" * 511 + EMOJI, False), ("x" * 510 + EMOJI, True), ("\u00e9" * 512, True),  # é is one unit
+])
+def test_the_label_limit_counts_utf16_code_units_like_openclaw(engine, label, fits):
+    if fits:
+        assert SpawnArgs.model_validate({"task": "t", "label": label}).label == label
+        return
+    with pytest.raises(ToolInputError, match=r"^invalid label: too long \(max 512\)$"):
+        run_tool(engine, "sessions_spawn", {"task": "t", "label": label})
+    assert engine.store.count() == 0
+
+
+async def test_send_by_a_label_of_257_emoji_is_too_long(live_engine):
+    result = await call_tool(live_engine(), "sessions_send", {"label": EMOJI * 257, "message": "m"})
+    assert (result["status"], result["error"]) == ("error", "invalid label: too long (max 512)")
+    result = await call_tool(live_engine(), "sessions_send", {"label": EMOJI * 256, "message": "m"})
+    assert result["error"] == f"No session found with label: {EMOJI * 256}"
+
+
 async def test_send_by_a_too_long_label_is_an_error_result(live_engine):
     result = await call_tool(live_engine(), "sessions_send", {"label": "x" * 513, "message": "m"})
     assert (result["status"], result["error"]) == ("error", "invalid label: too long (max 512)")

@@ -139,9 +139,14 @@ def parse_session_label(raw: object) -> str:
     text = raw.strip()
     if not text:
         raise ValueError("invalid label: empty")
-    if len(text) > SESSION_LABEL_MAX_LENGTH:
+    if js_length(text) > SESSION_LABEL_MAX_LENGTH:
         raise ValueError(f"invalid label: too long (max {SESSION_LABEL_MAX_LENGTH})")
     return text
+
+
+def js_length(text: str) -> int:
+    """JavaScript's `text.length`: UTF-16 code units, so a character beyond U+FFFF (an emoji) counts 2."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 @dataclass(frozen=True)
