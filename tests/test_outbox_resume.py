@@ -69,6 +69,8 @@ def rows(state: Path) -> list[dict[str, Any]]:
 
 
 SEND = {"sessionKey": KEY, "message": "status"}
+LEFT_PENDING = ("warning: delivery #1 to discord is still pending (the webhook did not finish within 5 s); "
+                "the next sessions-tui process to open this state directory will retry it\n")
 
 
 def test_tool_stops_waiting_on_a_hanging_webhook_and_the_next_process_delivers(tmp_path, webhook):
@@ -77,12 +79,13 @@ def test_tool_stops_waiting_on_a_hanging_webhook_and_the_next_process_delivers(t
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["status"] == "ok"
     assert webhook.arrived.is_set()  # it was POSTed, and the webhook never answered
+    assert proc.stderr == LEFT_PENDING  # the user is told
     [row] = rows(state)
     assert (row["state"], row["attempts"], row["lease_owner"], row["lease_until"]) == ("pending", 0, None, None)
 
     webhook.gate.set()  # the webhook answers again
     proc = run(tool(state, config, "sessions_list", {}), tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0 and proc.stderr == ""  # delivered before it exits: nothing to tell
     [row] = rows(state)
     assert (row["state"], row["attempts"], row["lease_owner"]) == ("delivered", 1, None)
     assert webhook.keys == [row["idempotency_key"]] * 2  # the same delivery, so the same key
@@ -121,5 +124,15 @@ def test_send_stops_waiting_on_a_hanging_webhook_too(tmp_path, webhook):
     proc = run(cmd, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert webhook.arrived.is_set()
+    assert proc.stderr == LEFT_PENDING and "delivery #1" not in proc.stdout
     [row] = rows(state)
     assert (row["state"], row["lease_owner"]) == ("pending", None)
+
+
+def test_a_send_whose_delivery_is_delivered_tells_nothing_on_stderr(tmp_path, webhook):
+    webhook.gate.set()
+    state, config = setup_state(tmp_path, webhook.url)
+    cmd = [sys.executable, "-m", "sessions_tui", "send", KEY, "status", "--state", str(state), "--config", str(config)]
+    proc = run(cmd, tmp_path)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert "delivery #1 delivered" in proc.stdout

@@ -31,7 +31,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.engine.store import DB_NAME, StoreError
 from sessions_tui.runtime import StateDirError, open_engine
-from sessions_tui.send_report import MessageFileError, SendReporter, read_message_file
+from sessions_tui.send_report import MessageFileError, SendReporter, left_pending_line, read_message_file
 from sessions_tui.terminal_text import json_text, visible_line
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import UnknownToolError, invoke
@@ -256,7 +256,14 @@ async def _run_tool(opts: argparse.Namespace) -> int:
         await engine.drain()
     finally:
         await engine.aclose()
+    _warn_left_pending(engine)
     return EXIT_OK
+
+
+def _warn_left_pending(engine: Engine) -> None:
+    line = left_pending_line(engine)
+    if line is not None:
+        print(visible_line(line), file=sys.stderr)
 
 
 def _send_message(opts: argparse.Namespace) -> str:
@@ -279,10 +286,12 @@ async def _run_send(opts: argparse.Namespace) -> int:
     try:
         await runtime.start(engine)
         reporter = SendReporter(engine, sys.stdout)
-        return await reporter.send(opts.key, message, timeout=opts.timeout,
+        code = await reporter.send(opts.key, message, timeout=opts.timeout,
                                    call=_requester(engine, opts.as_key, False))
     finally:
         await engine.aclose()
+    _warn_left_pending(engine)
+    return code
 
 
 def _run_import(opts: argparse.Namespace) -> int:

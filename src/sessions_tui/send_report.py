@@ -26,6 +26,7 @@ from sessions_tui.engine.events import (
     SendProgress,
 )
 from sessions_tui.engine.files import kind_of
+from sessions_tui.engine.outbox import EXIT_WAIT_S
 from sessions_tui.terminal_text import visible
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
@@ -74,6 +75,19 @@ def read_message_file(name: str) -> str:
         raise MessageFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
     text = text.removeprefix("\ufeff")
     return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+
+
+def left_pending_line(engine: Engine) -> str | None:
+    """What a command that exits tells on stderr when it stopped webhook deliveries still under way
+    (see outbox.py): they stay `pending`, and the next process to open the state directory retries them."""
+    left = engine.outbox.left_pending
+    if not left:
+        return None
+    which = ", ".join(f"#{i}" + (f" to {channel}" if channel else "") for i, channel in left)
+    one = len(left) == 1
+    return (f"warning: {'delivery' if one else 'deliveries'} {which} {'is' if one else 'are'} still pending "
+            f"(the webhook did not finish within {EXIT_WAIT_S:g} s); the next sessions-tui process to open "
+            f"this state directory will retry {'it' if one else 'them'}")
 
 
 def _one_line(text: str | None, limit: int = 200) -> str:

@@ -105,7 +105,9 @@ class Outbox:
         self.timeout_s = timeout_s
         self.bound_s = bound_s
         self.owner = f"{_host()}/{os.getpid()}/{uuid.uuid4().hex[:12]}"
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[asyncio.Task[None], tuple[int, str | None]] = {}  # → (delivery id, channel)
+        self.left_pending: list[tuple[int, str | None]] = []
+        """The deliveries `aclose` stopped while under way: pending, for the next process."""
 
     def webhook_for(self, channel: str | None) -> str | None:
         if not channel:
@@ -136,7 +138,7 @@ class Outbox:
         assert delivery is not None
         self.engine.events.publish(DeliveryChanged(ts=now, outbox_id=delivery_id, state=state, session_key=session_key))
         if webhook:
-            self._start(delivery_id, webhook)
+            self._start(delivery_id, webhook, channel)
         return delivery
 
     def resume(self) -> list[int]:
@@ -144,7 +146,7 @@ class Outbox:
         given back, expired, or its process gone); returns their ids. Claimed in one write
         transaction, so of processes opening the state directory at once, one takes each row."""
         now = _wall_ms()
-        claimed: list[tuple[int, str]] = []
+        claimed: list[tuple[int, str, str | None]] = []
         with self.engine.store.write() as conn:
             rows = conn.execute(
                 "SELECT id, channel, lease_owner, lease_until FROM outbox WHERE state = 'pending' ORDER BY id"
@@ -157,15 +159,15 @@ class Outbox:
                     "UPDATE outbox SET lease_owner = ?, lease_until = ? WHERE id = ?",
                     (self.owner, now + int(LEASE_S * 1000), row["id"]),
                 )
-                claimed.append((row["id"], webhook))
-        for delivery_id, webhook in claimed:
-            self._start(delivery_id, webhook)
-        return [delivery_id for delivery_id, _ in claimed]
+                claimed.append((row["id"], webhook, row["channel"]))
+        for delivery_id, webhook, channel in claimed:
+            self._start(delivery_id, webhook, channel)
+        return [delivery_id for delivery_id, _, _ in claimed]
 
-    def _start(self, delivery_id: int, webhook: str) -> None:
+    def _start(self, delivery_id: int, webhook: str, channel: str | None) -> None:
         task = asyncio.get_running_loop().create_task(self.deliver(delivery_id, webhook))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[task] = (delivery_id, channel)
+        task.add_done_callback(lambda done: self._tasks.pop(done, None))
 
     def busy(self) -> bool:
         return bool(self._tasks)
@@ -179,6 +181,7 @@ class Outbox:
     async def aclose(self) -> None:
         """Stop delivering: what is still under way gives its lease back and stays `pending`."""
         tasks = list(self._tasks)
+        self.left_pending = sorted((self._tasks[t] for t in tasks if not t.done()), key=lambda item: item[0])
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
