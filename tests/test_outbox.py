@@ -235,11 +235,28 @@ async def test_a_lease_of_another_host_is_respected_until_it_expires(make_engine
     assert engine.outbox.resume() == []  # that pid means nothing here
 
 
-async def test_a_row_whose_channel_has_no_webhook_now_stays_pending(make_engine):
-    engine = make_engine()
+async def test_a_row_whose_channel_has_no_webhook_now_fails_with_the_reason_and_is_never_retried(make_engine):
+    engine = make_engine({"channels": {"slack": {"webhookUrl": "http://127.0.0.1:9/hook"}}})  # discord has none
+    seen = []
+    engine.events.subscribe(seen.append)
     row = insert_pending(engine)
     assert engine.outbox.resume() == []
-    assert engine.outbox.get(row).state == "pending"
+    failed = engine.outbox.get(row)
+    assert (failed.state, failed.attempts, failed.last_error) == (
+        "failed", 0, "no webhookUrl configured for channel discord")
+    assert [(e.outbox_id, e.state, e.error) for e in seen] == [
+        (row, "failed", "no webhookUrl configured for channel discord")]
+    assert engine.outbox.resume() == [] and engine.outbox.get(row) == failed  # left as it is from then on
+
+
+async def test_a_row_another_live_process_holds_is_left_to_it_even_without_a_webhook_here(make_engine):
+    import time
+
+    engine = make_engine()
+    other = f"{__import__('socket').gethostname()}/{os.getpid()}/another-engine"  # alive: this very process
+    row = insert_pending(engine, owner=other, until=int(time.time() * 1000) + 3_600_000)
+    assert engine.outbox.resume() == []
+    assert engine.outbox.get(row).state == "pending"  # the process delivering it has its own config
 
 
 async def test_a_delivery_stopped_at_exit_stays_pending_with_its_lease_given_back(live_engine):

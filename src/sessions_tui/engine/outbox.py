@@ -144,22 +144,36 @@ class Outbox:
     def resume(self) -> list[int]:
         """Take up the deliveries left `pending` by processes that stopped or died (their lease
         given back, expired, or its process gone); returns their ids. Claimed in one write
-        transaction, so of processes opening the state directory at once, one takes each row."""
+        transaction, so of processes opening the state directory at once, one takes each row.
+        One whose channel has no `webhookUrl` any more can never be delivered: it is `failed`,
+        with the reason, and never retried."""
         now = _wall_ms()
         claimed: list[tuple[int, str, str | None]] = []
+        orphaned: list[tuple[int, str | None, str]] = []
         with self.engine.store.write() as conn:
             rows = conn.execute(
-                "SELECT id, channel, lease_owner, lease_until FROM outbox WHERE state = 'pending' ORDER BY id"
+                "SELECT id, session_key, channel, lease_owner, lease_until FROM outbox WHERE state = 'pending' "
+                "ORDER BY id"
             ).fetchall()
             for row in rows:
+                if lease_is_live(row["lease_owner"], row["lease_until"], now):
+                    continue
                 webhook = self.webhook_for(row["channel"])
-                if webhook is None or lease_is_live(row["lease_owner"], row["lease_until"], now):
+                if webhook is None:
+                    error = f"no webhookUrl configured for channel {row['channel'] or '(none)'}"
+                    conn.execute(
+                        "UPDATE outbox SET state = 'failed', last_error = ?, lease_owner = NULL, lease_until = NULL "
+                        "WHERE id = ?", (error, row["id"]))
+                    orphaned.append((row["id"], row["session_key"], error))
                     continue
                 conn.execute(
                     "UPDATE outbox SET lease_owner = ?, lease_until = ? WHERE id = ?",
                     (self.owner, now + int(LEASE_S * 1000), row["id"]),
                 )
                 claimed.append((row["id"], webhook, row["channel"]))
+        for delivery_id, session_key, error in orphaned:
+            self.engine.events.publish(DeliveryChanged(ts=self.engine.now(), outbox_id=delivery_id, state="failed",
+                                                       session_key=session_key, error=error))
         for delivery_id, webhook, channel in claimed:
             self._start(delivery_id, webhook, channel)
         return [delivery_id for delivery_id, _, _ in claimed]
