@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 
 from conftest import run_tool
 from openclaw_fake import FIXTURE, FakeGateway, copy_fixture
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.agent_db import AgentDb
+from sessions_tui.engine.openclaw.follow import Follower
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.openclaw.layout import NoOpenClawState
 from sessions_tui.engine.openclaw.mirror import ImportReport
@@ -343,6 +345,74 @@ def test_an_unreadable_event_is_reported_and_the_rest_comes_in(make_engine, tmp_
     report = do_import(engine, tmp_path / "live")
     assert any(f"{GROUP}: seq 7: invalid JSON" in p for p in report.problems)
     assert json.loads(engine.store.transcript_lines(GROUP)[-1])["message"]["content"] == "after the bad line"
+
+
+def insert_raw_line(gateway: FakeGateway, key: str, line: bytes, *, compress: bool) -> None:
+    """A transcript line of raw bytes, as a writer that bound bytes to a TEXT column leaves it."""
+    sid = gateway.session_id(key)
+    seq = gateway.last_seq(sid) + 1
+    if compress:
+        navigation = json.dumps({"version": 1, "report": {"kind": "canonical"}, "navigation": {}, "reset": {},
+                                 "model": {}, "modelBytes": len(line), "modelWithoutCheckpointBytes": len(line),
+                                 "withoutCustomDataBytes": len(line)})
+        gateway.conn.execute(
+            "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, "
+            "navigation_json) VALUES (?, ?, NULL, 0, ?, ?, ?)",
+            (sid, seq, zstandard.ZstdCompressor().compress(line), len(line), navigation))
+    else:
+        gateway.conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) "
+                             "VALUES (?, ?, CAST(? AS TEXT), 0)", (sid, seq, line))
+
+
+def user_line(n: int, content: bytes) -> bytes:
+    return (b'{"type":"message","id":"raw%d","parentId":null,"timestamp":"2026-04-13T12:00:00.000Z",'
+            b'"message":{"role":"user","content":"' % n + content + b'"}}')
+
+
+def add_invalid_utf8_lines(gateway: FakeGateway) -> None:
+    insert_raw_line(gateway, GROUP, user_line(1, b"bad \xff\xfe bytes"), compress=False)
+    insert_raw_line(gateway, GROUP, user_line(2, b"zstd \xc3 cut"), compress=True)
+    insert_raw_line(gateway, GROUP, user_line(3, b"fine"), compress=False)
+
+
+INVALID_UTF8_READ = ["bad \ufffd\ufffd bytes", "zstd \ufffd cut", "fine"]
+
+
+def group_texts(engine: Engine) -> list[str]:
+    return [m["content"] for m in run_tool(engine, "sessions_history", {"sessionKey": GROUP})["messages"]]
+
+
+def test_an_event_with_invalid_utf8_is_imported_with_u_fffd_like_a_legacy_line(make_engine, tmp_path):
+    gateway = FakeGateway(tmp_path / "live")
+    try:
+        add_invalid_utf8_lines(gateway)
+    finally:
+        gateway.close()
+    engine = make_engine()
+    report = do_import(engine, tmp_path / "live")
+    assert report.problems == [] and report.sessions_imported == 10  # the rest of the store came in too
+    assert group_texts(engine)[-3:] == INVALID_UTF8_READ
+    assert [json.loads(t)["message"]["content"] for t in engine.store.transcript_lines(GROUP)[-3:]] == (
+        INVALID_UTF8_READ)
+
+
+def test_an_event_with_invalid_utf8_is_followed_with_u_fffd(make_engine, tmp_path):
+    gateway = FakeGateway(tmp_path / "live")
+    engine = make_engine()
+    follower = Follower(engine.store, engine.canonical, tmp_path / "live")
+    try:
+        assert follower.tick().failures == []
+        add_invalid_utf8_lines(gateway)
+        tick = follower.tick()
+        assert tick.failures == [] and tick.report.problems == [] and tick.report.changed == {GROUP: 3}
+        assert group_texts(engine)[-3:] == INVALID_UTF8_READ
+        gateway.append(GROUP, {"role": "user", "content": "and on"}, line={
+            "type": "message", "id": "next", "parentId": "raw3", "timestamp": "2026-04-13T12:00:01.000Z",
+            "message": {"role": "user", "content": "and on"}})
+        assert follower.tick().report.changed == {GROUP: 1}  # following goes on past it
+    finally:
+        follower.close()
+        gateway.close()
 
 
 # --------------------------------------------------------------------------------------------

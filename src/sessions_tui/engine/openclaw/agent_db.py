@@ -28,6 +28,10 @@ STORE_FILE = "openclaw-agent.sqlite"
 MAX_EVENT_BYTES = 4 * 1024 * 1024
 
 
+def _utf8_replacing(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
 class AgentDbError(Exception):
     """The store cannot be read: missing, not an OpenClaw store, or corrupt."""
 
@@ -101,6 +105,9 @@ class AgentDb:
                 check_same_thread=False,
                 timeout=5.0,
             )
+            # Text that is not UTF-8 (a TEXT column holds whatever bytes were bound) is read with
+            # U+FFFD, as the legacy reader reads such a line: the row, and the rest, still count.
+            self._conn.text_factory = _utf8_replacing
             self._conn.execute("PRAGMA query_only=ON")
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.Error as exc:
@@ -223,7 +230,7 @@ class AgentDb:
         limit = size if isinstance(size, int) and 0 < size <= MAX_EVENT_BYTES else MAX_EVENT_BYTES
         try:
             data = self._zstd().decompress(blob, max_output_size=limit)
-            return EventRow(rowid, session_id, seq, data.decode("utf-8"))
+            return EventRow(rowid, session_id, seq, data.decode("utf-8", errors="replace"))
         except Exception as exc:  # noqa: BLE001 - zstd raises its own error type; any is a bad row
             return EventRow(rowid, session_id, seq, None, f"cannot decompress event_zstd ({exc})")
 
