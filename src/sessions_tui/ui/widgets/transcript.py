@@ -16,6 +16,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from sessions_tui.tools.base import ToolCall, ToolInputError
@@ -25,6 +26,9 @@ from sessions_tui.ui.text import ROLE_STYLES, clock_time, literal, one_line, spa
 
 HISTORY_LIMIT = 200
 TOOL_TEXT_LINES = 12
+FIRST_BATCH = 30
+"""Messages mounted at once when a session opens; the older ones of the page follow after the
+first paint, above them, so the newest message shows without waiting for the whole page."""
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -100,6 +104,37 @@ class MessageView(Vertical):
                              + span(")", style="bold #e5c07b"), classes="tool-call")
 
 
+class MessageScroll(VerticalScroll):
+    """The messages, anchored to the end: new ones keep the end in view until the reader scrolls
+    up, and scrolling back to the end follows again. `home`/`end` jump (no animation)."""
+
+    def action_scroll_home(self) -> None:
+        self.release_anchor()
+        self.scroll_home(animate=False, immediate=True)
+
+    def action_scroll_end(self) -> None:
+        self.scroll_end(animate=False, immediate=True)
+
+    def keep_in_place(self, anchor: Widget | None) -> None:
+        """After messages were put above `anchor`, scroll so it stays on the same screen row."""
+        if anchor is None or not self.is_anchored or not self._anchor_released:
+            return
+        before = anchor.virtual_region.y - self.scroll_y
+
+        def restore() -> None:
+            self.scroll_to(y=anchor.virtual_region.y - before, animate=False, immediate=True, release_anchor=False)
+
+        self.call_after_refresh(restore)
+
+    def first_visible(self) -> Widget | None:
+        """The message at the top of the view (what the reader is looking at)."""
+        top = self.scroll_y
+        for child in self.children:
+            if child.virtual_region.bottom > top:
+                return child
+        return None
+
+
 class TranscriptPane(ReportsWorkerErrors, Vertical):
     """Shows one session; `open`, `reload` and `refresh_tail` fetch through `sessions_history`."""
 
@@ -119,16 +154,19 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.last_seq = 0
         self.call_factory: Any = None  # () -> ToolCall, set by the screen
         self.display_key: Any = lambda k: k
-        self._streaming = Text()
-        self._last_end = 0
+        self._thinking = ""
+        self._reply = ""
         self.next_offset: int | None = None  # where older history starts (None: all shown)
 
     def compose(self) -> ComposeResult:
         yield Static(span("No session selected. Pick one in the table and press enter.", style="dim"),
                      id="transcript-title")
         yield Static("", id="transcript-badges")
-        yield VerticalScroll(id="messages")
+        yield MessageScroll(id="messages")
         yield Static("", id="streaming")
+
+    def on_mount(self) -> None:
+        self.query_one(MessageScroll).anchor()
 
     def open(self, key: str | None, shown_key: str = "") -> None:
         self.key = key
@@ -138,8 +176,10 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.reload()
 
     def _clear_stream(self) -> None:
-        self._streaming = Text()
-        self.query_one("#streaming", Static).update("")
+        self._thinking = self._reply = ""
+        streaming = self.query_one("#streaming", Static)
+        streaming.update("")
+        streaming.display = False
 
     def reload(self) -> None:
         if self.key is not None:
@@ -177,12 +217,12 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         if event.key != self.key:
             return
         result = event.result
-        scroll = self.query_one("#messages", VerticalScroll)
+        scroll = self.query_one(MessageScroll)
         title = self.query_one("#transcript-title", Static)
         badges = self.query_one("#transcript-badges", Static)
         if "status" in result and "messages" not in result:
-            title.update(Text.assemble((self.shown_key, "bold"), "  ") + literal(f"{result['status']}: {result['error']}",
-                                                                                 style="#e06c75"))
+            error = literal(f"{result['status']}: {result['error']}", style="#e06c75")
+            title.update(Text.assemble((self.shown_key, "bold"), "  ") + error)
             badges.update("")
             scroll.remove_children()
             self.last_seq = 0
@@ -191,25 +231,42 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         if event.older:
             self.next_offset = result.get("nextOffset")
             if messages:
-                scroll.mount_all([MessageView(m, self.tools, self.display_key) for m in messages], before=0)
+                top = scroll.first_visible()
+                scroll.mount_all(self._views(messages), before=0)
+                scroll.keep_in_place(top)
             title.update(self._title(result))
             return
         if event.replace:
             self.next_offset = result.get("nextOffset")
         title.update(self._title(result))
         badges.update(self._badges(result))
-        follow = event.replace or self._following(scroll)
         if event.replace:
             scroll.remove_children()
+            scroll.scroll_end(animate=False, immediate=True)  # a new session opens at its end, following
+            first, rest = messages[-FIRST_BATCH:], messages[:-FIRST_BATCH]
+            scroll.mount_all(self._views(first))
+            if rest:
+                self.call_after_refresh(self._mount_above, self.key, rest)
             fresh = messages
         else:
             fresh = [m for m in messages if self._seq(m) > self.last_seq]
+            if fresh:
+                scroll.mount_all(self._views(fresh))
         if fresh:
-            scroll.mount_all([MessageView(m, self.tools, self.display_key) for m in fresh])
             self.last_seq = max(self.last_seq, *(self._seq(m) for m in fresh))
             self._clear_stream()
-        if follow:
-            self._follow_to_end(scroll)
+
+    def _views(self, messages: list[dict[str, Any]]) -> list[MessageView]:
+        return [MessageView(m, self.tools, self.display_key) for m in messages]
+
+    def _mount_above(self, key: str | None, messages: list[dict[str, Any]]) -> None:
+        """The older part of a page, put above what is shown without moving the reader's view."""
+        if key != self.key:
+            return
+        scroll = self.query_one(MessageScroll)
+        top = scroll.first_visible()
+        scroll.mount_all(self._views(messages), before=0)
+        scroll.keep_in_place(top)
 
     @staticmethod
     def _seq(message: dict[str, Any]) -> int:
@@ -219,7 +276,8 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
     def _title(self, result: dict[str, Any]) -> Text:
         text = Text()
         text.append(self.shown_key, style="bold")
-        text.append(f"   {result.get('totalMessages', 0)} messages", style="dim")
+        count = int(result.get("totalMessages") or 0)
+        text.append(f"   {count:,} message{'' if count == 1 else 's'}", style="dim")
         if self.next_offset is not None:
             text.append("   m: older", style="dim")
         return text
@@ -240,21 +298,19 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         return text
 
     def stream(self, kind: str, delta: str) -> None:
-        """Show what the running model is producing, until its message lands."""
-        if not self._streaming.plain:
-            self._streaming = span("assistant  ", style=ROLE_STYLES["assistant"]) + span("(streaming) ", style="dim")
-        self._streaming.append_text(literal(delta, style="italic dim" if kind == "thinking" else ""))
-        self.query_one("#streaming", Static).update(self._streaming)
-        scroll = self.query_one("#messages", VerticalScroll)
-        if self._following(scroll):
-            self._follow_to_end(scroll)
-
-    def _following(self, scroll: VerticalScroll) -> bool:
-        """Whether the reader is still at the end (not scrolled up since the pane last followed)."""
-        return scroll.scroll_y >= self._last_end - 1
-
-    def _follow_to_end(self, scroll: VerticalScroll) -> None:
-        # The end moves once new messages are laid out; remember where it was, so a scroll that
-        # lands later still counts as "at the end" and only the reader scrolling up stops it.
-        self._last_end = scroll.max_scroll_y
-        scroll.scroll_end(animate=False, immediate=False)
+        """Show what the running model is producing, until its message lands: its thinking (dim,
+        under its own label) apart from the reply, as the finished message shows them."""
+        if kind == "thinking":
+            self._thinking += delta
+        else:
+            self._reply += delta
+        text = span("assistant  ", style=ROLE_STYLES["assistant"]) + span("(streaming)", style="dim")
+        if self._thinking:
+            text.append("\n")
+            text.append_text(span("thinking · ", style="dim") + literal(self._thinking, style="italic dim"))
+        if self._reply:
+            text.append("\n")
+            text.append_text(literal(self._reply))
+        streaming = self.query_one("#streaming", Static)
+        streaming.display = True
+        streaming.update(text)
