@@ -65,6 +65,7 @@ class DashboardCommands(Provider):
 
 class SessionsApp(App[None]):
     CSS_PATH = "app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
     COMMANDS = App.COMMANDS | {DashboardCommands}
     BINDINGS = [

@@ -1,10 +1,16 @@
-"""Filters of the session table: free text (`/`), kind toggles, active minutes."""
+"""Filters of the session table: free text (`/`), kind toggles, active minutes.
+
+Two groups, the text and active filters and the kind toggles: side by side on a wide screen, one
+above the other below 140 columns (app.tcss), so every toggle stays on screen from 80 columns.
+"""
 
 from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Select
 
@@ -15,7 +21,16 @@ ACTIVE_CHOICES = [("any time", 0), ("5 min", 5), ("15 min", 15), ("60 min", 60),
 
 
 class KindToggle(Checkbox):
-    """An on/off toggle for one session kind."""
+    """An on/off toggle for one session kind: on is a filled `● kind` chip, off a dim struck `○ kind`.
+
+    The mark says it without colour too; app.tcss styles `-on` (filled, bold) and off (dim, strike).
+    """
+
+    def render(self) -> Content:
+        return Content(("● " if self.value else "○ ") + self.label.plain)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return 2 + self.label.cell_length
 
 
 class FilterBar(Horizontal):
@@ -27,19 +42,21 @@ class FilterBar(Horizontal):
             self.active_minutes = active_minutes
 
     def compose(self) -> ComposeResult:
-        yield Label("Filter", classes="filter-label")
-        yield Field(placeholder="/ to filter by key, label, channel…", id="filter")
-        yield Label("Kinds", classes="filter-label")
-        for kind in SESSION_KINDS:
-            yield KindToggle(kind, value=True, id=f"kind-{kind}", classes="kind-toggle", compact=True)
-        yield Label("Active", classes="filter-label")
-        yield Select(ACTIVE_CHOICES, value=0, allow_blank=False, id="active", compact=True)
+        with Horizontal(id="filter-row"):
+            yield Label("Filter", classes="filter-label")
+            yield Field(placeholder="/ to filter by key, label, channel…", id="filter")
+            yield Label("Active", classes="filter-label")
+            yield Select(ACTIVE_CHOICES, value=0, allow_blank=False, id="active", compact=True)
+        with Horizontal(id="kinds-row"):
+            yield Label("Kinds", classes="filter-label")
+            for kind in SESSION_KINDS:
+                yield KindToggle(kind, value=True, id=f"kind-{kind}", classes="kind-toggle", compact=True)
 
     def state(self) -> tuple[str, list[str] | None, int]:
         search = self.query_one("#filter", Input).value.strip()
         kinds = [k for k in SESSION_KINDS if self.query_one(f"#kind-{k}", KindToggle).value]
         active = self.query_one("#active", Select).value
-        return search, (None if len(kinds) == len(SESSION_KINDS) else kinds), int(active or 0)
+        return search, (None if len(kinds) == len(SESSION_KINDS) else kinds), active if isinstance(active, int) else 0
 
     def _changed(self) -> None:
         self.post_message(self.Changed(*self.state()))

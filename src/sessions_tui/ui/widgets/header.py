@@ -1,4 +1,8 @@
-"""The top line: where the engine is, who the tools run as, how many sessions, live or paused."""
+"""The top line: where the engine is, who the tools run as, how many sessions, live or paused.
+
+It fits its width: the state path (then the followed OpenClaw path) is elided in the middle, then
+shorter words are used; `● live` / `⏸ paused` is always shown. The full paths are the tooltip.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,18 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from sessions_tui.ui.text import visible
+
+MIN_PATH = 12  # a path elided to fewer cells than this says nothing: it is left out instead
+
+
+def elide_middle(text: str, width: int) -> str:
+    """`text` in at most `width` cells, its middle replaced by `…` (both ends stay readable)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
 class StatusHeader(Static):
@@ -19,26 +35,81 @@ class StatusHeader(Static):
     follow_root: reactive[str] = reactive("")
     follow_failure: reactive[str] = reactive("")
 
+    def watch_state_dir(self) -> None:
+        self._set_tooltip()
+
+    def watch_follow_root(self) -> None:
+        self._set_tooltip()
+
+    def _set_tooltip(self) -> None:
+        lines = [f"state {self.state_dir}"] + ([f"OpenClaw {self.follow_root}"] if self.follow_root else [])
+        self.tooltip = "\n".join(lines)
+
     def render(self) -> Text:
-        text = Text()
-        text.append(" sessions-tui ", style="bold reverse")
-        text.append("  state ", style="dim")
-        text.append(visible(self.state_dir))
-        text.append("  as ", style="dim")
-        text.append(visible(self.acting_as), style="bold")
-        if self.sandboxed:
-            text.append(" (sandboxed)", style="bold #e5c07b")
+        width = self.size.width or 10_000
+        text, state_shown = self._line(width, compact=False)
+        if text.cell_len > width or not state_shown:
+            text, _ = self._line(width, compact=True)
+        return text
+
+    def _line(self, width: int, compact: bool) -> tuple[Text, bool]:
+        """The header in `width` cells (fixed parts first, the paths in what is left) and whether the
+        state path is in it. `compact` uses short words and elides a long acting-as key too."""
+        brand = Text(" sessions-tui ", style="bold reverse")
+        counts = Text()
+        if compact:
+            counts.append(f"  {self.total:,}", style="")
+            counts.append(f" ({self.running} ▶)", style="dim")
+        else:
+            counts.append(f"  {self.total:,} sessions", style="")
+            counts.append(f" ({self.running} running)", style="dim")
+        state = Text("  ")
+        state.append("⏸ paused" if self.paused else "● live", style="bold #e5c07b" if self.paused else "bold #9ee493")
+        follow = Text()
+        follow_path = ""
         if self.follow_root:
             if self.follow_failure:
-                text.append("  ✗ OpenClaw follow failed", style="bold #e06c75")
+                follow.append("  ✗ OpenClaw follow failed" if not compact else "  ✗ OpenClaw", style="bold #e06c75")
             else:
-                text.append("  ⇄ OpenClaw ", style="bold #61afef")
-                text.append(visible(self.follow_root))
-        text.append(f"  {self.total:,} sessions", style="")
-        text.append(f" ({self.running} running)", style="dim")
-        text.append("  ")
-        if self.paused:
-            text.append("⏸ paused", style="bold #e5c07b")
-        else:
-            text.append("● live", style="bold #9ee493")
-        return text
+                follow.append("  ⇄ OpenClaw ", style="bold #61afef")
+                follow_path = visible(self.follow_root)
+        sandboxed = (" (sbx)" if compact else " (sandboxed)") if self.sandboxed else ""
+        acting = visible(self.acting_as)
+        fixed = brand.cell_len + len("  as ") + len(sandboxed) + follow.cell_len + counts.cell_len + state.cell_len
+        if compact:
+            acting = elide_middle(acting, max(MIN_PATH, width - fixed))
+        who = Text()
+        who.append("  as ", style="dim")
+        who.append(acting, style="bold")
+        who.append(sandboxed, style="bold #e5c07b")
+        state_label = "  state " if not compact else "  "
+        state_path = visible(self.state_dir)
+        room = width - fixed - len(acting)
+        follow_room, state_room = self._allot(room, len(follow_path), len(state_label), len(state_path))
+        text = brand
+        if state_room > 0:
+            text.append(state_label, style="dim")
+            text.append(elide_middle(state_path, state_room))
+        text.append_text(who)
+        text.append_text(follow)
+        if follow_room:
+            text.append(elide_middle(follow_path, follow_room))
+        text.append_text(counts)
+        if text.cell_len + state.cell_len > width:  # live / paused always shows
+            text.truncate(max(0, width - state.cell_len), overflow="ellipsis")
+        text.append_text(state)
+        return text, state_room > 0 or not state_path
+
+    @staticmethod
+    def _allot(room: int, follow: int, label: int, state: int) -> tuple[int, int]:
+        """Cells for the OpenClaw path and the state path (0: left out) in `room`: the state path is
+        elided first, down to `MIN_PATH`, then the OpenClaw path; then the state path goes, then the other."""
+        state_min, follow_min = min(state, MIN_PATH), min(follow, MIN_PATH)
+        follow_room = max(follow_min, min(follow, room - label - state_min))
+        state_room = min(state, room - follow_room - label)
+        if state_room < state_min:
+            state_room = 0
+            follow_room = min(follow, room)
+        if follow_room < follow_min:
+            follow_room = 0
+        return follow_room, state_room

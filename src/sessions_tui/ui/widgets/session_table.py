@@ -3,20 +3,26 @@
 Each row is composed once into a single line of fixed-width columns, so the table renders one
 cell per row instead of one per column (nine times fewer renders: a filter keystroke repaints in
 a few milliseconds). The column titles live in `TableHeader`, whose titles sort on click.
+
+The columns that fit the table's width are shown; the others drop in `DROP_ORDER` (MODEL first:
+the same for most sessions; CHANNEL next: usually spelled in the key; SEND: a `deny` also shows
+as `⊘` beside the key; then TOKENS, KIND, LABEL, UPDATED). KEY and ST always stay, and KEY takes
+the width left over, up to `KEY_MAX`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.events import Click
+from textual.events import Click, Resize
 from textual.message import Message
 from textual.widgets import DataTable, Static
-from textual.widgets.data_table import RowDoesNotExist
+from textual.widgets.data_table import ColumnKey, RowDoesNotExist
 
 from sessions_tui.ui.text import (
     STATUS_ICONS,
@@ -26,20 +32,54 @@ from sessions_tui.ui.text import (
     span,
 )
 
-# (column key, title, sort key of tools.browse or None, width, right-aligned)
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    sort: str | None  # sort key of tools.browse, or None
+    width: int
+    right: bool = False
+
+
 COLUMNS = [
-    ("key", "KEY", "key", 32, False),
-    ("kind", "KIND", "kind", 5, False),
-    ("channel", "CHANNEL", "channel", 8, False),
-    ("label", "LABEL", "label", 14, False),
-    ("updated", "UPDATED", "updated", 7, False),
-    ("model", "MODEL", "model", 8, False),
-    ("tokens", "TOKENS", "tokens", 6, True),
-    ("status", "ST", "status", 2, False),
-    ("send", "SEND", None, 5, False),
+    Column("key", "KEY", "key", 24),
+    Column("kind", "KIND", "kind", 5),
+    Column("channel", "CHANNEL", "channel", 8),
+    Column("label", "LABEL", "label", 14),
+    Column("updated", "UPDATED", "updated", 7),
+    Column("model", "MODEL", "model", 8),
+    Column("tokens", "TOKENS", "tokens", 6, right=True),
+    Column("status", "ST", "status", 2),
+    Column("send", "SEND", None, 6),  # "allow*" / "deny*": the override mark always shows
 ]
+DROP_ORDER = ["model", "channel", "send", "tokens", "kind", "label", "updated"]
+KEY_MAX = 48
 GAP = "  "
 LINE = "line"
+
+
+def fit_columns(width: int) -> dict[str, int]:
+    """The columns shown in `width` cells (in table order) and each one's width.
+
+    Columns drop in `DROP_ORDER` until the rest fit; KEY then takes what is left, up to `KEY_MAX`.
+    """
+    shown = [c.key for c in COLUMNS]
+
+    def total(keys: list[str]) -> int:
+        return sum(c.width for c in COLUMNS if c.key in keys) + len(GAP) * (len(keys) - 1)
+
+    for column in DROP_ORDER:
+        if total(shown) <= width:
+            break
+        shown.remove(column)
+    widths = {c.key: c.width for c in COLUMNS if c.key in shown}
+    widths["key"] = max(widths["key"], min(KEY_MAX, widths["key"] + width - total(shown)))
+    return widths
+
+
+def line_width(widths: dict[str, int]) -> int:
+    return sum(widths.values()) + len(GAP) * (len(widths) - 1)
 
 
 def cells(row: dict[str, Any], now_ms: int) -> dict[str, Text]:
@@ -70,20 +110,23 @@ def cells(row: dict[str, Any], now_ms: int) -> dict[str, Text]:
     }
 
 
-def compose_line(values: dict[str, Text]) -> Text:
-    """The row as one line of fixed-width columns (cut with … where too long)."""
+def compose_line(values: dict[str, Text], widths: dict[str, int] | None = None) -> Text:
+    """The row as one line of the shown columns, each cut to its width with … where too long."""
+    widths = widths or fit_columns(10_000)
     line = Text(no_wrap=True, end="")
-    for index, (column, _, _, width, right) in enumerate(COLUMNS):
-        cell = values[column].copy()
+    shown = [c for c in COLUMNS if c.key in widths]
+    for index, column in enumerate(shown):
+        width = widths[column.key]
+        cell = values[column.key].copy()
         cell.truncate(width, overflow="ellipsis")
         pad = width - cell.cell_len
-        if right:
+        if column.right:
             line.append(" " * pad)
             line.append_text(cell)
         else:
             line.append_text(cell)
             line.append(" " * pad)
-        if index < len(COLUMNS) - 1:
+        if index < len(shown) - 1:
             line.append(GAP)
     return line
 
@@ -92,26 +135,36 @@ class TableHeader(Horizontal):
     """Column titles; clicking one asks to sort by it (again: the other way round)."""
 
     def compose(self) -> ComposeResult:
-        for column, title, sort, width, _ in COLUMNS:
-            title_widget = Static(title, classes="column-title" + (" sortable" if sort else ""), id=f"col-{column}")
-            title_widget.styles.width = width + len(GAP)
+        widths = fit_columns(10_000)
+        for column in COLUMNS:
+            classes = "column-title" + (" sortable" if column.sort else "")
+            title_widget = Static(column.title, classes=classes, id=f"col-{column.key}")
+            title_widget.styles.width = widths[column.key] + len(GAP)
             yield title_widget
 
     def on_click(self, event: Click) -> None:
         widget_id = event.widget.id if event.widget is not None else None
         column = widget_id[4:] if widget_id and widget_id.startswith("col-") else None
-        sort = next((c[2] for c in COLUMNS if c[0] == column), None)
+        sort = next((c.sort for c in COLUMNS if c.key == column), None)
         if sort:
             event.stop()
             self.post_message(SessionTable.SortRequested(sort))
 
     def show_sort(self, order_by: str, descending: bool) -> None:
-        for column, title, sort, _, _ in COLUMNS:
-            mark = ("▼" if descending else "▲") if sort == order_by else ""
-            self.query_one(f"#col-{column}", Static).update(title + mark)
+        for column in COLUMNS:
+            mark = ("▼" if descending else "▲") if column.sort == order_by else ""
+            self.query_one(f"#col-{column.key}", Static).update(column.title + mark)
+
+    def show_columns(self, widths: dict[str, int]) -> None:
+        """Show the titles of the columns the table shows, at their widths."""
+        for column in COLUMNS:
+            title = self.query_one(f"#col-{column.key}", Static)
+            title.display = column.key in widths
+            if column.key in widths:
+                title.styles.width = widths[column.key] + len(GAP)
 
 
-class SessionTable(DataTable):
+class SessionTable(DataTable[Text]):
     """Rows are keyed by canonical session key; `apply` changes only the rows that differ."""
 
     class SortRequested(Message):
@@ -124,10 +177,23 @@ class SessionTable(DataTable):
         self.rows_by_key: dict[str, dict[str, Any]] = {}
         self.cells_by_key: dict[str, dict[str, Text]] = {}
         self.now_ms = 0
+        self.widths = fit_columns(10_000)  # the columns shown and their widths
 
     def on_mount(self) -> None:
-        width = sum(c[3] for c in COLUMNS) + len(GAP) * (len(COLUMNS) - 1)
-        self.add_column("", key=LINE, width=width)
+        self.add_column("", key=LINE, width=line_width(self.widths))
+
+    def on_resize(self, _: Resize) -> None:
+        """Show the columns that fit the new width (the rows are recomposed, none rebuilt)."""
+        widths = fit_columns(self.scrollable_content_region.width)
+        if widths == self.widths:
+            return
+        self.widths = widths
+        self.columns[ColumnKey(LINE)].width = line_width(widths)
+        for key, values in self.cells_by_key.items():
+            self.update_cell(key, LINE, compose_line(values, widths), update_width=True)
+        self.refresh(layout=True)
+        for header in self.screen.query(TableHeader):
+            header.show_columns(widths)
 
     def cell(self, key: str, column: str) -> Text:
         """What a column of a row shows (for tests and views)."""
@@ -135,7 +201,7 @@ class SessionTable(DataTable):
 
     def _add(self, row: dict[str, Any]) -> None:
         values = cells(row, self.now_ms)
-        self.add_row(compose_line(values), key=row["_key"])
+        self.add_row(compose_line(values, self.widths), key=row["_key"])
         self.rows_by_key[row["_key"]] = row
         self.cells_by_key[row["_key"]] = values
 
@@ -169,7 +235,7 @@ class SessionTable(DataTable):
                 continue
             values = cells(row, now_ms)
             if any(values[c] != self.cells_by_key[key][c] for c in values):
-                self.update_cell(key, LINE, compose_line(values))
+                self.update_cell(key, LINE, compose_line(values, self.widths))
                 self.cells_by_key[key] = values
             self.rows_by_key[key] = row
         if order is not None:
@@ -183,7 +249,7 @@ class SessionTable(DataTable):
         """
         current = self.current_key()
         rank = {k: i for i, k in enumerate(order)}
-        ordered = sorted(self._data, key=lambda row_key: rank.get(row_key.value, len(rank)))
+        ordered = sorted(self._data, key=lambda row_key: rank.get(row_key.value or "", len(rank)))
         self._row_locations = TwoWayDict({row_key: i for i, row_key in enumerate(ordered)})
         self._update_count += 1
         self.refresh()
