@@ -1,4 +1,9 @@
-"""The spawn panel: a form for `sessions_spawn`, the children with live status, their announcements."""
+"""The spawn panel: a form for `sessions_spawn`, the children with live status, their announcements.
+
+The form's fields stand one per row in a side panel, two or three to a row when the panel spans
+a narrow screen (app.tcss). While shown, the panel marks its screen `-spawn-open`, so the narrow
+layout gives it the whole body.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,16 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Hide, Show
 from textual.message import Message
-from textual.widgets import Button, DataTable, Input, Label, Select, Static
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Select, Static
 
 from sessions_tui.engine.keys import agent_id_of
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import invoke
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import (
-    STATUS_ICONS,
     clock_time,
     elapsed,
     literal,
@@ -25,10 +31,14 @@ from sessions_tui.ui.text import (
     span,
 )
 from sessions_tui.ui.widgets.field import Field
+from sessions_tui.ui.widgets.spawn_runs import RunsTable, status_cell
 
-RUN_COLUMNS = [("label", "LABEL", 12), ("agent", "AGENT", 7), ("status", "STATUS", 10), ("elapsed", "ELAPSED", 7),
-               ("tokens", "TOKENS", 6)]
-STATUS_WORDS = {"running": "running", "done": "done", "failed": "failed", "timeout": "timed out"}
+FORM_TEXT_FIELDS = ("#spawn-task", "#spawn-label", "#spawn-model", "#spawn-timeout")
+
+
+def form_field(label: str, widget: Widget, field_id: str) -> Horizontal:
+    """A label and its input on one line (a row of the form holds one or more)."""
+    return Horizontal(Label(label, classes="form-label"), widget, classes="form-field", id=field_id)
 
 
 class SpawnPanel(ReportsWorkerErrors, Vertical):
@@ -38,9 +48,19 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
             self.result = result
 
     class Spawned(Message):
-        def __init__(self, result: dict[str, Any]) -> None:
+        def __init__(self, result: dict[str, Any], requester: str, task: str, label: str) -> None:
             super().__init__()
             self.result = result
+            self.requester = requester
+            self.task = task
+            self.label = label
+
+    class ChildChosen(Message):
+        """A child in the runs list was chosen (enter or click): the screen opens its transcript."""
+
+        def __init__(self, session_key: str) -> None:
+            super().__init__()
+            self.session_key = session_key
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -48,42 +68,49 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         self.call_factory: Any = None
         self.requester: str = ""
         self._announced: set[str] = set()
+        self._child_of_run: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="spawn-form"):
             yield Static(span("Spawn a sub-agent", style="bold"), classes="panel-title")
             with Horizontal(classes="form-row"):
-                yield Label("Task", classes="form-label")
-                yield Field(placeholder="what the sub-agent should do", id="spawn-task")
+                yield form_field("Task", Field(placeholder="what the sub-agent should do", id="spawn-task"),
+                                 "spawn-task-field")
             with Horizontal(classes="form-row"):
-                yield Label("Label", classes="form-label")
-                yield Field(placeholder="optional", id="spawn-label")
-                yield Label("Agent", classes="form-label")
-                yield Select([("main", "main")], value="main", allow_blank=False, id="spawn-agent", compact=True)
+                yield form_field("Label", Field(placeholder="optional", id="spawn-label"), "spawn-label-field")
+                yield form_field("Agent", Select([("main", "main")], value="main", allow_blank=False,
+                                                 id="spawn-agent", compact=True), "spawn-agent-field")
             with Horizontal(classes="form-row"):
-                yield Label("Model", classes="form-label")
-                yield Field(placeholder="default", id="spawn-model")
-                yield Label("Timeout", classes="form-label")
-                yield Field("0", id="spawn-timeout", type="integer", max_length=5)
-                yield Label("Cleanup", classes="form-label")
-                yield Select([("keep", "keep"), ("delete", "delete")], value="keep", allow_blank=False,
-                             id="spawn-cleanup", compact=True)
-            with Horizontal(classes="form-row form-actions"):
-                yield Static("", id="spawn-outcome")
+                yield form_field("Model", Field(placeholder="default", id="spawn-model"), "spawn-model-field")
+                yield form_field("Timeout", Field("0", id="spawn-timeout", type="integer", max_length=5),
+                                 "spawn-timeout-field")
+                yield form_field("Cleanup", Select([("keep", "keep"), ("delete", "delete")], value="keep",
+                                                   allow_blank=False, id="spawn-cleanup", compact=True),
+                                 "spawn-cleanup-field")
+            with Horizontal(classes="form-actions"):
                 yield Button("Spawn", id="spawn-button", variant="primary", compact=True)
-        yield Static(span("Runs", style="bold"), classes="panel-title")
-        yield DataTable(id="spawn-runs", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="spawn-outcome")
+        yield Static(span("Runs", style="bold") + span("  enter: transcript", style="dim"), classes="panel-title")
+        yield RunsTable(id="spawn-runs")
         yield Static(span("Announcements", style="bold"), classes="panel-title")
         yield VerticalScroll(id="announcements")
 
     def on_mount(self) -> None:
-        table = self.query_one("#spawn-runs", DataTable)
-        for key, title, width in RUN_COLUMNS:
-            table.add_column(title, key=key, width=width)
         self.set_interval(1.0, self.refresh_runs)
 
+    def on_show(self, _: Show) -> None:
+        self.screen.add_class("-spawn-open")
+
+    def on_hide(self, _: Hide) -> None:
+        self.screen.remove_class("-spawn-open")
+
     def configure(self, engine: Any, call_factory: Any, requester: str) -> None:
+        """A new requester (acting as someone else): their agents, children and announcements, and
+        nothing left of the last requester's spawn."""
         self.engine, self.call_factory, self.requester = engine, call_factory, requester
+        self.query_one("#spawn-outcome", Static).update("")
+        self.query_one("#spawn-runs", RunsTable).show({})
+        self._child_of_run = {}
         self._load_agents()
         self.refresh_runs()
         self._load_announcements()
@@ -127,37 +154,36 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         """
         if self.engine is None or not self.requester or not self.display:
             return
-        table = self.query_one("#spawn-runs", DataTable)
         now = self.engine.now()
-        wanted: dict[str, dict[str, Any]] = {}
+        wanted: dict[str, dict[str, Text]] = {}
+        self._child_of_run = {}
         for child in self.engine.subagents.children(self.requester):
             end = child.ended_at or now
+            self._child_of_run[child.run_id] = child.child_key
             wanted[child.run_id] = {
-                "label": literal(child.label or one_line(child.task, 12)),
-                "agent": agent_id_of(child.child_key),
-                "status": span(f"{STATUS_ICONS.get(child.status, '·')} {STATUS_WORDS.get(child.status, child.status)}",
-                               style="bold" if child.status == "running" else ""),
-                "elapsed": elapsed(max(0, end - child.started_at)),
-                "tokens": short_number(child.total_tokens),
+                "label": literal(one_line(child.label or child.task, 60)),
+                "agent": Text(agent_id_of(child.child_key)),
+                "status": status_cell(child.status),
+                "elapsed": Text(elapsed(max(0, end - child.started_at))),
+                "tokens": Text(short_number(child.total_tokens)),
             }
-        present = {row_key.value for row_key in table.rows}
-        for run_id in present - set(wanted):
-            table.remove_row(run_id)
-        for run_id, values in wanted.items():
-            if run_id not in present:
-                table.add_row(*(values[c[0]] for c in RUN_COLUMNS), key=run_id)
-                continue
-            for column, value in values.items():
-                if str(table.get_cell(run_id, column)) != str(value):
-                    table.update_cell(run_id, column, value)
+        self.query_one("#spawn-runs", RunsTable).show(wanted)
 
-    @on(Input.Submitted, "#spawn-task")
+    @on(RunsTable.Chosen)
+    def _chosen(self, event: RunsTable.Chosen) -> None:
+        event.stop()
+        key = self._child_of_run.get(event.run_id)
+        if key:
+            self.post_message(self.ChildChosen(key))
+
+    @on(Input.Submitted, ", ".join(FORM_TEXT_FIELDS))
     @on(Button.Pressed, "#spawn-button")
     def _submit(self, event: Any) -> None:
         event.stop()
-        self.spawn()
+        self.submit()
 
-    def spawn(self) -> None:
+    def submit(self) -> None:
+        """Spawn with what the form says (the Spawn button, enter in a field, ctrl+s in the form)."""
         task = self.query_one("#spawn-task", Input).value.strip()
         if not task:
             self.app.notify("A sub-agent needs a task.", severity="warning")
@@ -176,24 +202,31 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         if timeout.isdigit() and int(timeout) > 0:
             params["runTimeoutSeconds"] = int(timeout)
         params["cleanup"] = self.query_one("#spawn-cleanup", Select).value
-        self.query_one("#spawn-task", Input).value = ""
-        self.query_one("#spawn-label", Input).value = ""
-        self._spawn(params)
+        self.query_one("#spawn-outcome", Static).update(span("spawning…", style="dim"))
+        self._spawn(params, self.requester)
 
     @work(exclusive=False, group="spawn", exit_on_error=False)
-    async def _spawn(self, params: dict[str, Any]) -> None:
+    async def _spawn(self, params: dict[str, Any], requester: str) -> None:
         try:
             result = await invoke(self.call_factory(), "sessions_spawn", params)
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
-        self.post_message(self.Spawned(result))
+        self.post_message(self.Spawned(result, requester, params["task"], params.get("label", "")))
 
     def on_spawn_panel_spawned(self, event: Spawned) -> None:
+        """The outcome; an accepted spawn empties the task and label (unless already edited again),
+        a refused one keeps them to be corrected. A result for an earlier requester is dropped."""
         event.stop()
+        if event.requester != self.requester:
+            return
         result = event.result
         outcome = self.query_one("#spawn-outcome", Static)
         if result.get("status") == "accepted":
             outcome.update(span("accepted · ", style="bold #9ee493") + literal(result["childSessionKey"]))
+            for field_id, sent in (("#spawn-task", event.task), ("#spawn-label", event.label)):
+                box = self.query_one(field_id, Input)
+                if box.value.strip() == sent:
+                    box.value = ""
         else:
             outcome.update(span(f"{result.get('status')} · ", style="bold #e06c75") + literal(result.get("error", "")))
         self.refresh_runs()

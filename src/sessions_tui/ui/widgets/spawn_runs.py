@@ -1,0 +1,125 @@
+"""The spawn panel's runs list: the requester's children, a row each, with the columns that fit.
+
+A status is never cut: its column is as wide as the longest status it shows (`⏱ timed out`), and
+columns drop by `RUN_DROP` (AGENT, then TOKENS, then ELAPSED) when the panel is narrow. A row
+opens on enter or a single click (`RunsTable.Chosen`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.events import Click, Resize
+from textual.message import Message
+from textual.widgets import DataTable
+
+from sessions_tui.ui.text import STATUS_ICONS, span
+
+STATUS_WORDS = {"running": "running", "done": "done", "failed": "failed", "killed": "killed", "timeout": "timed out"}
+STATUS_WIDTH = max(len(f"{STATUS_ICONS.get(s, '·')} {w}") for s, w in STATUS_WORDS.items())
+
+
+def status_cell(status: str) -> Text:
+    """`▶ running`, `⏱ timed out`…; a status word too long for the column shows as its icon alone."""
+    icon = STATUS_ICONS.get(status, "·")
+    word = STATUS_WORDS.get(status, status)
+    shown = f"{icon} {word}" if len(word) + 2 <= STATUS_WIDTH else icon
+    return span(shown, style="bold" if status == "running" else "")
+
+
+@dataclass(frozen=True)
+class RunColumn:
+    key: str
+    title: str
+    width: int
+
+
+RUN_COLUMNS = [RunColumn("label", "LABEL", 10), RunColumn("agent", "AGENT", 7),
+               RunColumn("status", "STATUS", STATUS_WIDTH), RunColumn("elapsed", "ELAPSED", 7),
+               RunColumn("tokens", "TOKENS", 6)]
+RUN_DROP = ["agent", "tokens", "elapsed"]
+LABEL_MAX = 24
+PADDING = 1  # DataTable's cell padding, each side
+
+
+def fit_run_columns(width: int) -> dict[str, int]:
+    """The runs columns shown in `width` cells and their widths; LABEL takes what is left, up to LABEL_MAX."""
+    shown = [c.key for c in RUN_COLUMNS]
+
+    def total(keys: list[str]) -> int:
+        return sum(c.width + 2 * PADDING for c in RUN_COLUMNS if c.key in keys)
+
+    for key in RUN_DROP:
+        if total(shown) <= width:
+            break
+        shown.remove(key)
+    widths = {c.key: c.width for c in RUN_COLUMNS if c.key in shown}
+    widths["label"] = max(widths["label"], min(LABEL_MAX, widths["label"] + width - total(shown)))
+    return widths
+
+
+class RunsTable(DataTable[Text]):
+    """Rows keyed by run id; `show` applies row diffs. Each row knows its child's session key."""
+
+    class Chosen(Message):
+        def __init__(self, run_id: str) -> None:
+            super().__init__()
+            self.run_id = run_id
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=PADDING, **kwargs)
+        self.values: dict[str, dict[str, Text]] = {}
+        self.widths: dict[str, int] = {}
+
+    def on_resize(self, _: Resize) -> None:
+        widths = fit_run_columns(self.scrollable_content_region.width)
+        if widths != self.widths:
+            self.widths = widths
+            self.clear(columns=True)
+            for column in RUN_COLUMNS:
+                if column.key in widths:
+                    self.add_column(column.title, key=column.key, width=widths[column.key])
+            for run_id, values in self.values.items():
+                self.add_row(*self._cells(values), key=run_id)
+
+    def _cells(self, values: dict[str, Text]) -> list[Text]:
+        out = []
+        for column in RUN_COLUMNS:
+            if column.key in self.widths:
+                cell = values[column.key].copy()
+                cell.truncate(self.widths[column.key], overflow="ellipsis")
+                out.append(cell)
+        return out
+
+    def show(self, wanted: dict[str, dict[str, Text]]) -> None:
+        """The rows to show (run id → column → text): rows that left go, new ones come, changed ones change."""
+        for run_id in set(self.values) - set(wanted):
+            del self.values[run_id]
+            if self.widths:
+                self.remove_row(run_id)
+        for run_id, values in wanted.items():
+            before = self.values.get(run_id)
+            self.values[run_id] = values
+            if not self.widths:
+                continue  # not laid out yet: on_resize adds the rows
+            if before is None:
+                self.add_row(*self._cells(values), key=run_id)
+            elif before != values:
+                shown = [c.key for c in RUN_COLUMNS if c.key in self.widths]
+                for column, cell in zip(shown, self._cells(values), strict=True):
+                    self.update_cell(run_id, column, cell)
+
+    def on_click(self, event: Click) -> None:
+        """A click on a row chooses it at once (DataTable alone would only move the cursor there)."""
+        row = event.style.meta.get("row")
+        if isinstance(row, int) and 0 <= row < self.row_count and row != self.cursor_row:
+            event.prevent_default()
+            self.move_cursor(row=row)
+            self.action_select_cursor()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.Chosen(event.row_key.value))
