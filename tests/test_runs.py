@@ -109,6 +109,21 @@ async def test_usage_is_recorded_on_the_session_and_updated_at_moves(live_engine
     assert entry["status"] == "done"
 
 
+async def test_a_run_adds_to_a_total_that_has_no_parts_and_never_lowers_it(live_engine):
+    """A seeded or imported entry may hold only `totalTokens` (or a total above in+out): a run adds
+    its usage to it instead of recomputing the total from the parts (5.1k became 822 before)."""
+    engine = live_engine()
+    add_session(engine, "main", totalTokens=5100)
+    add_session(engine, "agent:main:discord:group:1", inputTokens=10, outputTokens=5, totalTokens=900)
+    for key in (KEY, "agent:main:discord:group:1"):
+        await engine.runs.wait(engine.runs.start(RunRequest(session_key=key, message="hello")), 5000)
+    main = engine.store.get(KEY).entry
+    assert main["totalTokens"] > 5100
+    assert main["totalTokens"] == 5100 + main["inputTokens"] + main["outputTokens"]
+    group = engine.store.get("agent:main:discord:group:1").entry
+    assert group["totalTokens"] - 900 == group["inputTokens"] + group["outputTokens"] - 15 > 0
+
+
 async def test_a_run_of_another_process_can_be_waited_on(live_engine):
     engine = live_engine()
     add_session(engine, "main")

@@ -128,14 +128,21 @@ def _append(engine: "Engine", key: str, message: dict[str, Any]) -> None:
                                           seq=appended.msg_seq))
 
 
+def _count(entry: dict[str, Any], field: str) -> int:
+    value = entry.get(field)
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+
 def _record_usage(engine: "Engine", key: str, usage: Usage, model_ref: str, provider: str) -> None:
+    """Add a turn's usage to the session's counts. Each count grows by the turn's own share and is
+    never recomputed from the others: an entry imported or seeded with only a `totalTokens` (or a
+    total above in+out, OpenClaw's prompt/cache part) keeps it and grows from there."""
     entry = engine.store.get(key).entry  # type: ignore[union-attr]
-    tokens_in = int(entry.get("inputTokens") or 0) + usage.input
-    tokens_out = int(entry.get("outputTokens") or 0) + usage.output
+    turn_total = usage.total if usage.total is not None else usage.input + usage.output
     changes: dict[str, Any] = {
-        "inputTokens": tokens_in,
-        "outputTokens": tokens_out,
-        "totalTokens": tokens_in + tokens_out,
+        "inputTokens": _count(entry, "inputTokens") + usage.input,
+        "outputTokens": _count(entry, "outputTokens") + usage.output,
+        "totalTokens": _count(entry, "totalTokens") + turn_total,
         "model": model_ref.partition("/")[2] if "/" in model_ref else model_ref,
         "modelProvider": provider,
     }
