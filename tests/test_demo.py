@@ -1,7 +1,8 @@
 """The demo state (SPEC §4): every kind of session, and a second seeding changes nothing."""
 
-from conftest import run_tool
-from sessions_tui.engine.demo import seed_demo
+from conftest import call_tool, run_tool
+from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
+from sessions_tui.engine.runs import RunRequest
 
 
 def test_demo_has_every_kind_and_what_the_screens_need(engine, tmp_path):
@@ -37,3 +38,28 @@ def test_demo_is_deterministic_for_a_frozen_clock(make_engine, tmp_path):
             for row in run_tool(b, "sessions_list", {"messageLimit": 3})["sessions"]
         ],
     }
+
+
+def demo_engine(live_engine):
+    """The demo seeded on an engine under the demo config, runs on the instant demo model."""
+    import json5
+
+    engine = live_engine(json5.loads(DEMO_CONFIG))
+    assert seed_demo(engine, None) is True
+    return engine
+
+
+async def test_token_counts_add_up_and_a_run_only_adds_to_them(live_engine):
+    engine = demo_engine(live_engine)
+    entries = {row["key"]: engine.store.get(engine.canonical(row["key"])).entry
+               for row in (await call_tool(engine, "sessions_list", {}))["sessions"]}
+    counted = {key: e for key, e in entries.items() if "totalTokens" in e}
+    assert len(counted) >= 5
+    for key, entry in counted.items():
+        assert entry["inputTokens"] + entry["outputTokens"] == entry["totalTokens"], key
+    dev = "agent:main:discord:group:dev"
+    assert engine.store.get(dev).entry["totalTokens"] == 5120
+    await engine.runs.wait(engine.runs.start(RunRequest(session_key=dev, message="status?")), 5000)
+    entry = engine.store.get(dev).entry
+    assert entry["totalTokens"] > 5120
+    assert entry["inputTokens"] + entry["outputTokens"] == entry["totalTokens"]

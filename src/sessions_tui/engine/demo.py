@@ -2,8 +2,9 @@
 
 Agents `main`, `research` and a sandboxed `helper`; main, group, cron, hook, node and
 sub-agent sessions; transcripts with thinking, tool calls and results, an image, secrets for
-the redaction to catch, text that looks like markup, and a send-policy deny rule. Everything is
-derived from the clock, so a frozen clock gives the same demo every time.
+the redaction to catch, text that looks like markup, and a send-policy deny rule. Token counts
+are consistent (input + output = total), as a run adds to them. Everything is derived from the
+clock, so a frozen clock gives the same demo every time.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+def _tokens(total: int, output: int) -> dict[str, int]:
+    """A session's token counts, parts summing to the total (a run adds to each)."""
+    return {"inputTokens": total - output, "outputTokens": output, "totalTokens": total}
+
+
 def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
     """(key, entry, messages) of every demo session, newest activity first.
 
@@ -98,7 +104,7 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
     return [
         (
             "agent:main:main",
-            {"lastChannel": "webchat", "displayName": "Main", "model": "demo", "totalTokens": 2315,
+            {"lastChannel": "webchat", "displayName": "Main", "model": "demo", **_tokens(2315, 412),
              "contextTokens": 128000, "childSessions": [child]},
             [
                 _user("What are the other sessions up to?", now - 5 * m),
@@ -124,7 +130,7 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
         (
             "agent:main:discord:group:dev",
             {"channel": "discord", "chatType": "group", "displayName": "discord:#dev", "label": "dev-chat",
-             "model": "demo", "totalTokens": 5120, "lastTo": "group:dev",
+             "model": "demo", **_tokens(5120, 736), "lastTo": "group:dev",
              "deliveryContext": {"channel": "discord", "to": "group:dev"}},
             [
                 _user("alice: can someone check why the deploy is slow?", now - 3 * m),
@@ -141,7 +147,7 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
         ),
         (
             "agent:main:cron:nightly-report",
-            {"label": "nightly-report", "model": "demo", "totalTokens": 900},
+            {"label": "nightly-report", "model": "demo", **_tokens(900, 214)},
             [
                 _user("[cron] Run the nightly report.", now - 14 * m),
                 _assistant([_text("Nightly report: 3 deploys, 0 incidents, p99 latency 212 ms.")], now - 14 * m + 3000),
@@ -150,7 +156,7 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
         (
             child,
             {"label": "count-words", "spawnedBy": "agent:main:main", "model": "demo", "status": "done",
-             "startedAt": now - 16 * m, "endedAt": now - 15 * m, "runtimeMs": 3000, "totalTokens": 310,
+             "startedAt": now - 16 * m, "endedAt": now - 15 * m, "runtimeMs": 3000, **_tokens(310, 48),
              "spawnDepth": 1, "subagentRole": "leaf"},
             [
                 _user("[Subagent Task]: count the words in the docs folder", now - 16 * m),
@@ -168,7 +174,7 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
         ),
         (
             "agent:research:main",
-            {"lastChannel": "webchat", "displayName": "Research", "model": "demo", "totalTokens": 4000},
+            {"lastChannel": "webchat", "displayName": "Research", "model": "demo", **_tokens(4000, 1180)},
             [
                 _user("Summarise the latest paper on retrieval.", now - 90 * m),
                 _assistant([_text("It proposes late interaction over compressed token embeddings.")],
