@@ -135,12 +135,12 @@ class TableHeader(Horizontal):
     """Column titles; clicking one asks to sort by it (again: the other way round)."""
 
     def compose(self) -> ComposeResult:
-        widths = fit_columns(10_000)
         for column in COLUMNS:
             classes = "column-title" + (" sortable" if column.sort else "")
-            title_widget = Static(column.title, classes=classes, id=f"col-{column.key}")
-            title_widget.styles.width = widths[column.key] + len(GAP)
-            yield title_widget
+            yield Static(column.title, classes=classes, id=f"col-{column.key}")
+
+    def on_mount(self) -> None:
+        self.show_columns(fit_columns(10_000))
 
     def on_click(self, event: Click) -> None:
         widget_id = event.widget.id if event.widget is not None else None
@@ -157,11 +157,12 @@ class TableHeader(Horizontal):
 
     def show_columns(self, widths: dict[str, int]) -> None:
         """Show the titles of the columns the table shows, at their widths."""
+        last = [c.key for c in COLUMNS if c.key in widths][-1]
         for column in COLUMNS:
             title = self.query_one(f"#col-{column.key}", Static)
             title.display = column.key in widths
             if column.key in widths:
-                title.styles.width = widths[column.key] + len(GAP)
+                title.styles.width = widths[column.key] + (len(GAP) if column.key != last else 0)
 
 
 class SessionTable(DataTable[Text]):

@@ -94,20 +94,22 @@ class RunsTable(DataTable[Text]):
         return out
 
     def show(self, wanted: dict[str, dict[str, Text]]) -> None:
-        """The rows to show (run id → column → text): rows that left go, new ones come, changed ones change."""
-        for run_id in set(self.values) - set(wanted):
-            del self.values[run_id]
-            if self.widths:
-                self.remove_row(run_id)
-        for run_id, values in wanted.items():
-            before = self.values.get(run_id)
-            self.values[run_id] = values
-            if not self.widths:
-                continue  # not laid out yet: on_resize adds the rows
-            if before is None:
+        """The rows to show in order (run id → column → text): changed cells change in place; a new
+        or departed run re-lists the rows in `wanted`'s order (newest first), keeping the cursor's run."""
+        before, self.values = self.values, dict(wanted)
+        if not self.widths:
+            return  # not laid out yet: on_resize adds the rows
+        if list(before) != list(wanted):
+            current = self.coordinate_to_cell_key(self.cursor_coordinate).row_key if self.row_count else None
+            self.clear()
+            for run_id, values in wanted.items():
                 self.add_row(*self._cells(values), key=run_id)
-            elif before != values:
-                shown = [c.key for c in RUN_COLUMNS if c.key in self.widths]
+            if current is not None and current.value in wanted:
+                self.move_cursor(row=self.get_row_index(current), animate=False)
+            return
+        shown = [c.key for c in RUN_COLUMNS if c.key in self.widths]
+        for run_id, values in wanted.items():
+            if before[run_id] != values:
                 for column, cell in zip(shown, self._cells(values), strict=True):
                     self.update_cell(run_id, column, cell)
 

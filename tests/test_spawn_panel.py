@@ -1,0 +1,166 @@
+"""The spawn panel: usable from 80x24, submits from every field, keeps a refused task, forgets the
+last requester's spawn, opens a child's transcript from the runs list, never cuts a status."""
+
+import pytest
+from textual.coordinate import Coordinate
+
+from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
+from sessions_tui.ui.widgets.spawn_runs import STATUS_WIDTH, fit_run_columns, status_cell
+from ui_support import demo_app, settle, text_of, until
+
+FIELDS = ["#spawn-task", "#spawn-label", "#spawn-agent", "#spawn-model", "#spawn-timeout", "#spawn-cleanup",
+          "#spawn-button"]
+
+
+def inside(widget, size):
+    region = widget.region
+    return (widget.display and region.width > 0 and region.height > 0 and region.x >= 0 and region.y >= 0
+            and region.right <= size[0] and region.bottom <= size[1])
+
+
+async def spawn_one(pilot, task="count the words in: one two three", label="words"):
+    """Spawn `task` with `label` from the panel (opened if need be), wait for its announcement."""
+    app = pilot.app
+    screen = app.main_screen
+    if not screen.query_one(SpawnPanel).display:
+        await pilot.press("s")
+    outcome = screen.query_one("#spawn-outcome")
+    before, announced = text_of(outcome), len(screen.query(".announcement"))
+    screen.query_one("#spawn-task").value = task
+    screen.query_one("#spawn-label").value = label
+    screen.query_one("#spawn-task").focus()
+    await pilot.press("enter")
+    await until(pilot, lambda: text_of(outcome).startswith("accepted") and text_of(outcome) != before,
+                "the spawn to be accepted")
+    await app.engine.drain()
+    await until(pilot, lambda: len(screen.query(".announcement")) > announced, "the announcement")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_form_is_usable_at_every_size(tmp_path, size):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        screen = app.main_screen
+        for selector in FIELDS:
+            widget = screen.query_one(selector)
+            assert inside(widget, size), selector
+            assert widget.region.width >= (9 if selector == "#spawn-button" else 10), selector
+        runs = screen.query_one("#spawn-runs")
+        assert inside(runs, size) and runs.virtual_size.width <= runs.size.width
+        assert "status" in runs.widths and runs.widths["status"] == STATUS_WIDTH
+        announcements = screen.query_one("#announcements")
+        assert announcements.region.height >= 3
+
+
+async def test_results_wrap_inside_the_panel_at_80x24(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await spawn_one(pilot)
+        screen = app.main_screen
+        outcome = screen.query_one("#spawn-outcome")
+        assert outcome.region.width >= 40 and outcome.region.right <= 80
+        runs = screen.query_one("#spawn-runs")
+        assert runs.row_count == 2 and inside(runs, (80, 24))  # the demo's child and this one, newest first
+        row = [str(cell) for cell in runs.get_row_at(0)]
+        assert "words" in row and "✓ done" in row
+
+
+async def test_enter_in_the_model_field_spawns(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("s", *"count the words in: a b")
+        screen = app.main_screen
+        screen.query_one("#spawn-model").focus()
+        await pilot.press("enter")
+        outcome = screen.query_one("#spawn-outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("accepted"), "enter in Model to spawn")
+        assert screen.query_one("#spawn-task").value == ""  # accepted: the form is ready for the next
+
+
+async def test_submit_spawns_like_the_button(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("s", *"count the words in: a b")
+        screen = app.main_screen
+        screen.query_one(SpawnPanel).submit()
+        outcome = screen.query_one("#spawn-outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("accepted"), "submit() to spawn")
+
+
+async def test_a_refused_spawn_keeps_the_task_and_label(tmp_path):
+    app = demo_app(tmp_path / "s", {"agents": {"defaults": {"subagents": {"requireAgentId": True}}}})
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("s", *"count the words in: a b")
+        screen = app.main_screen
+        screen.query_one("#spawn-label").value = "words"
+        await pilot.press("enter")
+        outcome = screen.query_one("#spawn-outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("forbidden"), "the refusal")
+        assert "requireAgentId" in text_of(outcome)
+        assert screen.query_one("#spawn-task").value == "count the words in: a b"
+        assert screen.query_one("#spawn-label").value == "words"
+
+
+async def test_a_new_requester_clears_the_last_spawn(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await spawn_one(pilot)
+        screen = app.main_screen
+        runs = screen.query_one("#spawn-runs")
+        assert runs.row_count == 2 and text_of(screen.query_one("#spawn-outcome"))
+        app.requester_key = "agent:research:main"
+        screen.requester_changed()
+        await settle(pilot)
+        assert text_of(screen.query_one("#spawn-outcome")) == ""
+        assert runs.row_count == 0 and not screen.query(".announcement")
+
+
+@pytest.mark.parametrize("how", ["enter", "click"])
+async def test_choosing_a_child_posts_child_chosen(tmp_path, how):
+    chosen = {}  # message → key: a bubbling message reaches the hook once per node it visits
+
+    def hook(message):
+        if isinstance(message, SpawnPanel.ChildChosen):
+            chosen[id(message)] = message.session_key
+
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(160, 48), message_hook=hook) as pilot:
+        await settle(pilot)
+        await spawn_one(pilot, label="first")
+        await spawn_one(pilot, label="second")
+        runs = app.main_screen.query_one("#spawn-runs")
+        await until(pilot, lambda: runs.row_count == 3, "both runs and the demo's")
+        run_id = runs.coordinate_to_cell_key(Coordinate(1, 0)).row_key.value
+        child = app.engine.subagents.get(run_id).child_key
+        runs.move_cursor(row=0)
+        if how == "enter":
+            runs.focus()
+            await pilot.press("down", "enter")
+            await until(pilot, lambda: chosen, "ChildChosen")
+        else:
+            await pilot.click(runs, offset=(2, 2))  # the second row (below the titles), not highlighted yet
+            await until(pilot, lambda: chosen, "ChildChosen")
+            await pilot.click(runs, offset=(2, 2))  # again, now highlighted: chosen once more, not twice
+            await until(pilot, lambda: len(chosen) >= 2, "ChildChosen again")
+        await settle(pilot)
+        assert set(chosen.values()) == {child} and len(chosen) == (1 if how == "enter" else 2)
+
+
+def test_statuses_are_never_cut():
+    for status, shown in [("running", "▶ running"), ("done", "✓ done"), ("failed", "✗ failed"),
+                          ("timeout", "⏱ timed out"), ("killed", "✗ killed")]:
+        assert str(status_cell(status)) == shown and len(shown) <= STATUS_WIDTH
+    assert str(status_cell("an-unheard-of-status")) == "·"  # too long for the column: the icon alone
+    for width in (30, 36, 53, 80):
+        widths = fit_run_columns(width)
+        assert widths["status"] == STATUS_WIDTH and sum(w + 2 for w in widths.values()) <= max(width, 25)
+    assert list(fit_run_columns(36)) == ["label", "status", "elapsed"]
