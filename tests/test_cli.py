@@ -127,7 +127,7 @@ def test_output_is_utf8_json_not_ascii_escapes(demo_state):
 def test_demo_command_seeds_once_and_lists_the_sessions(demo_state):
     proc = cli("demo", state=demo_state)
     assert proc.returncode == 0 and "cron:nightly-report" in proc.stdout
-    assert proc.stdout.count("\n") == 9  # the state line and 8 sessions: seeding again added nothing
+    assert proc.stdout.count("\n") == 10  # the state line and 9 sessions: seeding again added nothing
 
 
 def test_help_mentions_every_command(tmp_path):

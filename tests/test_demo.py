@@ -1,7 +1,7 @@
 """The demo state (SPEC §4): every kind of session, and a second seeding changes nothing."""
 
 from conftest import call_tool, run_tool
-from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
+from sessions_tui.engine.demo import DEMO_CONFIG, HELPER_KEY, seed_demo
 from sessions_tui.engine.runs import RunRequest
 
 
@@ -63,3 +63,18 @@ async def test_token_counts_add_up_and_a_run_only_adds_to_them(live_engine):
     entry = engine.store.get(dev).entry
     assert entry["totalTokens"] > 5120
     assert entry["inputTokens"] + entry["outputTokens"] == entry["totalTokens"]
+
+async def test_the_sandboxed_helper_may_spawn_sandboxed_sub_agents(live_engine):
+    engine = demo_engine(live_engine)
+    assert engine.store.get(HELPER_KEY) is not None and engine.is_sandboxed(HELPER_KEY)
+    agents = await call_tool(engine, "agents_list", {}, as_key=HELPER_KEY, sandboxed=True)
+    assert [a["id"] for a in agents["agents"]] == ["helper"]
+    result = await call_tool(engine, "sessions_spawn", {"task": "count the words in: a b c"},
+                             as_key=HELPER_KEY, sandboxed=True)
+    assert result["status"] == "accepted", result
+    assert result["childSessionKey"].startswith("agent:helper:subagent:")
+    assert engine.is_sandboxed(result["childSessionKey"])
+    await engine.drain()
+    seen = await call_tool(engine, "sessions_list", {}, as_key=HELPER_KEY, sandboxed=True)
+    assert [row["key"] for row in seen["sessions"]] == [result["childSessionKey"]]
+

@@ -1,7 +1,8 @@
 """The demo state (SPEC §4): a realistic set of sessions so every screen has something to show.
 
-Agents `main`, `research` and a sandboxed `helper`; main, group, cron, hook, node and
-sub-agent sessions; transcripts with thinking, tool calls and results, an image, secrets for
+Agents `main`, `research` and a sandboxed `helper` (whose main session, acted as, is a sandboxed
+requester that may spawn sandboxed sub-agents); main, group, cron, hook, node and sub-agent
+sessions; transcripts with thinking, tool calls and results, an image, secrets for
 the redaction to catch, text that looks like markup, and a send-policy deny rule. Token counts
 are consistent (input + output = total), as a run adds to them. Everything is derived from the
 clock, so a frozen clock gives the same demo every time.
@@ -32,7 +33,7 @@ DEMO_CONFIG = """\
   },
   tools: {
     sessions: { visibility: "all" },
-    agentToAgent: { enabled: true, allow: ["main", "research"] },
+    agentToAgent: { enabled: true, allow: ["main", "research", "helper"] },
   },
   agents: {
     defaults: {
@@ -42,7 +43,9 @@ DEMO_CONFIG = """\
     list: [
       { id: "main", name: "Main", default: true },
       { id: "research", name: "Research" },
-      { id: "helper", name: "Sandboxed helper", sandbox: { mode: "all" } },
+      // Sandboxed: its sessions see only what they spawned, and spawn only under helper
+      // (a sandboxed requester cannot spawn unsandboxed sub-agents).
+      { id: "helper", name: "Sandboxed helper", sandbox: { mode: "all" }, subagents: { allowAgents: [] } },
     ],
   },
 }
@@ -88,6 +91,9 @@ def _text(text: str) -> dict[str, Any]:
 def _tokens(total: int, output: int) -> dict[str, int]:
     """A session's token counts, parts summing to the total (a run adds to each)."""
     return {"inputTokens": total - output, "outputTokens": output, "totalTokens": total}
+
+
+HELPER_KEY = "agent:helper:main"
 
 
 def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
@@ -179,6 +185,15 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
                 _user("Summarise the latest paper on retrieval.", now - 90 * m),
                 _assistant([_text("It proposes late interaction over compressed token embeddings.")],
                            now - 90 * m + 4000),
+            ],
+        ),
+        (
+            HELPER_KEY,
+            {"lastChannel": "webchat", "displayName": "Sandboxed helper", "model": "demo", **_tokens(1450, 260)},
+            [
+                _user("Draft the release notes from the merged pull requests.", now - 100 * m),
+                _assistant([_text("Drafted. I run sandboxed: I see only the sessions I spawn, and my sub-agents "
+                                  "run sandboxed too.")], now - 100 * m + 2500),
             ],
         ),
         (
