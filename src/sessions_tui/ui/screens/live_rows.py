@@ -1,0 +1,224 @@
+"""Live updates of the main screen: engine events and other processes' writes become row diffs.
+
+Kept apart from `main.py` (layout, selection, the keys) because it is its own concern: what
+changed is collected per tick and applied to the rows that differ, never a rebuild of the table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.message import Message
+from textual.screen import Screen
+
+from sessions_tui.engine.events import (
+    Announced,
+    EngineEvent,
+    FollowStatus,
+    MessageAppended,
+    RunEnded,
+    RunStarted,
+    RunStreamed,
+    SessionChanged,
+)
+from sessions_tui.tools.browse import BrowsePage, BrowseQuery, browse_rows, browse_sessions
+from sessions_tui.ui.errors import ReportsWorkerErrors
+from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
+from sessions_tui.ui.widgets.composer import Composer
+from sessions_tui.ui.widgets.header import StatusHeader
+from sessions_tui.ui.widgets.session_table import SessionTable
+from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
+from sessions_tui.ui.widgets.transcript import TranscriptPane
+
+PAGE_SIZE = 100
+
+
+class RowsFetched(Message):
+    """Fresh rows for keys an engine event named (None: gone or not visible)."""
+
+    def __init__(self, keys: list[str], found: dict[str, dict[str, Any]]) -> None:
+        super().__init__()
+        self.keys = keys
+        self.found = found
+
+
+class PageRefreshed(Message):
+    """The shown page read again after another process wrote: applied as a diff."""
+
+    def __init__(self, page: BrowsePage) -> None:
+        super().__init__()
+        self.page = page
+
+
+class LiveRows(ReportsWorkerErrors, Screen[None]):
+    """The table's live part: the screen subclass supplies the query, the page and what a diff
+    means for the open session (`_update_counts`, `_rows_changed`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_state = BrowseQuery()
+        self.page_offset = 0
+        self.total = 0
+        self.pending_keys: set[str] = set()
+        self.stale = False
+
+    def _update_counts(self) -> None:
+        """Say how many rows are shown (the screen implements it)."""
+
+    def _rows_changed(self, shown_was_listed: bool) -> None:
+        """A diff was applied; `shown_was_listed`: the open session was in the table before it."""
+
+    def _shown_is_listed(self) -> bool:
+        key = self.query_one(TranscriptPane).key
+        return key is not None and key in self.query_one(SessionTable).rows_by_key
+
+    # -- engine events --------------------------------------------------------------------------
+
+    def on_engine_event_message(self, message: EngineEventMessage) -> None:
+        app: Any = self.app
+        event = message.event
+        if isinstance(event, FollowStatus):
+            self._follow_status(event)
+            return
+        self.query_one(Composer).on_engine_event(event)
+        self._spawn_panel_event(event)
+        if app.paused:
+            self.stale = True
+            return
+        pane = self.query_one(TranscriptPane)
+        if isinstance(event, RunStreamed) and event.session_key == pane.key:
+            pane.stream(event.kind, event.delta)
+        elif isinstance(event, MessageAppended):
+            if event.session_key == pane.key:
+                pane.refresh_tail()
+            self._changed(event.session_key)
+        elif isinstance(event, (SessionChanged, RunStarted, RunEnded)):
+            self._changed(event.session_key)
+
+    def _follow_status(self, event: FollowStatus) -> None:
+        """The header says which OpenClaw is followed; a failure is a toast and a header badge."""
+        header = self.query_one(StatusHeader)
+        was_failing = bool(header.follow_failure)
+        header.follow_root = event.root
+        header.follow_failure = event.failure or ""
+        if event.failure and not was_failing:
+            self.app.notify(f"Following OpenClaw failed: {event.failure}", title="OpenClaw", severity="error",
+                            timeout=10, markup=False)
+        elif was_failing and not event.failure:
+            self.app.notify(f"Following OpenClaw at {event.root} again.", title="OpenClaw", timeout=4, markup=False)
+
+    def _spawn_panel_event(self, event: EngineEvent) -> None:
+        panel = self.query_one(SpawnPanel)
+        app: Any = self.app
+        if isinstance(event, Announced) and event.kind == "subagent" and event.session_key == app.requester_key:
+            run = app.engine.subagents.get(event.run_id) if event.run_id else None
+            panel.add_announcement(event.text, event.child_session_key or "", event.ts, event.run_id or "",
+                                   delivery=event.delivery, label=(run.label or run.task) if run else None)
+        if isinstance(event, (SessionChanged, RunEnded)):
+            panel.refresh_runs()
+
+    # -- row diffs ------------------------------------------------------------------------------
+
+    def _changed(self, key: str) -> None:
+        """Collect changed keys and refresh their rows once per tick (row diffs, not a rebuild)."""
+        if not self.pending_keys:
+            self.set_timer(0.05, self._flush_changes)
+        self.pending_keys.add(key)
+
+    def _flush_changes(self) -> None:
+        keys, self.pending_keys = sorted(self.pending_keys), set()
+        if keys:
+            self._load_rows(keys)
+
+    @work(group="rows", thread=True, exit_on_error=False)
+    def _load_rows(self, keys: list[str]) -> None:
+        app: Any = self.app
+        self.post_message(RowsFetched(keys, browse_rows(app.tool_call(), keys)))
+
+    def on_rows_fetched(self, event: RowsFetched) -> None:
+        app: Any = self.app
+        table = self.query_one(SessionTable)
+        query = self.query_state
+        rows: dict[str, dict[str, Any] | None] = {}
+        for key in event.keys:
+            row = event.found.get(key)
+            if row is not None and not self._matches(row):
+                row = None
+            if row is None and key not in table.rows_by_key:
+                continue
+            rows[key] = row
+        if not rows:
+            return
+        order = None
+        if query.order_by == "updated" and self.page_offset == 0:
+            merged = {**table.rows_by_key, **{k: v for k, v in rows.items() if v is not None}}
+            for key, value in rows.items():
+                if value is None:
+                    merged.pop(key, None)
+            order = sorted(merged, key=lambda k: (merged[k].get("updatedAt") or 0), reverse=query.descending)
+            for key in order[PAGE_SIZE:]:
+                rows[key] = None
+            order = order[:PAGE_SIZE]
+        before = len(table.rows_by_key)
+        listed = self._shown_is_listed()
+        table.apply(rows, app.engine.now(), order)
+        self.total += len(table.rows_by_key) - before
+        self._update_counts()
+        self._rows_changed(listed)
+
+    def _matches(self, row: dict[str, Any]) -> bool:
+        query = self.query_state
+        if row.get("archived") and not query.include_archived:
+            return False
+        if query.kinds is not None and row.get("kind") not in query.kinds:
+            return False
+        if query.active_minutes:
+            app: Any = self.app
+            if (row.get("updatedAt") or 0) < app.engine.now() - query.active_minutes * 60_000:
+                return False
+        if query.search:
+            needle = query.search.lower()
+            haystack = " ".join(str(row.get(f) or "") for f in ("_key", "key", "label", "displayName", "sessionId",
+                                                               "channel")).lower()
+            if needle not in haystack:
+                return False
+        return True
+
+    # -- other processes ------------------------------------------------------------------------
+
+    def on_store_changed(self, _: StoreChanged) -> None:
+        """Another process wrote: refresh the page (as row diffs) and the open transcript."""
+        app: Any = self.app
+        if app.paused:
+            self.stale = True
+            return
+        self._refresh_page_as_diff()
+        self.query_one(TranscriptPane).refresh_tail()
+        self.query_one(SpawnPanel).refresh_runs()
+
+    @work(exclusive=True, group="table", thread=True, exit_on_error=False)
+    def _refresh_page_as_diff(self) -> None:
+        app: Any = self.app
+        page = browse_sessions(app.tool_call(), self.query_state, offset=self.page_offset, limit=PAGE_SIZE)
+        self.post_message(PageRefreshed(page))
+
+    def on_page_refreshed(self, event: PageRefreshed) -> None:
+        app: Any = self.app
+        table = self.query_one(SessionTable)
+        fresh = {row["_key"]: row for row in event.page.rows}
+        rows: dict[str, dict[str, Any] | None] = dict(fresh)
+        for key in table.rows_by_key:
+            if key not in fresh:
+                rows[key] = None
+        listed = self._shown_is_listed()
+        table.apply(rows, app.engine.now(), list(fresh))
+        self.total = event.page.total
+        self._update_counts()
+        self._rows_changed(listed)
+
+    def resume(self) -> None:
+        if self.stale:
+            self.stale = False
+            self._refresh_page_as_diff()
+            self.query_one(TranscriptPane).refresh_tail()
