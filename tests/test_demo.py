@@ -1,7 +1,8 @@
 """The demo state (SPEC §4): every kind of session, and a second seeding changes nothing."""
 
 from conftest import call_tool, run_tool
-from sessions_tui.engine.demo import DEMO_CONFIG, HELPER_KEY, seed_demo
+from sessions_tui import runtime
+from sessions_tui.engine.demo import CHILD_KEY, DEMO_CONFIG, HELPER_KEY, seed_demo
 from sessions_tui.engine.runs import RunRequest
 
 
@@ -64,6 +65,7 @@ async def test_token_counts_add_up_and_a_run_only_adds_to_them(live_engine):
     assert entry["totalTokens"] > 5120
     assert entry["inputTokens"] + entry["outputTokens"] == entry["totalTokens"]
 
+
 async def test_the_sandboxed_helper_may_spawn_sandboxed_sub_agents(live_engine):
     engine = demo_engine(live_engine)
     assert engine.store.get(HELPER_KEY) is not None and engine.is_sandboxed(HELPER_KEY)
@@ -78,3 +80,21 @@ async def test_the_sandboxed_helper_may_spawn_sandboxed_sub_agents(live_engine):
     seen = await call_tool(engine, "sessions_list", {}, as_key=HELPER_KEY, sandboxed=True)
     assert [row["key"] for row in seen["sessions"]] == [result["childSessionKey"]]
 
+
+async def test_the_finished_child_is_listed_for_main_and_nothing_is_left_to_announce(live_engine):
+    engine = demo_engine(live_engine)
+    children = engine.subagents.children("agent:main:main")
+    assert [(c.child_key, c.label, c.status, c.total_tokens) for c in children] == [
+        (CHILD_KEY, "count-words", "done", 310)]
+    child = engine.store.get(CHILD_KEY).entry
+    assert children[0].ended_at - children[0].started_at == child["runtimeMs"] == 3000
+    assert engine.runs.get(children[0].run_id).status == "ok"
+    assert engine.subagents.get(children[0].run_id).archive_at is None  # the demo keeps its sub-agent row
+    announced = engine.subagents.announcements("agent:main:main")
+    assert [(a.child_key, a.status) for a in announced] == [(CHILD_KEY, "ok")]
+    assert announced[0].text.startswith("Status: completed successfully\nResult: 1,204 words")
+    assert "tokens 310 (in 262 / out 48)" in announced[0].text
+    await runtime.start(engine)  # what a process opening the demo does: nothing to recover or announce
+    await engine.drain()
+    assert engine.subagents.recover() == [] and engine.runs.recover_interrupted() == []
+    assert len(engine.subagents.announcements("agent:main:main")) == 1

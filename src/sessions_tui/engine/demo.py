@@ -2,15 +2,17 @@
 
 Agents `main`, `research` and a sandboxed `helper` (whose main session, acted as, is a sandboxed
 requester that may spawn sandboxed sub-agents); main, group, cron, hook, node and sub-agent
-sessions; transcripts with thinking, tool calls and results, an image, secrets for
-the redaction to catch, text that looks like markup, and a send-policy deny rule. Token counts
-are consistent (input + output = total), as a run adds to them. Everything is derived from the
-clock, so a frozen clock gives the same demo every time.
+sessions, the finished sub-agent with its run record (so main's spawn panel lists it);
+transcripts with thinking, tool calls and results, an image, secrets for the redaction to catch,
+text that looks like markup, and a send-policy deny rule. Token counts are consistent (input +
+output = total), as a run adds to them. Everything is derived from the clock, so a frozen clock
+gives the same demo every time.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -93,6 +95,9 @@ def _tokens(total: int, output: int) -> dict[str, int]:
     return {"inputTokens": total - output, "outputTokens": output, "totalTokens": total}
 
 
+CHILD_KEY = f"agent:main:subagent:{demo_uuid('child-count-words')}"
+CHILD_RUN_ID = demo_uuid("run-count-words")
+CHILD_TASK = "count the words in the docs folder"
 HELPER_KEY = "agent:helper:main"
 
 
@@ -104,7 +109,8 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
     finds under either spelling.
     """
     m = 60_000
-    child = f"agent:main:subagent:{demo_uuid('child-count-words')}"
+    child = CHILD_KEY
+    child_start = now - 16 * m
     hook = f"agent:main:hook:{demo_uuid('hook-github')}"
     call_id = "call_demo_list_1"
     return [
@@ -161,12 +167,12 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
         ),
         (
             child,
-            {"label": "count-words", "spawnedBy": "agent:main:main", "model": "demo", "status": "done",
-             "startedAt": now - 16 * m, "endedAt": now - 15 * m, "runtimeMs": 3000, **_tokens(310, 48),
-             "spawnDepth": 1, "subagentRole": "leaf"},
+            {"label": "count-words", "spawnedBy": "agent:main:main", "model": "demo", "modelOverride": "demo",
+             "status": "done", "startedAt": child_start, "endedAt": child_start + 3000, "runtimeMs": 3000,
+             **_tokens(310, 48), "spawnDepth": 1, "subagentRole": "leaf", "subagentControlScope": "none"},
             [
-                _user("[Subagent Task]: count the words in the docs folder", now - 16 * m),
-                _assistant([_text("1,204 words in 3 files; README.md dominates.")], now - 15 * m),
+                _user(f"[Subagent Task]: {CHILD_TASK}", child_start),
+                _assistant([_text("1,204 words in 3 files; README.md dominates.")], child_start + 3000),
             ],
         ),
         (
@@ -224,10 +230,15 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
         config_path.parent.mkdir(parents=True, exist_ok=True)
         config_path.write_text(DEMO_CONFIG, encoding="utf-8")
     now = engine.now()
-    for key, entry, messages in _sessions(now):
+    sessions = _sessions(now)
+    for key, entry, messages in sessions:
         first = messages[0]["timestamp"] if messages else now
         last = messages[-1]["timestamp"] if messages else now
         engine.store.create(key, {**entry, "updatedAt": last}, session_id=demo_uuid(key), created_at=first)
+    requester, announce = _seed_child_run(engine)
+    for key, _entry, messages in sessions:
+        if key == requester:
+            messages = sorted([*messages, announce], key=lambda m: m["timestamp"])
         lines, parent = [], None
         for index, message in enumerate(messages):
             entry_id = demo_uuid(f"{key}#{index}")[:8]
@@ -236,3 +247,37 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
             parent = entry_id
         engine.store.append_lines(key, lines, touch=False)
     return True
+
+
+def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
+    """The finished count-words child's run and sub-agent record, as a spawn leaves them once the
+    child has ended and been announced: the spawn panel lists it for main with its runtime and
+    tokens, and nothing is left to announce or recover on start-up. Returns the requester and the
+    announce message for its transcript (the engine's own Status/Result/Stats block). It is never
+    due for the archive sweep (archive_at NULL), so a demo reopened days later still shows it."""
+    session = engine.store.get(CHILD_KEY)
+    assert session is not None
+    started, ended = session.entry["startedAt"], session.entry["endedAt"]
+    requester = str(session.entry["spawnedBy"])
+    request = {"session_key": CHILD_KEY, "message": f"[Subagent Task]: {CHILD_TASK}", "lane": "subagent",
+               "model": "demo", "label": "count-words"}
+    data = {"model": "demo", "runTimeoutSeconds": 0, "requesterOrigin": {"channel": "webchat"},
+            "announceDelivery": "none"}
+    with engine.store.write() as conn:
+        conn.execute(
+            """INSERT INTO runs (run_id, session_key, status, lane, pid, created_at, started_at, ended_at, data)
+               VALUES (?, ?, 'ok', 'subagent', NULL, ?, ?, ?, ?)""",
+            (CHILD_RUN_ID, CHILD_KEY, started, started, ended, json.dumps({"request": request})),
+        )
+        conn.execute(
+            """INSERT INTO subagent_runs (run_id, child_key, requester_key, task, label, cleanup, created_at,
+                   ended_at, outcome, announce_state, announced_at, archive_at, data)
+               VALUES (?, ?, ?, ?, 'count-words', 'keep', ?, ?, 'ok', 'done', ?, NULL, ?)""",
+            (CHILD_RUN_ID, CHILD_KEY, requester, CHILD_TASK, started, ended, ended + 1000, json.dumps(data)),
+        )
+    run = engine.subagents.get(CHILD_RUN_ID)
+    assert run is not None
+    text = engine.subagents.compose(run, "1,204 words in 3 files; README.md dominates.", "")
+    message = {"role": "assistant", "content": [_text(text)], "timestamp": ended + 1000,
+               "announce": {"childSessionKey": CHILD_KEY, "runId": CHILD_RUN_ID, "status": "ok"}}
+    return requester, message
