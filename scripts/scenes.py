@@ -21,7 +21,9 @@ from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
 
-SIZE = (160, 48)
+SIZE = (160, 48)  # the README's screenshots and the snapshots without a size in their name
+SMALL_SIZES = [(80, 24), (100, 30)]  # the key scenes are snapshot at these too (`main-80x24`…)
+SMALL_SCENES = ["main", "transcript-tools-off", "spawn-announcement"]
 NOW_MS = 1_776_081_600_000  # 2026-04-13T12:00:00Z
 STATE_ROOT = Path("/tmp/sessions-tui-scenes")
 DEV = "agent:main:discord:group:dev"
@@ -109,7 +111,7 @@ async def spawn_with_announcement(pilot: Any) -> None:
     await settle(pilot, 0.3)
     await pilot.app.engine.drain()
     await settle(pilot, 0.3)
-    pilot.app.main_screen.query_one("#spawn-task").blur()
+    pilot.app.main_screen.query_one("#spawn-runs").focus()  # no blinking cursor; the runs list in focus
     await settle(pilot)
 
 

@@ -1,4 +1,7 @@
-"""Regenerate screenshots/*.svg from the demo: `.venv/bin/python scripts/screenshots.py`."""
+"""Regenerate screenshots/*.svg from the demo: `.venv/bin/python scripts/screenshots.py`.
+
+Every scene at the README's size, and the main screen of a small terminal (`main-80x24.svg`).
+"""
 
 from __future__ import annotations
 
@@ -7,20 +10,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from scenes import SCENES, SIZE, scene_app  # noqa: E402
 from textual._doc import take_svg_screenshot  # noqa: E402 - the same renderer snap_compare uses
 
-from scenes import SCENES, SIZE, scene_app  # noqa: E402
-
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
+SMALL = [("main", (80, 24))]  # (scene, size): also shown at a small terminal's size
 
 
 def main() -> int:
     OUT.mkdir(exist_ok=True)
-    for name in SCENES:
+    shots = [(name, SIZE, f"{name}.svg") for name in SCENES]
+    shots += [(name, size, f"{name}-{size[0]}x{size[1]}.svg") for name, size in SMALL]
+    for name, size, file_name in shots:
         app, scene = scene_app(name)
-        svg = take_svg_screenshot(app=app, terminal_size=SIZE, run_before=scene)
-        (OUT / f"{name}.svg").write_text(svg, encoding="utf-8")
-        print(f"screenshots/{name}.svg")
+        svg = take_svg_screenshot(app=app, terminal_size=size, run_before=scene)
+        (OUT / file_name).write_text(svg, encoding="utf-8")
+        print(f"screenshots/{file_name}")
     return 0
 
 
