@@ -40,6 +40,8 @@ class MainScreen(LiveRows):
         self.pages_loaded = 0  # how many pages the table has shown (benchmarks wait on it)
         self._open_timer: Any = None
         self._page_shown_at = 0.0
+        self._typed_at = 0.0
+        self._reopen = False  # open the cursor's session after the next page even if already open
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -88,8 +90,8 @@ class MainScreen(LiveRows):
         header.sandboxed = app.sandboxed
         self.query_one(SpawnPanel).configure(app.engine, app.tool_call, app.requester_key)
         if reload:
+            self._reopen = True  # the same session may now be named differently, or be gone
             self.reload_table()
-            self.query_one(TranscriptPane).reload()
 
     # -- table ----------------------------------------------------------------------------------
 
@@ -113,8 +115,13 @@ class MainScreen(LiveRows):
         self.pages_loaded += 1
         self._page_shown_at = time.monotonic()
         self._update_counts()
-        if table.row_count and table.current_key() is not None and self.query_one(TranscriptPane).key is None:
-            self.call_after_refresh(self._open, table.current_key())  # right after the table is painted
+        if self.query_one(TranscriptPane).key is None or self._reopen:
+            self._reopen = False
+            self.call_after_refresh(self._sync_to_cursor, True)  # right after the table is painted
+        else:
+            # A filter, sort or page change: the cursor stays on the open session while it is
+            # listed; otherwise the session under the cursor opens (once typing pauses).
+            self._open_soon(OPEN_AFTER_TYPING_SECONDS if self._typing() else OPEN_DELAY_SECONDS)
 
     def _update_counts(self) -> None:
         table = self.query_one(SessionTable)
@@ -134,6 +141,8 @@ class MainScreen(LiveRows):
         query = self.query_state
         if wanted == (query.search, query.kinds, query.active_minutes):
             return  # widgets announcing their initial values: nothing to reload
+        if wanted[0] != query.search:
+            self._typed_at = time.monotonic()
         query.search, query.kinds, query.active_minutes = wanted
         self.page_offset = 0
         self.reload_table()
@@ -162,19 +171,44 @@ class MainScreen(LiveRows):
 
     # -- selection ------------------------------------------------------------------------------
 
+    @property
+    def opening(self) -> bool:
+        """Whether a session is about to open (the cursor moved; it opens once it rests)."""
+        return self._open_timer is not None
+
+    def _typing(self) -> bool:
+        return time.monotonic() - max(self._typed_at, self._page_shown_at) < 0.2
+
     @on(DataTable.RowHighlighted, "#sessions")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value if event.row_key is not None else None
         if key is not None and key != self.query_one(TranscriptPane).key:
             # A new page under a filter being typed: wait for the typing to pause.
-            typing = time.monotonic() - self._page_shown_at < 0.2
-            self._open_soon(key, OPEN_AFTER_TYPING_SECONDS if typing else OPEN_DELAY_SECONDS)
+            self._open_soon(OPEN_AFTER_TYPING_SECONDS if self._typing() else OPEN_DELAY_SECONDS)
 
-    def _open_soon(self, key: str | None, delay: float = 0.0) -> None:
-        """Open a highlighted session once the cursor rests (typing a filter or holding ↓ stays fast)."""
+    def _open_soon(self, delay: float) -> None:
+        """Open the cursor's session once the cursor rests (typing a filter or holding ↓ stays fast).
+
+        What opens is read when the timer fires, not when it was set: a highlight posted by the
+        table while it reloaded (row 0, then back to the kept row) can never open a stale row.
+        """
         if self._open_timer is not None:
             self._open_timer.stop()
-        self._open_timer = self.set_timer(delay or OPEN_DELAY_SECONDS, lambda: self._open(key))
+        self._open_timer = self.set_timer(delay, self._sync_to_cursor)
+
+    def _sync_to_cursor(self, force: bool = False) -> None:
+        """Make the transcript and the composer show the cursor's session (or none)."""
+        if self._open_timer is not None:
+            self._open_timer.stop()
+            self._open_timer = None
+        key = self.query_one(SessionTable).current_key()
+        if force or key != self.query_one(TranscriptPane).key:
+            self._open(key)
+
+    def _rows_changed(self, shown_was_listed: bool) -> None:
+        """A live diff removed the open session from the table: follow the cursor."""
+        if shown_was_listed and not self._shown_is_listed():
+            self._open_soon(OPEN_DELAY_SECONDS)
 
     @on(DataTable.RowSelected, "#sessions")
     def _selected(self, event: DataTable.RowSelected) -> None:
@@ -182,6 +216,7 @@ class MainScreen(LiveRows):
         if key is not None:
             if self._open_timer is not None:
                 self._open_timer.stop()
+                self._open_timer = None
             if key != self.query_one(TranscriptPane).key:
                 self._open(key)
             self.query_one("#message").focus()
