@@ -1,4 +1,5 @@
-"""The `sessions-tui` command: the dashboard, `tool`, `send`, `import-openclaw` (SPEC §4).
+"""The `sessions-tui` command: the dashboard, `tool`, `send`, `demo`, `import-openclaw` (SPEC §4);
+their options and help texts are in `cli_parser.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
 line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
@@ -19,8 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sessions_tui import __version__, runtime
+from sessions_tui import runtime
+from sessions_tui.cli_parser import build_parser, demo_state_dir
 from sessions_tui.config import (
+    CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
     ConfigError,
     config_path_origin,
@@ -42,82 +45,6 @@ EXIT_USAGE = 2
 
 class UsageError(Exception):
     """Bad input on the command line: one line on stderr, exit 2."""
-
-
-def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    default = argparse.SUPPRESS if suppress else None
-    parser.add_argument(
-        "--state",
-        metavar="DIR",
-        default=default,
-        help="state directory (default: $SESSIONS_TUI_HOME, else the XDG data directory)",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        default=default,
-        help="config file, JSON5 (default: $SESSIONS_TUI_CONFIG, else <state>/config.json5)",
-    )
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        default=argparse.SUPPRESS if suppress else False,
-        help="fill an empty state directory with the demo sessions first",
-    )
-
-
-_OPENCLAW_HELP = (
-    "an OpenClaw state directory (e.g. ~/.openclaw): the dashboard follows it live, `tool` reads it "
-    "brought up to date; its sessions are mirrored in a state directory of their own unless --state is given"
-)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="sessions-tui",
-        description="Watch and drive AI-agent sessions: a terminal dashboard on an embedded "
-        "OpenClaw-compatible session engine.",
-    )
-    parser.add_argument("--version", action="version", version=f"sessions-tui {__version__}")
-    _global_options(parser, suppress=False)
-    parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY",
-                        help="dashboard: act as this session (default: main)")
-    parser.add_argument("--sandboxed", action="store_true", help="dashboard: act as a sandboxed requester")
-    parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    tool = sub.add_parser("tool", help="invoke one session tool and print its result as JSON")
-    _global_options(tool, suppress=True)
-    tool.add_argument("name", metavar="NAME", help="sessions_list, sessions_history, agents_list, …")
-    tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
-    tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="the requester session (default: main)")
-    tool.add_argument("--sandboxed", action="store_true", help="treat the requester as sandboxed")
-    tool.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
-
-    send = sub.add_parser("send", help="send a message into a session as the owner, printed readably")
-    _global_options(send, suppress=True)
-    send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
-    send.add_argument("message", metavar="MESSAGE", nargs="?",
-                      help="the message; a standalone '/send on|off|inherit' sets the session's send policy")
-    send.add_argument("--message-file", metavar="FILE",
-                      help="read the message from FILE instead ('-' for stdin; a pipe works too): UTF-8 text, "
-                      "invalid bytes are an error (exit 2), one trailing newline is dropped; at most 4 MiB")
-    send.add_argument("--timeout", type=float, default=30, metavar="N",
-                      help="seconds to wait for the reply (0 = do not wait; default 30)")
-    send.add_argument("--as", dest="as_key", metavar="SESSION_KEY",
-                      help="send on behalf of this session (enables the ping-pong with it)")
-
-    demo = sub.add_parser("demo", help="fill an empty state directory with the demo and list its sessions")
-    _global_options(demo, suppress=True)
-
-    imp = sub.add_parser("import-openclaw", help="import an OpenClaw state directory (SQLite store or legacy layout)")
-    _global_options(imp, suppress=True)
-    imp.add_argument("source", metavar="DIR",
-                     help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw")
-    imp.add_argument("--follow", action="store_true",
-                     help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
-                     "until Ctrl+C or SIGTERM")
-    return parser
 
 
 def _openclaw_root(opts: argparse.Namespace) -> Path | None:
@@ -157,27 +84,46 @@ def _check_named_config(opts: argparse.Namespace, config_path: Path) -> None:
         pass  # said by the config loader, which reads it
 
 
+def _state_and_config(opts: argparse.Namespace, openclaw: Path | None) -> tuple[Path, Path]:
+    """The state directory and config file a command uses. The demo and each followed OpenClaw
+    have a state directory of their own unless `--state` is given; the demo's config is its own
+    too (`$SESSIONS_TUI_CONFIG` is the everyday one), unless `--config` is given."""
+    if opts.state:
+        state_dir = resolve_state_dir(opts.state)
+    elif openclaw:
+        state_dir = openclaw_state_dir(openclaw)
+    elif opts.demo:
+        state_dir = demo_state_dir()
+        return state_dir, Path(opts.config).expanduser() if opts.config else state_dir / CONFIG_FILE_NAME
+    else:
+        state_dir = resolve_state_dir(None)
+    return state_dir, resolve_config_path(opts.config, state_dir)
+
+
 def _open_engine(opts: argparse.Namespace) -> Engine:
-    """The engine of the chosen state directory; `opts.openclaw_root` is set to `--openclaw`'s."""
+    """The engine of the chosen state directory; `opts.openclaw_root` is set to `--openclaw`'s.
+
+    Config warnings are printed on stderr and kept on the engine (`Engine.config_warnings`) for
+    the dashboard, whose screen would hide them.
+    """
     openclaw = opts.openclaw_root = _openclaw_root(opts)
-    state_dir = openclaw_state_dir(openclaw) if openclaw and not opts.state else resolve_state_dir(opts.state)
+    state_dir, config_path = _state_and_config(opts, openclaw)
     opts.state_dir = state_dir
-    config_path = resolve_config_path(opts.config, state_dir)
     if openclaw and not opts.config and not os.environ.get(CONFIG_PATH_ENV) and (openclaw / "openclaw.json").is_file():
         config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
     _check_named_config(opts, config_path)
     try:
-        engine, loaded = open_engine(state_dir, config_path)
-        for warning in loaded.warnings:
-            print(f"warning: {visible_line(warning)}", file=sys.stderr)
+        engine, _ = open_engine(state_dir, config_path)
         if opts.demo:
             from sessions_tui.engine.demo import seed_demo
 
-            if seed_demo(engine, config_path):
+            if seed_demo(engine, config_path):  # reopened under the demo config it may have written
                 engine.close()
                 engine, _ = open_engine(state_dir, config_path)
     except (ConfigError, StoreError, StateDirError) as exc:
         raise UsageError(str(exc)) from exc
+    for warning in engine.config_warnings:
+        print(f"warning: {visible_line(warning)}", file=sys.stderr)
     return engine
 
 
@@ -345,11 +291,18 @@ def _run_dashboard(opts: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# The commands `--demo` (given before them) means nothing to, and why.
+_NO_DEMO = {"demo": "it writes the demo already", "import-openclaw": "the demo has sessions of its own"}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     opts = parser.parse_args(argv)
     try:
         _check_text_arguments(opts)
+        if opts.demo and opts.command in _NO_DEMO:
+            raise UsageError(f"--demo goes with the dashboard, tool and send, not {opts.command}: "
+                             f"{_NO_DEMO[opts.command]}")
         if opts.command == "tool":
             return asyncio.run(_run_tool(opts))
         if opts.command == "send":

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.config import Config, LoadedConfig, load_config
-from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.events import EventBus
@@ -23,8 +22,8 @@ from sessions_tui.engine.keys import (
     agent_id_of,
     canonical_key,
     classify_session_kind,
-    entry_channel,
     display_key,
+    entry_channel,
     parse_agent_session_key,
 )
 from sessions_tui.engine.models.registry import ModelRegistry
@@ -36,6 +35,7 @@ from sessions_tui.engine.policy import (
     resolve_send_policy,
 )
 from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.subagents import SubagentRegistry
@@ -91,14 +91,19 @@ class Engine:
         self.subagents = SubagentRegistry(self)
         self.tool_host: ToolHost | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        # What loading the config file warned about (a value clamped, an unknown choice): set by
+        # `open`, for a front end to show where its user looks (the dashboard's screen hides stderr).
+        self.config_warnings: list[str] = []
 
     @classmethod
     def open(
         cls, state_dir: Path | str, config_path: Path, *, clock: Clock | None = None
-    ) -> tuple["Engine", LoadedConfig]:
+    ) -> tuple[Engine, LoadedConfig]:
         """Load the config (raising `ConfigError`) and open the store."""
         loaded = load_config(config_path)
-        return cls(state_dir, loaded.config, clock=clock, config_path=config_path), loaded
+        engine = cls(state_dir, loaded.config, clock=clock, config_path=config_path)
+        engine.config_warnings = list(loaded.warnings)
+        return engine, loaded
 
     def close(self) -> None:
         self.store.close()
