@@ -150,3 +150,14 @@ async def test_resizing_relays_the_table_out(tmp_path):
         await pilot.resize_terminal(160, 48)
         await until(pilot, lambda: "model" in table.widths, "the table to show MODEL again")
         assert screen.query_one("#col-model").display is True
+
+
+@pytest.mark.parametrize(("key", "selector"), [("question_mark", "#help"), ("a", "#acting-as")])
+async def test_the_modals_fit_a_small_terminal(tmp_path, key, selector):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press(key)
+        await until(pilot, lambda: app.screen.query(selector), f"{selector} to open")
+        await settle(pilot)
+        assert inside(app.screen.query_one(selector), (80, 24))
