@@ -1,5 +1,6 @@
-# Two commands do everything: `make run` opens the dashboard on the demo state,
-# `make test` runs the whole test suite. Both create .venv on first use.
+# Two commands do everything: `make run` opens the dashboard on the demo, which lives in a state
+# directory of its own (~/.local/share/sessions-tui-demo, beside the everyday one; `sessions-tui demo
+# --help` says where), `make test` runs the whole test suite. Both create .venv on first use.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
