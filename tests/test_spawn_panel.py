@@ -164,3 +164,19 @@ def test_statuses_are_never_cut():
         widths = fit_run_columns(width)
         assert widths["status"] == STATUS_WIDTH and sum(w + 2 for w in widths.values()) <= max(width, 25)
     assert list(fit_run_columns(36)) == ["label", "status", "elapsed"]
+
+
+async def test_narrow_gives_the_panel_the_body_and_escape_gives_it_back(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        table_column = screen.query_one("#table-column")
+        await pilot.press("s")
+        await until(pilot, lambda: not table_column.display, "the table to make room for the panel")
+        assert screen.query_one(SpawnPanel).region.height >= 15
+        await pilot.press("escape")
+        await until(pilot, lambda: table_column.display, "the table to come back")
+        assert app.focused is screen.query_one("#sessions")
+        await pilot.press("down")
+        await until(pilot, lambda: screen.query_one("#sessions").cursor_row == 1, "the table to take keys")
