@@ -1,6 +1,10 @@
 """Pilot tests of the keys and focus: the cursor, the transcript and the composer agree; esc, enter
 and ctrl+s act on the focused part; sorting from the keyboard; the footer, help and palette."""
 
+from sessions_tui.config import parse_config
+from sessions_tui.engine.engine import Engine
+from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.widgets.transcript import MessageView
 from ui_support import SIZE, demo_app, select, settle, text_of, until
 
 DEV = "agent:main:discord:group:dev"
@@ -58,3 +62,50 @@ async def test_a_filter_that_drops_the_open_session_opens_the_row_under_the_curs
         await until(pilot, lambda: len(app.main_screen.query_one("#sessions").rows_by_key) > 1, "the whole table")
         await rested(pilot)
         assert shown(app) == (key, key, key)
+
+
+async def test_a_filter_matching_nothing_clears_the_transcript_and_the_composer_and_says_so(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"xyzq")
+        pane = app.main_screen.query_one("#transcript")
+        await until(pilot, lambda: pane.key is None and not app.main_screen.query_one("#sessions").row_count,
+                    "the empty table to clear the transcript")
+        note = 'no sessions match "xyzq" — esc clears the filter'
+        assert text_of(app.main_screen.query_one("#page-info")).strip() == note
+        assert note in text_of(app.main_screen.query_one("#transcript-title"))
+        assert not pane.query(MessageView)
+        assert app.main_screen.query_one("#composer").key is None
+        assert "(no session)" in text_of(app.main_screen.query_one("#composer-target"))
+        await pilot.press("escape")
+        await until(pilot, lambda: pane.key is not None, "the cleared filter to open a session again")
+        await rested(pilot)
+        assert shown(app)[0] == pane.key
+
+
+async def test_an_empty_state_directory_says_how_to_get_the_demo(tmp_path):
+    app = SessionsApp(Engine(tmp_path / "empty", parse_config({})[0]), watch_store=False, steady=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        info = text_of(app.main_screen.query_one("#page-info"))
+        assert "no sessions yet" in info and "sessions-tui --demo" in info
+        assert "sessions-tui --demo" in text_of(app.main_screen.query_one("#transcript-title"))
+
+
+async def test_the_last_send_outcome_goes_when_the_target_or_the_requester_changes(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        outcome = app.main_screen.query_one("#outcome")
+        await pilot.press("enter", *"hi", "ctrl+s")
+        await until(pilot, lambda: text_of(outcome).startswith("ok"), "the send's outcome")
+        await pilot.press("escape", "down")
+        await until(pilot, lambda: app.main_screen.query_one("#composer").key == DEV, "dev to open")
+        assert text_of(outcome) == "" and text_of(app.main_screen.query_one("#send-log")) == ""
+        await pilot.press("enter", *"hi dev", "ctrl+s")
+        await until(pilot, lambda: text_of(outcome).startswith("ok"), "the send's outcome")
+        app.requester_key = DEV  # acting as another session (what the picker's choice does)
+        app.main_screen.requester_changed()
+        await settle(pilot)
+        assert text_of(outcome) == ""

@@ -13,7 +13,7 @@ from textual.widgets import ContentSwitcher, DataTable, Footer, Static
 
 from sessions_tui.tools.browse import BrowsePage, browse_sessions
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
-from sessions_tui.ui.text import span
+from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
 from sessions_tui.ui.widgets.header import StatusHeader
@@ -29,10 +29,11 @@ class MainScreen(LiveRows):
     """Everything the dashboard shows at once; engine events arrive here as messages."""
 
     class PageLoaded(Message):
-        def __init__(self, page: BrowsePage, generation: int) -> None:
+        def __init__(self, page: BrowsePage, generation: int, store_empty: bool = False) -> None:
             super().__init__()
             self.page = page
             self.generation = generation
+            self.store_empty = store_empty  # no session at all in the state directory
 
     def __init__(self) -> None:
         super().__init__()
@@ -42,6 +43,7 @@ class MainScreen(LiveRows):
         self._page_shown_at = 0.0
         self._typed_at = 0.0
         self._reopen = False  # open the cursor's session after the next page even if already open
+        self.store_empty = False
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -74,7 +76,7 @@ class MainScreen(LiveRows):
         # it is one bounded query (a page of rows), every later one runs in a worker.
         self.generation += 1
         first = browse_sessions(app.tool_call(), self.query_state, offset=0, limit=PAGE_SIZE)
-        self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation))
+        self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation, self._store_empty(first)))
         self.requester_changed(reload=False)
         self.query_one(SessionTable).focus()
         self.query_one(TableHeader).show_sort(self.query_state.order_by, self.query_state.descending)
@@ -90,6 +92,7 @@ class MainScreen(LiveRows):
         header.sandboxed = app.sandboxed
         self.query_one(SpawnPanel).configure(app.engine, app.tool_call, app.requester_key)
         if reload:
+            self.query_one(Composer).clear_results()  # the last send was another requester's
             self._reopen = True  # the same session may now be named differently, or be gone
             self.reload_table()
 
@@ -103,7 +106,12 @@ class MainScreen(LiveRows):
     def _load_page(self, generation: int, offset: int) -> None:
         app: Any = self.app
         page = browse_sessions(app.tool_call(), self.query_state, offset=offset, limit=PAGE_SIZE)
-        self.post_message(self.PageLoaded(page, generation))
+        self.post_message(self.PageLoaded(page, generation, self._store_empty(page)))
+
+    def _store_empty(self, page: BrowsePage) -> bool:
+        """Whether an empty page means an empty state directory (asked only then: a count)."""
+        app: Any = self.app
+        return page.total == 0 and app.engine.store.count(include_archived=True) == 0
 
     def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
         if event.generation != self.generation:
@@ -112,10 +120,11 @@ class MainScreen(LiveRows):
         table = self.query_one(SessionTable)
         table.load(event.page.rows, app.engine.now())
         self.total = event.page.total
+        self.store_empty = event.store_empty
         self.pages_loaded += 1
         self._page_shown_at = time.monotonic()
         self._update_counts()
-        if self.query_one(TranscriptPane).key is None or self._reopen:
+        if self.query_one(TranscriptPane).key is None or self._reopen or not table.row_count:
             self._reopen = False
             self.call_after_refresh(self._sync_to_cursor, True)  # right after the table is painted
         else:
@@ -128,12 +137,30 @@ class MainScreen(LiveRows):
         header = self.query_one(StatusHeader)
         header.total = self.total
         header.running = sum(1 for r in table.rows_by_key.values() if r.get("status") == "running")
-        first = self.page_offset + 1 if table.row_count else 0
+        if not table.row_count:
+            self.query_one("#page-info", Static).update(literal(" " + self.empty_note(), style="#e5c07b"))
+            return
+        first = self.page_offset + 1
         last = self.page_offset + table.row_count
         text = span(f" rows {first:,}–{last:,} of {self.total:,}", style="dim")
         if self.total > PAGE_SIZE:
             text.append("   [ previous page   ] next page", style="dim")
         self.query_one("#page-info", Static).update(text)
+
+    def empty_note(self, long: bool = False) -> str:
+        """Why the table is empty, and what to do about it."""
+        query = self.query_state
+        if query.search:
+            return f'no sessions match "{query.search}" — esc clears the filter'
+        if query.kinds is not None or query.active_minutes:
+            return "no sessions match the kind toggles and Active filter" + (
+                " — turn the kinds back on or set Active to any time" if long else "")
+        if self.store_empty and not self.total:
+            return "no sessions yet — sessions-tui --demo starts with the demo's sessions" + (
+                " (an empty state directory only); sessions appear here as they are created" if long else "")
+        app: Any = self.app
+        return f"no sessions visible to {app.engine.display(app.requester_key)}" + (
+            " — a: act as another session" if long else "")
 
     @on(FilterBar.Changed)
     def _filters(self, event: FilterBar.Changed) -> None:
@@ -206,8 +233,13 @@ class MainScreen(LiveRows):
             self._open(key)
 
     def _rows_changed(self, shown_was_listed: bool) -> None:
-        """A live diff removed the open session from the table: follow the cursor."""
-        if shown_was_listed and not self._shown_is_listed():
+        """A live diff removed the open session from the table, or gave an empty table its first
+        rows: follow the cursor."""
+        table = self.query_one(SessionTable)
+        if table.row_count:
+            self.store_empty = False
+        if (shown_was_listed and not self._shown_is_listed()) or (
+                table.row_count and self.query_one(TranscriptPane).key is None):
             self._open_soon(OPEN_DELAY_SECONDS)
 
     @on(DataTable.RowSelected, "#sessions")
@@ -223,6 +255,10 @@ class MainScreen(LiveRows):
 
     def _open(self, key: str | None) -> None:
         app: Any = self.app
+        if key is None:  # an empty table: nothing open, nothing to send to, and why
+            self.query_one(TranscriptPane).open(None, self.empty_note(long=True))
+            self.query_one(Composer).set_target(None, "")
+            return
         row = self.query_one(SessionTable).rows_by_key.get(key or "")
         shown = row["key"] if row else app.display_key(key or "")
         pane = self.query_one(TranscriptPane)

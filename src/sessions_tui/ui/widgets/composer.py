@@ -44,9 +44,11 @@ class Composer(ReportsWorkerErrors, Vertical):
     class Sent(Message):
         """`sessions_send` returned."""
 
-        def __init__(self, result: dict[str, Any]) -> None:
+        def __init__(self, result: dict[str, Any], generation: int, shown_key: str) -> None:
             super().__init__()
             self.result = result
+            self.generation = generation  # which of the composer's views it belongs to
+            self.shown_key = shown_key
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -65,6 +67,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         self._in_flight = False
         self._early: list[EngineEvent] = []
         self._log: list[Text] = []
+        self._generation = 0  # moves when the target or the requester changes: old results are not shown
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="composer-head"):
@@ -84,6 +87,9 @@ class Composer(ReportsWorkerErrors, Vertical):
         self.query_one("#countdown", ProgressBar).display = False
 
     def set_target(self, key: str | None, shown: str) -> None:
+        """Send to `key` from now on; another session's outcome and lines go."""
+        if key != self.key:
+            self.clear_results()
         self.key, self.shown_key = key, shown
         target = self.query_one("#composer-target", Static)
         target.update(literal(shown, style="bold") if key else span("(no session)", style="dim"))
@@ -116,7 +122,19 @@ class Composer(ReportsWorkerErrors, Vertical):
             self._outcome(literal(reply or ""))
             return
         self._begin(self.timeout_value())
-        self._send(self.key, text, self.timeout_value())
+        self._send(self.key, text, self.timeout_value(), self._generation, self.shown_key)
+
+    def clear_results(self) -> None:
+        """Forget the last send's countdown, outcome and lines (a new target or requester): they
+        were about another session. A send still on its way reports in a toast instead."""
+        self._generation += 1
+        self._stop_countdown()
+        self._log = []
+        self.query_one("#send-log", Static).update("")
+        self._outcome(Text())
+        self.run_id = self.waiting_run = self.last_status = None
+        self._in_flight = False
+        self._early = []
 
     def _begin(self, timeout: int) -> None:
         """A new send: clear the last one's lines, start the countdown."""
@@ -131,16 +149,20 @@ class Composer(ReportsWorkerErrors, Vertical):
             self._start_countdown(timeout)
 
     @work(exclusive=True, group="send", exit_on_error=False)
-    async def _send(self, key: str, text: str, timeout: int) -> None:
+    async def _send(self, key: str, text: str, timeout: int, generation: int, shown_key: str) -> None:
         try:
             result = await invoke(self.call_factory(), "sessions_send",
                                   {"sessionKey": key, "message": text, "timeoutSeconds": timeout})
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
-        self.post_message(self.Sent(result))
+        self.post_message(self.Sent(result, generation, shown_key))
 
     def on_composer_sent(self, event: Sent) -> None:
         event.stop()
+        if event.generation != self._generation:  # the composer moved on: say it where it is seen
+            self.app.notify(f"Send to {event.shown_key}: {event.result.get('status')}", title="sessions_send",
+                            timeout=6, markup=False)
+            return
         self._stop_countdown()
         self.run_id = event.result.get("runId")
         self.last_status = event.result.get("status")
@@ -208,7 +230,8 @@ class Composer(ReportsWorkerErrors, Vertical):
         if isinstance(event, SendProgress) and event.run_id == self.run_id:
             if event.phase == "ping_pong":
                 speaker = self.display_key(event.speaker or "")
-                line = span(f"↔ turn {event.turn} of {event.max_turns} · ", style="dim") + literal(speaker, style="bold")
+                line = span(f"↔ turn {event.turn} of {event.max_turns} · ", style="dim")
+                line.append_text(literal(speaker, style="bold"))
                 line.append(": ")
                 line.append_text(literal(one_line(event.text or "", 160)))
                 if event.detail.get("stopped"):

@@ -173,6 +173,12 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.shown_key = shown_key or (key or "")
         self.last_seq = 0
         self._clear_stream()
+        if key is None:  # nothing to show: no old messages stay; the title says why (`shown_key`)
+            self.next_offset = None
+            self.query_one(MessageScroll).remove_children()
+            self.query_one("#transcript-title", Static).update(literal(shown_key, style="dim"))
+            self.query_one("#transcript-badges", Static).update("")
+            return
         self.reload()
 
     def _clear_stream(self) -> None:
