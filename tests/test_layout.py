@@ -30,7 +30,7 @@ async def test_header_keeps_live_and_elides_the_state_path(tmp_path, size):
         header = app.main_screen.query_one("#status-header")
         shown = text_of(header)
         assert shown.rstrip().endswith("● live") and len(shown) <= size[0]
-        assert "as main" in shown and "8 sessions" in shown
+        assert "as main" in shown and "9 sessions" in shown
         assert str(state) not in shown and "…" in shown  # elided in the middle: both ends readable
         assert "/tmp" in shown and str(state)[-6:] in shown
         await pilot.press("p")

@@ -22,9 +22,9 @@ async def test_starts_on_the_table_with_every_demo_session(tmp_path):
         await settle(pilot)
         assert app.focused is screen(app).query_one("#sessions")
         assert ordered_keys(app)[0] == "main"
-        assert len(ordered_keys(app)) == 8
+        assert len(ordered_keys(app)) == 9  # with the sandboxed helper's session
         header = text_of(screen(app).query_one("#status-header"))
-        assert "as main" in header and "8 sessions" in header and "● live" in header
+        assert "as main" in header and "9 sessions" in header and "● live" in header
         assert str(tmp_path / "s") in header
 
 
@@ -38,7 +38,7 @@ async def test_filter_narrows_the_table_and_escape_clears_it(tmp_path):
         assert "rows 1–1 of 1" in text_of(screen(app).query_one("#page-info"))
         await pilot.press("escape")
         await settle(pilot)
-        assert len(ordered_keys(app)) == 8
+        assert len(ordered_keys(app)) == 9
 
 
 async def test_kind_toggles_and_active_minutes(tmp_path):
