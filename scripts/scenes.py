@@ -77,6 +77,13 @@ async def select(pilot: Any, key: str) -> None:
     await settle(pilot)
 
 
+async def type_message(pilot: Any, text: str) -> None:
+    """Open the highlighted session in the composer and fill in `text` (set, not typed key by key:
+    the scenes stay quick)."""
+    await pilot.press("enter")
+    pilot.app.main_screen.query_one("#message").value = text
+
+
 async def main_screen(pilot: Any) -> None:
     await settle(pilot)
 
@@ -95,7 +102,8 @@ async def transcript_tools_on(pilot: Any) -> None:
 async def countdown(pilot: Any) -> None:
     await settle(pilot)
     await select(pilot, DEV)
-    await pilot.press("enter", *"Please post the summary to the channel", "ctrl+s")
+    await type_message(pilot, "Please post the summary to the channel")
+    await pilot.press("ctrl+s")
     outcome = pilot.app.main_screen.query_one("#outcome")
     await until(pilot, lambda: "running" in str(outcome.render()), "the send's run to start")
     pilot.app.engine.clock.advance(12_000)  # 12 of 30 seconds gone
@@ -105,20 +113,25 @@ async def countdown(pilot: Any) -> None:
 
 async def spawn_with_announcement(pilot: Any) -> None:
     await settle(pilot)
-    await pilot.press("s", *"count the words in: one two three four five")
-    pilot.app.main_screen.query_one("#spawn-label").value = "count-words-2"
+    await pilot.press("s")
+    screen = pilot.app.main_screen
+    screen.query_one("#spawn-task").value = "count the words in: one two three four five"  # not typed: quicker
+    screen.query_one("#spawn-label").value = "count-words-2"
     await pilot.press("enter")
-    await settle(pilot, 0.3)
+    outcome = screen.query_one("#spawn-outcome")
+    await until(pilot, lambda: str(outcome.render()).startswith("accepted"), "the spawn to be accepted")
     await pilot.app.engine.drain()
-    await settle(pilot, 0.3)
-    pilot.app.main_screen.query_one("#spawn-runs").focus()  # no blinking cursor; the runs list in focus
+    await until(pilot, lambda: any("count-words-2" in str(a.render()) for a in screen.query(".announcement")),
+                "the new child's announcement")
+    screen.query_one("#spawn-runs").focus()  # no blinking cursor; the runs list in focus
     await settle(pilot)
 
 
 async def policy_refusal(pilot: Any) -> None:
     await settle(pilot)
     await select(pilot, FAMILY)
-    await pilot.press("enter", *"dinner is at 8 now", "ctrl+s")
+    await type_message(pilot, "dinner is at 8 now")
+    await pilot.press("ctrl+s")
     await settle(pilot, 0.3)
 
 
