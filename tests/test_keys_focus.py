@@ -109,3 +109,44 @@ async def test_the_last_send_outcome_goes_when_the_target_or_the_requester_chang
         app.main_screen.requester_changed()
         await settle(pilot)
         assert text_of(outcome) == ""
+
+
+async def test_escape_in_the_composer_leaves_it_keeping_the_filter_and_q_then_types_nothing(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"dev")
+        await until(pilot, lambda: len(app.main_screen.query_one("#sessions").rows_by_key) == 1, "the filtered page")
+        message = app.main_screen.query_one("#message")
+        message.focus()
+        await pilot.press(*"abc", "escape")
+        assert app.focused is app.main_screen.query_one("#sessions")
+        assert app.main_screen.query_one("#filter").value == "dev"
+        await pilot.press("q")
+        assert message.value == "abc"
+        await until(pilot, lambda: not app.is_running, "q to quit")
+
+
+async def test_escape_in_the_filter_clears_it_and_on_the_table_clears_it_too(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.main_screen.query_one("#sessions")
+        await pilot.press("slash", *"dev", "escape")
+        assert app.focused is table and app.main_screen.query_one("#filter").value == ""
+        app.main_screen.query_one("#filter").value = "dev"
+        await pilot.press("escape")
+        assert app.focused is table and app.main_screen.query_one("#filter").value == ""
+
+
+async def test_escape_in_the_spawn_panel_closes_it_and_keeps_the_filter(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main_screen.query_one("#filter").value = "dev"
+        await pilot.press("s")
+        assert app.focused.id == "spawn-task"
+        await pilot.press("escape")
+        assert app.main_screen.query_one("#side").current == "transcript"
+        assert app.focused is app.main_screen.query_one("#sessions")
+        assert app.main_screen.query_one("#filter").value == "dev"

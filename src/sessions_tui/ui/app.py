@@ -197,7 +197,7 @@ class SessionsApp(App[None]):
         self.main_screen.query_one("#filter").focus()
 
     def action_back(self) -> None:
-        self.main_screen.clear_or_back()
+        self.main_screen.back()
 
     def action_open(self) -> None:
         table = self.main_screen.query_one("#sessions")

@@ -280,10 +280,20 @@ class MainScreen(LiveRows):
         pane = self.query_one(TranscriptPane)
         pane.set_tools(not pane.tools)
 
-    def clear_or_back(self) -> None:
-        if self.query_one(FilterBar).clear():
-            return
-        if self.query_one(ContentSwitcher).current == "spawn":
+    def back(self) -> None:
+        """`esc` acts on the focused part first: the composer, the filters and the transcript hand
+        the focus back to the table (the filter input clearing its text), the spawn panel closes,
+        and on the table it clears the text filter, then closes the spawn panel."""
+        focused = self.app.focused
+        inside = {node.id for node in focused.ancestors_with_self} if focused is not None else set()
+        table = self.query_one(SessionTable)
+        switcher = self.query_one(ContentSwitcher)
+        if "spawn" in inside:
             self.toggle_spawn()
-            return
-        self.query_one(SessionTable).focus()
+        elif focused is table:
+            if not self.query_one(FilterBar).clear() and switcher.current == "spawn":
+                self.toggle_spawn()
+        else:
+            if focused is not None and focused.id == "filter":
+                self.query_one(FilterBar).clear()
+            table.focus()
