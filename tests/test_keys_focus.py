@@ -150,3 +150,14 @@ async def test_escape_in_the_spawn_panel_closes_it_and_keeps_the_filter(tmp_path
         assert app.main_screen.query_one("#side").current == "transcript"
         assert app.focused is app.main_screen.query_one("#sessions")
         assert app.main_screen.query_one("#filter").value == "dev"
+
+
+async def test_ctrl_s_in_the_spawn_form_spawns_instead_of_sending(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("s", *"count the words in: one two", "ctrl+s")
+        outcome = app.main_screen.query_one("#spawn-outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("accepted · "), "the spawn's outcome")
+        assert not any("Type a message first." in n.message for n in app._notifications)
+        assert text_of(app.main_screen.query_one("#outcome")) == ""

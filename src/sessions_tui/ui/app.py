@@ -229,7 +229,7 @@ class SessionsApp(App[None]):
 
     def action_send(self) -> None:
         if self.screen is self.main_screen:
-            self.main_screen.query_one("#composer").send()
+            self.main_screen.send()
 
     def action_prev_page(self) -> None:
         self.main_screen.page(-1)

@@ -276,6 +276,14 @@ class MainScreen(LiveRows):
         else:
             self.query_one(SessionTable).focus()
 
+    def send(self) -> None:
+        """ctrl+s: the spawn form when the focus is in it, else the composer."""
+        focused = self.app.focused
+        if focused is not None and any(node.id == "spawn" for node in focused.ancestors_with_self):
+            self.query_one(SpawnPanel).submit()
+        else:
+            self.query_one(Composer).send()
+
     def toggle_tools(self) -> None:
         pane = self.query_one(TranscriptPane)
         pane.set_tools(not pane.tools)
