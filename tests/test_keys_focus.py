@@ -161,3 +161,15 @@ async def test_ctrl_s_in_the_spawn_form_spawns_instead_of_sending(tmp_path):
         await until(pilot, lambda: text_of(outcome).startswith("accepted · "), "the spawn's outcome")
         assert not any("Type a message first." in n.message for n in app._notifications)
         assert text_of(app.main_screen.query_one("#outcome")) == ""
+
+
+async def test_acting_as_another_agents_main_names_that_agent(tmp_path):
+    app = demo_app(tmp_path / "s", acting_as="agent:research:main")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        header = text_of(app.main_screen.query_one("#status-header"))
+        assert "as agent:research:main" in header and "as main " not in header
+    app = demo_app(tmp_path / "t")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "as main " in text_of(app.main_screen.query_one("#status-header"))

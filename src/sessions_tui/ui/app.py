@@ -114,6 +114,11 @@ class SessionsApp(App[None]):
             sandboxed=self.sandboxed,
         )
 
+    def requester_name(self) -> str:
+        """Who the tools run as, named from the default agent's point of view: another agent's
+        main shows as `agent:research:main`, never as a bare `main` that reads as agent main's."""
+        return self.engine.display(self.requester_key)
+
     def display_key(self, key: str) -> str:
         from sessions_tui.engine.keys import agent_id_of
 
@@ -249,7 +254,7 @@ class SessionsApp(App[None]):
             self.requester_key = self.engine.canonical(key)
             self.sandboxed = sandboxed
             self.main_screen.requester_changed()
-            self.notify(f"Acting as {self.display_key(self.requester_key)}"
-                        + (" (sandboxed)" if sandboxed else ""), timeout=3)
+            self.notify(f"Acting as {self.requester_name()}" + (" (sandboxed)" if sandboxed else ""), timeout=3,
+                        markup=False)
 
         self.push_screen(ActingAsScreen(self.engine, self.requester_key, self.sandboxed), chosen)

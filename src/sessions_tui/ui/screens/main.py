@@ -88,7 +88,7 @@ class MainScreen(LiveRows):
         """Acting as someone else: the table, transcript and composer show what they would."""
         app: Any = self.app
         header = self.query_one(StatusHeader)
-        header.acting_as = app.display_key(app.requester_key)
+        header.acting_as = app.requester_name()
         header.sandboxed = app.sandboxed
         self.query_one(SpawnPanel).configure(app.engine, app.tool_call, app.requester_key)
         if reload:
@@ -159,7 +159,7 @@ class MainScreen(LiveRows):
             return "no sessions yet — sessions-tui --demo starts with the demo's sessions" + (
                 " (an empty state directory only); sessions appear here as they are created" if long else "")
         app: Any = self.app
-        return f"no sessions visible to {app.engine.display(app.requester_key)}" + (
+        return f"no sessions visible to {app.requester_name()}" + (
             " — a: act as another session" if long else "")
 
     @on(FilterBar.Changed)
