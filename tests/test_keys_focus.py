@@ -173,3 +173,21 @@ async def test_acting_as_another_agents_main_names_that_agent(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert "as main " in text_of(app.main_screen.query_one("#status-header"))
+
+
+async def test_config_warnings_are_toasts_at_start_shown_as_text(tmp_path):
+    config = tmp_path / "config.json5"
+    config.write_text('{ session: { agentToAgent: { maxPingPongTurns: 99 } } }')
+    engine, _ = Engine.open(tmp_path / "state", config)
+    app = SessionsApp(engine, watch_store=False, steady=True)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        toasts = [n for n in app._notifications if n.title == "Config warning"]
+        assert [n.message for n in toasts] == [f"{config}: session.agentToAgent.maxPingPongTurns: 99 is above the "
+                                               "maximum 5; using 5"]
+        assert toasts[0].severity == "warning" and toasts[0].markup is False
+    app = SessionsApp(Engine(tmp_path / "other", parse_config({})[0]), watch_store=False, steady=True,
+                      config_warnings=["[bold]x[/] \x1b[31m"])
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        assert [n.message for n in app._notifications if n.title == "Config warning"] == ["[bold]x[/] ␛[31m"]

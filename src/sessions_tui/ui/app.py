@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from sessions_tui import runtime
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.events import FollowStatus
 from sessions_tui.engine.openclaw.follow import FollowTick, follow_beside
+from sessions_tui.terminal_text import visible
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
@@ -30,6 +32,7 @@ from sessions_tui.ui.screens.main import MainScreen
 
 STORE_POLL_SECONDS = 0.25
 SWEEP_SECONDS = 60.0
+log = logging.getLogger(__name__)
 
 
 class DashboardCommands(Provider):
@@ -87,10 +90,14 @@ class SessionsApp(App[None]):
     ]
 
     def __init__(self, engine: Engine, *, acting_as: str = "main", sandboxed: bool = False,
-                 watch_store: bool = True, steady: bool = False, openclaw: Path | None = None) -> None:
+                 watch_store: bool = True, steady: bool = False, openclaw: Path | None = None,
+                 config_warnings: list[str] | None = None) -> None:
         """`steady` stops cursor blinking, for screenshots and snapshot tests; `openclaw` is an
-        OpenClaw state directory to follow while the dashboard runs."""
+        OpenClaw state directory to follow while the dashboard runs; `config_warnings` (by default
+        the engine's) are shown as toasts at start, where stderr is hidden by the screen."""
         super().__init__()
+        self.config_warnings = list(config_warnings if config_warnings is not None
+                                    else getattr(engine, "config_warnings", None) or [])
         self.openclaw = openclaw
         self._follow_stop = asyncio.Event()
         self._follow_failure: str | None = None
@@ -137,6 +144,10 @@ class SessionsApp(App[None]):
             self.set_interval(STORE_POLL_SECONDS, self._poll_store)
         self.set_interval(SWEEP_SECONDS, self.engine.subagents.sweep)
         await self.push_screen(MainScreen())
+        for warning in self.config_warnings:
+            log.warning("config: %s", warning)
+            self.log.warning("config:", warning)
+            self.notify(visible(warning), title="Config warning", severity="warning", timeout=15, markup=False)
         if self.openclaw is not None:
             self.run_worker(self._follow(self.openclaw), name="openclaw-follow", group="follow",
                             exit_on_error=False)
