@@ -24,6 +24,11 @@ async def rested(pilot):
     await settle(pilot)
 
 
+def ordered_rows(app):
+    table = app.main_screen.query_one("#sessions")
+    return [table.rows_by_key[row.key.value] for row in table.ordered_rows]
+
+
 def user_texts(app, key):
     return [m["content"] for m in app.engine.store.history(key).messages if m.get("role") == "user"]
 
@@ -191,3 +196,29 @@ async def test_config_warnings_are_toasts_at_start_shown_as_text(tmp_path):
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         assert [n.message for n in app._notifications if n.title == "Config warning"] == ["[bold]x[/] ␛[31m"]
+
+
+async def test_sorting_from_the_keyboard_cycles_the_columns_and_reverses(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        query = app.main_screen.query_state
+        header = app.main_screen.query_one("#table-header")
+        assert (query.order_by, query.descending) == ("updated", True)
+        await pilot.press("greater_than_sign")
+        await settle(pilot)
+        assert (query.order_by, query.descending) == ("model", False)
+        await pilot.press("less_than_sign", "less_than_sign")
+        await settle(pilot)
+        assert (query.order_by, query.descending) == ("label", False)
+        labels = [row["label"] for row in ordered_rows(app) if row.get("label")]
+        assert len(labels) > 3 and labels == sorted(labels, key=str.lower)
+        assert "LABEL▲" in text_of(header.query_one("#col-label"))
+        await pilot.press("I")
+        await settle(pilot)
+        assert (query.order_by, query.descending) == ("label", True)
+        assert "LABEL▼" in text_of(header.query_one("#col-label"))
+        assert [row["label"] for row in ordered_rows(app) if row.get("label")] == list(reversed(labels))
+        await rested(pilot)
+        assert shown(app) == (DEV, DEV, DEV)  # the cursor stays on the open session

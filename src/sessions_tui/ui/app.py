@@ -83,6 +83,9 @@ class SessionsApp(App[None]):
         Binding("p", "toggle_pause", "pause", id="pause"),
         Binding("r", "refresh", "refresh", id="refresh"),
         Binding("ctrl+s,ctrl+j", "send", "send", id="send", priority=True),
+        Binding("less_than_sign", "sort_prev", "sort by the previous column", show=False, id="sort_prev"),
+        Binding("greater_than_sign", "sort_next", "sort by the next column", show=False, id="sort_next"),
+        Binding("I", "sort_reverse", "reverse the sort", show=False, id="sort_reverse"),
         Binding("left_square_bracket", "prev_page", "page up", show=False, id="prev_page"),
         Binding("right_square_bracket", "next_page", "page down", show=False, id="next_page"),
         Binding("question_mark", "help", "help", id="help"),
@@ -246,6 +249,15 @@ class SessionsApp(App[None]):
     def action_send(self) -> None:
         if self.screen is self.main_screen:
             self.main_screen.send()
+
+    def action_sort_prev(self) -> None:
+        self.main_screen.sort_step(-1)
+
+    def action_sort_next(self) -> None:
+        self.main_screen.sort_step(1)
+
+    def action_sort_reverse(self) -> None:
+        self.main_screen.reverse_sort()
 
     def action_prev_page(self) -> None:
         self.main_screen.page(-1)

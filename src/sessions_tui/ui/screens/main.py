@@ -17,10 +17,12 @@ from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
 from sessions_tui.ui.widgets.header import StatusHeader
-from sessions_tui.ui.widgets.session_table import SessionTable, TableHeader
+from sessions_tui.ui.widgets.session_table import COLUMNS, SessionTable, TableHeader
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
+SORTS = [column.sort for column in COLUMNS if column.sort]  # the table's order, for < and >
+NEWEST_FIRST = ("updated", "tokens")  # sorted descending when first chosen
 OPEN_DELAY_SECONDS = 0.12
 OPEN_AFTER_TYPING_SECONDS = 0.4
 
@@ -176,12 +178,24 @@ class MainScreen(LiveRows):
 
     @on(SessionTable.SortRequested)
     def _sort(self, event: SessionTable.SortRequested) -> None:
+        """A column title clicked: sort by it, or the other way round when it already sorts."""
         if self.query_state.order_by == event.order_by:
-            self.query_state.descending = not self.query_state.descending
+            self.set_sort(event.order_by, not self.query_state.descending)
         else:
-            self.query_state.order_by = event.order_by
-            self.query_state.descending = event.order_by in ("updated", "tokens")
-        self.query_one(TableHeader).show_sort(self.query_state.order_by, self.query_state.descending)
+            self.set_sort(event.order_by, event.order_by in NEWEST_FIRST)
+
+    def sort_step(self, step: int) -> None:
+        """`<` / `>`: sort by the previous / next column, in its natural direction."""
+        index = SORTS.index(self.query_state.order_by) if self.query_state.order_by in SORTS else 0
+        order_by = SORTS[(index + step) % len(SORTS)]
+        self.set_sort(order_by, order_by in NEWEST_FIRST)
+
+    def reverse_sort(self) -> None:
+        self.set_sort(self.query_state.order_by, not self.query_state.descending)
+
+    def set_sort(self, order_by: str, descending: bool) -> None:
+        self.query_state.order_by, self.query_state.descending = order_by, descending
+        self.query_one(TableHeader).show_sort(order_by, descending)
         self.page_offset = 0
         self.reload_table()
 
