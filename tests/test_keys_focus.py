@@ -222,3 +222,20 @@ async def test_sorting_from_the_keyboard_cycles_the_columns_and_reverses(tmp_pat
         assert [row["label"] for row in ordered_rows(app) if row.get("label")] == list(reversed(labels))
         await rested(pilot)
         assert shown(app) == (DEV, DEV, DEV)  # the cursor stays on the open session
+
+
+async def test_enter_or_down_in_the_filter_returns_to_the_table_keeping_the_filter(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.main_screen.query_one("#sessions")
+        for key in ("enter", "down"):
+            await pilot.press("slash", *"dev", key)
+            assert app.focused is table, key
+            assert app.main_screen.query_one("#filter").value == "dev"
+            await until(pilot, lambda: len(table.rows_by_key) == 1, "the filtered page")
+            app.main_screen.query_one("#filter").value = ""
+            await until(pilot, lambda: len(table.rows_by_key) > 1, "the whole table")
+        row = table.cursor_row
+        await pilot.press("down")  # on the table ↓ still moves the cursor
+        assert table.cursor_row == row + 1

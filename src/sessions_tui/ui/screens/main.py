@@ -6,10 +6,12 @@ import time
 from typing import Any
 
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import ContentSwitcher, DataTable, Footer, Static
+from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Static
 
 from sessions_tui.tools.browse import BrowsePage, browse_sessions
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
@@ -29,6 +31,8 @@ OPEN_AFTER_TYPING_SECONDS = 0.4
 
 class MainScreen(LiveRows):
     """Everything the dashboard shows at once; engine events arrive here as messages."""
+
+    BINDINGS = [Binding("down", "leave_filter", show=False)]
 
     class PageLoaded(Message):
         def __init__(self, page: BrowsePage, generation: int, store_empty: bool = False) -> None:
@@ -175,6 +179,18 @@ class MainScreen(LiveRows):
         query.search, query.kinds, query.active_minutes = wanted
         self.page_offset = 0
         self.reload_table()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        """enter in the filter: back to the table, keeping the filter (as in k9s and lazygit)."""
+        event.stop()
+        self.query_one(SessionTable).focus()
+
+    def action_leave_filter(self) -> None:
+        """↓ in the filter goes down into the table; anywhere else ↓ is the focused widget's."""
+        if self.app.focused is None or self.app.focused.id != "filter":
+            raise SkipAction()
+        self.query_one(SessionTable).focus()
 
     @on(SessionTable.SortRequested)
     def _sort(self, event: SessionTable.SortRequested) -> None:
