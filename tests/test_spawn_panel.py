@@ -89,9 +89,13 @@ async def test_submit_spawns_like_the_button(tmp_path):
         await settle(pilot)
         await pilot.press("s", *"count the words in: a b")
         screen = app.main_screen
-        screen.query_one(SpawnPanel).submit()
+        panel = screen.query_one(SpawnPanel)
+        assert panel.form_has_focus
+        panel.submit()
         outcome = screen.query_one("#spawn-outcome")
         await until(pilot, lambda: text_of(outcome).startswith("accepted"), "submit() to spawn")
+        screen.query_one("#spawn-runs").focus()
+        assert not panel.form_has_focus
 
 
 async def test_a_refused_spawn_keeps_the_task_and_label(tmp_path):

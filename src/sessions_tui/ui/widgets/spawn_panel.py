@@ -182,6 +182,11 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         event.stop()
         self.submit()
 
+    @property
+    def form_has_focus(self) -> bool:
+        """Whether a field of the form (or its button) has the focus: ctrl+s then spawns (`submit`)."""
+        return self.query_one("#spawn-form").has_focus_within
+
     def submit(self) -> None:
         """Spawn with what the form says (the Spawn button, enter in a field, ctrl+s in the form)."""
         task = self.query_one("#spawn-task", Input).value.strip()
