@@ -95,7 +95,7 @@ async def test_submit_spawns_like_the_button(tmp_path):
         outcome = screen.query_one("#spawn-outcome")
         await until(pilot, lambda: text_of(outcome).startswith("accepted"), "submit() to spawn")
         screen.query_one("#spawn-runs").focus()
-        assert not panel.form_has_focus
+        await until(pilot, lambda: not panel.form_has_focus, "the focus to leave the form")
 
 
 async def test_a_refused_spawn_keeps_the_task_and_label(tmp_path):
