@@ -2,6 +2,10 @@
 
 A standalone `/send on|off|inherit` is the owner's command instead (SPEC D15). After the send
 returns, the ping-pong turns and the announce are added as they happen.
+
+The message is one line: `enter` sends it, as `ctrl+s` does anywhere in the composer (a chat
+line, not an editor). `tab` goes message → wait → Send, then out of the composer; the wait is
+the send's own (`timeoutSeconds`), never a spawn's (the spawn panel has its run timeout).
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from typing import Any
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Input, Label, ProgressBar, Static
@@ -31,6 +37,10 @@ from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
 DEFAULT_TIMEOUT = 30
+TAB_ORDER = ("#message", "#timeout", "#send-button")
+PLACEHOLDER = "Message · enter sends (one line) · /send on|off|inherit sets the send policy"
+WAIT_TOOLTIP = ("How long the send waits for the reply (sessions_send timeoutSeconds; 0: do not wait). "
+                "A spawn's run timeout is set in the spawn panel.")
 LOG_LINES = 6
 _DELIVERY = {
     "recorded": "recorded in the outbox",
@@ -41,6 +51,11 @@ _DELIVERY = {
 
 
 class Composer(ReportsWorkerErrors, Vertical):
+    BINDINGS = [
+        Binding("tab", "step_field(1)", show=False),
+        Binding("shift+tab", "step_field(-1)", show=False),
+    ]
+
     class Sent(Message):
         """`sessions_send` returned."""
 
@@ -73,11 +88,11 @@ class Composer(ReportsWorkerErrors, Vertical):
         with Horizontal(id="composer-head"):
             yield Label("Send to", classes="dim-label")
             yield Static(span("(no session)", style="dim"), id="composer-target")
-            yield Label("timeout", classes="dim-label")
+            yield Label("wait", classes="dim-label")
             yield Field(str(DEFAULT_TIMEOUT), id="timeout", type="integer", max_length=4)
             yield Label("s", classes="dim-label")
             yield Button("Send ^s", id="send-button", compact=True)
-        yield Field(placeholder="Message… (or /send on|off|inherit)", id="message")
+        yield Field(placeholder=PLACEHOLDER, id="message")
         with Horizontal(id="composer-status"):
             yield ProgressBar(total=DEFAULT_TIMEOUT, show_eta=False, show_percentage=False, id="countdown")
             yield Static("", id="outcome")
@@ -85,6 +100,22 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#countdown", ProgressBar).display = False
+        self.query_one("#timeout").tooltip = WAIT_TOOLTIP
+
+    def action_step_field(self, step: int) -> None:
+        """tab / shift+tab in reading order (message, wait, Send), then on out of the composer."""
+        fields = [self.query_one(selector) for selector in TAB_ORDER]
+        focused = self.app.focused
+        if focused not in fields:
+            raise SkipAction()
+        index = fields.index(focused) + step
+        if 0 <= index < len(fields):
+            fields[index].focus()
+            return
+        chain = self.screen.focus_chain
+        mine = [chain.index(field) for field in fields if field in chain]
+        outside = chain[(max(mine) + 1) % len(chain)] if step > 0 else chain[min(mine) - 1]
+        outside.focus()
 
     def set_target(self, key: str | None, shown: str) -> None:
         """Send to `key` from now on; another session's outcome and lines go."""
