@@ -1,9 +1,12 @@
 """Pilot tests of the keys and focus: the cursor, the transcript and the composer agree; esc, enter
 and ctrl+s act on the focused part; sorting from the keyboard; the footer, help and palette."""
 
+from textual.widgets._footer import FooterKey
+
 from sessions_tui.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.widgets.footer import DashboardFooter
 from sessions_tui.ui.widgets.transcript import MessageView
 from ui_support import SIZE, demo_app, select, settle, text_of, until
 
@@ -239,3 +242,23 @@ async def test_enter_or_down_in_the_filter_returns_to_the_table_keeping_the_filt
         row = table.cursor_row
         await pilot.press("down")  # on the table ↓ still moves the cursor
         assert table.cursor_row == row + 1
+
+
+def footer_keys(app):
+    return [(key.key_display, key.action) for key in app.main_screen.query(FooterKey)]
+
+
+async def test_the_footer_shows_send_help_and_quit_at_80_columns_and_more_when_wider(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        keys = footer_keys(app)
+        for wanted in [("^s", "send"), ("?", "help"), ("q", "quit"), ("/", "filter"), ("<", "sort_prev"),
+                       (">", "sort_next"), ("^p", "command_palette")]:
+            assert wanted in keys
+        assert ("t", "toggle_tools") not in keys
+        footer = app.main_screen.query_one(DashboardFooter)
+        assert sum(key.outer_size.width for key in footer.query(FooterKey)) <= 80
+        await pilot.resize_terminal(160, 48)
+        await until(pilot, lambda: ("p", "toggle_pause") in footer_keys(app), "the wide footer")
+        assert ("t", "toggle_tools") in footer_keys(app) and ("^s", "send") in footer_keys(app)

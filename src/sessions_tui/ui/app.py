@@ -30,6 +30,7 @@ from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
 
+SORT = Binding.Group("sort", compact=False)
 STORE_POLL_SECONDS = 0.25
 SWEEP_SECONDS = 60.0
 log = logging.getLogger(__name__)
@@ -71,25 +72,30 @@ class SessionsApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
     COMMANDS = App.COMMANDS | {DashboardCommands}
-    BINDINGS = [
-        Binding("slash", "filter", "filter", id="filter"),
-        Binding("escape", "back", "back", show=False, id="back"),
-        Binding("enter", "open", "open", show=True, id="open"),
-        Binding("t", "toggle_tools", "tools", id="tools"),
-        Binding("m", "older", "older messages", show=False, id="older"),
-        Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane"),
-        Binding("s", "toggle_spawn", "spawn", id="spawn"),
-        Binding("a", "acting_as", "act as", id="acting_as"),
-        Binding("p", "toggle_pause", "pause", id="pause"),
-        Binding("r", "refresh", "refresh", id="refresh"),
-        Binding("ctrl+s,ctrl+j", "send", "send", id="send", priority=True),
-        Binding("less_than_sign", "sort_prev", "sort by the previous column", show=False, id="sort_prev"),
-        Binding("greater_than_sign", "sort_next", "sort by the next column", show=False, id="sort_next"),
-        Binding("I", "sort_reverse", "reverse the sort", show=False, id="sort_reverse"),
-        Binding("left_square_bracket", "prev_page", "page up", show=False, id="prev_page"),
-        Binding("right_square_bracket", "next_page", "page down", show=False, id="next_page"),
-        Binding("question_mark", "help", "help", id="help"),
-        Binding("q", "quit", "quit", id="quit"),
+    BINDINGS = [  # the footer shows them in this order (widgets/footer.py: which ones fit)
+        Binding("slash", "filter", "filter", id="filter", tooltip="Filter sessions"),
+        Binding("less_than_sign", "sort_prev", "sort ←", id="sort_prev", group=SORT,
+                tooltip="Sort by the previous column"),
+        Binding("greater_than_sign", "sort_next", "sort →", id="sort_next", group=SORT,
+                tooltip="Sort by the next column"),
+        Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="Reverse the sort"),
+        Binding("escape", "back", "back", show=False, id="back", tooltip="Back: leave the focused part"),
+        Binding("enter", "open", "open", show=True, id="open", tooltip="Open the highlighted session"),
+        Binding("t", "toggle_tools", "tools", id="tools", tooltip="Toggle tool messages in the transcript"),
+        Binding("m", "older", "older messages", show=False, id="older", tooltip="Older messages in the transcript"),
+        Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane", tooltip="Next pane"),
+        Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="Spawn panel"),
+        Binding("a", "acting_as", "act as", id="acting_as", tooltip="Act as another session"),
+        Binding("p", "toggle_pause", "pause", id="pause", tooltip="Pause / resume live updates"),
+        Binding("r", "refresh", "refresh", id="refresh", tooltip="Refresh"),
+        Binding("ctrl+s,ctrl+j", "send", "send", id="send", priority=True,
+                tooltip="Send the message (the spawn form in the spawn panel)"),
+        Binding("left_square_bracket", "prev_page", "page up", show=False, id="prev_page",
+                tooltip="Previous page of sessions"),
+        Binding("right_square_bracket", "next_page", "page down", show=False, id="next_page",
+                tooltip="Next page of sessions"),
+        Binding("question_mark", "help", "help", id="help", tooltip="Help: every key"),
+        Binding("q", "quit", "quit", id="quit", tooltip="Quit"),
     ]
 
     def __init__(self, engine: Engine, *, acting_as: str = "main", sandboxed: bool = False,

@@ -11,13 +11,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import ContentSwitcher, DataTable, Footer, Input, Static
+from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
 from sessions_tui.tools.browse import BrowsePage, browse_sessions
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
+from sessions_tui.ui.widgets.footer import DashboardFooter
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import COLUMNS, SessionTable, TableHeader
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
@@ -65,7 +66,7 @@ class MainScreen(LiveRows):
                 yield TranscriptPane(id="transcript")
                 yield SpawnPanel(id="spawn")
         yield Composer(id="composer")
-        yield Footer()
+        yield DashboardFooter()
 
     def on_mount(self) -> None:
         app = self.app

@@ -1,0 +1,54 @@
+"""The footer with the keys that fit the screen: the essentials from 80 columns, more as it widens.
+
+Textual's footer shows every binding marked `show` and cuts what does not fit at the right, so at
+80 columns send, help and quit fell off. This one shows the keys of the widest tier the screen
+reaches; every key stays in help (`?`) and the command palette (`ctrl+p`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.events import Resize
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+NARROW = frozenset({"filter", "sort_prev", "sort_next", "send", "help", "quit"})
+MEDIUM = NARROW | {"toggle_tools", "toggle_spawn", "acting_as"}
+TIERS: tuple[tuple[int, frozenset[str] | None], ...] = ((0, NARROW), (100, MEDIUM), (140, None))
+"""(from this many columns, the actions shown; None: every binding marked `show`)."""
+
+
+def shown_actions(width: int) -> frozenset[str] | None:
+    """The actions the footer shows at `width` columns (None: all)."""
+    chosen: frozenset[str] | None = NARROW
+    for start, actions in TIERS:
+        if width >= start:
+            chosen = actions
+    return chosen
+
+
+class DashboardFooter(Footer):
+    """A footer showing the bindings of the screen width's tier (the palette key always)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._width = 0
+
+    def compose(self) -> ComposeResult:
+        self._width = self.app.size.width
+        return self._filtered(super().compose(), shown_actions(self._width))
+
+    @staticmethod
+    def _filtered(widgets: Iterable[Widget], actions: frozenset[str] | None) -> ComposeResult:
+        for widget in widgets:
+            if (isinstance(widget, FooterKey) and actions is not None and widget.action not in actions
+                    and not widget.has_class("-command-palette")):
+                continue
+            yield widget
+
+    def on_resize(self, _: Resize) -> None:
+        if shown_actions(self.app.size.width) != shown_actions(self._width):
+            self.call_after_refresh(self.recompose)
