@@ -262,3 +262,38 @@ async def test_the_footer_shows_send_help_and_quit_at_80_columns_and_more_when_w
         await pilot.resize_terminal(160, 48)
         await until(pilot, lambda: ("p", "toggle_pause") in footer_keys(app), "the wide footer")
         assert ("t", "toggle_tools") in footer_keys(app) and ("^s", "send") in footer_keys(app)
+
+
+def highlighted_id(modal):
+    options = modal.query_one("#acting-options")
+    return options.get_option_at_index(options.highlighted).id
+
+
+async def test_the_acting_as_picker_opens_on_the_requester_and_enter_picks_keeping_sandboxed(tmp_path):
+    app = demo_app(tmp_path / "s", acting_as=DEV)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        modal = app.screen
+        assert highlighted_id(modal) == DEV
+        modal.query_one("#acting-sandboxed").value = True
+        await settle(pilot)
+        await pilot.press("up")  # to main's row: the switch stays on
+        await settle(pilot)
+        assert highlighted_id(modal) == MAIN and modal.query_one("#acting-sandboxed").value is True
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is app.main_screen, "the picker to close")
+        assert (app.requester_key, app.sandboxed) == (MAIN, True)
+
+
+async def test_enter_in_the_acting_as_filter_picks_the_highlighted_session(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        app.screen.query_one("#acting-filter").focus()
+        await pilot.press(*"research", "enter")
+        await until(pilot, lambda: app.screen is app.main_screen, "the picker to close")
+        assert app.requester_key == "agent:research:main" and not app.sandboxed

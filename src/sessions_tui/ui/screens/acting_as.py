@@ -39,17 +39,29 @@ def describe(engine: Any, key: str, sandboxed: bool) -> str:
 
 
 class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
+    """The picker opens on the current requester; `enter` (in the list or the filter) picks the
+    highlighted session. The sandboxed switch is the user's choice and stays as set while the
+    highlight moves; an agent whose `sandbox.mode` sandboxes the session shows it on and locked."""
+
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
     def __init__(self, engine: Any, current: str, sandboxed: bool) -> None:
         super().__init__()
         self.engine = engine
+        self.current = current
         self.choice = current
-        self.sandboxed = sandboxed
+        # The user's own choice: what the engine forces for the current requester is not one.
+        self.wanted = sandboxed and not engine.is_sandboxed(current)
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the highlighted session would be sandboxed (the switch, or its agent)."""
+        return self.wanted or self.engine.is_sandboxed(self.choice)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="acting-as"):
-            yield Static(span("Act as", style="bold"), classes="panel-title")
+            yield Static(span("Act as", style="bold") + span("   enter picks · esc cancels", style="dim"),
+                         classes="panel-title")
             yield Field(placeholder="filter sessions, or type any session key", id="acting-filter")
             yield OptionList(id="acting-options")
             with Horizontal(id="acting-controls"):
@@ -60,21 +72,30 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     def on_mount(self) -> None:
         self._fill("")
-        self._describe()
+        self._show_choice()
         self.query_one("#acting-options", OptionList).focus()
 
     def _fill(self, search: str) -> None:
+        """The sessions to pick from (main first, the current requester next if not among them),
+        with the current choice highlighted, or the first match of a search."""
         options = self.query_one("#acting-options", OptionList)
         options.clear_options()
         main = self.engine.main_session_key()
         rows = [(main, "main")] + [(k, label) for k, label in self.engine.operator_sessions(search or None, 200)
                                    if k != main]
+        if not search and all(key != self.current for key, _ in rows):
+            rows.insert(1, (self.current, ""))
         for key, label in rows:
             shown = self.engine.display(key)
             text = literal(shown, style="bold") + span(f"  {label}" if label and label != shown else "", style="dim")
             options.add_option(Option(text, id=key))
         if search and not rows[1:] and (":" in search or search == "main"):
             options.add_option(Option(literal(f"use the key {search}"), id=self.engine.canonical(search)))
+        ids = [option.id for option in options.options]
+        if search:  # the first match (main always heads the list)
+            options.highlighted = 1 if len(ids) > 1 else 0
+        else:
+            options.highlighted = ids.index(self.choice) if self.choice in ids else 0
 
     @on(Input.Changed, "#acting-filter")
     def _filter(self, event: Input.Changed) -> None:
@@ -84,22 +105,34 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
     def _highlight(self, event: OptionList.OptionHighlighted) -> None:
         if event.option.id:
             self.choice = event.option.id
-            # Start from what the agent's sandbox.mode says; the switch can force it on.
-            self.query_one("#acting-sandboxed", Switch).value = self.engine.is_sandboxed(self.choice)
-            self._describe()
+            self._show_choice()
+
+    def _show_choice(self) -> None:
+        """The switch shows the user's choice, or on and locked where the agent sandboxes it."""
+        switch = self.query_one("#acting-sandboxed", Switch)
+        forced = self.engine.is_sandboxed(self.choice)
+        with switch.prevent(Switch.Changed):
+            switch.value = self.sandboxed
+        switch.disabled = forced
+        switch.tooltip = "sandboxed by its agent's sandbox.mode" if forced else None
+        self._describe()
 
     @on(Switch.Changed)
     def _switch(self, event: Switch.Changed) -> None:
-        self.sandboxed = event.value
+        self.wanted = event.value
         self._describe()
 
     def _describe(self) -> None:
         self.query_one("#acting-describe", Static).update(
             literal(describe(self.engine, self.choice, self.sandboxed), style="italic"))
 
+    @on(Input.Submitted, "#acting-filter")
     @on(OptionList.OptionSelected)
     @on(Button.Pressed, "#acting-use")
     def _use(self, event: Any) -> None:
+        options = self.query_one("#acting-options", OptionList)
+        if options.highlighted is not None:  # what is highlighted now, whatever messages are queued
+            self.choice = options.get_option_at_index(options.highlighted).id or self.choice
         self.dismiss((self.choice, self.sandboxed))
 
     def action_cancel(self) -> None:
