@@ -297,3 +297,20 @@ async def test_enter_in_the_acting_as_filter_picks_the_highlighted_session(tmp_p
         await pilot.press(*"research", "enter")
         await until(pilot, lambda: app.screen is app.main_screen, "the picker to close")
         assert app.requester_key == "agent:research:main" and not app.sandboxed
+
+
+async def test_a_session_its_agent_sandboxes_shows_the_switch_on_and_locked(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        modal = app.screen
+        switch = modal.query_one("#acting-sandboxed")
+        assert switch.value is False and not switch.disabled
+        modal.query_one("#acting-filter").value = "helper"
+        await until(pilot, lambda: highlighted_id(modal) == "agent:helper:main" and switch.disabled, "helper")
+        assert switch.value is True
+        modal.query_one("#acting-options").highlighted = 0
+        await until(pilot, lambda: highlighted_id(modal) == MAIN and not switch.disabled, "main again")
+        assert switch.value is False  # the user's own choice: off
