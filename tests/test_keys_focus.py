@@ -1,6 +1,10 @@
 """Pilot tests of the keys and focus: the cursor, the transcript and the composer agree; esc, enter
 and ctrl+s act on the focused part; sorting from the keyboard; the footer, help and palette."""
 
+import io
+
+from rich.console import Console
+from textual.command import CommandList, CommandPalette
 from textual.widgets._footer import FooterKey
 
 from sessions_tui.config import parse_config
@@ -314,3 +318,41 @@ async def test_a_session_its_agent_sandboxes_shows_the_switch_on_and_locked(tmp_
         modal.query_one("#acting-options").highlighted = 0
         await until(pilot, lambda: highlighted_id(modal) == MAIN and not switch.disabled, "main again")
         assert switch.value is False  # the user's own choice: off
+
+
+def palette_entries(app):
+    options = app.screen.query_one(CommandList)
+    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+
+async def test_the_palette_lists_the_commands_with_their_keys_as_remapped(tmp_path):
+    app = demo_app(tmp_path / "s", {"ui": {"keybindings": {"tools": "x"}}})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"tool")
+        await until(pilot, lambda: any("transcript  x" in e for e in palette_entries(app)), "the tools command")
+        assert any(e.startswith("Show or hide tool calls") and e.endswith("  x") for e in palette_entries(app))
+        await pilot.press(*["backspace"] * 4, *"filter sessions")
+        await until(pilot, lambda: any(e.endswith("  /") for e in palette_entries(app)), "the filter command")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused is not None and app.focused.id == "filter", "the filter to focus")
+
+
+async def test_help_says_how_to_sort_filter_by_kind_and_activity_what_esc_does_and_what_sends(tmp_path):
+    app = demo_app(tmp_path / "s", {"ui": {"keybindings": {"sort_reverse": "R"}}})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        console = Console(width=300, record=True, file=io.StringIO())
+        console.print(app.screen.table)
+        plain = " ".join(console.export_text().split())
+        for group in ("Navigate", "Filter and sort", "Transcript", "Send", "Spawn", "App"):
+            assert group in plain
+        for words in ("< sort by the previous column", "> sort by the next column", "R reverse the sort",
+                      "Kinds toggle a kind", "Active only the sessions updated", "esc back: leaves the composer",
+                      "in the filter input it clears the filter", "in the spawn panel it closes the panel",
+                      "enter in the message: send it (one line; there is no newline)", "^s / ^j send the message"):
+            assert words in plain, words

@@ -16,7 +16,6 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
-from textual.command import Hit, Hits, Provider
 from textual.worker import WorkerCancelled
 
 from sessions_tui import runtime
@@ -27,7 +26,7 @@ from sessions_tui.terminal_text import visible
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
-from sessions_tui.ui.screens.help import HelpScreen, binding_table
+from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
 
 SORT = Binding.Group("sort", compact=False)
@@ -36,66 +35,39 @@ SWEEP_SECONDS = 60.0
 log = logging.getLogger(__name__)
 
 
-class DashboardCommands(Provider):
-    """The command palette (ctrl+p): every action of the dashboard by name."""
-
-    COMMANDS = [
-        ("Filter sessions", "filter"),
-        ("Toggle tool messages", "toggle_tools"),
-        ("Older messages in the transcript", "older"),
-        ("Spawn panel", "toggle_spawn"),
-        ("Act as another session", "acting_as"),
-        ("Pause / resume live updates", "toggle_pause"),
-        ("Refresh", "refresh"),
-        ("Next page of sessions", "next_page"),
-        ("Previous page of sessions", "prev_page"),
-        ("Help", "help"),
-        ("Quit", "quit"),
-    ]
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, action in self.COMMANDS:
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), self._runner(action), help=f"action: {action}")
-
-    def _runner(self, action: str) -> Any:
-        async def run() -> None:
-            await self.app.run_action(action)
-
-        return run
-
-
 class SessionsApp(App[None]):
     CSS_PATH = "app.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
     COMMANDS = App.COMMANDS | {DashboardCommands}
     BINDINGS = [  # the footer shows them in this order (widgets/footer.py: which ones fit)
-        Binding("slash", "filter", "filter", id="filter", tooltip="Filter sessions"),
+        Binding("slash", "filter", "filter", id="filter", tooltip="filter sessions by key, label, channel…"),
         Binding("less_than_sign", "sort_prev", "sort ←", id="sort_prev", group=SORT,
-                tooltip="Sort by the previous column"),
+                tooltip="sort by the previous column"),
         Binding("greater_than_sign", "sort_next", "sort →", id="sort_next", group=SORT,
-                tooltip="Sort by the next column"),
-        Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="Reverse the sort"),
-        Binding("escape", "back", "back", show=False, id="back", tooltip="Back: leave the focused part"),
-        Binding("enter", "open", "open", show=True, id="open", tooltip="Open the highlighted session"),
-        Binding("t", "toggle_tools", "tools", id="tools", tooltip="Toggle tool messages in the transcript"),
-        Binding("m", "older", "older messages", show=False, id="older", tooltip="Older messages in the transcript"),
-        Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane", tooltip="Next pane"),
-        Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="Spawn panel"),
-        Binding("a", "acting_as", "act as", id="acting_as", tooltip="Act as another session"),
-        Binding("p", "toggle_pause", "pause", id="pause", tooltip="Pause / resume live updates"),
-        Binding("r", "refresh", "refresh", id="refresh", tooltip="Refresh"),
+                tooltip="sort by the next column"),
+        Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="reverse the sort"),
+        Binding("escape", "back", "back", show=False, id="back", tooltip="back"),
+        Binding("enter", "open", "open", show=True, id="open",
+                tooltip="write to the highlighted session (the composer)"),
+        Binding("t", "toggle_tools", "tools", id="tools",
+                tooltip="show or hide tool calls and results in the transcript"),
+        Binding("m", "older", "older messages", show=False, id="older",
+                tooltip="older messages in the transcript (200 more)"),
+        Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane", tooltip="next pane"),
+        Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="open or close the spawn panel"),
+        Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
+        Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
+        Binding("r", "refresh", "refresh", id="refresh",
+                tooltip="refresh the table, the transcript and the spawn runs"),
         Binding("ctrl+s,ctrl+j", "send", "send", id="send", priority=True,
-                tooltip="Send the message (the spawn form in the spawn panel)"),
+                tooltip="send the message (in the spawn form: spawn)"),
         Binding("left_square_bracket", "prev_page", "page up", show=False, id="prev_page",
-                tooltip="Previous page of sessions"),
+                tooltip="previous page of sessions (100 a page)"),
         Binding("right_square_bracket", "next_page", "page down", show=False, id="next_page",
-                tooltip="Next page of sessions"),
-        Binding("question_mark", "help", "help", id="help", tooltip="Help: every key"),
-        Binding("q", "quit", "quit", id="quit", tooltip="Quit"),
+                tooltip="next page of sessions"),
+        Binding("question_mark", "help", "help", id="help", tooltip="help: every key"),
+        Binding("q", "quit", "quit", id="quit", tooltip="quit"),
     ]
 
     def __init__(self, engine: Engine, *, acting_as: str = "main", sandboxed: bool = False,
