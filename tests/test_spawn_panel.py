@@ -184,3 +184,25 @@ async def test_narrow_gives_the_panel_the_body_and_escape_gives_it_back(tmp_path
         assert app.focused is screen.query_one("#sessions")
         await pilot.press("down")
         await until(pilot, lambda: screen.query_one("#sessions").cursor_row == 1, "the table to take keys")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_chosen_child_opens_its_transcript(tmp_path, size):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await spawn_one(pilot, label="words")
+        screen = app.main_screen
+        runs = screen.query_one("#spawn-runs")
+        child = app.engine.subagents.get(runs.coordinate_to_cell_key(Coordinate(0, 0)).row_key.value).child_key
+        runs.focus()
+        runs.move_cursor(row=0)
+        await pilot.press("enter")
+        transcript = screen.query_one("#transcript")
+        await until(pilot, lambda: transcript.key == child, "the child's transcript to open")
+        await settle(pilot)
+        assert transcript.display and not screen.query_one(SpawnPanel).display
+        assert inside(transcript, size)
+        table = screen.query_one("#sessions")
+        assert table.current_key() == child and app.focused is table  # the cursor on the child, keys on the table
+        assert transcript.key == child  # nothing reopened the row the cursor was on before
