@@ -206,3 +206,15 @@ async def test_a_chosen_child_opens_its_transcript(tmp_path, size):
         table = screen.query_one("#sessions")
         assert table.current_key() == child and app.focused is table  # the cursor on the child, keys on the table
         assert transcript.key == child  # nothing reopened the row the cursor was on before
+
+
+async def test_the_newest_announcement_shows_from_its_head(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await spawn_one(pilot, label="words")
+        screen = app.main_screen
+        box, newest = screen.query_one("#announcements"), screen.query(".announcement").last()
+        assert "words" in text_of(newest).splitlines()[0]
+        assert newest.virtual_region.height > box.scrollable_content_region.height  # taller than the panel
+        await until(pilot, lambda: box.scroll_offset.y == newest.virtual_region.y, "its head at the top")

@@ -144,8 +144,10 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         if delivery == "forbidden":
             head.append("  refused by the send policy", style="#e06c75")
         box = self.query_one("#announcements", VerticalScroll)
-        box.mount(Static(head + Text("\n") + literal(text), classes="announcement"))
-        box.scroll_end(animate=False, immediate=False)
+        item = Static(head + Text("\n") + literal(text), classes="announcement")
+        box.mount(item)
+        # The newest from its head (who, status, result), not its tail (a transcript path) on a short panel.
+        box.call_after_refresh(box.scroll_to_widget, item, top=True, animate=False)
 
     def refresh_runs(self) -> None:
         """Children of the requester with live status and elapsed time (row diffs).
