@@ -1,111 +1,197 @@
-"""The transcript pane: it follows the end across sessions of any length, keeps the reader's place
-when older messages arrive above, jumps on home/end, and keeps streaming thinking apart."""
+"""The transcript pane: it follows the end across sessions of any length (new messages from another
+process or from the engine, streamed text), leaves a reader who scrolled up where they are, opens
+a big session at its newest messages and puts the rest above without moving the view, keeps the
+reader's place when `m` adds older messages, jumps on home/end, streams thinking apart from the
+reply, and counts messages in words."""
 
 import subprocess
 import sys
 
 from sessions_tui.engine.events import RunStreamed
-from sessions_tui.ui.widgets.transcript import FIRST_BATCH, MessageView
+from sessions_tui.ui.widgets.message_view import MessageView, StreamView
+from sessions_tui.ui.widgets.transcript import FIRST_BATCH, TranscriptPane, message_count
 from ui_support import demo_app, select, settle, text_of, until
 
 DEV = "agent:main:discord:group:dev"
 CRON = "agent:main:cron:nightly-report"
 LONG = "agent:main:discord:group:long"
+NODE = "agent:main:node-macbook"
 SIZE = (160, 30)
 
 
 def pane_of(app):
-    return app.main_screen.query_one("#transcript")
+    return app.main_screen.query_one(TranscriptPane)
 
 
-def newest_shown(app, text: str) -> bool:
-    """Whether the last message holds `text` and lies inside the scrolled view."""
-    scroll = app.main_screen.query_one("#messages")
-    views = list(scroll.query(MessageView))
-    if not views or text not in str(views[-1].message.get("content")):
-        return False
-    last = views[-1].virtual_region
-    return last.height > 0 and scroll.scroll_y <= last.y and last.bottom <= scroll.scroll_y + scroll.size.height
+def scroll_of(app):
+    return app.main_screen.query_one("#messages")
+
+
+def in_view(app, widget) -> bool:
+    """Whether `widget` lies wholly inside the visible part of the messages, as laid out now."""
+    region = widget.region
+    return region.height > 0 and scroll_of(app).scrollable_content_region.contains_region(region)
+
+
+def newest_in_view(app, text: str) -> bool:
+    views = list(scroll_of(app).query(MessageView))
+    return bool(views) and text in views[-1].plain and in_view(app, views[-1])
+
+
+def pad(app, key: str, count: int) -> None:
+    """Give `key` `count` messages shown with tools off (the demo's own, then chat lines)."""
+    store = app.engine.store
+    shown = [m for m in store.history(key, limit=1000).messages if m.get("role") in ("user", "assistant")]
+    for i in range(count - len(shown)):
+        store.append(key, {"role": "user" if i % 2 == 0 else "assistant", "content": f"{key} line {i}"}, touch=False)
 
 
 def long_session(app, count: int) -> None:
-    engine = app.engine
-    engine.store.create(LONG, {"updatedAt": 1_900_000_000_000})
+    app.engine.store.create(LONG, {"updatedAt": 1_900_000_000_000})
     for i in range(count):
-        engine.store.append(LONG, {"role": "user", "content": f"m{i}"}, touch=False)
+        app.engine.store.append(LONG, {"role": "user", "content": f"m{i}"}, touch=False)
 
 
-def append_from_another_process(state, key: str, text: str) -> None:
-    code = ("import sys; from sessions_tui.engine.store import Store; "
-            f"Store(sys.argv[1]).append({key!r}, {{'role': 'user', 'content': {text!r}}})")
+def append_from_another_process(state, key: str, *texts: str) -> None:
+    code = ("import sys; from sessions_tui.engine.store import Store; s = Store(sys.argv[1]); "
+            f"[s.append({key!r}, {{'role': 'user', 'content': t}}) for t in {list(texts)!r}]")
     subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)
 
 
-async def test_after_a_long_transcript_a_shorter_one_still_follows_new_messages(tmp_path):
+async def open_dev_then_cron(app, pilot) -> None:
+    """The issue's steps: the dev group (40 messages), then the nightly report (18)."""
+    await settle(pilot)
+    await select(pilot, DEV)
+    await until(pilot, lambda: pane_of(app).key == DEV and len(pane_of(app).query(MessageView)) == 40, "the dev group")
+    await select(pilot, CRON)
+    await until(pilot, lambda: pane_of(app).key == CRON and len(pane_of(app).query(MessageView)) == 18, "the cron job")
+    await until(pilot, lambda: scroll_of(app).max_scroll_y > 0, "a transcript longer than the pane")
+
+
+def demo_with_long_dev_and_cron(state, config=None):
+    app = demo_app(state, config)
+    pad(app, DEV, 40)
+    pad(app, CRON, 18)
+    return app
+
+
+async def test_after_a_longer_transcript_a_message_from_another_process_is_followed(tmp_path):
     state = tmp_path / "s"
-    app = demo_app(state)
-    long_session(app, 40)
+    app = demo_with_long_dev_and_cron(state)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await select(pilot, LONG)
-        await until(pilot, lambda: len(pane_of(app).query(MessageView)) == 40, "the long group's messages")
-        await select(pilot, CRON)
-        await until(pilot, lambda: pane_of(app).key == CRON and pane_of(app).query(MessageView), "the cron job")
+        await open_dev_then_cron(app, pilot)
         append_from_another_process(state, CRON, "written elsewhere")
-        await until(pilot, lambda: newest_shown(app, "written elsewhere"), "the new message in view")
+        await until(pilot, lambda: newest_in_view(app, "written elsewhere"), "the new message in view")
 
 
-async def test_a_reply_from_the_composer_is_followed_too(tmp_path):
-    app = demo_app(tmp_path / "s", {"models": {"demo": {"latencyMs": 0}}})
-    long_session(app, 40)
+async def test_after_a_longer_transcript_a_reply_through_the_engine_is_followed(tmp_path):
+    app = demo_with_long_dev_and_cron(tmp_path / "s", {"models": {"demo": {"latencyMs": 0}}})
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await select(pilot, LONG)
-        await select(pilot, CRON)
+        await open_dev_then_cron(app, pilot)
         await pilot.press("enter", *"status please", "ctrl+s")
         await app.engine.drain()
-        outcome = app.main_screen.query_one("#outcome")
-        await until(pilot, lambda: "ok" in text_of(outcome), "the reply")
-        scroll = app.main_screen.query_one("#messages")
-        await until(pilot, lambda: len(scroll.query(MessageView)) > 2 and scroll.is_vertical_scroll_end
-                    and scroll.max_scroll_y > 0, "the reply in view")
-        last = scroll.query(MessageView)[-1]
-        assert last.message["role"] == "assistant"
-        assert last.virtual_region.bottom <= scroll.scroll_y + scroll.size.height
-
-
-async def test_a_reader_who_scrolled_up_stays_put(tmp_path):
-    state = tmp_path / "s"
-    app = demo_app(state)
-    long_session(app, 40)
-    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "ok" in text_of(app.main_screen.query_one("#outcome")), "the reply")
+        await app.engine.drain()  # the ping-pong turns and the announce too
         await settle(pilot)
-        await select(pilot, LONG)
-        scroll = app.main_screen.query_one("#messages")
-        await until(pilot, lambda: scroll.max_scroll_y > 10, "a scrollable transcript")
+        views = scroll_of(app).query(MessageView)
+        assert len(views) > 20 and views[-1].message["role"] == "assistant"
+        await until(pilot, lambda: in_view(app, scroll_of(app).query(MessageView)[-1]), "the newest reply in view")
+
+
+async def test_streamed_text_keeps_the_end_in_view(tmp_path):
+    app = demo_with_long_dev_and_cron(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_dev_then_cron(app, pilot)
+        preview = scroll_of(app).query_one(StreamView)
+        for i in range(12):
+            app.engine.events.publish(RunStreamed(ts=app.engine.now(), session_key=CRON, run_id="r1", kind="text",
+                                                  delta=f"line {i} of a long reply\n"))
+        await until(pilot, lambda: "line 11" in preview.plain and in_view(app, preview), "the streamed text in view")
+
+
+async def test_a_reader_who_scrolled_up_stays_put_whoever_writes(tmp_path):
+    state = tmp_path / "s"
+    app = demo_with_long_dev_and_cron(state)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_dev_then_cron(app, pilot)
+        await select(pilot, DEV)
+        await until(pilot, lambda: len(pane_of(app).query(MessageView)) == 40, "the dev group")
+        scroll = scroll_of(app)
         scroll.scroll_to(y=5, animate=False)
         await settle(pilot)
-        append_from_another_process(state, LONG, "while reading")
-        await until(pilot, lambda: "while reading" in str(pane_of(app).query(MessageView)[-1].message["content"]),
-                    "the new message")
+        append_from_another_process(state, DEV, "while reading")
+        await until(pilot, lambda: "while reading" in scroll.query(MessageView)[-1].plain, "the new message")
+        app.engine.events.publish(RunStreamed(ts=app.engine.now(), session_key=DEV, run_id="r1", kind="text",
+                                              delta="streaming meanwhile\n" * 5))
+        await until(pilot, lambda: "streaming meanwhile" in scroll.query_one(StreamView).plain, "the stream")
         await settle(pilot)
         assert scroll.scroll_y == 5
-        scroll.action_scroll_end()  # what `end` does in the pane
-        await settle(pilot)
-        append_from_another_process(state, LONG, "and after")
-        await until(pilot, lambda: newest_shown(app, "and after"), "following again once back at the end")
+        scroll.focus()
+        await pilot.press("end")
+        append_from_another_process(state, DEV, "and after")
+        await until(pilot, lambda: newest_in_view(app, "and after"), "following again once back at the end")
 
 
-async def test_a_big_transcript_shows_its_newest_message_first_then_the_rest_above(tmp_path):
+async def test_a_scroll_that_goes_nowhere_keeps_following(tmp_path):
+    """A page-down at the end, or any scroll of a transcript shorter than the pane, is not the
+    reader leaving the end."""
+    state = tmp_path / "s"
+    app = demo_with_long_dev_and_cron(state)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_dev_then_cron(app, pilot)
+        scroll = scroll_of(app)
+        scroll.focus()
+        await pilot.press("pagedown")
+        append_from_another_process(state, CRON, "after a page-down at the end")
+        await until(pilot, lambda: newest_in_view(app, "after a page-down at the end"), "the new message in view")
+        await select(pilot, NODE)  # a transcript shorter than the pane
+        await until(pilot, lambda: pane_of(app).key == NODE and scroll.max_scroll_y == 0, "a short one")
+        scroll.focus()
+        await pilot.press("up", "pageup")
+        append_from_another_process(state, NODE, *(f"growing {i}" for i in range(30)))
+        await until(pilot, lambda: newest_in_view(app, "growing 29"), "the newest message in view")
+
+
+async def test_a_big_transcript_shows_its_newest_messages_first_then_the_rest_above(tmp_path, monkeypatch):
     app = demo_app(tmp_path / "s")
     long_session(app, 450)
+    held = []
+    monkeypatch.setattr(TranscriptPane, "_fetch_page", lambda self, *args: held.append((self, args)))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await select(pilot, LONG)
-        await until(pilot, lambda: newest_shown(app, "m449"), "the newest message")
+        await until(pilot, lambda: newest_in_view(app, "m449"), "the newest message")
+        assert len(pane_of(app).query(MessageView)) == FIRST_BATCH < 200
+        pane, args = held.pop()
+        monkeypatch.undo()
+        pane._fetch_page(*args)
         await until(pilot, lambda: len(pane_of(app).query(MessageView)) == 200, "the whole page")
-        assert FIRST_BATCH < 200
-        assert newest_shown(app, "m449")  # the older part went in above without moving the view
+        await settle(pilot)
+        assert newest_in_view(app, "m449")  # the older part went in above without moving the view
+        assert scroll_of(app).query(MessageView)[0].plain.endswith("m250")
+
+
+async def test_the_rest_of_the_page_keeps_a_reader_who_scrolled_up_in_place(tmp_path, monkeypatch):
+    app = demo_app(tmp_path / "s")
+    long_session(app, 450)
+    held = []
+    monkeypatch.setattr(TranscriptPane, "_fetch_page", lambda self, *args: held.append((self, args)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, LONG)
+        await until(pilot, lambda: held and newest_in_view(app, "m449"), "the newest messages")
+        scroll = scroll_of(app)
+        scroll.scroll_to(y=3, animate=False)
+        await settle(pilot)
+        top = scroll.first_visible()
+        row = top.region.y
+        pane, args = held.pop()
+        monkeypatch.undo()
+        pane._fetch_page(*args)
+        await until(pilot, lambda: len(pane_of(app).query(MessageView)) == 200, "the whole page")
+        await settle(pilot)
+        assert top.region.y == row and scroll.first_visible() is top
+        assert scroll.scroll_y > 100
 
 
 async def test_older_messages_keep_the_readers_place_and_home_end_jump(tmp_path):
@@ -114,21 +200,28 @@ async def test_older_messages_keep_the_readers_place_and_home_end_jump(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await select(pilot, LONG)
-        scroll = app.main_screen.query_one("#messages")
+        scroll = scroll_of(app)
         await until(pilot, lambda: len(pane_of(app).query(MessageView)) == 200, "the page")
-        scroll.action_scroll_home()
-        assert scroll.scroll_y == 0 and not app.animator.is_being_animated(scroll, "scroll_y")
-        await settle(pilot)
-        top = scroll.query(MessageView)[0]
+        animated = []
+        animate = scroll.animate
+        scroll.animate = lambda attribute, *args, **kwargs: (animated.append(attribute), animate(attribute, *args,
+                                                                                                  **kwargs))[1]
+        scroll.focus()
+        await pilot.press("home")
+        assert scroll.scroll_y == 0
+        top = scroll.first_visible()
         assert top.message["content"] == "m250"
-        row = top.virtual_region.y - scroll.scroll_y
+        row = top.region.y
         await pilot.press("m")
         await until(pilot, lambda: len(pane_of(app).query(MessageView)) == 400, "the older page")
         await settle(pilot)
-        assert top.virtual_region.y - scroll.scroll_y == row  # m250 stays on the same screen row
+        assert top.region.y == row and scroll.first_visible() is top  # m250 stays on the same screen row
         assert scroll.scroll_y > 0
-        scroll.action_scroll_end()
-        assert scroll.scroll_y == scroll.max_scroll_y and not app.animator.is_being_animated(scroll, "scroll_y")
+        await pilot.press("end")
+        assert scroll.scroll_y == scroll.max_scroll_y
+        await pilot.press("home")
+        assert scroll.scroll_y == 0
+        assert "scroll_y" not in animated  # jumps, never an animation
 
 
 async def test_streaming_shows_thinking_apart_from_the_reply(tmp_path):
@@ -139,14 +232,32 @@ async def test_streaming_shows_thinking_apart_from_the_reply(tmp_path):
         now = app.engine.now()
         for kind, delta in (("thinking", "weighing "), ("text", "Hello "), ("thinking", "options"), ("text", "there")):
             app.engine.events.publish(RunStreamed(ts=now, session_key=pane.key, run_id="r1", kind=kind, delta=delta))
-        preview = pane.query_one("#streaming")
-        await until(pilot, lambda: "there" in text_of(preview), "the streamed reply")
-        lines = text_of(preview).splitlines()
-        assert lines[1] == "thinking · weighing options"
-        assert lines[2] == "Hello there"
+        preview = pane.query_one(StreamView)
+        await until(pilot, lambda: "there" in preview.plain, "the streamed reply")
+        assert preview.plain.splitlines() == ["assistant  streaming…", "thinking", "weighing options", "Hello there"]
+        _, thought = preview.parts()[2]
+        assert {str(s.style) for s in thought.spans} == {"italic dim"}
+        assert in_view(app, preview)
 
 
-async def test_the_title_counts_one_message_in_the_singular(tmp_path):
+async def test_thinking_opens_and_closes_on_a_click(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        view = next(v for v in pane_of(app).query(MessageView) if v.thinking_blocks())
+        assert "▶ thinking · 39 chars" in view.plain and not view.open_thinking
+        height = view.size.height
+        await pilot.click(view, offset=(4, 1))  # the line under the header
+        await until(pilot, lambda: view.open_thinking and view.size.height > height, "the thinking open")
+        assert "▼ thinking · 39 chars" in view.plain
+        await pilot.click(view, offset=(4, 1))
+        await until(pilot, lambda: not view.open_thinking and view.size.height == height, "the thinking closed")
+
+
+async def test_the_title_counts_messages_in_words(tmp_path):
+    assert (message_count(0), message_count(1), message_count(2), message_count(1234)) == (
+        "0 messages", "1 message", "2 messages", "1,234 messages")
     app = demo_app(tmp_path / "s")
     app.engine.store.create("agent:main:discord:group:one", {"updatedAt": 1_900_000_000_000})
     app.engine.store.append("agent:main:discord:group:one", {"role": "user", "content": "hi"}, touch=False)

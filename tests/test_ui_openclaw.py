@@ -8,6 +8,7 @@ from pathlib import Path
 from openclaw_fake import FakeGateway
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.widgets.message_view import MessageView
 from ui_support import SIZE, select, settle, text_of, until
 
 GROUP = "agent:main:discord:group:123"
@@ -26,7 +27,7 @@ async def test_the_dashboard_follows_openclaw_live_and_says_so(tmp_path: Path):
             pane = screen.query_one("#transcript")
             gateway.append(GROUP, {"role": "user", "content": [{"type": "text", "text": "dave: live from OpenClaw"}]})
             await until(
-                pilot, lambda: any("dave: live from OpenClaw" in text_of(w) for w in pane.query(".message-text")),
+                pilot, lambda: any("dave: live from OpenClaw" in v.plain for v in pane.query(MessageView)),
                 "the appended line",
             )
 
