@@ -3,13 +3,14 @@
 Requirement (issue 10, the transcript pane): the newest message of a 450-message session is on
 screen under 0.3 s after the session is opened.
 
-The app runs headless (`App.run_test`, 160x48) on the demo plus a 450-message session (users
-asking, the assistant thinking and answering in a few paragraphs, now and then a tool call and
-its result, as a real agent's transcript reads). Each open starts from another, short session;
-the time runs from `TranscriptPane.open` to the moment the newest message's text is painted
-(its `render_lines` runs, which Textual does only for what is visible). Also reported: when the
-whole page (200 messages) is in the pane, and the longest stretch the event loop was blocked
-between those two moments (what a key pressed meanwhile would wait). 2 warm-up opens, then 9
+The app runs headless (`App.run_test`, 160x48) on the demo plus two 450-message sessions
+(users asking, the assistant thinking and answering in a few paragraphs, now and then with a
+tool call, as a real agent's transcript reads). Each open starts from a short session; the time
+runs from `TranscriptPane.open` to the moment the newest message's text is painted
+(its `render_lines` runs, which Textual does only for what is visible). Then the same, each
+open starting from another 450-message session (its 200 messages to remove first). Also
+reported: when the whole page (200 messages) is in the pane, and the longest stretch the event
+loop was blocked until then (what a key pressed meanwhile would wait). 2 warm-up opens, then 9
 timed, median.
 
 Run: .venv/bin/python bench/transcript_bench.py
@@ -33,6 +34,7 @@ from sessions_tui.ui.widgets.message_view import MessageView  # noqa: E402
 from sessions_tui.ui.widgets.transcript import TranscriptPane  # noqa: E402
 
 BIG = "agent:main:discord:group:big"
+OTHER_BIG = "agent:main:discord:group:other-big"
 SHORT = "agent:main:cron:nightly-report"
 MESSAGES = 450
 PAGE = 200
@@ -67,9 +69,9 @@ def _message(i: int, now: int) -> dict[str, Any]:
     return {"role": "assistant", "content": content, "timestamp": ts}
 
 
-async def _open_once(app: Any, pilot: Any) -> tuple[float, float, float]:
+async def _open_once(app: Any, pilot: Any, start: str) -> tuple[float, float, float]:
     pane = app.main_screen.query_one(TranscriptPane)
-    pane.open(SHORT)
+    pane.open(start)
     await settle(pilot)
     PAINTED.clear()
     gaps: list[float] = []
@@ -96,26 +98,30 @@ async def _open_once(app: Any, pilot: Any) -> tuple[float, float, float]:
 async def _run(state: Path) -> int:
     app = demo_app(state)
     now = app.engine.now()
-    app.engine.store.create(BIG, {"updatedAt": now})
-    for i in range(MESSAGES):
-        app.engine.store.append(BIG, _message(i, now), touch=False)
-    newest, whole, blocked = [], [], []
+    for key in (BIG, OTHER_BIG):
+        app.engine.store.create(key, {"updatedAt": now})
+        for i in range(MESSAGES):
+            app.engine.store.append(key, _message(i, now), touch=False)
+    medians = []
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        for n in range(WARMUP + RUNS):
-            shown, full, gap = await _open_once(app, pilot)
-            if n >= WARMUP:
-                newest.append(shown)
-                whole.append(full)
-                blocked.append(gap)
-    med = statistics.median(newest)
-    print(f"{MESSAGES}-message session, {RUNS} opens after {WARMUP} warm-up:")
-    print(f"  newest message painted: median {med * 1000:7.1f} ms   (min {min(newest) * 1000:.1f}, "
-          f"max {max(newest) * 1000:.1f})")
-    print(f"  whole page ({PAGE}) in the pane: median {statistics.median(whole) * 1000:7.1f} ms")
-    print(f"  longest event-loop block until then: median {statistics.median(blocked) * 1000:7.1f} ms")
-    return verdict(med < LIMIT_S, f"newest message on screen {med * 1000:.0f} ms after opening "
-                                  f"(< {LIMIT_S * 1000:.0f} ms)")
+        for start, what in ((SHORT, "a short session"), (OTHER_BIG, f"another {MESSAGES}-message session")):
+            newest, whole, blocked = [], [], []
+            for n in range(WARMUP + RUNS):
+                shown, full, gap = await _open_once(app, pilot, start)
+                if n >= WARMUP:
+                    newest.append(shown)
+                    whole.append(full)
+                    blocked.append(gap)
+            medians.append(statistics.median(newest))
+            print(f"{MESSAGES}-message session opened from {what}, {RUNS} opens after {WARMUP} warm-up:")
+            print(f"  newest message painted: median {medians[-1] * 1000:7.1f} ms   (min {min(newest) * 1000:.1f}, "
+                  f"max {max(newest) * 1000:.1f})")
+            print(f"  whole page ({PAGE}) in the pane: median {statistics.median(whole) * 1000:7.1f} ms")
+            print(f"  longest event-loop block until then: median {statistics.median(blocked) * 1000:7.1f} ms")
+    worst = max(medians)
+    return verdict(worst < LIMIT_S, f"newest message on screen {worst * 1000:.0f} ms after opening, worse median "
+                                    f"of the two (< {LIMIT_S * 1000:.0f} ms)")
 
 
 def main() -> int:
