@@ -107,6 +107,7 @@ async def test_streamed_text_keeps_the_end_in_view(tmp_path):
             app.engine.events.publish(RunStreamed(ts=app.engine.now(), session_key=CRON, run_id="r1", kind="text",
                                                   delta=f"line {i} of a long reply\n"))
         await until(pilot, lambda: "line 11" in preview.plain and in_view(app, preview), "the streamed text in view")
+        assert preview.size.height == len(preview.plain.split("\n"))  # all of it, the newest line too
 
 
 async def test_a_reader_who_scrolled_up_stays_put_whoever_writes(tmp_path):

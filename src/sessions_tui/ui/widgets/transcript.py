@@ -79,7 +79,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
                      id="transcript-title")
         yield Static("", id="transcript-badges")
         with MessageScroll(id="messages"):
-            yield StreamView(id="streaming")
+            yield StreamView(id="stream-preview")
 
     def on_mount(self) -> None:
         self.query_one(MessageScroll).anchor()
