@@ -153,6 +153,8 @@ async def test_choosing_a_child_posts_child_chosen(tmp_path, how):
         else:
             await pilot.click(runs, offset=(2, 2))  # the second row (below the titles), not highlighted yet
             await until(pilot, lambda: chosen, "ChildChosen")
+            await pilot.press("s")  # the transcript opened in the panel's place: back to the panel
+            await until(pilot, lambda: runs.display and runs.region.height, "the panel to show again")
             await pilot.click(runs, offset=(2, 2))  # again, now highlighted: chosen once more, not twice
             await until(pilot, lambda: len(chosen) >= 2, "ChildChosen again")
         await settle(pilot)
