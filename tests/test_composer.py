@@ -1,6 +1,8 @@
 """Pilot tests of the composer: its tab order, what sends, and what it says about a send."""
 
-from ui_support import SIZE, demo_app, settle, text_of, until
+from ui_support import SIZE, demo_app, select, settle, text_of, until
+
+DEV = "agent:main:discord:group:dev"
 
 
 async def test_tab_goes_message_then_wait_then_send_then_out_of_the_composer(tmp_path):
@@ -34,3 +36,36 @@ async def test_the_composer_says_that_enter_sends_one_line_and_enter_does(tmp_pa
         await pilot.press("enter", *"hi", "enter")
         outcome = app.main_screen.query_one("#outcome")
         await until(pilot, lambda: text_of(outcome).startswith("ok"), "the send's outcome")
+
+
+async def test_a_reply_after_the_timeout_is_said_with_its_run_id(tmp_path):
+    app = demo_app(tmp_path / "s", latency_ms=1500)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        app.main_screen.query_one("#timeout").value = "1"
+        await pilot.press("enter", *"count the words in: one two", "ctrl+s")
+        outcome = app.main_screen.query_one("#outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("timeout"), "the timeout")
+        run_id = app.main_screen.query_one("#composer").run_id
+        await until(pilot, lambda: "reply arrived after the timeout" in text_of(outcome), "the late reply")
+        assert text_of(outcome) == f"reply arrived after the timeout · run {run_id[:8]} · see the transcript"
+
+
+async def test_a_late_reply_for_a_send_no_longer_shown_is_a_toast(tmp_path):
+    app = demo_app(tmp_path / "s", latency_ms=1500)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        app.main_screen.query_one("#timeout").value = "1"
+        await pilot.press("enter", *"count the words in: one two", "ctrl+s")
+        outcome = app.main_screen.query_one("#outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("timeout"), "the timeout")
+        run_id = app.main_screen.query_one("#composer").run_id
+        await pilot.press("escape", "down")  # the composer now shows another session
+        await until(pilot, lambda: app.main_screen.query_one("#composer").key != DEV, "another session to open")
+        await until(pilot, lambda: any("reply arrived after the timeout" in n.message for n in app._notifications),
+                    "the late reply's toast")
+        toast = next(n for n in app._notifications if "reply arrived after the timeout" in n.message)
+        assert toast.message == f"{DEV}: reply arrived after the timeout · run {run_id[:8]} · see the transcript"
+        assert text_of(outcome) == ""

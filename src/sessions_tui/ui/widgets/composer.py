@@ -27,6 +27,7 @@ from sessions_tui.engine.events import (
     Announced,
     EngineEvent,
     PolicyRefused,
+    RunEnded,
     RunStarted,
     SendProgress,
 )
@@ -83,6 +84,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         self._early: list[EngineEvent] = []
         self._log: list[Text] = []
         self._generation = 0  # moves when the target or the requester changes: old results are not shown
+        self._late: dict[str, str] = {}  # run id -> session shown, of sends that timed out: replies may follow
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="composer-head"):
@@ -190,6 +192,8 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def on_composer_sent(self, event: Sent) -> None:
         event.stop()
+        if event.result.get("status") == "timeout" and event.result.get("runId"):
+            self._late[event.result["runId"]] = event.shown_key
         if event.generation != self._generation:  # the composer moved on: say it where it is seen
             self.app.notify(f"Send to {event.shown_key}: {event.result.get('status')}", title="sessions_send",
                             timeout=6, markup=False)
@@ -254,6 +258,9 @@ class Composer(ReportsWorkerErrors, Vertical):
                 and event.lane == "nested" and self.waiting_run is None:
             self.waiting_run = event.run_id
             return
+        if isinstance(event, RunEnded) and event.run_id in self._late:
+            self._late_reply(event)
+            return
         if self.run_id is None:
             if self._in_flight and isinstance(event, (SendProgress, Announced)):
                 self._early.append(event)
@@ -277,6 +284,20 @@ class Composer(ReportsWorkerErrors, Vertical):
             self._add_log(span(f"announce ({where}) · ", style="bold #c678dd") + literal(one_line(event.text, 200)))
         elif isinstance(event, PolicyRefused) and event.session_key in (self.key,):
             self._add_log(span("forbidden · ", style="bold #e06c75") + literal(event.reason))
+
+    def _late_reply(self, event: RunEnded) -> None:
+        """The run of a send that timed out ended: in the outcome while it shows that send, else a
+        toast. Its reply is in the transcript (read there, through sessions_history's redaction)."""
+        shown = self._late.pop(event.run_id)
+        run = f"run {event.run_id[:8]}"
+        if event.status == "ok":
+            said = f"reply arrived after the timeout · {run} · see the transcript"
+        else:
+            said = f"{run} ended after the timeout: {event.status}" + (f" · {event.error}" if event.error else "")
+        if event.run_id == self.run_id:
+            self._outcome(literal(said, style="bold #9ee493" if event.status == "ok" else "bold #e06c75"))
+        else:
+            self.app.notify(f"{shown}: {said}", title="sessions_send", timeout=10, markup=False)
 
     def _add_log(self, line: Text) -> None:
         self._log = (self._log + [line])[-LOG_LINES:]
