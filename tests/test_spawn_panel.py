@@ -180,9 +180,12 @@ async def test_narrow_gives_the_panel_the_body_and_escape_gives_it_back(tmp_path
         table_column = screen.query_one("#table-column")
         await pilot.press("s")
         await until(pilot, lambda: not table_column.display, "the table to make room for the panel")
-        assert screen.query_one(SpawnPanel).region.height >= 15
+        assert not screen.query_one("#composer").display  # its session is out of sight: room for the panel
+        assert screen.query_one(SpawnPanel).region.height >= 20
+        assert screen.query_one("#announcements").region.height >= 8
         await pilot.press("escape")
         await until(pilot, lambda: table_column.display, "the table to come back")
+        assert inside(screen.query_one("#composer"), (80, 24))
         assert app.focused is screen.query_one("#sessions")
         await pilot.press("down")
         await until(pilot, lambda: screen.query_one("#sessions").cursor_row == 1, "the table to take keys")
