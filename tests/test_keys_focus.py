@@ -356,3 +356,18 @@ async def test_help_says_how_to_sort_filter_by_kind_and_activity_what_esc_does_a
                       "in the filter input it clears the filter", "in the spawn panel it closes the panel",
                       "enter in the message: send it (one line; there is no newline)", "^s / ^j send the message"):
             assert words in plain, words
+
+
+async def test_a_run_chosen_in_the_spawn_panel_opens_its_childs_transcript(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        runs = app.main_screen.query_one("#spawn-runs")
+        await until(pilot, lambda: runs.row_count >= 1, "the demo's child in the runs list")
+        runs.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: app.main_screen.query_one("#side").current == "transcript", "the transcript")
+        await rested(pilot)
+        child = app.main_screen.query_one("#transcript").key
+        assert child.startswith("agent:main:subagent:") and shown(app) == (child, child, child)

@@ -284,6 +284,22 @@ class MainScreen(LiveRows):
                 self._open(key)
             self.query_one("#message").focus()
 
+    @on(SpawnPanel.ChildChosen)
+    def _child_chosen(self, event: SpawnPanel.ChildChosen) -> None:
+        """A run chosen in the spawn panel: its child's transcript, with the cursor on its row."""
+        event.stop()
+        if self.query_one(ContentSwitcher).current == "spawn":
+            self.toggle_spawn()
+        table = self.query_one(SessionTable)
+        if event.session_key in table.rows_by_key:
+            table.move_cursor(row=table.get_row_index(event.session_key), animate=False)
+            self._sync_to_cursor()
+        else:
+            app: Any = self.app
+            self._open(event.session_key)
+            app.notify(f"{app.display_key(event.session_key)} is not in the table (filters or page); "
+                       "its transcript is shown.", timeout=5, markup=False)
+
     def _open(self, key: str | None) -> None:
         app: Any = self.app
         if key is None:  # an empty table: nothing open, nothing to send to, and why
