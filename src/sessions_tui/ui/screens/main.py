@@ -323,15 +323,6 @@ class MainScreen(LiveRows):
         else:
             self.query_one(SessionTable).focus()
 
-    @on(SpawnPanel.ChildChosen)
-    def _child_chosen(self, event: SpawnPanel.ChildChosen) -> None:
-        """A child chosen in the spawn panel's runs list: the panel gives way to its transcript."""
-        table = self.query_one(SessionTable)
-        self.toggle_spawn()
-        if event.session_key in table.rows_by_key:
-            table.move_cursor(row=table.get_row_index(event.session_key), animate=False)
-        self._open(event.session_key)
-
     def send(self) -> None:
         """ctrl+s: the spawn form when the focus is in it, else the composer."""
         focused = self.app.focused
