@@ -28,7 +28,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from _common import check, in_temp_dir, verdict  # noqa: E402
-from scenes import demo_app, settle  # noqa: E402
+from scenes import demo_app, settle  # type: ignore[import-not-found]  # noqa: E402
+from textual.geometry import Region  # noqa: E402
+from textual.strip import Strip  # noqa: E402
 
 from sessions_tui.ui.widgets.message_view import MessageView  # noqa: E402
 from sessions_tui.ui.widgets.transcript import TranscriptPane  # noqa: E402
@@ -46,13 +48,13 @@ PAINTED: list[float] = []
 _render_lines = MessageView.render_lines
 
 
-def _noting_render_lines(self: MessageView, crop: Any) -> Any:
+def _noting_render_lines(self: MessageView, crop: Region) -> list[Strip]:
     if not PAINTED and NEWEST in self.plain:
         PAINTED.append(time.perf_counter())
     return _render_lines(self, crop)
 
 
-MessageView.render_lines = _noting_render_lines  # type: ignore[method-assign]  # measurement only
+MessageView.render_lines = _noting_render_lines  # type: ignore[method-assign,assignment]  # measurement only
 
 
 def _message(i: int, now: int) -> dict[str, Any]:

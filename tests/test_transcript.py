@@ -220,8 +220,10 @@ async def test_older_messages_keep_the_readers_place_and_home_end_jump(tmp_path)
         assert scroll.scroll_y > 0
         await pilot.press("end")
         assert scroll.scroll_y == scroll.max_scroll_y
+        assert not app.animator.is_being_animated(scroll, "scroll_y")
         await pilot.press("home")
         assert scroll.scroll_y == 0
+        assert not app.animator.is_being_animated(scroll, "scroll_y")
         assert "scroll_y" not in animated  # jumps, never an animation
 
 

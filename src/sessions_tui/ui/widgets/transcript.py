@@ -90,6 +90,12 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.key = key
         self.shown_key = shown_key or (key or "")
         self.reload()
+        if key is None:  # nothing to show: no old messages stay; the title says why (`shown_key`)
+            self.query_one(MessageScroll).remove_children(MessageView)
+            self.first_seq = self.last_seq = 0
+            self.next_offset = None
+            self.query_one("#transcript-title", Static).update(literal(shown_key, style="dim"))
+            self.query_one("#transcript-badges", Static).update("")
 
     def reload(self) -> None:
         """Show the session afresh (another session, tools toggled, another requester)."""
