@@ -37,7 +37,8 @@ async def spawn_one(pilot, task="count the words in: one two three", label="word
     await settle(pilot)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48), (120, 24), (160, 24)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_the_form_is_usable_at_every_size(tmp_path, size):
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=size) as pilot:
@@ -223,3 +224,28 @@ async def test_the_newest_announcement_shows_from_its_head(tmp_path):
         assert "words" in text_of(newest).splitlines()[0]
         assert newest.virtual_region.height > box.scrollable_content_region.height  # taller than the panel
         await until(pilot, lambda: box.scroll_offset.y == newest.virtual_region.y, "its head at the top")
+
+
+async def test_a_short_terminal_gives_the_panel_the_body_at_any_width(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        table_column, panel = screen.query_one("#table-column"), screen.query_one(SpawnPanel)
+        await pilot.press("s")
+        await until(pilot, lambda: panel.region.width, "the panel to show")
+        assert table_column.display and panel.region.x >= table_column.region.right  # tall: beside the table
+        await pilot.resize_terminal(160, 24)
+        await until(pilot, lambda: not table_column.display, "the panel to take the body")
+        await settle(pilot)
+        assert panel.region.width == 160 and not screen.query_one("#composer").display
+        assert screen.query_one("#announcements").region.height >= 8
+        assert screen.query_one("#spawn-label").region.y == screen.query_one("#spawn-agent").region.y  # 2 a row
+        await pilot.press("escape")
+        await until(pilot, lambda: table_column.display, "the table to come back")
+        assert screen.query_one("#composer").display and "-spawn-short" not in screen.classes
+        await pilot.resize_terminal(160, 48)
+        await pilot.press("s")
+        await until(pilot, lambda: panel.region.width, "the panel to show again")
+        await settle(pilot)
+        assert table_column.display and panel.region.x >= table_column.region.right

@@ -1,8 +1,9 @@
 """The spawn panel: a form for `sessions_spawn`, the children with live status, their announcements.
 
 The form's fields stand one per row in a side panel, two or three to a row when the panel spans
-a narrow screen (app.tcss). While shown, the panel marks its screen `-spawn-open`, so the narrow
-layout gives it the whole body.
+the screen (app.tcss). While shown, the panel marks its screen `-spawn-open`, and `-spawn-short`
+on a terminal of fewer than `SHORT_ROWS` rows: the narrow layout, and any short one (no room for
+the form beside the table), give it the whole body.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Hide, Show
+from textual.events import Hide, Resize, Show
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
@@ -34,6 +35,7 @@ from sessions_tui.ui.widgets.field import Field
 from sessions_tui.ui.widgets.spawn_runs import RunsTable, status_cell
 
 FORM_TEXT_FIELDS = ("#spawn-task", "#spawn-label", "#spawn-model", "#spawn-timeout")
+SHORT_ROWS = 30  # below this the form, runs and announcements do not fit a side panel's height
 
 
 def form_field(label: str, widget: Widget, field_id: str) -> Horizontal:
@@ -100,9 +102,18 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
 
     def on_show(self, _: Show) -> None:
         self.screen.add_class("-spawn-open")
+        self._fit_height()
+
+    def on_resize(self, _: Resize) -> None:
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """The terminal's height decides (a vertical breakpoint, kept by the panel while it shows)."""
+        if self.display:
+            self.screen.set_class(self.app.size.height < SHORT_ROWS, "-spawn-short")
 
     def on_hide(self, _: Hide) -> None:
-        self.screen.remove_class("-spawn-open")
+        self.screen.remove_class("-spawn-open", "-spawn-short")
 
     def configure(self, engine: Any, call_factory: Any, requester: str) -> None:
         """A new requester (acting as someone else): their agents, children and announcements, and
