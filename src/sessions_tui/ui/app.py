@@ -28,6 +28,10 @@ from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
+from sessions_tui.ui.widgets.header import StatusHeader
+from sessions_tui.ui.widgets.session_table import SessionTable
+from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
+from sessions_tui.ui.widgets.transcript import TranscriptPane
 
 SORT = Binding.Group("sort", compact=False)
 STORE_POLL_SECONDS = 0.25
@@ -47,7 +51,7 @@ class SessionsApp(App[None]):
         Binding("greater_than_sign", "sort_next", "sort →", id="sort_next", group=SORT,
                 tooltip="sort by the next column"),
         Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="reverse the sort"),
-        Binding("escape", "back", "back", show=False, id="back", tooltip="back"),
+        Binding("escape", "step_back", "back", show=False, id="back", tooltip="back"),
         Binding("enter", "open", "open", show=True, id="open",
                 tooltip="write to the highlighted session (the composer)"),
         Binding("t", "toggle_tools", "tools", id="tools",
@@ -193,11 +197,12 @@ class SessionsApp(App[None]):
     def action_filter(self) -> None:
         self.main_screen.query_one("#filter").focus()
 
-    def action_back(self) -> None:
+    def action_step_back(self) -> None:
+        """esc (binding id `back`; Textual's own `action_back` is another thing)."""
         self.main_screen.back()
 
     def action_open(self) -> None:
-        table = self.main_screen.query_one("#sessions")
+        table = self.main_screen.query_one(SessionTable)
         if self.focused is table:
             table.action_select_cursor()
 
@@ -205,7 +210,7 @@ class SessionsApp(App[None]):
         self.main_screen.toggle_tools()
 
     def action_older(self) -> None:
-        if not self.main_screen.query_one("#transcript").load_older():
+        if not self.main_screen.query_one(TranscriptPane).load_older():
             self.notify("The whole history is shown.", timeout=2)
 
     def action_toggle_spawn(self) -> None:
@@ -214,15 +219,15 @@ class SessionsApp(App[None]):
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
         screen = self.main_screen
-        screen.query_one("#status-header").paused = self.paused
+        screen.query_one(StatusHeader).paused = self.paused
         if not self.paused:
             screen.resume()
 
     def action_refresh(self) -> None:
         screen = self.main_screen
         screen.reload_table()
-        screen.query_one("#transcript").reload()
-        screen.query_one("#spawn").refresh_runs()
+        screen.query_one(TranscriptPane).reload()
+        screen.query_one(SpawnPanel).refresh_runs()
 
     def action_send(self) -> None:
         if self.screen is self.main_screen:

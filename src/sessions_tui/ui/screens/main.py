@@ -69,16 +69,16 @@ class MainScreen(LiveRows):
         yield DashboardFooter()
 
     def on_mount(self) -> None:
-        app = self.app
+        app: Any = self.app
         transcript = self.query_one(TranscriptPane)
-        transcript.call_factory = app.tool_call  # type: ignore[attr-defined]
-        transcript.display_key = app.display_key  # type: ignore[attr-defined]
+        transcript.call_factory = app.tool_call
+        transcript.display_key = app.display_key
         composer = self.query_one(Composer)
-        composer.call_factory = app.tool_call  # type: ignore[attr-defined]
-        composer.engine = app.engine  # type: ignore[attr-defined]
-        composer.display_key = app.display_key  # type: ignore[attr-defined]
+        composer.call_factory = app.tool_call
+        composer.engine = app.engine
+        composer.display_key = app.display_key
         header = self.query_one(StatusHeader)
-        header.state_dir = str(app.engine.state_dir)  # type: ignore[attr-defined]
+        header.state_dir = str(app.engine.state_dir)
         # The first page is read here, before the first paint, so the table never opens empty;
         # it is one bounded query (a page of rows), every later one runs in a worker.
         self.generation += 1
