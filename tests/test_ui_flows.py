@@ -317,6 +317,11 @@ async def test_help_lists_the_bindings(tmp_path):
         await pilot.press("question_mark")
         await settle(pilot)
         plain = app.export_screenshot().replace("&#160;", " ")
+        help_view = app.screen.query_one("#help")
+        while not help_view.is_vertical_scroll_end:  # help scrolls: read it page by page
+            await pilot.press("pagedown")
+            await settle(pilot)
+            plain += app.export_screenshot().replace("&#160;", " ")
         for word in ("filter", "tools", "spawn", "act as", "pause", "refresh", "send", "quit", "^s / ^j"):
             assert word in plain
         await pilot.press("escape")
