@@ -24,6 +24,12 @@ from sessions_tui.ui.widgets.message_view import MessageView
 class MessageScroll(VerticalScroll):
     """Anchored to the end until the reader scrolls up; `home`/`end` jump without animation."""
 
+    DEFAULT_CSS = """
+    MessageScroll {
+        height: 1fr;
+    }
+    """
+
     def __init__(self, *children: Widget, **kwargs: Any) -> None:
         super().__init__(*children, **kwargs)
         self._hold: tuple[Widget, int] | None = None  # a message kept on its screen row
@@ -71,6 +77,8 @@ class MessageScroll(VerticalScroll):
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         result = super().arrange(size, optimal)
+        if optimal:  # measuring for an auto width, not laying out
+            return result
         self._arranged = result
         if self._hold is not None and not self.following:
             widget, row = self._hold
