@@ -53,7 +53,7 @@ async def test_a_reply_after_the_timeout_is_said_with_its_run_id(tmp_path):
 
 
 async def test_a_late_reply_for_a_send_no_longer_shown_is_a_toast(tmp_path):
-    app = demo_app(tmp_path / "s", latency_ms=1500)
+    app = demo_app(tmp_path / "s", latency_ms=4000)  # the run ends well after the move to another session
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         await select(pilot, DEV)

@@ -43,6 +43,7 @@ PLACEHOLDER = "Message · enter sends (one line) · /send on|off|inherit sets th
 WAIT_TOOLTIP = ("How long the send waits for the reply (sessions_send timeoutSeconds; 0: do not wait). "
                 "A spawn's run timeout is set in the spawn panel.")
 LOG_LINES = 6
+ENDED_KEPT = 32
 _DELIVERY = {
     "recorded": "recorded in the outbox",
     "pending": "queued for its webhook",
@@ -85,6 +86,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         self._log: list[Text] = []
         self._generation = 0  # moves when the target or the requester changes: old results are not shown
         self._late: dict[str, str] = {}  # run id -> session shown, of sends that timed out: replies may follow
+        self._ended: dict[str, RunEnded] = {}  # the latest runs that ended (one may end before its Sent lands)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="composer-head"):
@@ -192,20 +194,24 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def on_composer_sent(self, event: Sent) -> None:
         event.stop()
-        if event.result.get("status") == "timeout" and event.result.get("runId"):
-            self._late[event.result["runId"]] = event.shown_key
+        run_id = event.result.get("runId")
+        late_id = run_id if event.result.get("status") == "timeout" and isinstance(run_id, str) else None
+        if late_id:
+            self._late[late_id] = event.shown_key
         if event.generation != self._generation:  # the composer moved on: say it where it is seen
             self.app.notify(f"Send to {event.shown_key}: {event.result.get('status')}", title="sessions_send",
                             timeout=6, markup=False)
-            return
-        self._stop_countdown()
-        self.run_id = event.result.get("runId")
-        self.last_status = event.result.get("status")
-        self._in_flight = False
-        self._show_result(event.result, time.monotonic() - self._started)
-        early, self._early = self._early, []
-        for engine_event in early:  # what the send's background work said before the result arrived
-            self.on_engine_event(engine_event)
+        else:
+            self._stop_countdown()
+            self.run_id = run_id
+            self.last_status = event.result.get("status")
+            self._in_flight = False
+            self._show_result(event.result, time.monotonic() - self._started)
+            early, self._early = self._early, []
+            for engine_event in early:  # what the send's background work said before the result arrived
+                self.on_engine_event(engine_event)
+        if late_id and late_id in self._ended:  # it ended while the result was on its way
+            self._late_reply(self._ended[late_id])
 
     def _start_countdown(self, timeout: int) -> None:
         self.timeout_s = timeout
@@ -258,9 +264,11 @@ class Composer(ReportsWorkerErrors, Vertical):
                 and event.lane == "nested" and self.waiting_run is None:
             self.waiting_run = event.run_id
             return
-        if isinstance(event, RunEnded) and event.run_id in self._late:
-            self._late_reply(event)
-            return
+        if isinstance(event, RunEnded):
+            self._ended = {**dict(list(self._ended.items())[-(ENDED_KEPT - 1):]), event.run_id: event}
+            if event.run_id in self._late:
+                self._late_reply(event)
+                return
         if self.run_id is None:
             if self._in_flight and isinstance(event, (SendProgress, Announced)):
                 self._early.append(event)
