@@ -371,3 +371,18 @@ async def test_a_run_chosen_in_the_spawn_panel_opens_its_childs_transcript(tmp_p
         await rested(pilot)
         child = app.main_screen.query_one("#transcript").key
         assert child.startswith("agent:main:subagent:") and shown(app) == (child, child, child)
+
+
+async def test_after_acting_as_another_session_cursor_transcript_and_target_agree(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        app.sandboxed = True  # main sandboxed sees only the sessions it spawned: dev leaves the table
+        app.main_screen.requester_changed()
+        table = app.main_screen.query_one("#sessions")
+        await until(pilot, lambda: DEV not in table.rows_by_key, "the sandboxed view of the table")
+        await rested(pilot)
+        key = table.current_key()
+        assert key is not None and shown(app) == (key, key, key)
+        assert text_of(app.main_screen.query_one("#composer-target")) == table.rows_by_key[key]["key"]
