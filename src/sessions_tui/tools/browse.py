@@ -79,6 +79,12 @@ def browse_sessions(call: ToolCall, query: BrowseQuery, *, offset: int = 0, limi
     return BrowsePage(rows=[_row(call, ctx, s) for s in sessions], total=total, offset=offset)
 
 
+def state_is_empty(call: ToolCall) -> bool:
+    """Whether the state directory holds no session at all, archived ones included (the dashboard's
+    empty state points to the demo then)."""
+    return call.engine.store.count(include_archived=True) == 0
+
+
 def browse_rows(call: ToolCall, keys: list[str]) -> dict[str, dict[str, Any]]:
     """The rows of some canonical keys, if the requester may see them (for live updates)."""
     ctx = RequesterContext.of(call)

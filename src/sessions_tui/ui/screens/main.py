@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
-from sessions_tui.tools.browse import BrowsePage, browse_sessions
+from sessions_tui.tools.browse import BrowsePage, browse_sessions, state_is_empty
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
@@ -118,7 +118,7 @@ class MainScreen(LiveRows):
     def _store_empty(self, page: BrowsePage) -> bool:
         """Whether an empty page means an empty state directory (asked only then: a count)."""
         app: Any = self.app
-        return page.total == 0 and app.engine.store.count(include_archived=True) == 0
+        return page.total == 0 and state_is_empty(app.tool_call())
 
     def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
         if event.generation != self.generation:
