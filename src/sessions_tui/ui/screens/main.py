@@ -325,9 +325,9 @@ class MainScreen(LiveRows):
 
     def send(self) -> None:
         """ctrl+s: the spawn form when the focus is in it, else the composer."""
-        focused = self.app.focused
-        if focused is not None and any(node.id == "spawn" for node in focused.ancestors_with_self):
-            self.query_one(SpawnPanel).submit()
+        panel = self.query_one(SpawnPanel)
+        if panel.form_has_focus():
+            panel.submit()
         else:
             self.query_one(Composer).send()
 
