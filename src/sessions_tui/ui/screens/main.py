@@ -326,7 +326,7 @@ class MainScreen(LiveRows):
     def send(self) -> None:
         """ctrl+s: the spawn form when the focus is in it, else the composer."""
         panel = self.query_one(SpawnPanel)
-        if panel.form_has_focus():
+        if panel.form_has_focus:
             panel.submit()
         else:
             self.query_one(Composer).send()
