@@ -280,3 +280,35 @@ async def test_the_title_counts_messages_in_words(tmp_path):
         title = pane_of(app).query_one("#transcript-title")
         await until(pilot, lambda: "message" in text_of(title), "the title")
         assert "   1 message" in text_of(title) and "1 messages" not in text_of(title)
+
+
+async def test_a_transcript_that_just_fits_is_laid_out_alike_however_the_pane_got_its_size(tmp_path):
+    """A transcript exactly as tall as the pane, whose last line fills its width, fits with no
+    scrollbar and does not fit with one: it must show the same whether the pane last had a row more
+    or a row less (the order of layouts also made the first frame of the dashboard vary)."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        scroll = scroll_of(app)
+        width, height = scroll.size
+        lines = ["x"] * (height - 3) + ["y" * (width - 2)]  # under a header line, above the margin
+        app.engine.store.create(LONG, {"updatedAt": 1_900_000_000_000})
+        app.engine.store.append(LONG, {"role": "user", "content": "\n".join(lines)}, touch=False)
+        await pilot.press("r")  # written in this process: no change of data_version to notice
+        await until(pilot, lambda: LONG in app.main_screen.query_one("#sessions").rows_by_key, "the session listed")
+        await select(pilot, LONG)
+        await until(pilot, lambda: pane_of(app).key == LONG and len(scroll.query(MessageView)) == 1, "the session")
+        await settle(pilot)
+
+        def layout():
+            view = scroll.query_one(MessageView)
+            return scroll.show_vertical_scrollbar, scroll.scroll_y, view.region, view.size
+
+        after = {}
+        for rows in (SIZE[1] + 1, SIZE[1] - 1):  # room for all of it, then too little
+            await pilot.resize_terminal(SIZE[0], rows)
+            await settle(pilot)
+            await pilot.resize_terminal(*SIZE)
+            await settle(pilot)
+            after[rows] = layout()
+        assert after[SIZE[1] + 1] == after[SIZE[1] - 1]

@@ -24,9 +24,13 @@ from sessions_tui.ui.widgets.message_view import MessageView
 class MessageScroll(VerticalScroll):
     """Anchored to the end until the reader scrolls up; `home`/`end` jump without animation."""
 
+    # The gutter is kept even with no scrollbar: a transcript that fits only without the
+    # scrollbar (one row more when wrapped two columns narrower) would otherwise be shown either
+    # way, depending on the order of layouts.
     DEFAULT_CSS = """
     MessageScroll {
         height: 1fr;
+        scrollbar-gutter: stable;
     }
     """
 
