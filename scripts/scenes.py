@@ -20,6 +20,7 @@ from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.widgets.transcript import TranscriptPane
 
 SIZE = (160, 48)  # the README's screenshots and the snapshots without a size in their name
 SMALL_SIZES = [(80, 24), (100, 30)]  # the key scenes are snapshot at these too (`main-80x24`…)
@@ -52,13 +53,24 @@ def demo_app(state: Path, config: dict[str, Any] | None = None, *, latency_ms: i
     return SessionsApp(engine, acting_as=acting_as, sandboxed=sandboxed, watch_store=watch_store, steady=True)
 
 
+def _transcripts_loading(app: Any) -> bool:
+    try:
+        screen = app.main_screen
+    except LookupError:  # before the main screen is up
+        return False
+    return any(pane.loading for pane in screen.query(TranscriptPane))
+
+
 async def settle(pilot: Any, seconds: float = 0.15) -> None:
-    """Let workers and message handlers finish (all but the OpenClaw follow, which never does)."""
+    """Let workers and message handlers finish (all but the OpenClaw follow, which never does),
+    and a transcript's whole page go in (its newest messages show first, the rest after)."""
     await pilot.pause(seconds)
-    busy = [w for w in pilot.app.workers if w.group != "follow"]
-    if busy:  # an empty list would mean every worker to Textual
-        await pilot.app.workers.wait_for_complete(busy)
-    await pilot.pause(0.05)
+    for _ in range(3):  # a page that lands starts no more work than one more round shows
+        busy = [w for w in pilot.app.workers if w.group != "follow"]
+        if busy:  # an empty list would mean every worker to Textual
+            await pilot.app.workers.wait_for_complete(busy)
+        await until(pilot, lambda: not _transcripts_loading(pilot.app), "the transcript's page")
+        await pilot.pause(0.05)
 
 
 async def until(pilot: Any, condition: Callable[[], bool], what: str, timeout: float = 20.0) -> None:

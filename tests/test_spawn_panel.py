@@ -220,10 +220,11 @@ async def test_the_newest_announcement_shows_from_its_head(tmp_path):
         await settle(pilot)
         await spawn_one(pilot, label="words")
         screen = app.main_screen
-        box, newest = screen.query_one("#announcements"), screen.query(".announcement").last()
-        assert "words" in text_of(newest).splitlines()[0]
+        box, newest = screen.query_one("#announcements"), screen.query(".announcement").first()
+        assert "words" in text_of(newest).splitlines()[0]  # the newest is the first
+        assert len(screen.query(".announcement")) > 1  # the demo's earlier child is below it
         assert newest.virtual_region.height > box.scrollable_content_region.height  # taller than the panel
-        await until(pilot, lambda: box.scroll_offset.y == newest.virtual_region.y, "its head at the top")
+        await until(pilot, lambda: box.scroll_offset.y == 0 == newest.virtual_region.y, "its head at the top")
 
 
 async def test_a_short_terminal_gives_the_panel_the_body_at_any_width(tmp_path):

@@ -142,23 +142,33 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         box.remove_children()
         self._announced.clear()
         if self.requester:
-            for item in self.engine.subagents.announcements(self.requester):
-                self.add_announcement(item.text, item.child_key, item.ts, item.run_id, label=item.label)
+            items = [self._announcement(item.text, item.child_key, item.ts, item.run_id, label=item.label)
+                     for item in self.engine.subagents.announcements(self.requester)]
+            box.mount_all([item for item in reversed(items) if item is not None])
+            box.scroll_home(animate=False)
 
     def add_announcement(self, text: str, child_key: str, ts: Any, run_id: str = "", delivery: str | None = None,
                          label: str | None = None) -> None:
-        if run_id and run_id in self._announced:
+        item = self._announcement(text, child_key, ts, run_id, delivery, label)
+        if item is None:
             return
+        box = self.query_one("#announcements", VerticalScroll)
+        # Newest first, so the newest shows from its head (who, status, result) at the top of the
+        # list however tall it is; scrolling to a widget after a refresh raced the layout.
+        box.mount(item, before=0) if box.children else box.mount(item)
+        box.scroll_home(animate=False)
+
+    def _announcement(self, text: str, child_key: str, ts: Any, run_id: str = "", delivery: str | None = None,
+                      label: str | None = None) -> Static | None:
+        """The announcement's widget, or None when this run's was shown already."""
+        if run_id and run_id in self._announced:
+            return None
         self._announced.add(run_id)
         name = label or one_line(child_key, 40)
         head = span(f"{clock_time(ts)} ", style="dim") + literal(one_line(name, 32), style="bold")
         if delivery == "forbidden":
             head.append("  refused by the send policy", style="#e06c75")
-        box = self.query_one("#announcements", VerticalScroll)
-        item = Static(head + Text("\n") + literal(text), classes="announcement")
-        box.mount(item)
-        # The newest from its head (who, status, result), not its tail (a transcript path) on a short panel.
-        box.call_after_refresh(box.scroll_to_widget, item, top=True, animate=False)
+        return Static(head + Text("\n") + literal(text), classes="announcement")
 
     def refresh_runs(self) -> None:
         """Children of the requester with live status and elapsed time (row diffs).

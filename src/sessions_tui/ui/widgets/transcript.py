@@ -84,6 +84,11 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
     def on_mount(self) -> None:
         self.query_one(MessageScroll).anchor()
 
+    @property
+    def loading(self) -> bool:
+        """Whether the shown session's page is still coming in (the newest messages show first)."""
+        return self._page_pending or self._tail_wanted
+
     # -- what the screen calls ------------------------------------------------------------------
 
     def open(self, key: str | None, shown_key: str = "") -> None:
