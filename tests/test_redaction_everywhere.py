@@ -7,9 +7,12 @@ import json
 import random
 from typing import Any
 
+import pytest
+
 from conftest import add_session, run_tool
 from secret_corpus import KINDS, leaks, secret
 from sessions_tui.config import parse_config
+from sessions_tui.engine import ids
 
 MESSAGES = 1000
 PER_MESSAGE = 12  # secrets planted per turn, one or more in each place below
@@ -45,7 +48,17 @@ def _message(n: int, rng: random.Random, cores: list[str]) -> list[dict[str, Any
     ]
 
 
-def test_ten_thousand_secrets_in_every_place_never_come_back(make_engine):
+@pytest.fixture
+def repeatable_ids():
+    """Entry ids are 8 random hex digits; among 6,000 of them one equals some 8 digits of the ~330
+    generated DigitalOcean tokens (64 hex digits each) in about 1 run of 40: a false leak. Repeatable
+    ids make the check the same every run."""
+    ids.use_sequence("redaction-fuzz")
+    yield
+    ids.use_random()
+
+
+def test_ten_thousand_secrets_in_every_place_never_come_back(make_engine, repeatable_ids):
     rng = random.Random(20261123)
     cores: list[str] = []
     messages: list[dict[str, Any]] = []

@@ -17,6 +17,11 @@ def new_uuid() -> str:
     return _factory()
 
 
+def new_entry_id() -> str:
+    """A transcript entry's id: 8 hex digits, as OpenClaw's (repeatable under `use_sequence` too)."""
+    return new_uuid().replace("-", "")[:8]
+
+
 def use_sequence(seed: str = "sessions-tui") -> None:
     """Deterministic UUIDs from now on: uuid5 of `seed` and a counter."""
     global _factory

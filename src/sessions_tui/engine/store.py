@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import sqlite3
 import threading
 import time
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sessions_tui.engine import ids
 from sessions_tui.engine.clock import Clock, iso_from_ms, ms_from_iso
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.keys import (
@@ -227,7 +227,7 @@ def exact_dumps(value: Any) -> str:
 
 
 def new_entry_id() -> str:
-    return secrets.token_hex(4)
+    return ids.new_entry_id()
 
 
 def message_of_line(line: dict[str, Any], msg_seq: int) -> dict[str, Any] | None:
