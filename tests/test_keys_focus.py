@@ -175,6 +175,23 @@ async def test_ctrl_s_in_the_spawn_form_spawns_instead_of_sending(tmp_path):
         assert text_of(app.main_screen.query_one("#outcome")) == ""
 
 
+async def test_ctrl_s_where_the_spawn_panel_has_the_body_spawns_from_any_part_of_it(tmp_path):
+    """At 80x24 the panel takes the body and the composer is out of sight: ctrl+s from the runs
+    list spawns what the form says instead of sending the hidden composer's message."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("s", *"count the words in: one two")
+        screen = app.main_screen
+        assert not screen.query_one("#composer").display
+        screen.query_one("#spawn-runs").focus()
+        await pilot.press("ctrl+s")
+        outcome = screen.query_one("#spawn-outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("accepted · "), "the spawn's outcome")
+        assert not any("Type a message first." in n.message for n in app._notifications)
+        assert text_of(screen.query_one("#outcome")) == ""
+
+
 async def test_acting_as_another_agents_main_names_that_agent(tmp_path):
     app = demo_app(tmp_path / "s", acting_as="agent:research:main")
     async with app.run_test(size=SIZE) as pilot:

@@ -324,12 +324,13 @@ class MainScreen(LiveRows):
             self.query_one(SessionTable).focus()
 
     def send(self) -> None:
-        """ctrl+s: the spawn form when the focus is in it, else the composer."""
-        panel = self.query_one(SpawnPanel)
-        if panel.form_has_focus:
+        """ctrl+s: the spawn form when the focus is in it, or when the panel has the body to itself
+        (the composer is out of sight then), else the composer."""
+        panel, composer = self.query_one(SpawnPanel), self.query_one(Composer)
+        if panel.form_has_focus or (panel.display and not composer.display):
             panel.submit()
         else:
-            self.query_one(Composer).send()
+            composer.send()
 
     def toggle_tools(self) -> None:
         pane = self.query_one(TranscriptPane)
