@@ -61,15 +61,17 @@ def _transcripts_loading(app: Any) -> bool:
     return any(pane.loading for pane in screen.query(TranscriptPane))
 
 
-async def settle(pilot: Any, seconds: float = 0.15) -> None:
+async def settle(pilot: Any, seconds: float = 0.15, *, whole_page: bool = True) -> None:
     """Let workers and message handlers finish (all but the OpenClaw follow, which never does),
-    and a transcript's whole page go in (its newest messages show first, the rest after)."""
+    and a transcript's whole page go in (its newest messages show first, the rest after), unless
+    `whole_page` is False (a test holding the rest of the page back)."""
     await pilot.pause(seconds)
-    for _ in range(3):  # a page that lands starts no more work than one more round shows
+    for _ in range(3 if whole_page else 1):  # a page that lands starts one more round at most
         busy = [w for w in pilot.app.workers if w.group != "follow"]
         if busy:  # an empty list would mean every worker to Textual
             await pilot.app.workers.wait_for_complete(busy)
-        await until(pilot, lambda: not _transcripts_loading(pilot.app), "the transcript's page")
+        if whole_page:
+            await until(pilot, lambda: not _transcripts_loading(pilot.app), "the transcript's page")
         await pilot.pause(0.05)
 
 
@@ -83,10 +85,10 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str, timeout: f
         await pilot.pause(0.02)
 
 
-async def select(pilot: Any, key: str) -> None:
+async def select(pilot: Any, key: str, *, whole_page: bool = True) -> None:
     table = pilot.app.main_screen.query_one("#sessions")
     table.move_cursor(row=table.get_row_index(key))
-    await settle(pilot)
+    await settle(pilot, whole_page=whole_page)
 
 
 async def type_message(pilot: Any, text: str) -> None:

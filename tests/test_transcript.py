@@ -159,8 +159,8 @@ async def test_a_big_transcript_shows_its_newest_messages_first_then_the_rest_ab
     held = []
     monkeypatch.setattr(TranscriptPane, "_fetch_page", lambda self, *args: held.append((self, args)))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await select(pilot, LONG)
+        await settle(pilot, whole_page=False)
+        await select(pilot, LONG, whole_page=False)
         await until(pilot, lambda: newest_in_view(app, "m449"), "the newest message")
         assert len(pane_of(app).query(MessageView)) == FIRST_BATCH < 200
         pane, args = held.pop()
@@ -178,12 +178,12 @@ async def test_the_rest_of_the_page_keeps_a_reader_who_scrolled_up_in_place(tmp_
     held = []
     monkeypatch.setattr(TranscriptPane, "_fetch_page", lambda self, *args: held.append((self, args)))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await select(pilot, LONG)
+        await settle(pilot, whole_page=False)
+        await select(pilot, LONG, whole_page=False)
         await until(pilot, lambda: held and newest_in_view(app, "m449"), "the newest messages")
         scroll = scroll_of(app)
         scroll.scroll_to(y=3, animate=False)
-        await settle(pilot)
+        await settle(pilot, whole_page=False)
         top = scroll.first_visible()
         row = top.region.y
         rows = []  # the top message's row in every layout the compositor paints from
