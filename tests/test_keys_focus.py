@@ -285,6 +285,28 @@ async def test_the_footer_shows_send_help_and_quit_at_80_columns_and_more_when_w
         assert ("t", "toggle_tools") in footer_keys(app) and ("^s", "send") in footer_keys(app)
 
 
+def footer_words(app):
+    return [(key.key_display, key.description) for key in app.main_screen.query(FooterKey)]
+
+
+async def test_in_a_field_the_footer_offers_esc_and_says_what_ctrl_s_does_there(tmp_path):
+    """A field types printable keys (`/` too), so the footer shows esc instead; ctrl+s reads
+    `spawn` where it spawns, `send` where it sends."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert ("^s", "send") in footer_words(app) and ("esc", "back") not in footer_words(app)
+        await pilot.press("s")
+        await until(pilot, lambda: ("^s", "spawn") in footer_words(app), "ctrl+s named spawn")
+        assert ("esc", "back") in footer_words(app) and ("/", "filter") not in footer_words(app)
+        await pilot.press("slash")
+        assert app.main_screen.query_one("#spawn-task").value == "/"
+        await pilot.press("escape", "enter")  # the panel closes; enter opens the composer
+        await until(pilot, lambda: app.focused.id == "message", "the composer")
+        await until(pilot, lambda: ("^s", "send") in footer_words(app), "ctrl+s named send")
+        assert ("esc", "back") in footer_words(app)
+
+
 def highlighted_id(modal):
     options = modal.query_one("#acting-options")
     return options.get_option_at_index(options.highlighted).id

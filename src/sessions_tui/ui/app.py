@@ -51,7 +51,7 @@ class SessionsApp(App[None]):
         Binding("greater_than_sign", "sort_next", "sort →", id="sort_next", group=SORT,
                 tooltip="sort by the next column"),
         Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="reverse the sort"),
-        Binding("escape", "step_back", "back", show=False, id="back", tooltip="back"),
+        Binding("escape", "step_back", "back", id="back", tooltip="back"),  # the footer: in a field only
         Binding("enter", "open", "open", show=True, id="open",
                 tooltip="write to the highlighted session (the composer)"),
         Binding("t", "toggle_tools", "tools", id="tools",

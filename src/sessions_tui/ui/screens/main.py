@@ -323,14 +323,25 @@ class MainScreen(LiveRows):
         else:
             self.query_one(SessionTable).focus()
 
+    @property
+    def ctrl_s_spawns(self) -> bool:
+        """Whether ctrl+s spawns: the focus is in the spawn form, or the panel has the body to
+        itself (the composer is out of sight then). Otherwise it sends the composer's message."""
+        panel = self.query_one(SpawnPanel)
+        return panel.form_has_focus or (panel.display and not self.query_one(Composer).display)
+
+    def footer_labels(self) -> dict[str, str]:
+        """Footer words that depend on where the focus is (action → label)."""
+        if not self.is_mounted or not self.query(SpawnPanel):  # the footer composes first
+            return {}
+        return {"send": "spawn"} if self.ctrl_s_spawns else {}
+
     def send(self) -> None:
-        """ctrl+s: the spawn form when the focus is in it, or when the panel has the body to itself
-        (the composer is out of sight then), else the composer."""
-        panel, composer = self.query_one(SpawnPanel), self.query_one(Composer)
-        if panel.form_has_focus or (panel.display and not composer.display):
-            panel.submit()
+        """ctrl+s: the spawn form or the composer (`ctrl_s_spawns`)."""
+        if self.ctrl_s_spawns:
+            self.query_one(SpawnPanel).submit()
         else:
-            composer.send()
+            self.query_one(Composer).send()
 
     def toggle_tools(self) -> None:
         pane = self.query_one(TranscriptPane)

@@ -5,7 +5,15 @@ from __future__ import annotations
 from textual.widgets import Input
 
 
+# Keys Textual names without giving their character (`key_to_character("slash")` is None), so a
+# binding on them was not seen as typed into the field: the footer offered "/ filter" in a field.
+_CHARACTERS = {"slash": "/"}
+
+
 class Field(Input):
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return super().check_consume_key(key, character or _CHARACTERS.get(key))
+
     def on_mount(self) -> None:
         if getattr(self.app, "steady", False):
             self.cursor_blink = False

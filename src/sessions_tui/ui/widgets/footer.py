@@ -12,11 +12,13 @@ from collections.abc import Iterable
 from textual.app import ComposeResult
 from textual.events import Resize
 from textual.widget import Widget
-from textual.widgets import Footer
+from textual.widgets import Footer, Input
 from textual.widgets._footer import FooterKey
 
 NARROW = frozenset({"filter", "sort_prev", "sort_next", "send", "help", "quit"})
 MEDIUM = NARROW | {"toggle_tools", "toggle_spawn", "acting_as"}
+IN_FIELD_ONLY = frozenset({"step_back"})
+"""Shown only while a text field has the focus: the keys it types are gone from the footer then."""
 TIERS: tuple[tuple[int, frozenset[str] | None], ...] = ((0, NARROW), (100, MEDIUM), (140, None))
 """(from this many columns, the actions shown; None: every binding marked `show`)."""
 
@@ -39,14 +41,21 @@ class DashboardFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._width = self.app.size.width
-        return self._filtered(super().compose(), shown_actions(self._width))
+        in_field = isinstance(self.app.focused, Input)
+        labels_of = getattr(self.screen, "footer_labels", None)
+        labels: dict[str, str] = labels_of() if callable(labels_of) else {}
+        return self._filtered(super().compose(), shown_actions(self._width), in_field, labels)
 
     @staticmethod
-    def _filtered(widgets: Iterable[Widget], actions: frozenset[str] | None) -> ComposeResult:
+    def _filtered(widgets: Iterable[Widget], actions: frozenset[str] | None, in_field: bool,
+                  labels: dict[str, str]) -> ComposeResult:
         for widget in widgets:
-            if (isinstance(widget, FooterKey) and actions is not None and widget.action not in actions
-                    and not widget.has_class("-command-palette")):
-                continue
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                if widget.action in IN_FIELD_ONLY and not in_field:
+                    continue
+                if actions is not None and widget.action not in actions | IN_FIELD_ONLY:
+                    continue
+                widget.description = labels.get(widget.action, widget.description)
             yield widget
 
     def on_resize(self, _: Resize) -> None:
