@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-
 # Keys Textual names without giving their character (`key_to_character("slash")` is None), so a
 # binding on them was not seen as typed into the field: the footer offered "/ filter" in a field.
 _CHARACTERS = {"slash": "/"}
