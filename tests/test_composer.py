@@ -69,3 +69,19 @@ async def test_a_late_reply_for_a_send_no_longer_shown_is_a_toast(tmp_path):
         toast = next(n for n in app._notifications if "reply arrived after the timeout" in n.message)
         assert toast.message == f"{DEV}: reply arrived after the timeout · run {run_id[:8]} · see the transcript"
         assert text_of(outcome) == ""
+
+
+async def test_an_idle_composer_takes_two_rows_and_grows_for_a_sends_news(tmp_path):
+    """Head and message only until there is something to say: the outcome and the log rows were
+    empty lines under the message (two of 24 rows at 80x24)."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        composer = app.main_screen.query_one("#composer")
+        rows = composer.content_region.height
+        assert rows == 2
+        await pilot.press("enter", *"hi", "enter")
+        outcome = app.main_screen.query_one("#outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("ok"), "the send's outcome")
+        await until(pilot, lambda: composer.content_region.height > rows and outcome.region.height >= 1,
+                    "the outcome's row")

@@ -104,6 +104,8 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#countdown", ProgressBar).display = False
+        self.query_one("#composer-status").display = False  # no empty rows until there is news
+        self.query_one("#send-log").display = False
         self.query_one("#timeout").tooltip = WAIT_TOOLTIP
 
     def action_step_field(self, step: int) -> None:
@@ -165,7 +167,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         self._generation += 1
         self._stop_countdown()
         self._log = []
-        self.query_one("#send-log", Static).update("")
+        self._show_log(Text())
         self._outcome(Text())
         self.run_id = self.waiting_run = self.last_status = None
         self._in_flight = False
@@ -174,7 +176,7 @@ class Composer(ReportsWorkerErrors, Vertical):
     def _begin(self, timeout: int) -> None:
         """A new send: clear the last one's lines, start the countdown."""
         self._log = []
-        self.query_one("#send-log", Static).update("")
+        self._show_log(Text())
         self.run_id = None
         self.waiting_run = None
         self._in_flight = True
@@ -236,10 +238,12 @@ class Composer(ReportsWorkerErrors, Vertical):
         text.append(f"{left} s left", style="bold #e5c07b")
         if self.waiting_run:
             text.append(f"   ·   run {self.waiting_run[:8]}… running", style="dim")
-        self.query_one("#outcome", Static).update(text)
+        self._outcome(text)
 
     def _outcome(self, text: Text) -> None:
+        """The send's state line (with the countdown while it waits); its row is gone when empty."""
         self.query_one("#outcome", Static).update(text)
+        self.query_one("#composer-status").display = bool(text.plain) or self.query_one("#countdown").display
 
     def _show_result(self, result: dict[str, Any], seconds: float) -> None:
         status = result.get("status")
@@ -309,4 +313,9 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def _add_log(self, line: Text) -> None:
         self._log = (self._log + [line])[-LOG_LINES:]
-        self.query_one("#send-log", Static).update(Text("\n").join(self._log))
+        self._show_log(Text("\n").join(self._log))
+
+    def _show_log(self, text: Text) -> None:
+        log = self.query_one("#send-log", Static)
+        log.update(text)
+        log.display = bool(text.plain)
