@@ -58,7 +58,7 @@ def _transcripts_loading(app: Any) -> bool:
         screen = app.main_screen
     except LookupError:  # before the main screen is up
         return False
-    return any(pane.loading for pane in screen.query(TranscriptPane))
+    return any(pane.page_loading for pane in screen.query(TranscriptPane))
 
 
 async def settle(pilot: Any, seconds: float = 0.15, *, whole_page: bool = True) -> None:

@@ -6,7 +6,7 @@ from scenes import DEV
 from textual.widgets import Footer
 
 from sessions_tui.engine.keys import SESSION_KINDS
-from sessions_tui.ui.widgets.header import elide_middle
+from sessions_tui.ui.text import elide_middle
 from sessions_tui.ui.widgets.session_table import COLUMNS, DROP_ORDER, cells, compose_line, fit_columns
 from ui_support import demo_app, select, settle, text_of, until
 
@@ -162,3 +162,18 @@ async def test_the_modals_fit_a_small_terminal(tmp_path, key, selector):
         await until(pilot, lambda: app.screen.query(selector), f"{selector} to open")
         await settle(pilot)
         assert inside(app.screen.query_one(selector), (80, 24))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_transcript_title_is_one_line_with_its_count_whole(tmp_path, size):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        title = app.main_screen.query_one("#transcript-title")
+        await until(pilot, lambda: "message" in text_of(title), "the title")
+        shown = text_of(title)
+        assert title.region.height == 1 and "\n" not in shown.strip()
+        assert shown.rstrip().endswith("messages")
+        assert DEV in shown or ("…" in shown and shown.startswith("agent:main:") and "dev" in shown)
+        assert title.tooltip == DEV

@@ -7,7 +7,7 @@ sequence shows as `␛[31m` instead of colouring the terminal).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from rich.text import Text
 
@@ -35,6 +35,16 @@ def literal(text: object, style: str = "") -> Text:
     return span(visible(text if isinstance(text, str) else str(text)), style)
 
 
+def elide_middle(text: str, width: int) -> str:
+    """`text` in at most `width` cells, its middle replaced by `…` (both ends stay readable)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
 def one_line(text: object, limit: int = 120) -> str:
     flat = " ".join(visible(text if isinstance(text, str) else str(text)).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -56,7 +66,7 @@ def relative_time(ms: int | float | None, now_ms: int) -> str:
 def clock_time(ms: int | float | None) -> str:
     if not isinstance(ms, (int, float)):
         return "--:--"
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%H:%M")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%H:%M")
 
 
 def short_number(n: int | float | None) -> str:

@@ -44,8 +44,8 @@ GROUPS: list[tuple[str, list[Entry]]] = [
               ("wait", "seconds the send waits for the reply; 0: do not wait (the run goes on)"),
               ("/send on|off|inherit", "typed as the message: set the session's send policy"),
               ("esc", "leave the message for the table")]),
-    ("Spawn", ["spawn", ("enter  ^s", "in the form: spawn (^s anywhere in the panel when it has the screen)"), ("enter", "on a run: open its transcript"),
-               ("esc", "close the panel")]),
+    ("Spawn", ["spawn", ("enter  ^s", "in the form: spawn (^s anywhere in the panel when it has the screen)"),
+               ("enter", "on a run: open its transcript"), ("esc", "close the panel")]),
     ("App", ["acting_as", "pause", "refresh", "help", ("^p", "command palette: every command by name"), "quit"]),
 ]
 PALETTE_SKIP = {"back", "focus_next_pane"}  # keys that mean nothing from the palette

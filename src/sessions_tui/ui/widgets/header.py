@@ -10,19 +10,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from sessions_tui.ui.text import visible
+from sessions_tui.ui.text import elide_middle, visible
 
 MIN_PATH = 12  # a path elided to fewer cells than this says nothing: it is left out instead
-
-
-def elide_middle(text: str, width: int) -> str:
-    """`text` in at most `width` cells, its middle replaced by `…` (both ends stay readable)."""
-    if len(text) <= width:
-        return text
-    if width <= 1:
-        return "…"[:width]
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
 class StatusHeader(Static):

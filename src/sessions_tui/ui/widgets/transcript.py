@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 from sessions_tui.ui.errors import ReportsWorkerErrors
-from sessions_tui.ui.text import literal, span
+from sessions_tui.ui.text import elide_middle, literal, span
 from sessions_tui.ui.widgets.message_scroll import MessageScroll
 from sessions_tui.ui.widgets.message_view import MessageView, StreamView, message_seq
 
@@ -39,6 +39,9 @@ TAIL_LIMIT = 50
 """Messages a live update fetches: the new ones are among them unless that many arrived at once
 (then the pane reloads)."""
 FLAGS = ("contentRedacted", "contentTruncated", "hardCapped", "droppedMessages")
+
+
+MIN_KEY_CELLS = 12  # a key elided below this says nothing: the title wraps instead
 
 
 def message_count(count: int) -> str:
@@ -85,7 +88,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.query_one(MessageScroll).anchor()
 
     @property
-    def loading(self) -> bool:
+    def page_loading(self) -> bool:
         """Whether the shown session's page is still coming in (the newest messages show first)."""
         return self._page_pending or self._tail_wanted
 
@@ -242,13 +245,19 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
     def _views(self, messages: list[dict[str, Any]]) -> list[MessageView]:
         return [MessageView(m, self.tools, self.display_key) for m in messages]
 
+    def on_resize(self) -> None:
+        if self.key is not None:
+            self._update_header()  # the key is elided to the width
+
     def _update_header(self) -> None:
-        title = Text()
-        title.append(self.shown_key, style="bold")
-        title.append(f"   {message_count(self._total)}", style="dim")
+        rest = Text(f"   {message_count(self._total)}", style="dim")
         if self.next_offset is not None:
-            title.append("   m: older", style="dim")
-        self.query_one("#transcript-title", Static).update(title)
+            rest.append("   m: older", style="dim")
+        # One line: the key gives up its middle (the tooltip has it whole), the count stays.
+        room = max(MIN_KEY_CELLS, self.size.width - rest.cell_len) if self.size.width else len(self.shown_key)
+        title_widget = self.query_one("#transcript-title", Static)
+        title_widget.update(literal(elide_middle(self.shown_key, room), style="bold") + rest)
+        title_widget.tooltip = self.shown_key
         badges = Text()
         badges.append("tools: ", style="dim")
         badges.append("on" if self.tools else "off", style="bold" if self.tools else "")
