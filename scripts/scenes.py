@@ -6,9 +6,11 @@ Every scene runs on a fresh demo with a frozen clock, repeatable ids and a fixed
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +174,17 @@ SCENES: dict[str, tuple[Scene, int]] = {
 def scene_app(name: str) -> tuple[SessionsApp, Scene]:
     scene, latency = SCENES[name]
     return demo_app(STATE_ROOT / name, latency_ms=latency), scene
+
+
+@contextmanager
+def scene_lock(name: str) -> Iterator[None]:
+    """Hold scene `name`'s state directory while it is staged and shot: its path is fixed (it is
+    on the screen), so two runs at once on one machine (tests and screenshots, two checkouts)
+    would otherwise write one directory together."""
+    STATE_ROOT.mkdir(parents=True, exist_ok=True)
+    with open(STATE_ROOT / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from scenes import SCENES, SIZE, scene_app  # noqa: E402
+from scenes import SCENES, SIZE, scene_app, scene_lock  # noqa: E402
 from textual._doc import take_svg_screenshot  # noqa: E402 - the same renderer snap_compare uses
 
 OUT = Path(__file__).resolve().parent.parent / "screenshots"
@@ -22,8 +22,9 @@ def main() -> int:
     shots = [(name, SIZE, f"{name}.svg") for name in SCENES]
     shots += [(name, size, f"{name}-{size[0]}x{size[1]}.svg") for name, size in SMALL]
     for name, size, file_name in shots:
-        app, scene = scene_app(name)
-        svg = take_svg_screenshot(app=app, terminal_size=size, run_before=scene)
+        with scene_lock(name):
+            app, scene = scene_app(name)
+            svg = take_svg_screenshot(app=app, terminal_size=size, run_before=scene)
         (OUT / file_name).write_text(svg, encoding="utf-8")
         print(f"screenshots/{file_name}")
     return 0

@@ -7,7 +7,7 @@ the same scenes (scripts/screenshots.py). After a deliberate change run
 """
 
 import pytest
-from scenes import SMALL_SCENES, SMALL_SIZES
+from scenes import SMALL_SCENES, SMALL_SIZES, scene_lock
 
 from ui_support import SIZE, scene_app
 
@@ -20,5 +20,6 @@ CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [
 
 @pytest.mark.parametrize(("name", "size"), CASES)
 def test_screen(snap_compare, name, size):
-    app, scene = scene_app(name)
-    assert snap_compare(app, terminal_size=size, run_before=scene)
+    with scene_lock(name):  # another run on this machine waits: the scene's path is fixed
+        app, scene = scene_app(name)
+        assert snap_compare(app, terminal_size=size, run_before=scene)
