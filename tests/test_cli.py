@@ -119,6 +119,18 @@ def test_sandboxed_flag_and_sandboxed_agents_hide_sessions(demo_state):
     assert normal["count"] > 0
 
 
+def test_as_and_sandboxed_before_the_command_count_too(demo_state):
+    before = json.loads(cli("--as", "agent:main:discord:group:dev", "--sandboxed", "tool", "sessions_list",
+                            state=demo_state).stdout)
+    assert before["count"] == 0
+    history = json.loads(cli("--as", "agent:research:main", "tool", "sessions_history", '{"sessionKey": "main"}',
+                             state=demo_state).stdout)
+    assert "retrieval" in json.dumps(history["messages"])
+    after = json.loads(cli("--as", "agent:helper:main", "tool", "sessions_list", "--as", "main",
+                           state=demo_state).stdout)
+    assert after["count"] > 0  # the command's own --as wins
+
+
 def test_output_is_utf8_json_not_ascii_escapes(demo_state):
     proc = cli("tool", "sessions_history", '{"sessionKey": "agent:main:discord:group:dev"}', state=demo_state)
     assert "…" in proc.stdout  # the redaction mask, printed as itself

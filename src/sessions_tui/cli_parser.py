@@ -120,8 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
         f"dashboard, tool, send: use the demo, in a state directory of its own ({demo_dir} unless --state), "
         "filled with the demo sessions and config on first use"))
     parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY",
-                        help="dashboard: act as this session (default: main)")
-    parser.add_argument("--sandboxed", action="store_true", help="dashboard: act as a sandboxed requester")
+                        help="dashboard, tool, send: act as this session (default: main)")
+    parser.add_argument("--sandboxed", action="store_true", help="dashboard, tool: act as a sandboxed requester")
     parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     on_demo = f"act on the demo's own state directory ({demo_dir} unless --state), filled with the demo first"
@@ -133,8 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     _global_options(tool, suppress=True, demo=on_demo)
     tool.add_argument("name", metavar="NAME", help=f"the tool: {', '.join(TOOLS)}")
     tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
-    tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", help="the requester session (default: main)")
-    tool.add_argument("--sandboxed", action="store_true", help="treat the requester as sandboxed")
+    # SUPPRESS: given before the command (`sessions-tui --as X tool …`) they count too; a subcommand's
+    # own default would otherwise overwrite them.
+    tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS,
+                      help="the requester session (default: main)")
+    tool.add_argument("--sandboxed", action="store_true", default=argparse.SUPPRESS,
+                      help="treat the requester as sandboxed")
     tool.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
 
     send = _subcommand(sub, "send", "send a message into a session as the owner, printed readably", _wrapped(
@@ -151,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "invalid bytes are an error (exit 2), one trailing newline is dropped; at most 4 MiB")
     send.add_argument("--timeout", type=float, default=30, metavar="N",
                       help="seconds to wait for the reply (0 = do not wait; default 30)")
-    send.add_argument("--as", dest="as_key", metavar="SESSION_KEY",
+    send.add_argument("--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS,
                       help="send on behalf of this session (enables the ping-pong with it)")
 
     demo = _subcommand(sub, "demo", "write the demo into its own state directory and list its sessions", _wrapped(
