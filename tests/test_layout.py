@@ -6,7 +6,7 @@ from scenes import DEV
 from textual.widgets import Footer
 
 from sessions_tui.engine.keys import SESSION_KINDS
-from sessions_tui.ui.text import elide_middle
+from sessions_tui.ui.text import elide_middle, short_number
 from sessions_tui.ui.widgets.session_table import COLUMNS, DROP_ORDER, cells, compose_line, fit_columns
 from ui_support import demo_app, select, settle, text_of, until
 
@@ -177,3 +177,11 @@ async def test_the_transcript_title_is_one_line_with_its_count_whole(tmp_path, s
         assert shown.rstrip().endswith("messages")
         assert DEV in shown or ("…" in shown and shown.startswith("agent:main:") and "dev" in shown)
         assert title.tooltip == DEV
+
+
+def test_counts_fit_five_cells_at_any_size():
+    cases = {999: "999", 1000: "1.0k", 9949: "9.9k", 9950: "10k", 123_456: "123k", 999_499: "999k",
+             999_950: "1.0m", 12_345_678: "12m", 2_000_000_000: "2.0b", 10**18: ">999t"}
+    assert {n: short_number(n) for n in cases} == cases
+    assert short_number(0) == short_number(None) == ""
+    assert all(len(short_number(10**e + d)) <= 5 for e in range(20) for d in (-1, 0, 1))

@@ -1,4 +1,4 @@
-"""Textual messages the dashboard posts: engine events and the viewer's own changes."""
+"""Textual messages the dashboard posts: engine events and changes to the state directory."""
 
 from __future__ import annotations
 
@@ -17,18 +17,3 @@ class EngineEventMessage(Message):
 
 class StoreChanged(Message):
     """Another process wrote to the state directory."""
-
-
-class RequesterChanged(Message):
-    """The acting-as identity changed: everything the tools show may differ."""
-
-    def __init__(self, key: str, sandboxed: bool) -> None:
-        super().__init__()
-        self.key = key
-        self.sandboxed = sandboxed
-
-
-class SessionOpened(Message):
-    def __init__(self, key: str | None) -> None:
-        super().__init__()
-        self.key = key

@@ -70,13 +70,18 @@ def clock_time(ms: int | float | None) -> str:
 
 
 def short_number(n: int | float | None) -> str:
-    if not isinstance(n, (int, float)) or n <= 0:
+    """A count in at most 5 cells for a table column: 999, 9.9k, 10k, 999k, 1.0m … (empty for none)."""
+    if not isinstance(n, (int, float)) or isinstance(n, bool) or n <= 0:
         return ""
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}m"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k"
-    return str(int(n))
+    if n < 1000:
+        return str(int(n))
+    for unit, scale in (("k", 1e3), ("m", 1e6), ("b", 1e9), ("t", 1e12)):
+        value = n / scale
+        if value < 9.95:
+            return f"{value:.1f}{unit}"
+        if value < 999.5:
+            return f"{value:.0f}{unit}"
+    return ">999t"
 
 
 def elapsed(ms: int | float) -> str:
