@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static, Switch
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall
@@ -70,29 +73,53 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
                 yield Button("Use", id="acting-use", variant="primary", compact=True)
             yield Static("", id="acting-describe")
 
+    class Rows(Message):
+        """The sessions to pick from for `search`, read in a worker: (key, shown text), and a
+        typed key to offer when nothing matches."""
+
+        def __init__(self, search: str, rows: list[tuple[str, Text]], typed: Option | None) -> None:
+            super().__init__()
+            self.search = search
+            self.rows = rows
+            self.typed = typed
+
     def on_mount(self) -> None:
         self._fill("")
         self._show_choice()
         self.query_one("#acting-options", OptionList).focus()
 
     def _fill(self, search: str) -> None:
-        """The sessions to pick from (main first, the current requester next if not among them),
-        with the current choice highlighted, or the first match of a search."""
-        options = self.query_one("#acting-options", OptionList)
-        options.clear_options()
+        """Read the sessions for `search` off the UI thread (the store is SQLite)."""
+        self.run_worker(lambda: self._read_rows(search), group="acting-rows", exclusive=True, thread=True,
+                        exit_on_error=False)
+
+    def _read_rows(self, search: str) -> None:
+        """Main first, the current requester next if not among them, then the matches."""
         main = self.engine.main_session_key()
         rows = [(main, "main")] + [(k, label) for k, label in self.engine.operator_sessions(search or None, 200)
                                    if k != main]
         if not search and all(key != self.current for key, _ in rows):
             rows.insert(1, (self.current, ""))
+        shown_rows = []
         for key, label in rows:
             shown = self.engine.display(key)
-            text = literal(shown, style="bold") + span(f"  {label}" if label and label != shown else "", style="dim")
-            options.add_option(Option(text, id=key))
+            shown_rows.append((key, literal(shown, style="bold")
+                               + span(f"  {label}" if label and label != shown else "", style="dim")))
+        typed = None
         if search and not rows[1:] and (":" in search or search == "main"):
-            options.add_option(Option(literal(f"use the key {search}"), id=self.engine.canonical(search)))
+            typed = Option(literal(f"use the key {search}"), id=self.engine.canonical(search))
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.Rows(search, shown_rows, typed))
+
+    def on_acting_as_screen_rows(self, event: Rows) -> None:
+        """The list, with the current choice highlighted, or the first match of a search."""
+        options = self.query_one("#acting-options", OptionList)
+        options.clear_options()
+        options.add_options([Option(text, id=key) for key, text in event.rows])
+        if event.typed is not None:
+            options.add_option(event.typed)
         ids = [option.id for option in options.options]
-        if search:  # the first match (main always heads the list)
+        if event.search:  # the first match (main always heads the list)
             options.highlighted = 1 if len(ids) > 1 else 0
         else:
             options.highlighted = ids.index(self.choice) if self.choice in ids else 0
