@@ -8,8 +8,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "src") not in sys.path:
@@ -32,9 +33,7 @@ class ToolRunner:
         self.loop.close()
 
 
-def time_interleaved(
-    calls: dict[str, Callable[[], Any]], *, warmup: int, runs: int
-) -> dict[str, list[float]]:
+def time_interleaved(calls: dict[str, Callable[[], Any]], *, warmup: int, runs: int) -> dict[str, list[float]]:
     """Time each callable `runs` times (after `warmup` untimed calls), alternating between them
     so that drift (CPU frequency, other load) hits every variant alike. Seconds per call."""
     for _ in range(warmup):

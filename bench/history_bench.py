@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import in_temp_dir, ToolRunner, check, describe, time_interleaved, verdict  # noqa: E402
+from _common import ToolRunner, check, describe, in_temp_dir, time_interleaved, verdict  # noqa: E402
 
 from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
@@ -30,8 +30,28 @@ WARMUP = 10
 RUNS = 60
 NOW_MS = 1_776_081_600_000
 KEY = "agent:main:main"
-WORDS = ("deploy", "config", "the", "session", "agent", "retry", "queue", "token", "cron", "report",
-         "latency", "webhook", "build", "ok", "check", "logs", "please", "user", "done", "again")
+WORDS = (
+    "deploy",
+    "config",
+    "the",
+    "session",
+    "agent",
+    "retry",
+    "queue",
+    "token",
+    "cron",
+    "report",
+    "latency",
+    "webhook",
+    "build",
+    "ok",
+    "check",
+    "logs",
+    "please",
+    "user",
+    "done",
+    "again",
+)
 
 
 def message_lines(count: int, seed: int) -> list[dict]:
@@ -49,19 +69,37 @@ def message_lines(count: int, seed: int) -> list[dict]:
         if phase == 0:
             msg = {"role": "user", "content": text(rng.randint(5, 40)), "timestamp": ts}
         elif phase == 1:
-            msg = {"role": "assistant", "content": [
-                {"type": "thinking", "thinking": text(rng.randint(5, 20))},
-                {"type": "toolCall", "id": f"call_{i}", "name": "exec", "arguments": {"cmd": text(3)}},
-            ], "provider": "openai", "model": "gpt-5", "stopReason": "toolUse",
-                "usage": {"input": 900, "output": 40, "totalTokens": 940}, "timestamp": ts}
+            msg = {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": text(rng.randint(5, 20))},
+                    {"type": "toolCall", "id": f"call_{i}", "name": "exec", "arguments": {"cmd": text(3)}},
+                ],
+                "provider": "openai",
+                "model": "gpt-5",
+                "stopReason": "toolUse",
+                "usage": {"input": 900, "output": 40, "totalTokens": 940},
+                "timestamp": ts,
+            }
         elif phase == 2:
-            msg = {"role": "toolResult", "toolCallId": f"call_{i - 1}", "toolName": "exec",
-                   "content": [{"type": "text", "text": text(rng.randint(10, 60))}], "isError": False,
-                   "timestamp": ts}
+            msg = {
+                "role": "toolResult",
+                "toolCallId": f"call_{i - 1}",
+                "toolName": "exec",
+                "content": [{"type": "text", "text": text(rng.randint(10, 60))}],
+                "isError": False,
+                "timestamp": ts,
+            }
         else:
-            msg = {"role": "assistant", "content": [{"type": "text", "text": text(rng.randint(10, 80))}],
-                   "provider": "openai", "model": "gpt-5", "stopReason": "stop",
-                   "usage": {"input": 1000, "output": 80, "totalTokens": 1080}, "timestamp": ts}
+            msg = {
+                "role": "assistant",
+                "content": [{"type": "text", "text": text(rng.randint(10, 80))}],
+                "provider": "openai",
+                "model": "gpt-5",
+                "stopReason": "stop",
+                "usage": {"input": 1000, "output": 80, "totalTokens": 1080},
+                "timestamp": ts,
+            }
         lines.append({"type": "message", "timestamp": iso_from_ms(ts), "message": msg})
     return lines
 
@@ -96,10 +134,11 @@ def bench(tmp: Path) -> int:
     check(r_small.get("totalMessages") == SMALL and r_small.get("hasMore") is False, "small result")
     check(r_big["messages"][-1]["__openclaw"]["seq"] == BIG, "newest message last")
     check(r_big["messages"][0]["__openclaw"]["seq"] == BIG - LIMIT + 1, "window of the newest 200")
-    check(len(r_big["messages"]) == len(r_small["messages"]) == LIMIT * 3 // 4,  # tool results dropped
-          "same number of messages from both sessions")
-    print(f"result: {len(r_big['messages'])} messages, {r_big['bytes']} bytes (big) / "
-          f"{r_small['bytes']} bytes (small)")
+    check(
+        len(r_big["messages"]) == len(r_small["messages"]) == LIMIT * 3 // 4,  # tool results dropped
+        "same number of messages from both sessions",
+    )
+    print(f"result: {len(r_big['messages'])} messages, {r_big['bytes']} bytes (big) / {r_small['bytes']} bytes (small)")
 
     samples = time_interleaved(
         {
@@ -116,8 +155,10 @@ def bench(tmp: Path) -> int:
     m_big = statistics.median(samples["big"])
     m_small = statistics.median(samples["small"])
     ratio = m_big / m_small
-    print(f"sessions_history median: {BIG}-message session {m_big * 1000:.3f} ms, "
-          f"{SMALL}-message session {m_small * 1000:.3f} ms, ratio {ratio:.3f}")
+    print(
+        f"sessions_history median: {BIG}-message session {m_big * 1000:.3f} ms, "
+        f"{SMALL}-message session {m_small * 1000:.3f} ms, ratio {ratio:.3f}"
+    )
     run.close()
     big.close()
     small.close()

@@ -18,7 +18,6 @@ import time
 import uuid
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import in_temp_dir, verdict  # noqa: E402
 
@@ -51,8 +50,11 @@ def legacy_key(agent: str, i: int, rng: random.Random) -> str:
 
 
 def transcript(session_id: str, start: int, rng: random.Random) -> str:
-    lines = [json.dumps({"type": "session", "version": 3, "id": session_id,
-                         "timestamp": iso_from_ms(start), "cwd": "/home/op/work"})]
+    lines = [
+        json.dumps(
+            {"type": "session", "version": 3, "id": session_id, "timestamp": iso_from_ms(start), "cwd": "/home/op/work"}
+        )
+    ]
     parent = None
     for n in range(LINES):
         ts = start + (n + 1) * 1000
@@ -60,21 +62,42 @@ def transcript(session_id: str, start: int, rng: random.Random) -> str:
         if phase == 0:
             msg = {"role": "user", "content": f"question {n}: " + "lorem ipsum " * rng.randint(2, 20), "timestamp": ts}
         elif phase == 1:
-            msg = {"role": "assistant", "content": [
-                {"type": "text", "text": "let me check"},
-                {"type": "toolCall", "id": f"call_{n}", "name": "exec", "arguments": {"cmd": "ls -la"}},
-            ], "provider": "openai", "model": "gpt-5", "stopReason": "toolUse",
-                "usage": {"input": 900, "output": 30, "totalTokens": 930}, "timestamp": ts}
+            msg = {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "let me check"},
+                    {"type": "toolCall", "id": f"call_{n}", "name": "exec", "arguments": {"cmd": "ls -la"}},
+                ],
+                "provider": "openai",
+                "model": "gpt-5",
+                "stopReason": "toolUse",
+                "usage": {"input": 900, "output": 30, "totalTokens": 930},
+                "timestamp": ts,
+            }
         elif phase == 2:
-            msg = {"role": "toolResult", "toolCallId": f"call_{n - 1}", "toolName": "exec",
-                   "content": [{"type": "text", "text": "total 0\n" * rng.randint(1, 10)}], "isError": False,
-                   "timestamp": ts}
+            msg = {
+                "role": "toolResult",
+                "toolCallId": f"call_{n - 1}",
+                "toolName": "exec",
+                "content": [{"type": "text", "text": "total 0\n" * rng.randint(1, 10)}],
+                "isError": False,
+                "timestamp": ts,
+            }
         else:
-            msg = {"role": "assistant", "content": [{"type": "text", "text": "done. " * rng.randint(1, 30)}],
-                   "provider": "openai", "model": "gpt-5", "stopReason": "stop", "timestamp": ts}
+            msg = {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "done. " * rng.randint(1, 30)}],
+                "provider": "openai",
+                "model": "gpt-5",
+                "stopReason": "stop",
+                "timestamp": ts,
+            }
         entry_id = f"{rng.getrandbits(32):08x}"
-        lines.append(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
-                                 "timestamp": iso_from_ms(ts), "message": msg}))
+        lines.append(
+            json.dumps(
+                {"type": "message", "id": entry_id, "parentId": parent, "timestamp": iso_from_ms(ts), "message": msg}
+            )
+        )
         parent = entry_id
     return "\n".join(lines) + "\n"
 
@@ -90,9 +113,15 @@ def build_source(root: Path) -> int:
             sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
             updated = NOW_MS - rng.randint(0, 60 * 24 * 60 * MINUTE)
             key = legacy_key(agent, i, rng)
-            store[key] = {"sessionId": sid, "updatedAt": updated, "chatType": "group" if ":group:" in key else "direct",
-                          "lastChannel": "telegram", "model": "gpt-5", "totalTokens": rng.randint(0, 50000),
-                          "label": f"session {i}" if rng.random() < 0.3 else None}
+            store[key] = {
+                "sessionId": sid,
+                "updatedAt": updated,
+                "chatType": "group" if ":group:" in key else "direct",
+                "lastChannel": "telegram",
+                "model": "gpt-5",
+                "totalTokens": rng.randint(0, 50000),
+                "label": f"session {i}" if rng.random() < 0.3 else None,
+            }
             store[key] = {k: v for k, v in store[key].items() if v is not None}
             (sdir / f"{sid}.jsonl").write_text(transcript(sid, updated - LINES * 1000 - 1000, rng), encoding="utf-8")
         (sdir / "sessions.json").write_text(json.dumps(store, indent=2), encoding="utf-8")
@@ -106,8 +135,10 @@ def main() -> int:
 def bench(tmp: Path) -> int:
     t0 = time.perf_counter()
     expected = build_source(tmp / "openclaw")
-    print(f"setup: legacy store of {expected} sessions x (header + {LINES} lines) "
-          f"in {time.perf_counter() - t0:.1f} s ({tmp})")
+    print(
+        f"setup: legacy store of {expected} sessions x (header + {LINES} lines) "
+        f"in {time.perf_counter() - t0:.1f} s ({tmp})"
+    )
     cfg, _ = parse_config({})
     engine = Engine(tmp / "state", cfg, clock=FrozenClock(NOW_MS))
     t0 = time.perf_counter()
@@ -116,14 +147,22 @@ def bench(tmp: Path) -> int:
     print(report.summary())
     for problem in report.problems[:10]:
         print(f"  problem: {problem}")
-    print(f"import: {elapsed:.2f} s, {report.sessions_imported / elapsed:,.0f} sessions/s, "
-          f"{report.lines_imported / elapsed:,.0f} transcript lines/s")
+    print(
+        f"import: {elapsed:.2f} s, {report.sessions_imported / elapsed:,.0f} sessions/s, "
+        f"{report.lines_imported / elapsed:,.0f} transcript lines/s"
+    )
     stored = engine.store.count(include_archived=True)
     engine.close()
-    ok = (report.sessions_imported == expected == stored and report.lines_imported == expected * LINES
-          and not report.problems)
-    return verdict(ok, f"imported {report.sessions_imported}/{expected} sessions ({stored} stored), "
-                   f"{report.lines_imported}/{expected * LINES} lines, {len(report.problems)} problems")
+    ok = (
+        report.sessions_imported == expected == stored
+        and report.lines_imported == expected * LINES
+        and not report.problems
+    )
+    return verdict(
+        ok,
+        f"imported {report.sessions_imported}/{expected} sessions ({stored} stored), "
+        f"{report.lines_imported}/{expected * LINES} lines, {len(report.problems)} problems",
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import in_temp_dir, ToolRunner, check, describe, time_interleaved, verdict  # noqa: E402
+from _common import ToolRunner, check, describe, in_temp_dir, time_interleaved, verdict  # noqa: E402
 
 from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock  # noqa: E402
@@ -62,17 +62,28 @@ def session_specs(count: int, rng: random.Random) -> list[tuple[str, dict, bool]
             channel = rng.choice(("discord", "telegram", "whatsapp", "slack"))
             shape = "channel" if channel == "slack" else "group"
             gid = rng.randint(1, 10**12)
-            add(f"agent:{agent}:{channel}:{shape}:{gid}", {
-                "chatType": shape, "displayName": f"{channel}:#room-{gid % 9973}", "subject": f"Room {gid % 9973}",
-                "lastChannel": channel,
-                "deliveryContext": {"channel": channel, "to": f"{shape}:{gid}", "accountId": "default"},
-                "model": "gpt-5", "totalTokens": rng.randint(100, 200000),
-            })
+            add(
+                f"agent:{agent}:{channel}:{shape}:{gid}",
+                {
+                    "chatType": shape,
+                    "displayName": f"{channel}:#room-{gid % 9973}",
+                    "subject": f"Room {gid % 9973}",
+                    "lastChannel": channel,
+                    "deliveryContext": {"channel": channel, "to": f"{shape}:{gid}", "accountId": "default"},
+                    "model": "gpt-5",
+                    "totalTokens": rng.randint(100, 200000),
+                },
+            )
         elif r < 0.45:
             channel = rng.choice(("telegram", "whatsapp", "signal"))
-            add(f"agent:{agent}:{channel}:direct:{rng.randint(10**9, 10**10)}", {
-                "chatType": "direct", "lastChannel": channel, "lastTo": f"user:{rng.randint(1, 10**6)}",
-            })
+            add(
+                f"agent:{agent}:{channel}:direct:{rng.randint(10**9, 10**10)}",
+                {
+                    "chatType": "direct",
+                    "lastChannel": channel,
+                    "lastTo": f"user:{rng.randint(1, 10**6)}",
+                },
+            )
         elif r < 0.50:
             add(f"agent:main:cron:{rng.choice(cron_jobs)}", {"label": "cron job"})
         elif r < 0.70:  # cron run sessions: stored, never listed
@@ -83,11 +94,18 @@ def session_specs(count: int, rng: random.Random) -> list[tuple[str, dict, bool]
             add(f"agent:main:node-{rng.randint(1, 500)}", {"displayName": "node"})
         else:
             parent = f"agent:{agent}:main"
-            add(f"agent:{agent}:subagent:{uid()}", {
-                "spawnedBy": parent, "parentSessionKey": parent, "label": f"task {rng.randint(1, 9999)}",
-                "status": rng.choice(("done", "done", "failed", "timeout")), "spawnDepth": 1,
-                "runtimeMs": rng.randint(1000, 600000),
-            }, archived=rng.random() < 0.5)
+            add(
+                f"agent:{agent}:subagent:{uid()}",
+                {
+                    "spawnedBy": parent,
+                    "parentSessionKey": parent,
+                    "label": f"task {rng.randint(1, 9999)}",
+                    "status": rng.choice(("done", "done", "failed", "timeout")),
+                    "spawnDepth": 1,
+                    "runtimeMs": rng.randint(1000, 600000),
+                },
+                archived=rng.random() < 0.5,
+            )
     return out
 
 
@@ -149,8 +167,10 @@ def bench(tmp: Path) -> int:
     m_big = statistics.median(samples["100,000 sessions"])
     m_small = statistics.median(samples["1,000 sessions"])
     ratio = m_big / m_small
-    print(f"sessions_list median: {BIG} sessions {m_big * 1000:.3f} ms, {SMALL} sessions "
-          f"{m_small * 1000:.3f} ms, ratio {ratio:.3f}")
+    print(
+        f"sessions_list median: {BIG} sessions {m_big * 1000:.3f} ms, {SMALL} sessions "
+        f"{m_small * 1000:.3f} ms, ratio {ratio:.3f}"
+    )
     run.close()
     big.close()
     small.close()

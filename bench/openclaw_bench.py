@@ -61,25 +61,42 @@ def sqlite_from_legacy(legacy: Path, root: Path) -> int:
         for key, entry in store.items():
             canonical = key if key.startswith("agent:") else f"agent:{agent_dir.name}:{key}"
             sid = entry["sessionId"]
-            conn.execute("INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, label) "
-                         "VALUES (?, ?, ?, ?, ?)", (canonical, sid, json.dumps(entry), entry["updatedAt"],
-                                                    entry.get("label")))
-            conn.execute("INSERT INTO session_windows (session_id, session_key, created_at, updated_at) "
-                         "VALUES (?, ?, ?, ?)", (sid, canonical, entry["updatedAt"], entry["updatedAt"]))
+            conn.execute(
+                "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, label) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (canonical, sid, json.dumps(entry), entry["updatedAt"], entry.get("label")),
+            )
+            conn.execute(
+                "INSERT INTO session_windows (session_id, session_key, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                (sid, canonical, entry["updatedAt"], entry["updatedAt"]),
+            )
             lines = (agent_dir / "sessions" / f"{sid}.jsonl").read_text(encoding="utf-8").splitlines()
             for seq, line in enumerate(lines):
                 text = json.dumps(json.loads(line), separators=(",", ":"))  # the gateway's spelling
                 data = text.encode("utf-8")
                 if len(data) >= COMPRESS_FROM and seq > 0:
-                    nav = json.dumps({"version": 1, "report": {"kind": "canonical"}, "navigation": {}, "reset": {},
-                                      "model": {}, "modelBytes": len(data), "modelWithoutCheckpointBytes": len(data),
-                                      "withoutCustomDataBytes": len(data)})
-                    conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, "
-                                 "event_utf8_bytes, navigation_json) VALUES (?, ?, NULL, 0, ?, ?, ?)",
-                                 (sid, seq, zstd.compress(data), len(data), nav))
+                    nav = json.dumps(
+                        {
+                            "version": 1,
+                            "report": {"kind": "canonical"},
+                            "navigation": {},
+                            "reset": {},
+                            "model": {},
+                            "modelBytes": len(data),
+                            "modelWithoutCheckpointBytes": len(data),
+                            "withoutCustomDataBytes": len(data),
+                        }
+                    )
+                    conn.execute(
+                        "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, "
+                        "event_utf8_bytes, navigation_json) VALUES (?, ?, NULL, 0, ?, ?, ?)",
+                        (sid, seq, zstd.compress(data), len(data), nav),
+                    )
                 else:
-                    conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) "
-                                 "VALUES (?, ?, ?, 0)", (sid, seq, text))
+                    conn.execute(
+                        "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, 0)",
+                        (sid, seq, text),
+                    )
                 rows += 1
         conn.commit()
         conn.close()
@@ -113,15 +130,15 @@ def follow_latency(tmp: Path, source: Path) -> list[float]:
         if tick.first:
             synced.set()
 
-    thread = threading.Thread(target=loop.run_until_complete,
-                              args=(run_follow(follower, stop, on_tick),), daemon=True)
+    thread = threading.Thread(target=loop.run_until_complete, args=(run_follow(follower, stop, on_tick),), daemon=True)
     thread.start()
     reader = Engine(state)  # the reader is another connection, as the dashboard or a `tool` is
     tools = ToolRunner()
     store = source / "agents" / "main" / "agent" / "openclaw-agent.sqlite"
     writer = sqlite3.connect(store, isolation_level=None)
-    key, sid = writer.execute("SELECT session_key, current_session_id FROM session_nodes "
-                              "ORDER BY updated_at DESC LIMIT 1").fetchone()
+    key, sid = writer.execute(
+        "SELECT session_key, current_session_id FROM session_nodes ORDER BY updated_at DESC LIMIT 1"
+    ).fetchone()
     check(synced.wait(timeout=300), "the follow's first sync finished")
     rng = random.Random(3)
     samples = []
@@ -131,10 +148,20 @@ def follow_latency(tmp: Path, source: Path) -> list[float]:
         seq += 1
         marker = f"latency probe {n}"
         message = {"role": "user", "content": marker, "timestamp": NOW_MS}
-        line = json.dumps({"type": "message", "id": f"probe{n:04d}", "parentId": None,
-                           "timestamp": "2026-01-01T00:00:00.000Z", "message": message}, separators=(",", ":"))
-        writer.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, 0)",
-                       (sid, seq, line))
+        line = json.dumps(
+            {
+                "type": "message",
+                "id": f"probe{n:04d}",
+                "parentId": None,
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": message,
+            },
+            separators=(",", ":"),
+        )
+        writer.execute(
+            "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, 0)",
+            (sid, seq, line),
+        )
         written = time.perf_counter()
         while True:
             messages = tools(reader, "sessions_history", {"sessionKey": key, "limit": 1})["messages"]
@@ -155,9 +182,19 @@ def follow_latency(tmp: Path, source: Path) -> list[float]:
 def idle_cpu(tmp: Path, source: Path) -> float:
     """Percent of one CPU an idle `import-openclaw --follow` uses after its first sync."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sessions_tui", "import-openclaw", str(source), "--follow", "--state",
-         str(tmp / "idle-state")],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        [
+            sys.executable,
+            "-m",
+            "sessions_tui",
+            "import-openclaw",
+            str(source),
+            "--follow",
+            "--state",
+            str(tmp / "idle-state"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
         env={**os.environ, "SESSIONS_TUI_HOME": str(tmp / "home")},
     )
     try:
@@ -186,14 +223,18 @@ def bench(tmp: Path) -> int:
     t0 = time.perf_counter()
     expected = build_source(tmp / "legacy")
     rows = sqlite_from_legacy(tmp / "legacy", tmp / "sqlite")
-    print(f"setup: {expected} sessions x (header + {LINES} lines) in both layouts ({rows} event rows) "
-          f"in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"setup: {expected} sessions x (header + {LINES} lines) in both layouts ({rows} event rows) "
+        f"in {time.perf_counter() - t0:.1f} s"
+    )
     times: dict[str, list[float]] = {"legacy": [], "sqlite": []}
     for run in range(RUNS):  # alternated, so a slow spell of the disk hits both layouts alike
         for layout in ("legacy", "sqlite"):
             seconds, n, lines, problems = timed_import(tmp / f"state-{layout}-{run}", tmp / layout)
-            check(n == expected and lines == expected * LINES and not problems,
-                  f"the {layout} import took every session and line")
+            check(
+                n == expected and lines == expected * LINES and not problems,
+                f"the {layout} import took every session and line",
+            )
             times[layout].append(seconds)
     legacy_s, sqlite_s = statistics.median(times["legacy"]), statistics.median(times["sqlite"])
     for name, layout, median in (("legacy", "legacy", legacy_s), ("SQLite", "sqlite", sqlite_s)):
@@ -204,8 +245,10 @@ def bench(tmp: Path) -> int:
     samples = follow_latency(tmp, tmp / "sqlite")
     ms = sorted(s * 1000 for s in samples)
     p50 = statistics.median(ms)
-    print(f"follow latency over {len(ms)} events: p50 {p50:.0f} ms  p90 {statistics.quantiles(ms, n=10)[-1]:.0f} ms  "
-          f"max {ms[-1]:.0f} ms (required p50 < 500 ms)")
+    print(
+        f"follow latency over {len(ms)} events: p50 {p50:.0f} ms  p90 {statistics.quantiles(ms, n=10)[-1]:.0f} ms  "
+        f"max {ms[-1]:.0f} ms (required p50 < 500 ms)"
+    )
 
     cpu = idle_cpu(tmp, tmp / "sqlite")
     print(f"idle follow of {expected} sessions: {cpu:.2f} % of one CPU over {IDLE_SECONDS:.0f} s (required < 1 %)")

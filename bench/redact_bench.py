@@ -83,8 +83,10 @@ def bench(tmp: Path) -> int:
         whole = engine.redactor.redact(text)
         full = time.perf_counter() - t0
         check(not leaks(whole, cores), f"{name}: the whole text redacted holds no secret either")
-        print(f"{name:26} sessions_history median {seconds * 1000:6.1f} ms over {RUNS} calls "
-              f"(required < 500 ms); redact() of all 10 MB: {full:.2f} s")
+        print(
+            f"{name:26} sessions_history median {seconds * 1000:6.1f} ms over {RUNS} calls "
+            f"(required < 500 ms); redact() of all 10 MB: {full:.2f} s"
+        )
         figures.append(f"{seconds * 1000:.0f} ms")
         ok = ok and seconds < 0.5
     tools.close()

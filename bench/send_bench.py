@@ -59,7 +59,9 @@ async def run(tmp: Path) -> int:
     for i in range(SENDS):
         key = keys[i % SESSIONS]
         t0 = time.perf_counter()
-        result = await invoke(call, "sessions_send", {"sessionKey": key, "message": f"bench message {i}", "timeoutSeconds": 0})
+        result = await invoke(
+            call, "sessions_send", {"sessionKey": key, "message": f"bench message {i}", "timeoutSeconds": 0}
+        )
         assert result["status"] == "accepted", result
         sent_at[result["runId"]] = t0
         run_ids.append(result["runId"])

@@ -117,13 +117,18 @@ async def _run(state: Path) -> int:
                     blocked.append(gap)
             medians.append(statistics.median(newest))
             print(f"{MESSAGES}-message session opened from {what}, {RUNS} opens after {WARMUP} warm-up:")
-            print(f"  newest message painted: median {medians[-1] * 1000:7.1f} ms   (min {min(newest) * 1000:.1f}, "
-                  f"max {max(newest) * 1000:.1f})")
+            print(
+                f"  newest message painted: median {medians[-1] * 1000:7.1f} ms   (min {min(newest) * 1000:.1f}, "
+                f"max {max(newest) * 1000:.1f})"
+            )
             print(f"  whole page ({PAGE}) in the pane: median {statistics.median(whole) * 1000:7.1f} ms")
             print(f"  longest event-loop block until then: median {statistics.median(blocked) * 1000:7.1f} ms")
     worst = max(medians)
-    return verdict(worst < LIMIT_S, f"newest message on screen {worst * 1000:.0f} ms after opening, worse median "
-                                    f"of the two (< {LIMIT_S * 1000:.0f} ms)")
+    return verdict(
+        worst < LIMIT_S,
+        f"newest message on screen {worst * 1000:.0f} ms after opening, worse median "
+        f"of the two (< {LIMIT_S * 1000:.0f} ms)",
+    )
 
 
 def main() -> int:

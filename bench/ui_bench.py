@@ -28,7 +28,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import in_temp_dir, verdict  # noqa: E402
 from list_bench import build  # noqa: E402 - realistic sessions of every kind, four agents
-
 from textual import events  # noqa: E402
 
 from sessions_tui.ui.app import SessionsApp  # noqa: E402
@@ -94,9 +93,9 @@ async def measure(count: int, tmp: Path) -> dict:
             event = events.Key(key, key if len(key) == 1 else None)
             event.set_sender(app)
             app._driver.send_message(event)  # as the terminal driver delivers a key
-            await wait_for(lambda: screen.pages_loaded > loaded)
+            await wait_for(lambda loaded=loaded: screen.pages_loaded > loaded)
             shown = LOADS[-1]
-            await wait_for(lambda: PAINTS[-1] >= shown)
+            await wait_for(lambda shown=shown: PAINTS[-1] >= shown)
             samples.append(PAINTS[-1] - t0)
             await asyncio.sleep(0.05)  # a typist's pace, not a burst
         narrowed = screen.total
@@ -117,8 +116,9 @@ async def measure(count: int, tmp: Path) -> dict:
 
 
 def run_child(count: int) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--child", str(count)], capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", str(count)], capture_output=True, text=True, timeout=600
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -136,15 +136,20 @@ def main() -> int:
     ok = True
     for count in (10_000, 100_000):
         r = run_child(count)
-        print(f"{count:,} sessions ({r['total_visible']:,} visible): first paint {r['first_paint_s'] * 1000:.0f} ms; "
-              f"filter keystroke median {r['keystroke_median_s'] * 1000:.1f} ms, max "
-              f"{r['keystroke_max_s'] * 1000:.1f} ms; peak RSS {r['rss_mb']:.0f} MB")
+        print(
+            f"{count:,} sessions ({r['total_visible']:,} visible): first paint {r['first_paint_s'] * 1000:.0f} ms; "
+            f"filter keystroke median {r['keystroke_median_s'] * 1000:.1f} ms, max "
+            f"{r['keystroke_max_s'] * 1000:.1f} ms; peak RSS {r['rss_mb']:.0f} MB"
+        )
         if count == 10_000:
             ok &= r["first_paint_s"] < FIRST_PAINT_LIMIT and r["keystroke_max_s"] < KEYSTROKE_LIMIT
         else:
             ok &= r["rss_mb"] < RSS_LIMIT_MB
-    return verdict(ok, f"10k: first paint < {FIRST_PAINT_LIMIT * 1000:.0f} ms and every keystroke < "
-                       f"{KEYSTROKE_LIMIT * 1000:.0f} ms; 100k: usable (paged) with RSS < {RSS_LIMIT_MB} MB")
+    return verdict(
+        ok,
+        f"10k: first paint < {FIRST_PAINT_LIMIT * 1000:.0f} ms and every keystroke < "
+        f"{KEYSTROKE_LIMIT * 1000:.0f} ms; 100k: usable (paged) with RSS < {RSS_LIMIT_MB} MB",
+    )
 
 
 if __name__ == "__main__":

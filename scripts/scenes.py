@@ -42,8 +42,15 @@ def merge(*parts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def demo_app(state: Path, config: dict[str, Any] | None = None, *, latency_ms: int = 0, watch_store: bool = True,
-             acting_as: str = "main", sandboxed: bool = False) -> SessionsApp:
+def demo_app(
+    state: Path,
+    config: dict[str, Any] | None = None,
+    *,
+    latency_ms: int = 0,
+    watch_store: bool = True,
+    acting_as: str = "main",
+    sandboxed: bool = False,
+) -> SessionsApp:
     """The demo on a fresh state directory, with the demo config plus `config`."""
     ids.use_sequence(state.name)
     if state.exists():
@@ -137,8 +144,11 @@ async def spawn_with_announcement(pilot: Any) -> None:
     outcome = screen.query_one("#spawn-outcome")
     await until(pilot, lambda: str(outcome.render()).startswith("accepted"), "the spawn to be accepted")
     await pilot.app.engine.drain()
-    await until(pilot, lambda: any("count-words-2" in str(a.render()) for a in screen.query(".announcement")),
-                "the new child's announcement")
+    await until(
+        pilot,
+        lambda: any("count-words-2" in str(a.render()) for a in screen.query(".announcement")),
+        "the new child's announcement",
+    )
     screen.query_one("#spawn-runs").focus()  # no blinking cursor; the runs list in focus
     await settle(pilot)
 

@@ -50,15 +50,20 @@ def engine(make_engine) -> Engine:
     return make_engine()
 
 
-def run_tool(engine: Engine, name: str, params: dict[str, Any] | None = None, *,
-             as_key: str | None = None, sandboxed: bool = False) -> dict[str, Any]:
+def run_tool(
+    engine: Engine,
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    as_key: str | None = None,
+    sandboxed: bool = False,
+) -> dict[str, Any]:
     """Call a tool synchronously as a requester (None = the main alias)."""
     call = ToolCall(engine=engine, agent_session_key=as_key, sandboxed=sandboxed)
     return asyncio.run(invoke(call, name, params or {}))
 
 
-def add_session(engine: Engine, key: str, messages: list[dict[str, Any]] | None = None,
-                **entry: Any) -> str:
+def add_session(engine: Engine, key: str, messages: list[dict[str, Any]] | None = None, **entry: Any) -> str:
     """Create a session under the canonical spelling of `key`; returns that key."""
     canonical = engine.canonical(key)
     engine.store.create(canonical, entry)
@@ -83,9 +88,19 @@ def live_engine(make_engine):
     return make
 
 
-async def call_tool(engine: Engine, name: str, params: dict[str, Any] | None = None, *,
-                    as_key: str | None = None, sandboxed: bool = False) -> dict[str, Any]:
+async def call_tool(
+    engine: Engine,
+    name: str,
+    params: dict[str, Any] | None = None,
+    *,
+    as_key: str | None = None,
+    sandboxed: bool = False,
+) -> dict[str, Any]:
     """Call a tool inside a running event loop (async tests)."""
-    call = ToolCall(engine=engine, agent_session_key=as_key, sandboxed=sandboxed,
-                    agent_channel=engine.session_channel(engine.canonical(as_key)) if as_key else None)
+    call = ToolCall(
+        engine=engine,
+        agent_session_key=as_key,
+        sandboxed=sandboxed,
+        agent_channel=engine.session_channel(engine.canonical(as_key)) if as_key else None,
+    )
     return await invoke(call, name, params or {})

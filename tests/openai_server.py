@@ -134,8 +134,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.dumps({"object": "list", "data": [{"id": "test-model"}]}).encode()
             self._send_body(200, body, "application/json", Reply())
         else:
-            self._send_body(404, b'{"error": {"message": "not found"}}', "application/json",
-                            Reply())
+            self._send_body(404, b'{"error": {"message": "not found"}}', "application/json", Reply())
 
     def do_POST(self) -> None:  # noqa: N802
         owner = self.server.owner
@@ -146,8 +145,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = {"_invalid": raw.decode("utf-8", "replace")}
         if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send_body(404, b'{"error": {"message": "not found"}}', "application/json",
-                            Reply())
+            self._send_body(404, b'{"error": {"message": "not found"}}', "application/json", Reply())
             return
         owner._record(body, {k.lower(): v for k, v in self.headers.items()}, self.path)
         reply = owner._choose(body)
@@ -185,8 +183,9 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream"):
             self._stream(model, reply)
         else:
-            self._send_body(reply.status, json.dumps(self._completion(model, reply)).encode(),
-                            "application/json", reply)
+            self._send_body(
+                reply.status, json.dumps(self._completion(model, reply)).encode(), "application/json", reply
+            )
 
     @staticmethod
     def _usage(reply: Reply) -> dict[str, Any] | None:
@@ -281,17 +280,33 @@ class _Handler(BaseHTTPRequestHandler):
         for piece in _split(reply.text, reply.pieces):
             send(chunk({"content": piece}))
         for index, (name, args) in enumerate(reply.tool_calls):
-            send(chunk({"tool_calls": [{
-                "index": index, "id": f"call_{index}", "type": "function",
-                "function": {"name": name, "arguments": ""},
-            }]}))
+            send(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "id": f"call_{index}",
+                                "type": "function",
+                                "function": {"name": name, "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
             for piece in _split(_arguments(args), reply.pieces):
                 send(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
         send(chunk({}, self._finish(reply)))
         usage = self._usage(reply)
         if usage is not None:
-            data = {"id": cid, "object": "chat.completion.chunk", "created": created,
-                    "model": model, "choices": [], "usage": usage}
+            data = {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
             send(json.dumps(data))
         send("[DONE]")
         self._chunk(b"")
@@ -323,7 +338,9 @@ class ScriptedOpenAIServer:
         httpd.owner = self
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True,
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            daemon=True,
             name="scripted-openai-server",
         )
         self._thread.start()

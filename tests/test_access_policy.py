@@ -32,8 +32,10 @@ def test_sandbox_clamps_to_tree_when_sandbox_visibility_is_spawned(make_engine, 
 
 
 def test_sandbox_clamp_all_preserves_visibility(make_engine):
-    config = {"tools": {"sessions": {"visibility": "agent"}},
-              "agents": {"defaults": {"sandbox": {"sessionToolsVisibility": "all"}}}}
+    config = {
+        "tools": {"sessions": {"visibility": "agent"}},
+        "agents": {"defaults": {"sandbox": {"sessionToolsVisibility": "all"}}},
+    }
     assert context(make_engine, config, "agent:main:main", sandboxed=True).visibility == "agent"
 
 
@@ -67,6 +69,7 @@ def test_agent_to_agent_allow_patterns():
 
 
 # -- send policy (REFERENCE §14.1 tests) -------------------------------------------------------
+
 
 def policy(data):
     return parse_config({"session": {"sendPolicy": data}})[0].session.send_policy
@@ -108,19 +111,32 @@ def test_rule_match_by_raw_key_prefix():
 
 
 def test_first_deny_wins_and_allow_beats_default_deny():
-    p = policy({"default": "deny", "rules": [
-        {"action": "allow", "match": {"channel": "discord"}},
-        {"action": "deny", "match": {"chatType": "group"}},
-    ]})
+    p = policy(
+        {
+            "default": "deny",
+            "rules": [
+                {"action": "allow", "match": {"channel": "discord"}},
+                {"action": "deny", "match": {"chatType": "group"}},
+            ],
+        }
+    )
     assert resolve_send_policy(p, session_key="agent:main:discord:group:1").reason == "rule 2 (chatType=group)"
     assert resolve_send_policy(p, entry={"channel": "discord"}, session_key="agent:main:discord:direct:bob").allowed
     assert resolve_send_policy(p, session_key="agent:main:main").reason == "default deny"
 
 
-@pytest.mark.parametrize("key, expected", [
-    ("agent:main:discord:group:1", "group"), ("slack:channel:c1", "channel"), ("agent:main:telegram:direct:x", "direct"),
-    ("agent:main:dm:x", "direct"), ("group:abc", "group"), ("120363-123@g.us", "group"),
-    ("discord:guild-1:channel-2", "channel"), ("agent:main:main", None),
-])
+@pytest.mark.parametrize(
+    "key, expected",
+    [
+        ("agent:main:discord:group:1", "group"),
+        ("slack:channel:c1", "channel"),
+        ("agent:main:telegram:direct:x", "direct"),
+        ("agent:main:dm:x", "direct"),
+        ("group:abc", "group"),
+        ("120363-123@g.us", "group"),
+        ("discord:guild-1:channel-2", "channel"),
+        ("agent:main:main", None),
+    ],
+)
 def test_chat_type_from_key(key, expected):
     assert chat_type_from_key(key) == expected

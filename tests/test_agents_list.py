@@ -13,22 +13,37 @@ def test_defaults_list_only_the_requester(engine):
 
 
 def test_agent_allow_list(make_engine):
-    engine = make_engine({"agents": {"list": [{"id": "main", "subagents": {"allowAgents": ["research"]}},
-                                              {"id": "research", "name": " Research "}]}})
+    engine = make_engine(
+        {
+            "agents": {
+                "list": [
+                    {"id": "main", "subagents": {"allowAgents": ["research"]}},
+                    {"id": "research", "name": " Research "},
+                ]
+            }
+        }
+    )
     result = run_tool(engine, "agents_list")
     assert ids(result) == ["main", "research"]
     assert result["agents"][1] == {"id": "research", "name": "Research", "configured": True}
 
 
 def test_defaults_allow_list_used_when_the_agent_omits_it(make_engine):
-    engine = make_engine({"agents": {"defaults": {"subagents": {"allowAgents": ["Research"]}},
-                                     "list": [{"id": "main"}]}})
+    engine = make_engine(
+        {"agents": {"defaults": {"subagents": {"allowAgents": ["Research"]}}, "list": [{"id": "main"}]}}
+    )
     assert ids(run_tool(engine, "agents_list")) == ["main", "research"]
 
 
 def test_star_allows_every_configured_agent_requester_first(make_engine):
-    engine = make_engine({"agents": {"defaults": {"subagents": {"allowAgents": ["*"]}},
-                                     "list": [{"id": "main"}, {"id": "research"}, {"id": "coder"}]}})
+    engine = make_engine(
+        {
+            "agents": {
+                "defaults": {"subagents": {"allowAgents": ["*"]}},
+                "list": [{"id": "main"}, {"id": "research"}, {"id": "coder"}],
+            }
+        }
+    )
     result = run_tool(engine, "agents_list")
     assert result["allowAny"] is True and ids(result) == ["main", "coder", "research"]
 

@@ -1,8 +1,8 @@
 """The shape of the code (ARCHITECTURE.md): the engine never imports Textual."""
 
+import pkgutil
 import subprocess
 import sys
-import pkgutil
 
 import sessions_tui.engine
 
@@ -23,7 +23,10 @@ def test_engine_never_imports_textual():
 
 
 def test_tools_never_import_textual():
-    code = "import sys, sessions_tui.tools.registry, sessions_tui.cli; print(any(m.startswith('textual') for m in sys.modules))"
+    code = (
+        "import sys, sessions_tui.tools.registry, sessions_tui.cli; "
+        "print(any(m.startswith('textual') for m in sys.modules))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
 
@@ -35,6 +38,9 @@ def test_the_ui_never_reaches_into_the_store():
     import sessions_tui.ui
 
     ui = Path(sessions_tui.ui.__file__).parent
-    offenders = [str(p.relative_to(ui)) for p in ui.rglob("*.py")
-                 if ".store." in p.read_text() or "engine.store import" in p.read_text()]
+    offenders = [
+        str(p.relative_to(ui))
+        for p in ui.rglob("*.py")
+        if ".store." in p.read_text() or "engine.store import" in p.read_text()
+    ]
     assert offenders == []

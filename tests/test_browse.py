@@ -17,8 +17,13 @@ CONFIGS = [
     {"session": {"scope": "global"}},
     {"session": {"mainKey": "work"}},
 ]
-REQUESTERS = [(None, False), ("agent:main:discord:group:dev", False), ("agent:main:discord:group:dev", True),
-              ("agent:research:main", False), ("agent:main:subagent:x", True)]
+REQUESTERS = [
+    (None, False),
+    ("agent:main:discord:group:dev", False),
+    ("agent:main:discord:group:dev", True),
+    ("agent:research:main", False),
+    ("agent:main:subagent:x", True),
+]
 
 
 def populate(engine):
@@ -41,8 +46,9 @@ def test_browse_rows_equal_sessions_list_rows(make_engine, config, as_key, sandb
             row.pop(private)
     assert browsed == listed
     for kind in ("main", "group", "cron", "hook", "node", "other"):
-        by_tool = run_tool(engine, "sessions_list", {"limit": 200, "kinds": [kind]}, as_key=as_key,
-                           sandboxed=sandboxed)["sessions"]
+        by_tool = run_tool(
+            engine, "sessions_list", {"limit": 200, "kinds": [kind]}, as_key=as_key, sandboxed=sandboxed
+        )["sessions"]
         page = browse_sessions(call, BrowseQuery(kinds=[kind]))
         assert [r["key"] for r in page.rows] == [r["key"] for r in by_tool], kind
         assert page.total == len(by_tool)

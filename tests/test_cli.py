@@ -90,8 +90,13 @@ def test_state_and_config_from_environment(tmp_path):
     config = tmp_path / "env.json5"
     config.write_text("{ agents: { defaults: { subagents: { allowAgents: ['y'] } } } }")
     env = {**os.environ, "SESSIONS_TUI_HOME": str(state), "SESSIONS_TUI_CONFIG": str(config)}
-    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "tool", "agents_list"], capture_output=True,
-                          text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessions_tui", "tool", "agents_list"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert [a["id"] for a in json.loads(proc.stdout)["agents"]] == ["main", "y"]
     assert (state / "sessions.sqlite3").exists()
 
@@ -109,8 +114,9 @@ def test_as_refuses_what_is_not_a_key(demo_state):
 
 
 def test_sandboxed_flag_and_sandboxed_agents_hide_sessions(demo_state):
-    forced = json.loads(cli("tool", "sessions_list", "--as", "agent:main:discord:group:dev", "--sandboxed",
-                            state=demo_state).stdout)
+    forced = json.loads(
+        cli("tool", "sessions_list", "--as", "agent:main:discord:group:dev", "--sandboxed", state=demo_state).stdout
+    )
     assert forced["count"] == 0
     # The demo's `helper` agent has sandbox.mode "all": sandboxed without the flag.
     helper = json.loads(cli("tool", "sessions_list", "--as", "agent:helper:main", state=demo_state).stdout)
@@ -120,14 +126,19 @@ def test_sandboxed_flag_and_sandboxed_agents_hide_sessions(demo_state):
 
 
 def test_as_and_sandboxed_before_the_command_count_too(demo_state):
-    before = json.loads(cli("--as", "agent:main:discord:group:dev", "--sandboxed", "tool", "sessions_list",
-                            state=demo_state).stdout)
+    before = json.loads(
+        cli("--as", "agent:main:discord:group:dev", "--sandboxed", "tool", "sessions_list", state=demo_state).stdout
+    )
     assert before["count"] == 0
-    history = json.loads(cli("--as", "agent:research:main", "tool", "sessions_history", '{"sessionKey": "main"}',
-                             state=demo_state).stdout)
+    history = json.loads(
+        cli(
+            "--as", "agent:research:main", "tool", "sessions_history", '{"sessionKey": "main"}', state=demo_state
+        ).stdout
+    )
     assert "retrieval" in json.dumps(history["messages"])
-    after = json.loads(cli("--as", "agent:helper:main", "tool", "sessions_list", "--as", "main",
-                           state=demo_state).stdout)
+    after = json.loads(
+        cli("--as", "agent:helper:main", "tool", "sessions_list", "--as", "main", state=demo_state).stdout
+    )
     assert after["count"] > 0  # the command's own --as wins
 
 
@@ -148,7 +159,10 @@ def test_help_mentions_every_command(tmp_path):
         assert word in proc.stdout
 
 
-FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } }, session: { sendPolicy: { rules: [ { action: 'deny', match: { channel: 'whatsapp' } } ] } } }"
+FAST = (
+    "{ models: { demo: { latencyMs: 0, chunkMs: 0 } }, "
+    "session: { sendPolicy: { rules: [ { action: 'deny', match: { channel: 'whatsapp' } } ] } } }"
+)
 
 
 @pytest.fixture
@@ -161,13 +175,22 @@ def fast_state(tmp_path):
 
 
 def test_tool_sessions_send_waits_for_the_background_work(fast_state):
-    proc = cli("tool", "sessions_send", '{"sessionKey": "agent:main:discord:group:dev", "message": "hi", "timeoutSeconds": 0}',
-               "--as", "main", state=fast_state)
+    proc = cli(
+        "tool",
+        "sessions_send",
+        '{"sessionKey": "agent:main:discord:group:dev", "message": "hi", "timeoutSeconds": 0}',
+        "--as",
+        "main",
+        state=fast_state,
+    )
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["status"] == "accepted"
-    history = json.loads(cli("tool", "sessions_history", '{"sessionKey": "agent:main:discord:group:dev", "limit": 200}',
-                             state=fast_state).stdout)
+    history = json.loads(
+        cli(
+            "tool", "sessions_history", '{"sessionKey": "agent:main:discord:group:dev", "limit": 200}', state=fast_state
+        ).stdout
+    )
     texts = json.dumps(history["messages"])
     # The run, the ping-pong and the announce step all finished before the command exited.
     assert "Agent-to-agent announce step." in texts and "Received from agent:main:main: hi" in texts
@@ -203,8 +226,14 @@ def test_send_slash_send_sets_the_override_as_the_owner(fast_state):
 
 
 def test_tool_sessions_spawn_waits_for_the_child_and_its_announce(fast_state):
-    proc = cli("tool", "sessions_spawn", '{"task": "count the words in: a b c", "label": "words"}', "--as", "main",
-               state=fast_state)
+    proc = cli(
+        "tool",
+        "sessions_spawn",
+        '{"task": "count the words in: a b c", "label": "words"}',
+        "--as",
+        "main",
+        state=fast_state,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["status"] == "accepted"
     history = json.loads(cli("tool", "sessions_history", '{"sessionKey": "main", "limit": 1}', state=fast_state).stdout)

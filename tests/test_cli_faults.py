@@ -24,8 +24,9 @@ GUARD = 60  # seconds: only there so a regression fails instead of hanging the s
 FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } } }"
 
 
-def cli(*args: str, state: Path | None = None, input: str | bytes | None = None,
-        env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, state: Path | None = None, input: str | bytes | None = None, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
     env.update(env_extra or {})
     argv = [sys.executable, "-m", "sessions_tui", *(["--state", str(state)] if state else []), *args]
@@ -116,8 +117,9 @@ def test_a_state_file_message_says_it_is_not_a_directory(tmp_path):
     assert line.startswith(f"{state}: ") and "not a state directory" in line
 
 
-@pytest.mark.parametrize("command", [["tool", "sessions_list"], ["send", "main", "hi"], ["demo"],
-                                     ["import-openclaw", "{fixture}"]])
+@pytest.mark.parametrize(
+    "command", [["tool", "sessions_list"], ["send", "main", "hi"], ["demo"], ["import-openclaw", "{fixture}"]]
+)
 def test_a_corrupt_database_exits_2_naming_it_and_stays_byte_identical(tmp_path, command):
     state = tmp_path / "state"
     state.mkdir()
@@ -205,10 +207,13 @@ def test_import_reports_a_fifo_store_of_one_agent_and_imports_the_rest(tmp_path)
     proc = cli("import-openclaw", str(root), state=tmp_path / "s")
     assert proc.returncode == 0, proc.stderr
     problems = proc.stderr.splitlines()
-    assert f"{root}/agents/piped/agent/openclaw-agent.sqlite: OpenClaw store is a FIFO, not a regular file; " \
-           "not opened" in problems
-    assert f"{root}/agents/legacy/sessions/sessions.json: session store is a FIFO, not a regular file; " \
-           "skipped" in problems
+    assert (
+        f"{root}/agents/piped/agent/openclaw-agent.sqlite: OpenClaw store is a FIFO, not a regular file; "
+        "not opened" in problems
+    )
+    assert (
+        f"{root}/agents/legacy/sessions/sessions.json: session store is a FIFO, not a regular file; skipped" in problems
+    )
     assert "2 problems" in proc.stdout and "imported 0" not in proc.stdout
     assert _lines_of(tmp_path / "s", "agent:main:main") > 0
 
@@ -238,9 +243,20 @@ def test_follow_reports_a_fifo_transcript_once_and_keeps_following(tmp_path):
     os.mkfifo(fifo)
     env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sessions_tui", "import-openclaw", str(root), "--follow",
-         "--state", str(tmp_path / "s")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "sessions_tui",
+            "import-openclaw",
+            str(root),
+            "--follow",
+            "--state",
+            str(tmp_path / "s"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         assert proc.stdout is not None
@@ -280,16 +296,25 @@ def test_message_file_sends_a_message_longer_than_a_command_line(fast_state, tmp
     message = "word " * 30_000 + "end"  # 150 KB: more than one argument may hold on Linux
     path = tmp_path / "message.txt"
     path.write_text(message + "\n", encoding="utf-8")
-    proc = cli("send", "agent:main:cron:nightly-report", "--message-file", str(path), "--timeout", "5",
-               state=fast_state)
+    proc = cli(
+        "send", "agent:main:cron:nightly-report", "--message-file", str(path), "--timeout", "5", state=fast_state
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1].startswith("ok · replied in ")
     assert message in _user_texts(fast_state, "agent:main:cron:nightly-report")  # whole, newline dropped
 
 
 def test_message_file_dash_reads_stdin(fast_state):
-    proc = cli("send", "agent:main:cron:nightly-report", "--message-file", "-", "--timeout", "5",
-               state=fast_state, input="from stdin, é…\n")
+    proc = cli(
+        "send",
+        "agent:main:cron:nightly-report",
+        "--message-file",
+        "-",
+        "--timeout",
+        "5",
+        state=fast_state,
+        input="from stdin, é…\n",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "from stdin, é…" in proc.stdout
 
@@ -301,15 +326,21 @@ def test_message_file_dash_reads_stdin(fast_state):
         (["main"], "send: no message: give MESSAGE or --message-file FILE"),
         (["main", "--message-file", "{missing}"], "--message-file {missing}: cannot read: No such file or directory"),
         (["main", "--message-file", "{dir}"], "--message-file {dir}: is a directory, not a file or a pipe"),
-        (["main", "--message-file", "/dev/zero"],
-         "--message-file /dev/zero: is a character device, not a file or a pipe"),
+        (
+            ["main", "--message-file", "/dev/zero"],
+            "--message-file /dev/zero: is a character device, not a file or a pipe",
+        ),
         (["main", "--message-file", "{latin1}"], "--message-file {latin1}: not UTF-8 text (byte 3)"),
     ],
 )
 def test_message_file_refusals_are_one_line_exit_2(tmp_path, capsys, args, expected):
     state = tmp_path / "s"
-    names = {"{file}": tmp_path / "m.txt", "{missing}": tmp_path / "absent.txt", "{dir}": tmp_path,
-             "{latin1}": tmp_path / "latin1.txt"}
+    names = {
+        "{file}": tmp_path / "m.txt",
+        "{missing}": tmp_path / "absent.txt",
+        "{dir}": tmp_path,
+        "{latin1}": tmp_path / "latin1.txt",
+    }
     names["{file}"].write_text("hello")
     names["{latin1}"].write_bytes("caf\u00e9".encode("latin-1"))
     argv = ["send", "--state", str(state), *[str(names.get(a, a)) for a in args]]
@@ -322,8 +353,11 @@ def test_message_file_refusals_are_one_line_exit_2(tmp_path, capsys, args, expec
 
 
 def test_an_undecodable_command_line_message_is_refused(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "--state", str(tmp_path / "s"), "send", "main",
-                           b"caf\xe9"], capture_output=True, timeout=GUARD)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessions_tui", "--state", str(tmp_path / "s"), "send", "main", b"caf\xe9"],
+        capture_output=True,
+        timeout=GUARD,
+    )
     assert proc.returncode == 2
     assert one_error_line(proc.stderr.decode()) == "MESSAGE: not UTF-8 text (character 3)"
 
@@ -341,8 +375,12 @@ def test_an_undecodable_command_line_message_is_refused(tmp_path):
 )
 def test_undecodable_bytes_in_a_text_argument_are_refused_naming_it(fast_state, args, expected):
     before = digest(fast_state / "sessions.sqlite3")
-    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "--state", str(fast_state), *args],
-                          capture_output=True, stdin=subprocess.DEVNULL, timeout=GUARD)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessions_tui", "--state", str(fast_state), *args],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=GUARD,
+    )
     assert proc.returncode == 2 and proc.stdout == b""
     assert one_error_line(proc.stderr.decode()) == expected
     assert digest(fast_state / "sessions.sqlite3") == before
@@ -357,8 +395,11 @@ def test_a_lone_surrogate_in_a_text_argument_is_refused_in_process(tmp_path, cap
 
 def test_undecodable_bytes_in_a_path_are_a_path_like_any_other(tmp_path):
     state = os.fsencode(tmp_path) + b"/st\xffate"
-    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "--state", state, "tool", "agents_list"],
-                          capture_output=True, timeout=GUARD)
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessions_tui", "--state", state, "tool", "agents_list"],
+        capture_output=True,
+        timeout=GUARD,
+    )
     assert proc.returncode == 0, proc.stderr
     assert os.path.isdir(state)
 
@@ -377,8 +418,14 @@ OSC0 = "\x1b]0;pwned\x07"
 
 
 def test_send_output_shows_osc_sequences_inert(fast_state):
-    proc = cli("send", "agent:main:discord:group:dev", f"copy {OSC52} title {OSC0} csi \x9b2J", "--timeout", "5",
-               state=fast_state)
+    proc = cli(
+        "send",
+        "agent:main:discord:group:dev",
+        f"copy {OSC52} title {OSC0} csi \x9b2J",
+        "--timeout",
+        "5",
+        state=fast_state,
+    )
     assert proc.returncode == 0, proc.stderr
     for raw in ("\x1b", "\x07", "\x9b"):
         assert raw not in proc.stdout

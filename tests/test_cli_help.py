@@ -28,8 +28,9 @@ def run(*args: str, home: Path):
     env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "COLUMNS": "100"}
     env.pop("SESSIONS_TUI_HOME", None)
     env.pop("SESSIONS_TUI_CONFIG", None)
-    return subprocess.run([sys.executable, "-m", "sessions_tui", *args], capture_output=True, text=True, env=env,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "sessions_tui", *args], capture_output=True, text=True, env=env, timeout=60
+    )
 
 
 @pytest.fixture
@@ -81,9 +82,15 @@ def test_a_tool_without_a_curated_example_gets_one_from_its_schema():
     spec = TOOLS["sessions_history"]
     from dataclasses import replace
 
-    new = replace(spec, name="sessions_new", parameters={
-        "type": "object", "required": ["sessionKey", "limit"],
-        "properties": {"sessionKey": {"type": "string"}, "limit": {"type": "integer"}}})
+    new = replace(
+        spec,
+        name="sessions_new",
+        parameters={
+            "type": "object",
+            "required": ["sessionKey", "limit"],
+            "properties": {"sessionKey": {"type": "string"}, "limit": {"type": "integer"}},
+        },
+    )
     assert tool_example(new) == {"sessionKey": "…", "limit": 1}
 
 
@@ -106,9 +113,13 @@ def test_the_demo_ignores_the_everyday_config_variable_but_not_state_or_config(h
     everyday_config = tmp_path / "everyday.json5"
     everyday_config.write_text("{ agents: { defaults: { subagents: { allowAgents: ['x'] } } } }")
     env_home = {"SESSIONS_TUI_CONFIG": str(everyday_config)}
-    proc = subprocess.run([sys.executable, "-m", "sessions_tui", "tool", "--demo", "agents_list"], capture_output=True,
-                          text=True, timeout=60, env={**os.environ, **env_home, "HOME": str(home),
-                                                      "XDG_DATA_HOME": str(home / "data")})
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessions_tui", "tool", "--demo", "agents_list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **env_home, "HOME": str(home), "XDG_DATA_HOME": str(home / "data")},
+    )
     assert [a["id"] for a in json.loads(proc.stdout)["agents"]] == ["main", "research"]  # the demo config
     assert everyday_config.read_text().startswith("{ agents")
     other_home, state = tmp_path / "other-home", tmp_path / "mine"
@@ -135,12 +146,15 @@ def test_dashboard_demo_opens_on_the_demo_directory_with_config_warnings_kept(ho
     assert len(opened[1].config_warnings) == 1 and "maxPingPongTurns" in opened[1].config_warnings[0]
 
 
-@pytest.mark.parametrize("argv, said", [
-    (["--demo", "demo"], "--demo goes with the dashboard, tool and send, not demo: it writes the demo already"),
-    (["--demo", "import-openclaw", "x"], "not import-openclaw: the demo has sessions of its own"),
-    (["demo", "--demo"], "unrecognized arguments: --demo"),
-    (["import-openclaw", "x", "--demo"], "unrecognized arguments: --demo"),
-])
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--demo", "demo"], "--demo goes with the dashboard, tool and send, not demo: it writes the demo already"),
+        (["--demo", "import-openclaw", "x"], "not import-openclaw: the demo has sessions of its own"),
+        (["demo", "--demo"], "unrecognized arguments: --demo"),
+        (["import-openclaw", "x", "--demo"], "unrecognized arguments: --demo"),
+    ],
+)
 def test_demo_is_refused_where_it_means_nothing(home, argv, said):
     proc = run(*argv, home=home)
     assert proc.returncode == 2 and said in proc.stderr and proc.stdout == ""

@@ -64,8 +64,11 @@ async def test_a_late_reply_for_a_send_no_longer_shown_is_a_toast(tmp_path):
         run_id = app.main_screen.query_one("#composer").run_id
         await pilot.press("escape", "down")  # the composer now shows another session
         await until(pilot, lambda: app.main_screen.query_one("#composer").key != DEV, "another session to open")
-        await until(pilot, lambda: any("reply arrived after the timeout" in n.message for n in app._notifications),
-                    "the late reply's toast")
+        await until(
+            pilot,
+            lambda: any("reply arrived after the timeout" in n.message for n in app._notifications),
+            "the late reply's toast",
+        )
         toast = next(n for n in app._notifications if "reply arrived after the timeout" in n.message)
         assert toast.message == f"{DEV}: reply arrived after the timeout · run {run_id[:8]} · see the transcript"
         assert text_of(outcome) == ""
@@ -83,5 +86,6 @@ async def test_an_idle_composer_takes_two_rows_and_grows_for_a_sends_news(tmp_pa
         await pilot.press("enter", *"hi", "enter")
         outcome = app.main_screen.query_one("#outcome")
         await until(pilot, lambda: text_of(outcome).startswith("ok"), "the send's outcome")
-        await until(pilot, lambda: composer.content_region.height > rows and outcome.region.height >= 1,
-                    "the outcome's row")
+        await until(
+            pilot, lambda: composer.content_region.height > rows and outcome.region.height >= 1, "the outcome's row"
+        )

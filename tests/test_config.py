@@ -44,7 +44,9 @@ REALISTIC_OPENCLAW_JSON = r"""
     discord: { enabled: false, token: "xyz", guilds: { "123": { channels: { general: { allow: true } } } } },
   },
   bindings: [{ agentId: "ops", match: { channel: "discord", accountId: "*" } }],
-  hooks: { enabled: true, token: "hook-secret", path: "/hooks", mappings: [{ match: { path: "gmail" }, action: "agent" }] },
+  hooks: {
+    enabled: true, token: "hook-secret", path: "/hooks", mappings: [{ match: { path: "gmail" }, action: "agent" }],
+  },
   plugins: { entries: { "voice-call": { enabled: false, config: { provider: "twilio" } } } },
   skills: { install: { nodeManager: "pnpm" }, entries: { peekaboo: { enabled: true } } },
   commands: { native: "auto", text: true, restart: true },
@@ -268,9 +270,7 @@ def test_wrong_type_error_names_file_and_json_key_path(tmp_path):
     path = write(tmp_path, '{session: {agentToAgent: {maxPingPongTurns: "3"}}}')
     with pytest.raises(ConfigError) as info:
         load_config(path)
-    assert str(info.value) == (
-        f"{path}: session.agentToAgent.maxPingPongTurns: expected a number, got string"
-    )
+    assert str(info.value) == (f"{path}: session.agentToAgent.maxPingPongTurns: expected a number, got string")
 
 
 def test_wrong_type_in_list_item_uses_index_in_key_path():
@@ -391,9 +391,7 @@ def test_float_for_int_field_is_floored_without_warning():
         ),
     ],
 )
-def test_out_of_range_or_unknown_value_warns_with_key_path_and_falls_back(
-    data, path, attr, expected, why
-):
+def test_out_of_range_or_unknown_value_warns_with_key_path_and_falls_back(data, path, attr, expected, why):
     cfg, warnings = parse(data)
     assert attr(cfg) == expected
     assert warnings == [f"cfg.json5: {path}: {why}"]
@@ -403,9 +401,7 @@ def test_warnings_from_load_config_name_the_file(tmp_path):
     path = write(tmp_path, "{session: {agentToAgent: {maxPingPongTurns: 9}}}")
     loaded = load_config(path)
     assert loaded.config.session.agent_to_agent.max_ping_pong_turns == 5
-    assert loaded.warnings == [
-        f"{path}: session.agentToAgent.maxPingPongTurns: 9 is above the maximum 5; using 5"
-    ]
+    assert loaded.warnings == [f"{path}: session.agentToAgent.maxPingPongTurns: 9 is above the maximum 5; using 5"]
 
 
 def test_non_finite_number_falls_back_to_default_with_warning(tmp_path):
@@ -466,7 +462,11 @@ def test_invalid_visibility_falls_back_to_tree_with_warning():
 
 def test_match_surface_is_an_alias_of_channel():
     cfg, _ = parse(
-        {"session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"surface": "discord", "chatType": "group"}}]}}}
+        {
+            "session": {
+                "sendPolicy": {"rules": [{"action": "deny", "match": {"surface": "discord", "chatType": "group"}}]}
+            }
+        }
     )
     match = cfg.session.send_policy.rules[0].match
     assert match.channel == "discord"
@@ -474,15 +474,20 @@ def test_match_surface_is_an_alias_of_channel():
 
 
 def test_match_channel_wins_over_surface_when_both_given():
-    cfg, _ = parse(
-        {"session": {"sendPolicy": {"rules": [{"match": {"surface": "discord", "channel": "slack"}}]}}}
-    )
+    cfg, _ = parse({"session": {"sendPolicy": {"rules": [{"match": {"surface": "discord", "channel": "slack"}}]}}})
     assert cfg.session.send_policy.rules[0].match.channel == "slack"
 
 
 def test_send_policy_rule_defaults_and_action_normalisation():
     cfg, warnings = parse(
-        {"session": {"sendPolicy": {"default": "DENY", "rules": [{}, {"action": " Deny ", "match": {"rawKeyPrefix": "Agent:Main:"}}]}}}
+        {
+            "session": {
+                "sendPolicy": {
+                    "default": "DENY",
+                    "rules": [{}, {"action": " Deny ", "match": {"rawKeyPrefix": "Agent:Main:"}}],
+                }
+            }
+        }
     )
     policy = cfg.session.send_policy
     assert policy.default == "deny"
@@ -502,9 +507,7 @@ def test_model_as_string_becomes_object_with_primary():
 
 
 def test_model_as_object_keeps_primary_and_fallbacks():
-    cfg, _ = parse(
-        {"agents": {"list": [{"id": "a", "model": {"primary": "local/qwen", "fallbacks": ["demo"]}}]}}
-    )
+    cfg, _ = parse({"agents": {"list": [{"id": "a", "model": {"primary": "local/qwen", "fallbacks": ["demo"]}}]}})
     model = cfg.agents.list[0].model
     assert model.primary == "local/qwen"
     assert model.fallbacks == ["demo"]
@@ -512,9 +515,7 @@ def test_model_as_object_keeps_primary_and_fallbacks():
 
 def test_model_of_wrong_type_is_an_error():
     message = error_of({"agents": {"defaults": {"subagents": {"model": 5}}}})
-    assert message == (
-        "cfg.json5: agents.defaults.subagents.model: expected a string or an object, got number"
-    )
+    assert message == ("cfg.json5: agents.defaults.subagents.model: expected a string or an object, got number")
 
 
 # -- session.mainKey / agent ids --------------------------------------------------------------
@@ -545,7 +546,11 @@ def helper_config() -> Config:
                 },
                 "list": [
                     {"id": "main"},
-                    {"id": "ops", "sandbox": {"mode": "all"}, "subagents": {"allowAgents": ["*"], "requireAgentId": False}},
+                    {
+                        "id": "ops",
+                        "sandbox": {"mode": "all"},
+                        "subagents": {"allowAgents": ["*"], "requireAgentId": False},
+                    },
                     {"id": "coder", "sandbox": {}, "subagents": {"model": "x/y"}},
                 ],
             }

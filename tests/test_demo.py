@@ -52,8 +52,10 @@ def demo_engine(live_engine):
 
 async def test_token_counts_add_up_and_a_run_only_adds_to_them(live_engine):
     engine = demo_engine(live_engine)
-    entries = {row["key"]: engine.store.get(engine.canonical(row["key"])).entry
-               for row in (await call_tool(engine, "sessions_list", {}))["sessions"]}
+    entries = {
+        row["key"]: engine.store.get(engine.canonical(row["key"])).entry
+        for row in (await call_tool(engine, "sessions_list", {}))["sessions"]
+    }
     counted = {key: e for key, e in entries.items() if "totalTokens" in e}
     assert len(counted) >= 5
     for key, entry in counted.items():
@@ -71,8 +73,9 @@ async def test_the_sandboxed_helper_may_spawn_sandboxed_sub_agents(live_engine):
     assert engine.store.get(HELPER_KEY) is not None and engine.is_sandboxed(HELPER_KEY)
     agents = await call_tool(engine, "agents_list", {}, as_key=HELPER_KEY, sandboxed=True)
     assert [a["id"] for a in agents["agents"]] == ["helper"]
-    result = await call_tool(engine, "sessions_spawn", {"task": "count the words in: a b c"},
-                             as_key=HELPER_KEY, sandboxed=True)
+    result = await call_tool(
+        engine, "sessions_spawn", {"task": "count the words in: a b c"}, as_key=HELPER_KEY, sandboxed=True
+    )
     assert result["status"] == "accepted", result
     assert result["childSessionKey"].startswith("agent:helper:subagent:")
     assert engine.is_sandboxed(result["childSessionKey"])
@@ -85,7 +88,8 @@ async def test_the_finished_child_is_listed_for_main_and_nothing_is_left_to_anno
     engine = demo_engine(live_engine)
     children = engine.subagents.children("agent:main:main")
     assert [(c.child_key, c.label, c.status, c.total_tokens) for c in children] == [
-        (CHILD_KEY, "count-words", "done", 310)]
+        (CHILD_KEY, "count-words", "done", 310)
+    ]
     child = engine.store.get(CHILD_KEY).entry
     assert children[0].ended_at - children[0].started_at == child["runtimeMs"] == 3000
     assert engine.runs.get(children[0].run_id).status == "ok"

@@ -116,12 +116,15 @@ async def test_a_send_and_a_spawn_with_huge_timeouts_run_normally(live_engine):
     assert run is not None and run.data["runTimeoutSeconds"] == MAX_TIMEOUT_SECONDS and run.outcome == "ok"
 
 
-@pytest.mark.parametrize("tool, params", [
-    ("sessions_list", {"kinds": nested(100_000)}),
-    ("sessions_history", {"sessionKey": "main", "limit": nested(100_000)}),
-    ("sessions_send", {"sessionKey": "main", "message": "m", "extra": {"a": nested(100_000)}}),
-    ("sessions_spawn", {"task": "t", "attachments": nested(100_000)}),
-])
+@pytest.mark.parametrize(
+    "tool, params",
+    [
+        ("sessions_list", {"kinds": nested(100_000)}),
+        ("sessions_history", {"sessionKey": "main", "limit": nested(100_000)}),
+        ("sessions_send", {"sessionKey": "main", "message": "m", "extra": {"a": nested(100_000)}}),
+        ("sessions_spawn", {"task": "t", "attachments": nested(100_000)}),
+    ],
+)
 def test_arguments_nested_100000_levels_deep_are_refused_naming_the_parameter(engine, tool, params):
     [name] = [k for k, v in params.items() if isinstance(v, (list, dict))]
     with pytest.raises(ToolInputError, match=f"^parameter '{name}' nested more than 64 levels deep$"):
@@ -173,7 +176,8 @@ def test_the_tool_command_refuses_json_too_deep_to_parse(cli_state, capsys, args
 def test_the_tool_command_refuses_a_number_json_cannot_read(cli_state, capsys):
     assert tool_cli(cli_state, "sessions_list", '{"limit": 1' + "0" * 5000 + "}") == 2
     assert capsys.readouterr().err == (
-        "sessions-tui: ARGS_JSON: cannot parse: Exceeds the limit (4300 digits) for integer string conversion\n")
+        "sessions-tui: ARGS_JSON: cannot parse: Exceeds the limit (4300 digits) for integer string conversion\n"
+    )
 
 
 def test_the_tool_command_refuses_parseable_json_nested_too_deep(cli_state, capsys):
@@ -181,12 +185,19 @@ def test_the_tool_command_refuses_parseable_json_nested_too_deep(cli_state, caps
     assert capsys.readouterr().err == "sessions-tui: parameter 'kinds' nested more than 64 levels deep\n"
 
 
-@pytest.mark.parametrize("args_json, code", [
-    ('{"activeMinutes": Infinity}', 0), ('{"activeMinutes": NaN}', 0), ('{"activeMinutes": 1e400}', 0),
-    ('{"activeMinutes": 1e15, "limit": 1e400, "messageLimit": 1e400}', 0),
-    ('{"limit": 1' + "0" * 1000 + ', "messageLimit": -1' + "0" * 1000 + "}", 0),
-    ('{"offset": 1e400}', 2), ('{"offset": 9223372036854775808}', 2), ('{"offset": 1' + "0" * 1000 + "}", 2),
-])
+@pytest.mark.parametrize(
+    "args_json, code",
+    [
+        ('{"activeMinutes": Infinity}', 0),
+        ('{"activeMinutes": NaN}', 0),
+        ('{"activeMinutes": 1e400}', 0),
+        ('{"activeMinutes": 1e15, "limit": 1e400, "messageLimit": 1e400}', 0),
+        ('{"limit": 1' + "0" * 1000 + ', "messageLimit": -1' + "0" * 1000 + "}", 0),
+        ('{"offset": 1e400}', 2),
+        ('{"offset": 9223372036854775808}', 2),
+        ('{"offset": 1' + "0" * 1000 + "}", 2),
+    ],
+)
 def test_the_tool_command_with_huge_and_non_finite_numbers(cli_state, capsys, args_json, code):
     assert tool_cli(cli_state, "sessions_list", args_json) == code
     captured = capsys.readouterr()
@@ -205,8 +216,12 @@ def messages_bytes(page: dict[str, Any]) -> int:
 
 def test_a_full_page_of_long_messages_stays_within_the_cap(engine):
     for i in range(200):
-        add_session(engine, f"agent:main:s{i:03d}", [{"role": "user", "content": f"{i}:" + "x" * 3000}
-                                                     for _ in range(20)], updatedAt=NOW_MS - i)
+        add_session(
+            engine,
+            f"agent:main:s{i:03d}",
+            [{"role": "user", "content": f"{i}:" + "x" * 3000} for _ in range(20)],
+            updatedAt=NOW_MS - i,
+        )
     page = run_tool(engine, "sessions_list", {"limit": 200, "messageLimit": 20})
     assert page["count"] == 200 and page["messagesCapped"] is True
     assert messages_bytes(page) <= LIST_MESSAGES_MAX_BYTES == 80 * 1024
@@ -216,8 +231,12 @@ def test_a_full_page_of_long_messages_stays_within_the_cap(engine):
 
 def test_each_row_keeps_its_newest_messages_within_its_share(engine):
     for i in range(3):
-        add_session(engine, f"agent:main:s{i}", [{"role": "user", "content": f"{n}:" + "y" * 2000} for n in range(20)],
-                    updatedAt=NOW_MS - i)
+        add_session(
+            engine,
+            f"agent:main:s{i}",
+            [{"role": "user", "content": f"{n}:" + "y" * 2000} for n in range(20)],
+            updatedAt=NOW_MS - i,
+        )
     page = run_tool(engine, "sessions_list", {"messageLimit": 20})
     assert page["messagesCapped"] is True and messages_bytes(page) <= LIST_MESSAGES_MAX_BYTES
     for row in page["sessions"]:
@@ -227,8 +246,9 @@ def test_each_row_keeps_its_newest_messages_within_its_share(engine):
 
 def test_what_a_row_leaves_unused_goes_to_the_rows_after_it(engine):
     add_session(engine, "agent:main:small", [{"role": "user", "content": "short"}], updatedAt=NOW_MS + 1)
-    add_session(engine, "agent:main:big", [{"role": "user", "content": "z" * 3000} for _ in range(20)],
-                updatedAt=NOW_MS - 1)  # about 62 KB: more than half the cap, less than all of it
+    add_session(
+        engine, "agent:main:big", [{"role": "user", "content": "z" * 3000} for _ in range(20)], updatedAt=NOW_MS - 1
+    )  # about 62 KB: more than half the cap, less than all of it
     page = run_tool(engine, "sessions_list", {"messageLimit": 20})
     small, big = page["sessions"]
     assert len(small["messages"]) == 1 and len(big["messages"]) == 20
@@ -242,12 +262,15 @@ def test_without_message_limit_a_page_says_nothing_about_the_cap(listed):
 # --- 3. sessions_spawn's label and cleanup ------------------------------------------------------
 
 
-@pytest.mark.parametrize("label, error", [
-    ("x" * 513, "invalid label: too long (max 512)"),
-    ("  " + "x" * 513 + "  ", "invalid label: too long (max 512)"),
-    (42, "invalid label: must be a string"),
-    (["a"], "invalid label: must be a string"),
-])
+@pytest.mark.parametrize(
+    "label, error",
+    [
+        ("x" * 513, "invalid label: too long (max 512)"),
+        ("  " + "x" * 513 + "  ", "invalid label: too long (max 512)"),
+        (42, "invalid label: must be a string"),
+        (["a"], "invalid label: must be a string"),
+    ],
+)
 def test_spawn_refuses_a_bad_label_with_refs_text(engine, label, error):
     with pytest.raises(ToolInputError, match=f"^{re.escape(error)}$"):
         run_tool(engine, "sessions_spawn", {"task": "t", "label": label})
@@ -273,10 +296,17 @@ def test_spawn_label_and_cleanup_that_are_fine():
 EMOJI = "\U0001f600"  # beyond U+FFFF: two UTF-16 code units, as OpenClaw's `label.length` counts it
 
 
-@pytest.mark.parametrize("label, fits", [
-    (EMOJI * 256, True), ("x" + EMOJI * 256, False), (EMOJI * 257, False),
-    ("x" * 511 + EMOJI, False), ("x" * 510 + EMOJI, True), ("\u00e9" * 512, True),  # é is one unit
-])
+@pytest.mark.parametrize(
+    "label, fits",
+    [
+        (EMOJI * 256, True),
+        ("x" + EMOJI * 256, False),
+        (EMOJI * 257, False),
+        ("x" * 511 + EMOJI, False),
+        ("x" * 510 + EMOJI, True),
+        ("\u00e9" * 512, True),  # é is one unit
+    ],
+)
 def test_the_label_limit_counts_utf16_code_units_like_openclaw(engine, label, fits):
     if fits:
         assert SpawnArgs.model_validate({"task": "t", "label": label}).label == label
@@ -368,19 +398,24 @@ REQ = "agent:main:discord:group:req"
 
 @pytest.fixture
 def model_engine(live_engine, openai_server):
-    engine = live_engine({
-        "models": {"providers": {"local": {"baseUrl": openai_server.url}}},
-        "agents": {"defaults": {"model": "local/m"}},
-        "tools": {"agentToAgent": {"enabled": True}},
-        "session": {"agentToAgent": {"maxPingPongTurns": 0}},
-    })
+    engine = live_engine(
+        {
+            "models": {"providers": {"local": {"baseUrl": openai_server.url}}},
+            "agents": {"defaults": {"model": "local/m"}},
+            "tools": {"agentToAgent": {"enabled": True}},
+            "session": {"agentToAgent": {"maxPingPongTurns": 0}},
+        }
+    )
     add_session(engine, REQ)
     return engine
 
 
 async def test_a_sub_agent_announce_with_a_lone_surrogate_is_delivered_as_u_fffd(model_engine, openai_server):
-    openai_server.on(lambda r: Reply(text="Result: bad \ud800 byte\nNotes: none")
-                     if "Sub-agent announce step" in system_text(r) else None)
+    openai_server.on(
+        lambda r: (
+            Reply(text="Result: bad \ud800 byte\nNotes: none") if "Sub-agent announce step" in system_text(r) else None
+        )
+    )
     openai_server.script(Reply(text="child says \udc00"))
     result = await call_tool(model_engine, "sessions_spawn", {"task": "work"}, as_key=REQ)
     await model_engine.drain()
@@ -402,7 +437,9 @@ async def test_an_a2a_reply_and_announce_with_a_lone_surrogate(model_engine, ope
     assert sent["status"] == "ok" and sent["reply"] == "target reply \ufffd"
     history = await call_tool(model_engine, "sessions_history", {"sessionKey": REQ})
     assert [m["content"][0]["text"] for m in history["messages"] if m["role"] == "assistant"] == [
-        "target reply \ufffd", "posting \ufffd now"]
+        "target reply \ufffd",
+        "posting \ufffd now",
+    ]
     [delivery] = model_engine.outbox.list()
     assert delivery.message == "posting \ufffd now"
 
@@ -418,8 +455,10 @@ def write_legacy_state(root: Path, lines: list[bytes]) -> None:
 
 def test_a_legacy_transcript_line_with_invalid_utf8_is_read_as_u_fffd(engine, tmp_path):
     def line(n: int, content: bytes) -> bytes:
-        return (b'{"type":"message","id":"e%d","parentId":null,"timestamp":"2026-04-13T12:00:00.000Z",'
-                b'"message":{"role":"user","content":"' % n + content + b'"}}')
+        return (
+            b'{"type":"message","id":"e%d","parentId":null,"timestamp":"2026-04-13T12:00:00.000Z",'
+            b'"message":{"role":"user","content":"' % n + content + b'"}}'
+        )
 
     root = tmp_path / "openclaw"
     write_legacy_state(root, [line(1, b"bad \xff\xfe bytes"), line(2, b"lone \\ud800 escape"), line(3, b"fine")])
@@ -442,28 +481,38 @@ async def test_a_model_error_with_a_lone_surrogate_ends_the_run_and_is_announced
 DEEP_KINDS = "parameter 'kinds' nested more than 64 levels deep"
 
 
-@pytest.mark.parametrize("raw, error", [
-    ("[" * 100_000, "arguments nested more than 64 levels deep"),  # not even closed
-    ('{"limit": 5, "kinds": ' + "[" * 100_000 + "]" * 100_000 + "}", DEEP_KINDS),
-    ('{"kinds": ' + "[" * 64 + "]" * 64 + "}", DEEP_KINDS),  # 65 levels with the object
-])
-async def test_a_model_sending_tool_call_arguments_too_deep_gets_the_tool_error(model_engine, openai_server, raw,
-                                                                                 error):
+@pytest.mark.parametrize(
+    "raw, error",
+    [
+        ("[" * 100_000, "arguments nested more than 64 levels deep"),  # not even closed
+        ('{"limit": 5, "kinds": ' + "[" * 100_000 + "]" * 100_000 + "}", DEEP_KINDS),
+        ('{"kinds": ' + "[" * 64 + "]" * 64 + "}", DEEP_KINDS),  # 65 levels with the object
+    ],
+)
+async def test_a_model_sending_tool_call_arguments_too_deep_gets_the_tool_error(
+    model_engine, openai_server, raw, error
+):
     openai_server.script(Reply(tool_calls=[("sessions_list", raw)]), Reply(text="understood"))
     sent = await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
     assert (sent["status"], sent["reply"]) == ("ok", "understood")  # the run went on after the tool error
     [result] = [m for m in model_engine.store.history(REQ).messages if m["role"] == "toolResult"]
     assert result["isError"] and result["details"] == {"status": "error", "error": error}
-    [call] = [b for m in model_engine.store.history(REQ).messages if m["role"] == "assistant"
-              for b in m["content"] if b["type"] == "toolCall"]
+    [call] = [
+        b
+        for m in model_engine.store.history(REQ).messages
+        if m["role"] == "assistant"
+        for b in m["content"]
+        if b["type"] == "toolCall"
+    ]
     assert call["arguments"] == {}  # nothing that deep is stored
     [seen] = [m for m in openai_server.requests[1]["messages"] if m["role"] == "tool"]
     assert json.loads(seen["content"]) == {"status": "error", "error": error}
 
 
 async def test_tool_call_arguments_64_levels_deep_still_reach_the_tool(model_engine, openai_server):
-    openai_server.script(Reply(tool_calls=[("sessions_list", '{"kinds": ' + "[" * 63 + "]" * 63 + "}")]),
-                         Reply(text="understood"))
+    openai_server.script(
+        Reply(tool_calls=[("sessions_list", '{"kinds": ' + "[" * 63 + "]" * 63 + "}")]), Reply(text="understood")
+    )
     await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
     [result] = [m for m in model_engine.store.history(REQ).messages if m["role"] == "toolResult"]
     assert not result["isError"] and result["details"]["count"] >= 1
@@ -472,16 +521,24 @@ async def test_tool_call_arguments_64_levels_deep_still_reach_the_tool(model_eng
 def test_brackets_inside_strings_do_not_count_as_nesting():
     assert too_deep_text('{"kinds": ["' + "[" * 1000 + '\\", "\\"' + "{" * 1000 + '"]}') is None
     assert too_deep_text('{"a\\\\": ' + "[" * 64 + "]" * 64 + "}") == (
-        "parameter 'a\\\\' nested more than 64 levels deep")
+        "parameter 'a\\\\' nested more than 64 levels deep"
+    )
 
 
 async def test_a_whole_completion_with_deep_arguments_as_an_object_gets_the_tool_error(live_engine, openai_server):
-    engine = live_engine({"models": {"providers": {"local": {"baseUrl": openai_server.url, "stream": False}}},
-                          "agents": {"defaults": {"model": "local/m"}}})
+    engine = live_engine(
+        {
+            "models": {"providers": {"local": {"baseUrl": openai_server.url, "stream": False}}},
+            "agents": {"defaults": {"model": "local/m"}},
+        }
+    )
     add_session(engine, REQ)
     call = {"id": "c1", "type": "function", "function": {"name": "sessions_list", "arguments": {"kinds": nested(500)}}}
-    body = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [call]},
-                         "finish_reason": "tool_calls"}]}
+    body = {
+        "choices": [
+            {"message": {"role": "assistant", "content": None, "tool_calls": [call]}, "finish_reason": "tool_calls"}
+        ]
+    }
     openai_server.script(Reply(raw_body=json.dumps(body)), Reply(text="understood"))
     sent = await call_tool(engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
     assert (sent["status"], sent["reply"]) == ("ok", "understood")
@@ -493,7 +550,9 @@ async def test_a_model_response_too_deep_to_parse_ends_the_run_as_an_error(model
     openai_server.script(Reply(raw_events=["[" * 100_000]))
     sent = await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
     assert (sent["status"], sent["error"]) == (
-        "error", "invalid response from model server: JSON nested too deeply to parse")
+        "error",
+        "invalid response from model server: JSON nested too deeply to parse",
+    )
 
 
 def test_the_dashboards_browse_takes_a_huge_active_window_too(listed):

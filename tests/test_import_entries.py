@@ -47,8 +47,15 @@ def legacy_store(root: Path, entries: dict[str, str]) -> Path:
         parts.append(f'{json.dumps(key)}: {{"sessionId": "{sid}", "updatedAt": {updated}, "label": "s{n}"}}')
         lines = [
             json.dumps({"type": "session", "version": 3, "id": sid, "timestamp": "2026-04-13T11:00:00.000Z"}),
-            json.dumps({"type": "message", "id": f"a{n:07d}", "parentId": None, "timestamp": "2026-04-13T11:00:01.000Z",
-                        "message": {"role": "user", "content": f"hello {n}"}}),
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": f"a{n:07d}",
+                    "parentId": None,
+                    "timestamp": "2026-04-13T11:00:01.000Z",
+                    "message": {"role": "user", "content": f"hello {n}"},
+                }
+            ),
         ]
         (sdir / f"{sid}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     path = sdir / "sessions.json"
@@ -68,8 +75,11 @@ def sqlite_store(root: Path, entries: dict[str, str]) -> FakeGateway:
 
 
 def keys_for(case: str) -> dict[str, str]:
-    return {"agent:main:hook:good": str(GOOD_MS), f"agent:main:hook:{case}": BAD[case],
-            "agent:main:hook:after": str(GOOD_MS - 1)}
+    return {
+        "agent:main:hook:good": str(GOOD_MS),
+        f"agent:main:hook:{case}": BAD[case],
+        "agent:main:hook:after": str(GOOD_MS - 1),
+    }
 
 
 def assert_imported_with_import_time(engine: Engine, report: ImportReport, case: str) -> None:
@@ -120,8 +130,9 @@ def test_an_updated_at_gone_bad_after_an_import_keeps_the_one_imported(make_engi
 
 def test_non_finite_numbers_in_other_fields_are_left_out_and_reported(make_engine, tmp_path):
     path = legacy_store(tmp_path / "openclaw", {"agent:main:hook:x": str(GOOD_MS)})
-    text = path.read_text(encoding="utf-8").replace('"label": "s0"', '"label": "s0", "totalTokens": 1e400, '
-                                                     '"origin": {"provider": "x", "cost": NaN}, "ok": 1.5')
+    text = path.read_text(encoding="utf-8").replace(
+        '"label": "s0"', '"label": "s0", "totalTokens": 1e400, "origin": {"provider": "x", "cost": NaN}, "ok": 1.5'
+    )
     path.write_text(text, encoding="utf-8")
     engine = make_engine()
     report = do_import(engine, tmp_path / "openclaw")
@@ -162,8 +173,12 @@ def test_an_interrupted_switch_to_the_sqlite_layout_never_takes_a_line_twice(mak
         assert engine.store.imported_lines(source) is None
         report = do_import(engine, tmp_path / "live")
         sid = gateway.session_id(GROUP)
-        expected = [text for (text,) in gateway.conn.execute(
-            "SELECT event_json FROM transcript_events WHERE session_id = ? AND seq > 0 ORDER BY seq", (sid,))]
+        expected = [
+            text
+            for (text,) in gateway.conn.execute(
+                "SELECT event_json FROM transcript_events WHERE session_id = ? AND seq > 0 ORDER BY seq", (sid,)
+            )
+        ]
     finally:
         gateway.close()
     assert engine.store.transcript_lines(GROUP) == expected

@@ -43,9 +43,13 @@ class Source:
 
 
 def message(sid: str, n: int, text: str) -> str:
-    entry = {"type": "message", "id": f"{sid[:4]}{n:04x}", "parentId": None,
-             "timestamp": "2026-04-13T12:00:00.000Z",
-             "message": {"role": "user" if n % 2 else "assistant", "content": f"{text} {n}", "timestamp": NOW_MS + n}}
+    entry = {
+        "type": "message",
+        "id": f"{sid[:4]}{n:04x}",
+        "parentId": None,
+        "timestamp": "2026-04-13T12:00:00.000Z",
+        "message": {"role": "user" if n % 2 else "assistant", "content": f"{text} {n}", "timestamp": NOW_MS + n},
+    }
     return json.dumps(entry, separators=(",", ":"), ensure_ascii=False)  # as the fake gateway writes it
 
 
@@ -89,7 +93,8 @@ def sqlite_source(root: Path) -> list[Source]:
             entry = {"sessionId": sid, "updatedAt": NOW_MS - i, "chatType": "direct"}
             gateway.conn.execute(
                 "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, created_at) "
-                "VALUES (?, ?, ?, ?, ?)", (raw_key, sid, json.dumps(entry), NOW_MS - i, NOW_MS - i),
+                "VALUES (?, ?, ?, ?, ?)",
+                (raw_key, sid, json.dumps(entry), NOW_MS - i, NOW_MS - i),
             )
             gateway.conn.execute(
                 "INSERT INTO session_windows (session_id, session_key, created_at, updated_at) VALUES (?, ?, ?, ?)",
@@ -147,7 +152,9 @@ def start_import(root: Path, state: Path, home: Path) -> subprocess.Popen[bytes]
     env["XDG_DATA_HOME"] = str(home / "xdg")
     return subprocess.Popen(
         [sys.executable, "-m", "sessions_tui", "import-openclaw", str(root), "--state", str(state)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
     )
 
 

@@ -13,18 +13,19 @@ from typing import Any
 
 import pytest
 
+from conftest import NOW_MS, run_tool
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.importer import import_openclaw as import_state_dir
 from sessions_tui.engine.openclaw.layout import NoOpenClawState
 from sessions_tui.engine.openclaw.mirror import ImportReport
-
-from conftest import NOW_MS, run_tool
 
 A2A = {"tools": {"agentToAgent": {"enabled": True}}}
 
 
 def import_openclaw(engine: Engine, root: Path) -> ImportReport:
     return import_state_dir(engine.store, engine.canonical, root)
+
+
 MINUTE = 60_000
 
 
@@ -56,9 +57,7 @@ class LegacySession:
 
 
 def header(session_id: str, ts: int) -> str:
-    return json.dumps(
-        {"type": "session", "version": 1, "id": session_id, "timestamp": iso(ts), "cwd": "/home/op/work"}
-    )
+    return json.dumps({"type": "session", "version": 1, "id": session_id, "timestamp": iso(ts), "cwd": "/home/op/work"})
 
 
 def message_line(entry_id: str, parent: str | None, ts: int, message: dict[str, Any]) -> str:
@@ -74,33 +73,80 @@ def transcript(session_id: str, ts: int, tag: str) -> list[str]:
     compaction, and a final exchange."""
     return [
         header(session_id, ts),
-        message_line(f"{tag}000001", None, ts + 1000,
-                     {"role": "user", "content": f"hello from {tag} ✓", "timestamp": ts + 1000}),
-        message_line(f"{tag}000002", f"{tag}000001", ts + 2000, {
-            "role": "assistant",
-            "content": [
-                {"type": "thinking", "thinking": "let me look"},
-                {"type": "text", "text": f"checking {tag}"},
-                {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a.txt"}},
-            ],
-            "provider": "openai", "model": "gpt-5", "stopReason": "toolUse",
-            "usage": {"input": 10, "output": 5, "totalTokens": 15}, "timestamp": ts + 2000,
-        }),
-        message_line(f"{tag}000003", f"{tag}000002", ts + 3000, {
-            "role": "toolResult", "toolCallId": "call_1", "toolName": "read",
-            "content": [{"type": "text", "text": "file body"}], "isError": False, "timestamp": ts + 3000,
-        }),
-        json.dumps({"type": "model_change", "id": f"{tag}000004", "parentId": f"{tag}000003",
-                    "timestamp": iso(ts + 4000), "provider": "anthropic", "modelId": "claude-x"}),
-        json.dumps({"type": "compaction", "id": f"{tag}000005", "parentId": f"{tag}000004",
-                    "timestamp": iso(ts + 5000), "summary": "earlier talk", "firstKeptEntryId": f"{tag}000002",
-                    "tokensBefore": 1234}),
-        message_line(f"{tag}000006", f"{tag}000005", ts + 6000,
-                     {"role": "user", "content": f"and now {tag}?", "timestamp": ts + 6000}),
-        message_line(f"{tag}000007", f"{tag}000006", ts + 7000, {
-            "role": "assistant", "content": [{"type": "text", "text": f"done {tag}"}],
-            "provider": "anthropic", "model": "claude-x", "stopReason": "stop", "timestamp": ts + 7000,
-        }),
+        message_line(
+            f"{tag}000001", None, ts + 1000, {"role": "user", "content": f"hello from {tag} ✓", "timestamp": ts + 1000}
+        ),
+        message_line(
+            f"{tag}000002",
+            f"{tag}000001",
+            ts + 2000,
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "let me look"},
+                    {"type": "text", "text": f"checking {tag}"},
+                    {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a.txt"}},
+                ],
+                "provider": "openai",
+                "model": "gpt-5",
+                "stopReason": "toolUse",
+                "usage": {"input": 10, "output": 5, "totalTokens": 15},
+                "timestamp": ts + 2000,
+            },
+        ),
+        message_line(
+            f"{tag}000003",
+            f"{tag}000002",
+            ts + 3000,
+            {
+                "role": "toolResult",
+                "toolCallId": "call_1",
+                "toolName": "read",
+                "content": [{"type": "text", "text": "file body"}],
+                "isError": False,
+                "timestamp": ts + 3000,
+            },
+        ),
+        json.dumps(
+            {
+                "type": "model_change",
+                "id": f"{tag}000004",
+                "parentId": f"{tag}000003",
+                "timestamp": iso(ts + 4000),
+                "provider": "anthropic",
+                "modelId": "claude-x",
+            }
+        ),
+        json.dumps(
+            {
+                "type": "compaction",
+                "id": f"{tag}000005",
+                "parentId": f"{tag}000004",
+                "timestamp": iso(ts + 5000),
+                "summary": "earlier talk",
+                "firstKeptEntryId": f"{tag}000002",
+                "tokensBefore": 1234,
+            }
+        ),
+        message_line(
+            f"{tag}000006",
+            f"{tag}000005",
+            ts + 6000,
+            {"role": "user", "content": f"and now {tag}?", "timestamp": ts + 6000},
+        ),
+        message_line(
+            f"{tag}000007",
+            f"{tag}000006",
+            ts + 7000,
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"done {tag}"}],
+                "provider": "anthropic",
+                "model": "claude-x",
+                "stopReason": "stop",
+                "timestamp": ts + 7000,
+            },
+        ),
     ]
 
 
@@ -112,30 +158,77 @@ def write_lines(path: Path, lines: list[str], *, trailing_newline: bool = True) 
 def legacy_sessions() -> list[LegacySession]:
     t = NOW_MS - 10 * MINUTE
     return [
-        LegacySession("main", "agent:main:main", "agent:main:main", "0f8c2a6e-1111-4c3b-9d1e-aaaaaaaaaaa1", {
-            "updatedAt": t + 9 * MINUTE, "chatType": "direct", "channel": "webchat", "lastChannel": "webchat",
-            "lastTo": "operator", "model": "gpt-5", "totalTokens": 4321, "contextTokens": 200000,
-            "thinkingLevel": "low", "systemSent": True,
-        }),
-        LegacySession("main", "cron:job-1", "agent:main:cron:job-1", "0f8c2a6e-2222-4c3b-9d1e-aaaaaaaaaaa2", {
-            "updatedAt": t + 8 * MINUTE, "label": "nightly report", "displayName": "Nightly cron",
-        }),
-        LegacySession("main", "discord:group:dev", "agent:main:discord:group:dev",
-                      "0f8c2a6e-3333-4c3b-9d1e-aaaaaaaaaaa3", {
-            "updatedAt": t + 7 * MINUTE, "chatType": "group", "displayName": "discord:#dev",
-            "subject": "Dev chat", "label": "dev-room", "lastChannel": "discord",
-            "deliveryContext": {"channel": "discord", "to": "channel:42", "accountId": "bot1"},
-            "estimatedCostUsd": 0.25, "sendPolicy": "deny",
-        }),
-        LegacySession("ops", "main", "agent:ops:main", "0f8c2a6e-4444-4c3b-9d1e-aaaaaaaaaaa4", {
-            "updatedAt": t + 6 * MINUTE, "channel": "telegram", "lastChannel": "telegram",
-            "displayName": "Ops main", "model": "claude-x",
-        }),
-        LegacySession("ops", "agent:ops:slack:channel:alerts", "agent:ops:slack:channel:alerts",
-                      "0f8c2a6e-5555-4c3b-9d1e-aaaaaaaaaaa5", {
-            "updatedAt": t + 5 * MINUTE, "chatType": "channel", "label": "alerts",
-            "origin": {"provider": "slack", "accountId": "T01"},
-        }),
+        LegacySession(
+            "main",
+            "agent:main:main",
+            "agent:main:main",
+            "0f8c2a6e-1111-4c3b-9d1e-aaaaaaaaaaa1",
+            {
+                "updatedAt": t + 9 * MINUTE,
+                "chatType": "direct",
+                "channel": "webchat",
+                "lastChannel": "webchat",
+                "lastTo": "operator",
+                "model": "gpt-5",
+                "totalTokens": 4321,
+                "contextTokens": 200000,
+                "thinkingLevel": "low",
+                "systemSent": True,
+            },
+        ),
+        LegacySession(
+            "main",
+            "cron:job-1",
+            "agent:main:cron:job-1",
+            "0f8c2a6e-2222-4c3b-9d1e-aaaaaaaaaaa2",
+            {
+                "updatedAt": t + 8 * MINUTE,
+                "label": "nightly report",
+                "displayName": "Nightly cron",
+            },
+        ),
+        LegacySession(
+            "main",
+            "discord:group:dev",
+            "agent:main:discord:group:dev",
+            "0f8c2a6e-3333-4c3b-9d1e-aaaaaaaaaaa3",
+            {
+                "updatedAt": t + 7 * MINUTE,
+                "chatType": "group",
+                "displayName": "discord:#dev",
+                "subject": "Dev chat",
+                "label": "dev-room",
+                "lastChannel": "discord",
+                "deliveryContext": {"channel": "discord", "to": "channel:42", "accountId": "bot1"},
+                "estimatedCostUsd": 0.25,
+                "sendPolicy": "deny",
+            },
+        ),
+        LegacySession(
+            "ops",
+            "main",
+            "agent:ops:main",
+            "0f8c2a6e-4444-4c3b-9d1e-aaaaaaaaaaa4",
+            {
+                "updatedAt": t + 6 * MINUTE,
+                "channel": "telegram",
+                "lastChannel": "telegram",
+                "displayName": "Ops main",
+                "model": "claude-x",
+            },
+        ),
+        LegacySession(
+            "ops",
+            "agent:ops:slack:channel:alerts",
+            "agent:ops:slack:channel:alerts",
+            "0f8c2a6e-5555-4c3b-9d1e-aaaaaaaaaaa5",
+            {
+                "updatedAt": t + 5 * MINUTE,
+                "chatType": "channel",
+                "label": "alerts",
+                "origin": {"provider": "slack", "accountId": "T01"},
+            },
+        ),
     ]
 
 
@@ -162,7 +255,7 @@ def build_legacy(root: Path, sessions: list[LegacySession] | None = None) -> lis
 def snapshot(root: Path) -> dict[str, tuple]:
     """Every file's and directory's content hash, size, mode and mtime, by relative path."""
     out: dict[str, tuple] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         d = Path(dirpath)
         st = d.stat()
         out[str(d.relative_to(root)) + "/"] = ("dir", st.st_mode, st.st_mtime_ns)
@@ -273,7 +366,12 @@ def test_sessions_history_returns_the_imported_messages(make_engine, legacy):
     assert result["messages"][-1]["content"] == [{"type": "text", "text": "done 00"}]
     with_tools = run_tool(engine, "sessions_history", {"sessionKey": "main", "includeTools": True})
     assert [m["role"] for m in with_tools["messages"]] == [
-        "user", "assistant", "toolResult", "system", "user", "assistant"
+        "user",
+        "assistant",
+        "toolResult",
+        "system",
+        "user",
+        "assistant",
     ]
     cron = run_tool(engine, "sessions_history", {"sessionKey": "cron:job-1"})
     assert cron["messages"][0]["content"] == "hello from 01 ✓"
@@ -291,7 +389,11 @@ def test_entry_fields_are_visible_in_sessions_list(make_engine, legacy):
     result = run_tool(engine, "sessions_list", {})
     rows = {row["key"]: row for row in result["sessions"]}
     assert list(rows) == [
-        "main", "cron:job-1", "agent:main:discord:group:dev", "agent:ops:main", "agent:ops:slack:channel:alerts"
+        "main",
+        "cron:job-1",
+        "agent:main:discord:group:dev",
+        "agent:ops:main",
+        "agent:ops:slack:channel:alerts",
     ]  # newest first, by the imported updatedAt
     main = rows["main"]
     assert main["kind"] == "main"
@@ -349,9 +451,16 @@ def test_reimport_after_two_appended_lines_adds_exactly_those_two(make_engine, l
     target = sessions[1]
     extra = [
         message_line("ff000001", "01000007", NOW_MS, {"role": "user", "content": "one more", "timestamp": NOW_MS}),
-        message_line("ff000002", "ff000001", NOW_MS + 1, {
-            "role": "assistant", "content": [{"type": "text", "text": "sure"}], "timestamp": NOW_MS + 1,
-        }),
+        message_line(
+            "ff000002",
+            "ff000001",
+            NOW_MS + 1,
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "sure"}],
+                "timestamp": NOW_MS + 1,
+            },
+        ),
     ]
     with open(target.path, "a", encoding="utf-8") as handle:
         handle.write("\n".join(extra) + "\n")
@@ -408,8 +517,8 @@ def test_corrupt_lines_are_reported_with_line_numbers_and_skipped(make_engine, t
     good = transcript(s.session_id, NOW_MS - 60_000, "aa")
     lines = list(good)
     lines.insert(2, '{"type":"message","id":"bad1","message":{"role":')  # line 3: invalid JSON
-    lines.insert(4, "")                                                  # line 5: blank, ignored
-    lines.insert(5, "[1, 2, 3]")                                          # line 6: not an object
+    lines.insert(4, "")  # line 5: blank, ignored
+    lines.insert(5, "[1, 2, 3]")  # line 6: not an object
     lines.insert(7, '{"type":"message","id":"bad3","parentId":null,"message":5}')  # line 8
     s.lines = lines
     build_legacy(root, sessions)
@@ -468,9 +577,9 @@ def test_json5_sessions_json_is_accepted(make_engine, tmp_path):
         f"  'agent:main:main': {{ sessionId: '{a.session_id}', updatedAt: {a.entry['updatedAt']}, "
         "channel: 'webchat', },\n"
         "  /* a cron job */\n"
-        f"  \"cron:job-1\": {{\"sessionId\": \"{b.session_id}\", \"updatedAt\": {b.entry['updatedAt']}, "
-        "\"label\": \"nightly report\",},\n"
-        f"  \"discord:group:dev\": {{\"sessionId\": \"{c.session_id}\", \"updatedAt\": {c.entry['updatedAt']}}},\n"
+        f'  "cron:job-1": {{"sessionId": "{b.session_id}", "updatedAt": {b.entry["updatedAt"]}, '
+        '"label": "nightly report",},\n'
+        f'  "discord:group:dev": {{"sessionId": "{c.session_id}", "updatedAt": {c.entry["updatedAt"]}}},\n'
         "}\n",
         encoding="utf-8",
     )

@@ -9,7 +9,6 @@ from sessions_tui.engine.keys import (
     classify_session_kind,
     derive_channel,
     display_key,
-    subagent_depth,
     internal_key,
     is_cron_run_session_key,
     is_cron_session_key,
@@ -22,6 +21,7 @@ from sessions_tui.engine.keys import (
     parse_agent_session_key,
     parse_session_label,
     should_resolve_session_id_input,
+    subagent_depth,
 )
 
 UUID = "3f2b9c1e-8a4d-4b6f-9c2e-1d0a5b7e9f31"
@@ -36,8 +36,16 @@ def test_normalize_main_key():
 
 @pytest.mark.parametrize(
     "raw, expected",
-    [("", "main"), ("  ", "main"), ("Research", "research"), ("my-research_agent01", "my-research_agent01"),
-     ("Ops Team!", "ops-team"), ("../../../etc/passwd", "etc-passwd"), ("a" * 70, "a" * 64), ("!!!", "main")],
+    [
+        ("", "main"),
+        ("  ", "main"),
+        ("Research", "research"),
+        ("my-research_agent01", "my-research_agent01"),
+        ("Ops Team!", "ops-team"),
+        ("../../../etc/passwd", "etc-passwd"),
+        ("a" * 70, "a" * 64),
+        ("!!!", "main"),
+    ],
 )
 def test_normalize_agent_id(raw, expected):
     assert normalize_agent_id(raw) == expected
@@ -115,7 +123,9 @@ def test_display_and_internal_mapping_vectors():
 
 
 def test_canonical_spellings_name_one_session():
-    assert canonical_key("cron:job1", DEFAULT) == canonical_key("agent:main:cron:job1", DEFAULT) == "agent:main:cron:job1"
+    assert (
+        canonical_key("cron:job1", DEFAULT) == canonical_key("agent:main:cron:job1", DEFAULT) == "agent:main:cron:job1"
+    )
     assert canonical_key("main", DEFAULT) == "agent:main:main"
     assert canonical_key("main", DEFAULT, "ops") == "agent:ops:main"
     assert canonical_key("Discord:Group:Dev", DEFAULT) == "agent:main:discord:group:dev"

@@ -21,8 +21,11 @@ MAIN = "agent:main:main"
 def shown(app):
     """The session under the table's cursor, in the transcript and in the composer."""
     screen = app.main_screen
-    return (screen.query_one("#sessions").current_key(), screen.query_one("#transcript").key,
-            screen.query_one("#composer").key)
+    return (
+        screen.query_one("#sessions").current_key(),
+        screen.query_one("#transcript").key,
+        screen.query_one("#composer").key,
+    )
 
 
 async def rested(pilot):
@@ -46,9 +49,14 @@ async def test_cursor_transcript_and_send_target_agree_after_a_kind_toggle_and_e
         await settle(pilot)
         await select(pilot, DEV)
         await pilot.click("#kind-cron")
-        await until(pilot, lambda: "cron:nightly-report" not in app.main_screen.query_one("#sessions").rows_by_key
-                    and "agent:main:cron:nightly-report" not in app.main_screen.query_one("#sessions").rows_by_key,
-                    "the cron session to leave the table")
+        await until(
+            pilot,
+            lambda: (
+                "cron:nightly-report" not in app.main_screen.query_one("#sessions").rows_by_key
+                and "agent:main:cron:nightly-report" not in app.main_screen.query_one("#sessions").rows_by_key
+            ),
+            "the cron session to leave the table",
+        )
         await pilot.press("escape", "escape")
         await rested(pilot)
         assert shown(app) == (DEV, DEV, DEV)
@@ -82,8 +90,11 @@ async def test_a_filter_matching_nothing_clears_the_transcript_and_the_composer_
         await settle(pilot)
         await pilot.press("slash", *"xyzq")
         pane = app.main_screen.query_one("#transcript")
-        await until(pilot, lambda: pane.key is None and not app.main_screen.query_one("#sessions").row_count,
-                    "the empty table to clear the transcript")
+        await until(
+            pilot,
+            lambda: pane.key is None and not app.main_screen.query_one("#sessions").row_count,
+            "the empty table to clear the transcript",
+        )
         note = 'no sessions match "xyzq" — esc clears the filter'
         assert text_of(app.main_screen.query_one("#page-info")).strip() == note
         assert note in text_of(app.main_screen.query_one("#transcript-title"))
@@ -206,17 +217,22 @@ async def test_acting_as_another_agents_main_names_that_agent(tmp_path):
 
 async def test_config_warnings_are_toasts_at_start_shown_as_text(tmp_path):
     config = tmp_path / "config.json5"
-    config.write_text('{ session: { agentToAgent: { maxPingPongTurns: 99 } } }')
+    config.write_text("{ session: { agentToAgent: { maxPingPongTurns: 99 } } }")
     engine, _ = Engine.open(tmp_path / "state", config)
     app = SessionsApp(engine, watch_store=False, steady=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         toasts = [n for n in app._notifications if n.title == "Config warning"]
-        assert [n.message for n in toasts] == [f"{config}: session.agentToAgent.maxPingPongTurns: 99 is above the "
-                                               "maximum 5; using 5"]
+        assert [n.message for n in toasts] == [
+            f"{config}: session.agentToAgent.maxPingPongTurns: 99 is above the maximum 5; using 5"
+        ]
         assert toasts[0].severity == "warning" and toasts[0].markup is False
-    app = SessionsApp(Engine(tmp_path / "other", parse_config({})[0]), watch_store=False, steady=True,
-                      config_warnings=["[bold]x[/] \x1b[31m"])
+    app = SessionsApp(
+        Engine(tmp_path / "other", parse_config({})[0]),
+        watch_store=False,
+        steady=True,
+        config_warnings=["[bold]x[/] \x1b[31m"],
+    )
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         assert [n.message for n in app._notifications if n.title == "Config warning"] == ["[bold]x[/] ␛[31m"]
@@ -274,8 +290,15 @@ async def test_the_footer_shows_send_help_and_quit_at_80_columns_and_more_when_w
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         keys = footer_keys(app)
-        for wanted in [("^s", "send"), ("?", "help"), ("q", "quit"), ("/", "filter"), ("<", "sort_prev"),
-                       (">", "sort_next"), ("^p", "command_palette")]:
+        for wanted in [
+            ("^s", "send"),
+            ("?", "help"),
+            ("q", "quit"),
+            ("/", "filter"),
+            ("<", "sort_prev"),
+            (">", "sort_next"),
+            ("^p", "command_palette"),
+        ]:
             assert wanted in keys
         assert ("t", "toggle_tools") not in keys
         footer = app.main_screen.query_one(DashboardFooter)
@@ -390,10 +413,18 @@ async def test_help_says_how_to_sort_filter_by_kind_and_activity_what_esc_does_a
         plain = " ".join(console.export_text().split())
         for group in ("Navigate", "Filter and sort", "Transcript", "Send", "Spawn", "App"):
             assert group in plain
-        for words in ("< sort by the previous column", "> sort by the next column", "R reverse the sort",
-                      "Kinds toggle a kind", "Active only the sessions updated", "esc back: leaves the composer",
-                      "in the filter input it clears the filter", "in the spawn panel it closes the panel",
-                      "enter in the message: send it (one line; there is no newline)", "^s / ^j send the message"):
+        for words in (
+            "< sort by the previous column",
+            "> sort by the next column",
+            "R reverse the sort",
+            "Kinds toggle a kind",
+            "Active only the sessions updated",
+            "esc back: leaves the composer",
+            "in the filter input it clears the filter",
+            "in the spawn panel it closes the panel",
+            "enter in the message: send it (one line; there is no newline)",
+            "^s / ^j send the message",
+        ):
             assert words in plain, words
 
 

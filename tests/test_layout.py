@@ -17,8 +17,15 @@ def inside(widget, size):
     """The widget is shown, has room, and lies wholly on a screen of `size`."""
     region = widget.region
     width, height = size
-    return (widget.display and region.width > 0 and region.height > 0 and region.x >= 0 and region.y >= 0
-            and region.right <= width and region.bottom <= height)
+    return (
+        widget.display
+        and region.width > 0
+        and region.height > 0
+        and region.x >= 0
+        and region.y >= 0
+        and region.right <= width
+        and region.bottom <= height
+    )
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -85,7 +92,7 @@ async def test_the_table_fits_without_scrolling_sideways(tmp_path, size):
         assert table.virtual_size.width >= table.size.width - 12  # not much room wasted either
         assert "key" in table.widths and "status" in table.widths
         dropped = [c.key for c in COLUMNS if c.key not in table.widths]
-        assert dropped == [c.key for c in COLUMNS if c.key in DROP_ORDER[:len(dropped)]]  # by priority
+        assert dropped == [c.key for c in COLUMNS if c.key in DROP_ORDER[: len(dropped)]]  # by priority
         for column in COLUMNS:
             title = screen.query_one(f"#col-{column.key}")
             assert title.display == (column.key in table.widths), column.key
@@ -180,8 +187,18 @@ async def test_the_transcript_title_is_one_line_with_its_count_whole(tmp_path, s
 
 
 def test_counts_fit_five_cells_at_any_size():
-    cases = {999: "999", 1000: "1.0k", 9949: "9.9k", 9950: "10k", 123_456: "123k", 999_499: "999k",
-             999_950: "1.0m", 12_345_678: "12m", 2_000_000_000: "2.0b", 10**18: ">999t"}
+    cases = {
+        999: "999",
+        1000: "1.0k",
+        9949: "9.9k",
+        9950: "10k",
+        123_456: "123k",
+        999_499: "999k",
+        999_950: "1.0m",
+        12_345_678: "12m",
+        2_000_000_000: "2.0b",
+        10**18: ">999t",
+    }
     assert {n: short_number(n) for n in cases} == cases
     assert short_number(0) == short_number(None) == ""
     assert all(len(short_number(10**e + d)) <= 5 for e in range(20) for d in (-1, 0, 1))

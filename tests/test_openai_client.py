@@ -51,8 +51,14 @@ def provider(base_url: str | None, api_key: Any = "sk-test", **extra: Any) -> Pr
 async def make_client():
     clients: list[OpenAIChatClient] = []
 
-    def make(base_url: str | None, *, api_key: Any = "sk-test", name: str = "local",
-             headers: dict[str, str] | None = None, **options: Any) -> OpenAIChatClient:
+    def make(
+        base_url: str | None,
+        *,
+        api_key: Any = "sk-test",
+        name: str = "local",
+        headers: dict[str, str] | None = None,
+        **options: Any,
+    ) -> OpenAIChatClient:
         options.setdefault("backoff_base", 0.001)
         client = OpenAIChatClient(name, provider(base_url, api_key, headers=headers), **options)
         clients.append(client)
@@ -101,8 +107,9 @@ class CountingTransport(httpx.AsyncHTTPTransport):
 
 
 async def test_streams_thinking_text_and_usage(openai_server, make_client):
-    openai_server.script(Reply(text="Hello there, world!", thinking="Let me think.",
-                               usage=(12, 7), cached_tokens=3, cost=0.0012))
+    openai_server.script(
+        Reply(text="Hello there, world!", thinking="Let me think.", usage=(12, 7), cached_tokens=3, cost=0.0012)
+    )
     events = await collect(make_client(openai_server.url))
 
     thinking = texts(events, ThinkingDelta)
@@ -119,8 +126,7 @@ async def test_streams_thinking_text_and_usage(openai_server, make_client):
 
 async def test_streams_tool_calls_split_over_chunks(openai_server, make_client):
     args = {"limit": 5, "kinds": ["main", "group"], "note": "a longer argument string"}
-    openai_server.script(Reply(text="Checking.", tool_calls=[("sessions_list", args),
-                                                             ("agents_list", {})], pieces=4))
+    openai_server.script(Reply(text="Checking.", tool_calls=[("sessions_list", args), ("agents_list", {})], pieces=4))
     events = await collect(make_client(openai_server.url), req(tools=TOOLS))
 
     calls = [e.call for e in events if isinstance(e, ToolCallEvent)]
@@ -169,12 +175,13 @@ async def test_stream_without_done_marker_still_finishes(openai_server, make_cli
 async def test_reasoning_field_and_usage_in_a_content_chunk(openai_server, make_client):
     chunks = [
         {"choices": [{"index": 0, "delta": {"reasoning": "hmm"}}]},
-        {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}],
-         "usage": {"prompt_tokens": 4, "completion_tokens": 2, "total_tokens": 6}},
+        {
+            "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 4, "completion_tokens": 2, "total_tokens": 6},
+        },
         "[DONE]",
     ]
-    openai_server.script(Reply(raw_events=[c if isinstance(c, str) else json.dumps(c)
-                                           for c in chunks]))
+    openai_server.script(Reply(raw_events=[c if isinstance(c, str) else json.dumps(c) for c in chunks]))
     events = await collect(make_client(openai_server.url))
     assert texts(events, ThinkingDelta) == ["hmm"]
     assert texts(events, TextDelta) == ["ok"]
@@ -183,8 +190,9 @@ async def test_reasoning_field_and_usage_in_a_content_chunk(openai_server, make_
 
 
 async def test_server_that_ignores_stream_flag_answers_json(openai_server, make_client):
-    completion = {"choices": [{"index": 0, "finish_reason": "stop",
-                               "message": {"role": "assistant", "content": "plain json"}}]}
+    completion = {
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "plain json"}}]
+    }
     openai_server.script(Reply(raw_body=json.dumps(completion)))
     events = await collect(make_client(openai_server.url))
     assert [e.type for e in events] == ["text", "done"]
@@ -197,8 +205,9 @@ async def test_server_that_ignores_stream_flag_answers_json(openai_server, make_
 
 
 async def test_non_streaming(openai_server, make_client):
-    openai_server.script(Reply(text="Done.", thinking="Thought.",
-                               tool_calls=[("sessions_list", {"limit": 2})], usage=(30, 8)))
+    openai_server.script(
+        Reply(text="Done.", thinking="Thought.", tool_calls=[("sessions_list", {"limit": 2})], usage=(30, 8))
+    )
     client = make_client(openai_server.url, stream=False)
     events = await collect(client, req(tools=TOOLS))
 
@@ -294,8 +303,7 @@ def test_resolve_api_key_reads_os_environ_by_default(monkeypatch):
 
 async def test_authorization_header_from_env_reference(openai_server, make_client, monkeypatch):
     monkeypatch.setenv("TEST_PROVIDER_KEY", "sk-secret")
-    client = make_client(openai_server.url, api_key="${TEST_PROVIDER_KEY}",
-                         headers={"X-Title": "sessions-tui"})
+    client = make_client(openai_server.url, api_key="${TEST_PROVIDER_KEY}", headers={"X-Title": "sessions-tui"})
     await collect(client)
     headers = openai_server.last_headers
     assert headers["authorization"] == "Bearer sk-secret"
@@ -332,8 +340,7 @@ async def test_http_500_carries_provider_message(openai_server, make_client, str
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ('{"error": {"message": "Invalid model", "type": "invalid_request_error"}}',
-         "HTTP 400: Invalid model"),
+        ('{"error": {"message": "Invalid model", "type": "invalid_request_error"}}', "HTTP 400: Invalid model"),
         ('{"error": "bad thing happened"}', "HTTP 400: bad thing happened"),
         ('{"message": "nope"}', "HTTP 400: nope"),
         ("  upstream said no  \n", "HTTP 400: upstream said no"),
@@ -381,8 +388,7 @@ async def test_retryable_status_gives_up_after_max_retries(openai_server, make_c
 
 async def test_connection_refused_is_retried_then_fails(make_client):
     transport = CountingTransport()
-    client = make_client(f"http://127.0.0.1:{free_port()}/v1", max_retries=2,
-                         transport=transport)
+    client = make_client(f"http://127.0.0.1:{free_port()}/v1", max_retries=2, transport=transport)
     with pytest.raises(ModelError) as info:
         await collect(client)
     message = str(info.value)
@@ -544,12 +550,8 @@ async def test_client_is_reusable_and_closes(openai_server):
 
 async def test_server_rules_queue_and_default(openai_server, make_client):
     openai_server.default = Reply(text="default")
-    openai_server.on(
-        lambda body: Reply(text="REPLY_SKIP") if "Turn 2 of" in system_text(body) else None
-    )
-    openai_server.on(
-        lambda body: Reply(text="ANNOUNCE_SKIP") if "announce step" in system_text(body) else None
-    )
+    openai_server.on(lambda body: Reply(text="REPLY_SKIP") if "Turn 2 of" in system_text(body) else None)
+    openai_server.on(lambda body: Reply(text="ANNOUNCE_SKIP") if "announce step" in system_text(body) else None)
     openai_server.script(Reply(text="queued"))
     client = make_client(openai_server.url)
 
@@ -567,8 +569,7 @@ async def test_server_rules_queue_and_default(openai_server, make_client):
 def test_server_context_manager_and_stop():
     with ScriptedOpenAIServer() as server:
         port = server.port
-        response = httpx.post(f"{server.url}/chat/completions",
-                              json={"model": "m", "messages": []}, timeout=2)
+        response = httpx.post(f"{server.url}/chat/completions", json={"model": "m", "messages": []}, timeout=2)
         assert response.json()["choices"][0]["message"]["content"] == "ok"
     with pytest.raises(httpx.ConnectError):
         httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json={}, timeout=2)

@@ -352,21 +352,35 @@ def insert_raw_line(gateway: FakeGateway, key: str, line: bytes, *, compress: bo
     sid = gateway.session_id(key)
     seq = gateway.last_seq(sid) + 1
     if compress:
-        navigation = json.dumps({"version": 1, "report": {"kind": "canonical"}, "navigation": {}, "reset": {},
-                                 "model": {}, "modelBytes": len(line), "modelWithoutCheckpointBytes": len(line),
-                                 "withoutCustomDataBytes": len(line)})
+        navigation = json.dumps(
+            {
+                "version": 1,
+                "report": {"kind": "canonical"},
+                "navigation": {},
+                "reset": {},
+                "model": {},
+                "modelBytes": len(line),
+                "modelWithoutCheckpointBytes": len(line),
+                "withoutCustomDataBytes": len(line),
+            }
+        )
         gateway.conn.execute(
             "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, "
             "navigation_json) VALUES (?, ?, NULL, 0, ?, ?, ?)",
-            (sid, seq, zstandard.ZstdCompressor().compress(line), len(line), navigation))
+            (sid, seq, zstandard.ZstdCompressor().compress(line), len(line), navigation),
+        )
     else:
-        gateway.conn.execute("INSERT INTO transcript_events (session_id, seq, event_json, created_at) "
-                             "VALUES (?, ?, CAST(? AS TEXT), 0)", (sid, seq, line))
+        gateway.conn.execute(
+            "INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, CAST(? AS TEXT), 0)",
+            (sid, seq, line),
+        )
 
 
 def user_line(n: int, content: bytes) -> bytes:
-    return (b'{"type":"message","id":"raw%d","parentId":null,"timestamp":"2026-04-13T12:00:00.000Z",'
-            b'"message":{"role":"user","content":"' % n + content + b'"}}')
+    return (
+        b'{"type":"message","id":"raw%d","parentId":null,"timestamp":"2026-04-13T12:00:00.000Z",'
+        b'"message":{"role":"user","content":"' % n + content + b'"}}'
+    )
 
 
 def add_invalid_utf8_lines(gateway: FakeGateway) -> None:
@@ -393,7 +407,8 @@ def test_an_event_with_invalid_utf8_is_imported_with_u_fffd_like_a_legacy_line(m
     assert report.problems == [] and report.sessions_imported == 10  # the rest of the store came in too
     assert group_texts(engine)[-3:] == INVALID_UTF8_READ
     assert [json.loads(t)["message"]["content"] for t in engine.store.transcript_lines(GROUP)[-3:]] == (
-        INVALID_UTF8_READ)
+        INVALID_UTF8_READ
+    )
 
 
 def test_an_event_with_invalid_utf8_is_followed_with_u_fffd(make_engine, tmp_path):
@@ -406,9 +421,17 @@ def test_an_event_with_invalid_utf8_is_followed_with_u_fffd(make_engine, tmp_pat
         tick = follower.tick()
         assert tick.failures == [] and tick.report.problems == [] and tick.report.changed == {GROUP: 3}
         assert group_texts(engine)[-3:] == INVALID_UTF8_READ
-        gateway.append(GROUP, {"role": "user", "content": "and on"}, line={
-            "type": "message", "id": "next", "parentId": "raw3", "timestamp": "2026-04-13T12:00:01.000Z",
-            "message": {"role": "user", "content": "and on"}})
+        gateway.append(
+            GROUP,
+            {"role": "user", "content": "and on"},
+            line={
+                "type": "message",
+                "id": "next",
+                "parentId": "raw3",
+                "timestamp": "2026-04-13T12:00:01.000Z",
+                "message": {"role": "user", "content": "and on"},
+            },
+        )
         assert follower.tick().report.changed == {GROUP: 1}  # following goes on past it
     finally:
         follower.close()

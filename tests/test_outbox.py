@@ -91,8 +91,10 @@ async def test_unreachable_webhook_fails_after_retries(live_engine):
     assert delivery.state == "failed" and delivery.attempts == 4 and "Connect" in delivery.last_error
 
 
-@pytest.mark.parametrize("url", ["ftp://x", "not a url", "http://", "javascript:alert(1)", "http:///x",
-                                 "https://h:99999/x", "hooks.example.com/x"])
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://x", "not a url", "http://", "javascript:alert(1)", "http:///x", "https://h:99999/x", "hooks.example.com/x"],
+)
 def test_a_webhook_url_that_is_not_http_is_refused_at_load_with_its_key_path(url):
     with pytest.raises(ConfigError) as caught:
         parse_config({"channels": {"telegram": {"webhookUrl": url}}}, source="cfg.json5")
@@ -100,10 +102,15 @@ def test_a_webhook_url_that_is_not_http_is_refused_at_load_with_its_key_path(url
 
 
 def test_http_and_https_webhook_urls_load_and_an_empty_one_is_none():
-    config, _ = parse_config({"channels": {
-        "a": {"webhookUrl": "https://hooks.example.com/x?token=1"}, "b": {"webhookUrl": "http://127.0.0.1:8080/h"},
-        "c": {"webhookUrl": ""},
-    }})
+    config, _ = parse_config(
+        {
+            "channels": {
+                "a": {"webhookUrl": "https://hooks.example.com/x?token=1"},
+                "b": {"webhookUrl": "http://127.0.0.1:8080/h"},
+                "c": {"webhookUrl": ""},
+            }
+        }
+    )
     assert config.channels["a"].webhook_url == "https://hooks.example.com/x?token=1"
     assert config.channels["b"].webhook_url == "http://127.0.0.1:8080/h"
     assert config.channels["c"].webhook_url is None
@@ -113,8 +120,21 @@ def test_the_cli_exits_2_on_a_bad_webhook_url_naming_the_file_and_key(tmp_path):
     config = tmp_path / "config.json5"
     config.write_text('{channels: {telegram: {webhookUrl: "ftp://x"}}}', encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "sessions_tui", "tool", "sessions_list", "--state", str(tmp_path / "s"),
-         "--config", str(config)], capture_output=True, text=True, env=cli_env(tmp_path), timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "sessions_tui",
+            "tool",
+            "sessions_list",
+            "--state",
+            str(tmp_path / "s"),
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env(tmp_path),
+        timeout=60,
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == f"sessions-tui: {config}: channels.telegram.webhookUrl: must be an http(s) URL\n"
@@ -160,8 +180,9 @@ def test_rows_of_an_older_store_get_a_key_each_when_it_is_opened(tmp_path):
         for column in ("idempotency_key", "lease_owner", "lease_until"):
             conn.execute(f"ALTER TABLE outbox DROP COLUMN {column}")
         for n in range(2):
-            conn.execute("INSERT INTO outbox (created_at, kind, message, state) VALUES (0, 'a2a', ?, 'pending')",
-                         (f"m{n}",))
+            conn.execute(
+                "INSERT INTO outbox (created_at, kind, message, state) VALUES (0, 'a2a', ?, 'pending')", (f"m{n}",)
+            )
         conn.execute("PRAGMA user_version=1")
     store.close()
     store = Store(tmp_path / "s")
@@ -243,9 +264,13 @@ async def test_a_row_whose_channel_has_no_webhook_now_fails_with_the_reason_and_
     assert engine.outbox.resume() == []
     failed = engine.outbox.get(row)
     assert (failed.state, failed.attempts, failed.last_error) == (
-        "failed", 0, "no webhookUrl configured for channel discord")
+        "failed",
+        0,
+        "no webhookUrl configured for channel discord",
+    )
     assert [(e.outbox_id, e.state, e.error) for e in seen] == [
-        (row, "failed", "no webhookUrl configured for channel discord")]
+        (row, "failed", "no webhookUrl configured for channel discord")
+    ]
     assert engine.outbox.resume() == [] and engine.outbox.get(row) == failed  # left as it is from then on
 
 
@@ -270,8 +295,9 @@ async def test_a_delivery_stopped_at_exit_stays_pending_with_its_lease_given_bac
         assert await asyncio.to_thread(server.accepted.wait, 30)
         await engine.outbox.aclose()
         with engine.store.read() as conn:
-            row = conn.execute("SELECT state, attempts, lease_owner, lease_until FROM outbox WHERE id = ?",
-                               (delivery.id,)).fetchone()
+            row = conn.execute(
+                "SELECT state, attempts, lease_owner, lease_until FROM outbox WHERE id = ?", (delivery.id,)
+            ).fetchone()
         assert tuple(row) == ("pending", 0, None, None)
         assert engine.outbox.resume() == [delivery.id]  # the next process takes it up
         await engine.outbox.aclose()

@@ -33,10 +33,15 @@ def webhook():
 
 def setup_state(tmp_path: Path, url: str) -> tuple[Path, Path]:
     state, config = tmp_path / "state", tmp_path / "config.json5"
-    config.write_text(json.dumps({
-        "channels": {"discord": {"webhookUrl": url}},
-        "models": {"demo": {"latencyMs": 0, "chunkMs": 0}},
-    }), encoding="utf-8")
+    config.write_text(
+        json.dumps(
+            {
+                "channels": {"discord": {"webhookUrl": url}},
+                "models": {"demo": {"latencyMs": 0, "chunkMs": 0}},
+            }
+        ),
+        encoding="utf-8",
+    )
     store = Store(state)
     store.create(KEY, {})
     store.close()
@@ -44,8 +49,18 @@ def setup_state(tmp_path: Path, url: str) -> tuple[Path, Path]:
 
 
 def tool(state: Path, config: Path, name: str, args: dict[str, Any]) -> list[str]:
-    return [sys.executable, "-m", "sessions_tui", "tool", name, json.dumps(args), "--state", str(state),
-            "--config", str(config)]
+    return [
+        sys.executable,
+        "-m",
+        "sessions_tui",
+        "tool",
+        name,
+        json.dumps(args),
+        "--state",
+        str(state),
+        "--config",
+        str(config),
+    ]
 
 
 def cli_env(home: Path) -> dict[str, str]:
@@ -62,15 +77,21 @@ def rows(state: Path) -> list[dict[str, Any]]:
     store = Store(state)
     try:
         with store.read() as conn:
-            return [dict(r) for r in conn.execute(
-                "SELECT id, state, attempts, idempotency_key, lease_owner, lease_until FROM outbox ORDER BY id")]
+            return [
+                dict(r)
+                for r in conn.execute(
+                    "SELECT id, state, attempts, idempotency_key, lease_owner, lease_until FROM outbox ORDER BY id"
+                )
+            ]
     finally:
         store.close()
 
 
 SEND = {"sessionKey": KEY, "message": "status"}
-LEFT_PENDING = ("warning: delivery #1 to discord is still pending (the webhook did not finish within 5 s); "
-                "the next sessions-tui process to open this state directory will retry it\n")
+LEFT_PENDING = (
+    "warning: delivery #1 to discord is still pending (the webhook did not finish within 5 s); "
+    "the next sessions-tui process to open this state directory will retry it\n"
+)
 
 
 def test_tool_stops_waiting_on_a_hanging_webhook_and_the_next_process_delivers(tmp_path, webhook):
@@ -97,8 +118,9 @@ def test_tool_stops_waiting_on_a_hanging_webhook_and_the_next_process_delivers(t
 def test_a_delivery_of_a_killed_process_goes_to_exactly_one_of_the_next_two(tmp_path, webhook):
     state, config = setup_state(tmp_path, webhook.url)
     env = cli_env(tmp_path)
-    sender = subprocess.Popen(tool(state, config, "sessions_send", SEND), env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    sender = subprocess.Popen(
+        tool(state, config, "sessions_send", SEND), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         assert webhook.arrived.wait(60), "the delivery never reached the webhook"
         sender.send_signal(signal.SIGKILL)
@@ -108,8 +130,16 @@ def test_a_delivery_of_a_killed_process_goes_to_exactly_one_of_the_next_two(tmp_
     assert row["state"] == "pending" and f"/{sender.pid}/" in row["lease_owner"]  # leased by the dead process
 
     webhook.gate.set()
-    both = [subprocess.Popen(tool(state, config, "sessions_list", {}), env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    both = [
+        subprocess.Popen(
+            tool(state, config, "sessions_list", {}),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     for proc in both:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err

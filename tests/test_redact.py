@@ -13,12 +13,7 @@ from sessions_tui.engine.redact import (
 )
 from sessions_tui.engine.redact_js import has_nested_repetition
 
-PEM = (
-    "-----BEGIN PRIVATE KEY-----\n"
-    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
-    "BKcwggSjAgEAAoIBAQC7\n"
-    "-----END PRIVATE KEY-----"
-)
+PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----"
 
 
 @pytest.mark.parametrize(
@@ -37,8 +32,7 @@ PEM = (
         ("Authorization: Bearer abcdef1234567890ghij", "Authorization: Bearer abcdef…ghij"),
         ("123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef", "123456…cdef"),
         (
-            "GET https://api.telegram.org/bot123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef/getMe"
-            " HTTP/1.1",
+            "GET https://api.telegram.org/bot123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef/getMe HTTP/1.1",
             "GET https://api.telegram.org/bot123456…cdef/getMe HTTP/1.1",
         ),
         ("TOKEN=shortvalue", "TOKEN=***"),
@@ -76,9 +70,7 @@ def test_aws_access_key_ids_and_secret_keys_are_masked_as_openclaw_masks_them() 
 
 
 def test_plain_patterns_are_case_insensitive() -> None:
-    assert default_redactor().redact("openai_api_key=abcdef1234567890ghij") == (
-        "openai_api_key=abcdef…ghij"
-    )
+    assert default_redactor().redact("openai_api_key=abcdef1234567890ghij") == ("openai_api_key=abcdef…ghij")
 
 
 def test_a_secret_named_query_parameter_is_masked_up_to_the_next_parameter() -> None:
@@ -222,13 +214,20 @@ def test_redaction_stays_on_when_every_custom_pattern_is_dropped_or_mode_is_off(
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("token: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-         "token: *** eyJhbG…sR8U"),
-        ("SSH_KEY=-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAAB3NzaC1yc2E\n"
-         "-----END OPENSSH PRIVATE KEY-----",
-         "SSH_KEY=-----BEGIN OPENSSH PRIVATE KEY-----\n…redacted…\n-----END OPENSSH PRIVATE KEY-----"),
-        ("key:-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nqwertyuiop",
-         "key:-----BEGIN RSA PRIVATE KEY-----\n…redacted…"),
+        (
+            "token: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+            "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "token: *** eyJhbG…sR8U",
+        ),
+        (
+            "SSH_KEY=-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\nAAAAB3NzaC1yc2E\n"
+            "-----END OPENSSH PRIVATE KEY-----",
+            "SSH_KEY=-----BEGIN OPENSSH PRIVATE KEY-----\n…redacted…\n-----END OPENSSH PRIVATE KEY-----",
+        ),
+        (
+            "key:-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nqwertyuiop",
+            "key:-----BEGIN RSA PRIVATE KEY-----\n…redacted…",
+        ),
     ],
 )
 def test_patterns_never_undo_each_other(text: str, expected: str) -> None:
@@ -247,11 +246,23 @@ def test_the_configs_own_secret_values_are_masked_wherever_they_appear() -> None
 
 
 def test_secret_field_names_hide_their_values_in_agent_data() -> None:
-    args = {"path": "/tmp/x", "apiKey": "abc", "DB_PASSWORD": 12345, "nested": [{"client_secret": "s3"}],
-            "enabled": True, "token": "$API_TOKEN", "note": "uses sk-1234567890abcdef1234"}
+    args = {
+        "path": "/tmp/x",
+        "apiKey": "abc",
+        "DB_PASSWORD": 12345,
+        "nested": [{"client_secret": "s3"}],
+        "enabled": True,
+        "token": "$API_TOKEN",
+        "note": "uses sk-1234567890abcdef1234",
+    }
     assert default_redactor().redact_fields(args) == {
-        "path": "/tmp/x", "apiKey": "***", "DB_PASSWORD": "***", "nested": [{"client_secret": "***"}],
-        "enabled": True, "token": "$API_TOKEN", "note": "uses sk-123…1234",
+        "path": "/tmp/x",
+        "apiKey": "***",
+        "DB_PASSWORD": "***",
+        "nested": [{"client_secret": "***"}],
+        "enabled": True,
+        "token": "$API_TOKEN",
+        "note": "uses sk-123…1234",
     }
 
 

@@ -32,18 +32,35 @@ def _message(n: int, rng: random.Random, cores: list[str]) -> list[dict[str, Any
     call_id = f"call_{n}"
     return [
         {"role": "user", "content": f"turn {n}: {plant()}"},
-        {"role": "assistant", "stopReason": "toolUse", "content": [
-            {"type": "thinking", "thinking": f"the user pasted {plant()}"},
-            {"type": "text", "text": f"running it with {plant()}"},
-            {"type": "toolCall", "id": call_id, "name": "exec",
-             "arguments": {"cmd": f"deploy {plant()}", "apiKey": rng.choice(["abc", "x" * 30])},
-             "partialJson": '{"cmd": "deploy ' + plant()},
-        ]},
-        {"role": "toolResult", "toolCallId": call_id, "toolName": "exec",
-         "content": [{"type": "text", "text": f"ok {plant()}"}], "isError": False},
+        {
+            "role": "assistant",
+            "stopReason": "toolUse",
+            "content": [
+                {"type": "thinking", "thinking": f"the user pasted {plant()}"},
+                {"type": "text", "text": f"running it with {plant()}"},
+                {
+                    "type": "toolCall",
+                    "id": call_id,
+                    "name": "exec",
+                    "arguments": {"cmd": f"deploy {plant()}", "apiKey": rng.choice(["abc", "x" * 30])},
+                    "partialJson": '{"cmd": "deploy ' + plant(),
+                },
+            ],
+        },
+        {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": "exec",
+            "content": [{"type": "text", "text": f"ok {plant()}"}],
+            "isError": False,
+        },
         {"role": "assistant", "stopReason": "error", "content": [], "errorMessage": f"HTTP 401: {plant()}"},
-        {"role": "custom", "customType": "note", "content": f"remember {plant()}",
-         "details": {"env": plant(), "headers": [plant()]}},
+        {
+            "role": "custom",
+            "customType": "note",
+            "content": f"remember {plant()}",
+            "details": {"env": plant(), "headers": [plant()]},
+        },
         {"role": "assistant", "content": [{"type": "text", "text": f"{plant()} and {plant()}"}]},
     ]
 
@@ -71,8 +88,9 @@ def test_ten_thousand_secrets_in_every_place_never_come_back(make_engine, repeat
     out: list[str] = []
     offset, pages = 0, 0
     while True:
-        page = run_tool(engine, "sessions_history", {"sessionKey": key, "includeTools": True, "limit": 300,
-                                                     "offset": offset})
+        page = run_tool(
+            engine, "sessions_history", {"sessionKey": key, "includeTools": True, "limit": 300, "offset": offset}
+        )
         out.append(json.dumps(page, ensure_ascii=False))
         pages += 1
         if not page["hasMore"]:

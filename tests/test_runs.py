@@ -4,7 +4,6 @@ import asyncio
 import json
 import os
 
-
 from conftest import add_session
 from sessions_tui.engine.events import RunEnded, RunStarted, RunStreamed
 from sessions_tui.engine.models.demo import DemoModel
@@ -128,8 +127,10 @@ async def test_a_run_of_another_process_can_be_waited_on(live_engine):
     engine = live_engine()
     add_session(engine, "main")
     with engine.store.write() as conn:
-        conn.execute("INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('other', ?, 'running', 1, 0)",
-                     (KEY,))
+        conn.execute(
+            "INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('other', ?, 'running', 1, 0)",
+            (KEY,),
+        )
 
     async def finish_later():
         await asyncio.sleep(0.2)
@@ -148,10 +149,14 @@ def test_runs_left_by_a_dead_process_are_recovered_as_errors(live_engine):
         os._exit(0)
     os.waitpid(proc_pid, 0)
     with engine.store.write() as conn:
-        conn.execute("INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('dead', ?, 'running', ?, 0)",
-                     (KEY, proc_pid))
-        conn.execute("INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('alive', ?, 'running', ?, 0)",
-                     (KEY, os.getpid()))
+        conn.execute(
+            "INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('dead', ?, 'running', ?, 0)",
+            (KEY, proc_pid),
+        )
+        conn.execute(
+            "INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('alive', ?, 'running', ?, 0)",
+            (KEY, os.getpid()),
+        )
     recovered = engine.runs.recover_interrupted()
     assert [r.run_id for r in recovered] == ["dead"]
     assert engine.runs.get("dead").status == "error" and engine.runs.get("dead").error == INTERRUPTED
@@ -169,8 +174,10 @@ def test_demo_model_rules_are_deterministic():
     from sessions_tui.engine.models.base import ModelRequest
 
     demo = DemoModel(latency_ms=0, chunk_ms=0)
-    reply = lambda system, text="x": demo.respond(ModelRequest(model="demo", system=system,  # noqa: E731
-                                                               messages=[{"role": "user", "content": text}]))[1]
+
+    def reply(system, text="x"):
+        return demo.respond(ModelRequest(model="demo", system=system, messages=[{"role": "user", "content": text}]))[1]
+
     assert reply("Agent-to-agent reply step:\nTurn 3 of 5.") == "REPLY_SKIP"
     assert reply("Agent-to-agent reply step:\nTurn 1 of 5.") != "REPLY_SKIP"
     assert reply("Agent-to-agent reply step:\nTurn 1 of 5.", "please stop now") == "REPLY_SKIP"
@@ -189,8 +196,15 @@ def test_two_processes_never_run_turns_in_one_session_at_once(tmp_path):
 
     Store(tmp_path).create(KEY)
     worker = Path(__file__).with_name("run_worker.py")
-    procs = [subprocess.Popen([sys.executable, str(worker), str(tmp_path), KEY, f"from {i}"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True) for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(worker), str(tmp_path), KEY, f"from {i}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     for proc in procs:
         assert proc.stdout.readline().strip() == "ready"
     for proc in procs:

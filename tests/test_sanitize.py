@@ -145,9 +145,7 @@ def test_image_data_is_replaced_by_its_base64_length() -> None:
     block = {"type": "image", "mimeType": "image/png", "data": data}
     message = {"role": "user", "content": [block]}
     entry, truncated, redacted = sanitize_history_message(message, default_redactor())
-    assert entry["content"] == [
-        {"type": "image", "mimeType": "image/png", "omitted": True, "bytes": 1000}
-    ]
+    assert entry["content"] == [{"type": "image", "mimeType": "image/png", "omitted": True, "bytes": 1000}]
     assert (truncated, redacted) == (True, False)
 
 
@@ -159,9 +157,7 @@ def test_image_without_data_is_marked_omitted_only() -> None:
 
 
 def test_image_with_empty_data_loses_the_key_but_gets_no_size() -> None:
-    entry, truncated, _ = sanitize_history_message(
-        {"content": [{"type": "image", "data": ""}]}, default_redactor()
-    )
+    entry, truncated, _ = sanitize_history_message({"content": [{"type": "image", "data": ""}]}, default_redactor())
     assert entry["content"] == [{"type": "image", "omitted": True}]
     assert truncated
 
@@ -210,9 +206,7 @@ def test_inputs_are_never_mutated() -> None:
 
 
 def test_json_bytes_are_compact_utf8() -> None:
-    assert json_utf8_bytes({"a": "é", "b": [1, True, None]}) == len(
-        '{"a":"é","b":[1,true,null]}'.encode()
-    )
+    assert json_utf8_bytes({"a": "é", "b": [1, True, None]}) == len('{"a":"é","b":[1,true,null]}'.encode())
     assert json_utf8_bytes("😀") == 6
     assert json_utf8_bytes('a"\n') == len('"a\\"\\n"')
 
@@ -380,8 +374,7 @@ def test_strip_tool_messages_drops_tool_results_and_tool_roles() -> None:
     ("text", "expected"),
     [
         (
-            'Hello <invoke name="tool">payload</invoke></minimax:tool_call> '
-            "[Tool Call: foo (ID: 1)] world",
+            'Hello <invoke name="tool">payload</invoke></minimax:tool_call> [Tool Call: foo (ID: 1)] world',
             "Hello  world",
         ),
         ('Prefix\n<tool_result>{"output":"hidden"}</tool_result>\nSuffix', "Prefix\n\nSuffix"),
@@ -410,7 +403,7 @@ def test_sanitize_text_content_ref_vectors(text: str, expected: str) -> None:
         ("a<|im_end|>b", "a b"),
         ("a <|im_start|> b", "a  b"),
         ("a<｜begin▁of▁sentence｜>b", "a b"),
-        ("Done.\n[Tool Call: exec (ID: 7)]\nArguments: {\"cmd\": \"ls\"}\nAfter", "Done.\nAfter"),
+        ('Done.\n[Tool Call: exec (ID: 7)]\nArguments: {"cmd": "ls"}\nAfter', "Done.\nAfter"),
         ("Before\n[Tool Result for ID 7]\nsecret output", "Before"),
         ("[Historical context: earlier turns]\nNow", "Now"),
         ("plain text stays", "plain text stays"),

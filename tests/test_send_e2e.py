@@ -100,12 +100,14 @@ async def test_fire_and_forget_and_wait_make_the_expected_runs(engine_for, opena
     requester = add_session(engine, "discord:group:req", channel="discord")
     add_session(engine, "main")
     openai_server.default = Reply(text="done")
-    accepted = await call_tool(engine, "sessions_send", {"sessionKey": "main", "message": "ping", "timeoutSeconds": 0},
-                               as_key=requester)
+    accepted = await call_tool(
+        engine, "sessions_send", {"sessionKey": "main", "message": "ping", "timeoutSeconds": 0}, as_key=requester
+    )
     assert accepted["status"] == "accepted" and accepted["delivery"] == {"status": "pending", "mode": "announce"}
     await engine.drain()
-    waited = await call_tool(engine, "sessions_send", {"sessionKey": "main", "message": "wait", "timeoutSeconds": 1},
-                             as_key=requester)
+    waited = await call_tool(
+        engine, "sessions_send", {"sessionKey": "main", "message": "wait", "timeoutSeconds": 1}, as_key=requester
+    )
     assert waited["status"] == "ok" and waited["reply"] == "done"
     await engine.drain()
     # Each send: the target's run, two reply steps, the announce step: 8 model turns in all.
@@ -119,8 +121,9 @@ async def test_ping_pong_then_announce(engine_for, openai_server):
     requester = add_session(engine, "agent:main:discord:group:req")
     target = add_session(engine, "discord:group:target")
     openai_server.script(Reply(text="initial"), Reply(text="pong-1"), Reply(text="pong-2"), Reply(text="announce now"))
-    result = await call_tool(engine, "sessions_send", {"sessionKey": "discord:group:target", "message": "go"},
-                             as_key=requester)
+    result = await call_tool(
+        engine, "sessions_send", {"sessionKey": "discord:group:target", "message": "go"}, as_key=requester
+    )
     assert result["status"] == "ok" and result["reply"] == "initial"
     await engine.drain()
     assert len(openai_server.requests) == 4
@@ -205,14 +208,22 @@ async def test_models_call_the_session_tools_and_the_turn_continues(engine_for, 
     assert set(tools) == {"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"}
     assert tools["sessions_history"]["function"]["parameters"]["properties"]["limit"]["type"] == "number"
     follow_up = openai_server.requests[1]["messages"]
-    assert follow_up[-2]["role"] == "assistant" and follow_up[-2]["tool_calls"][0]["function"]["name"] == "sessions_history"
-    assert follow_up[-1]["role"] == "tool" and json.loads(follow_up[-1]["content"])["messages"][0]["content"] == "deploy done"
+    assert (
+        follow_up[-2]["role"] == "assistant"
+        and follow_up[-2]["tool_calls"][0]["function"]["name"] == "sessions_history"
+    )
+    assert (
+        follow_up[-1]["role"] == "tool"
+        and json.loads(follow_up[-1]["content"])["messages"][0]["content"] == "deploy done"
+    )
     roles = [m["role"] for m in engine.store.history("agent:main:main").messages]
     assert roles == ["user", "assistant", "toolResult", "assistant"]
 
 
 async def test_a_sandboxed_agents_tool_calls_see_only_what_it_spawned(engine_for, openai_server):
-    engine = engine_for({"agents": {"defaults": {"model": "local/test-model"}, "list": [{"id": "helper", "sandbox": {"mode": "all"}}]}})
+    engine = engine_for(
+        {"agents": {"defaults": {"model": "local/test-model"}, "list": [{"id": "helper", "sandbox": {"mode": "all"}}]}}
+    )
     add_session(engine, "agent:helper:main")
     add_session(engine, "agent:helper:discord:group:x")
     openai_server.script(Reply(tool_calls=[("sessions_list", {})]), Reply(text="ok"))
@@ -224,8 +235,12 @@ async def test_a_sandboxed_agents_tool_calls_see_only_what_it_spawned(engine_for
 
 async def test_api_key_from_the_environment(live_engine, openai_server, monkeypatch):
     monkeypatch.setenv("LOCAL_API_KEY", "env-key")
-    engine = live_engine({"models": {"providers": {"local": {"baseUrl": openai_server.url}}},
-                          "agents": {"defaults": {"model": "local/m"}}})
+    engine = live_engine(
+        {
+            "models": {"providers": {"local": {"baseUrl": openai_server.url}}},
+            "agents": {"defaults": {"model": "local/m"}},
+        }
+    )
     add_session(engine, GROUP)
     openai_server.script(Reply(text="hi"))
     await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "x", "timeoutSeconds": 0})

@@ -34,9 +34,20 @@ def test_filters_tool_messages_by_default(engine):
 def test_result_shape_of_spec_d2(engine):
     add_session(engine, "main", [ASSISTANT])
     result = run_tool(engine, "sessions_history", {"sessionKey": "main"})
-    assert list(result) == ["sessionKey", "messages", "truncated", "droppedMessages", "contentTruncated",
-                            "contentRedacted", "bytes", "hardCapped", "totalBytes", "offset", "hasMore",
-                            "totalMessages"]
+    assert list(result) == [
+        "sessionKey",
+        "messages",
+        "truncated",
+        "droppedMessages",
+        "contentTruncated",
+        "contentRedacted",
+        "bytes",
+        "hardCapped",
+        "totalBytes",
+        "offset",
+        "hasMore",
+        "totalMessages",
+    ]
     assert result["bytes"] == result["totalBytes"]
     assert result["totalMessages"] == 1 and result["hasMore"] is False
     assert result["messages"][0]["__openclaw"]["seq"] == 1
@@ -95,7 +106,9 @@ def test_hard_cap_replaces_a_single_huge_message(engine):
 
 
 def test_sets_content_redacted_when_secrets_are_masked(engine):
-    add_session(engine, "main", [{"role": "assistant", "content": "Use sk-1234567890abcdef1234 to authenticate with the API."}])
+    add_session(
+        engine, "main", [{"role": "assistant", "content": "Use sk-1234567890abcdef1234 to authenticate with the API."}]
+    )
     result = run_tool(engine, "sessions_history", {"sessionKey": "main"})
     assert "sk-1234567890abcdef1234" not in str(result["messages"])
     assert result["contentRedacted"] and not result["contentTruncated"] and not result["truncated"]
@@ -122,7 +135,9 @@ def test_custom_redaction_patterns_apply(make_engine):
 
 
 def test_images_become_placeholders_with_their_size(engine):
-    add_session(engine, "main", [{"role": "user", "content": [{"type": "image", "data": "A" * 3628, "mimeType": "image/png"}]}])
+    add_session(
+        engine, "main", [{"role": "user", "content": [{"type": "image", "data": "A" * 3628, "mimeType": "image/png"}]}]
+    )
     block = run_tool(engine, "sessions_history", {"sessionKey": "main"})["messages"][0]["content"][0]
     assert block == {"type": "image", "mimeType": "image/png", "omitted": True, "bytes": 3628}
 
@@ -185,14 +200,18 @@ def test_main_means_the_requesters_own_agent_main(make_engine):
 
 # -- visibility (REFERENCE §4.4, §18.3, §18.6 with SPEC D1) ----------------------------------------
 
+
 def test_tree_visibility_allows_self_and_spawned_only(make_engine):
     engine = make_engine({"tools": {"sessions": {"visibility": "tree"}}})
     add_session(engine, "main", [ASSISTANT])
     add_session(engine, "agent:main:discord:direct:someone-else", [ASSISTANT])
     child = add_session(engine, "agent:main:subagent:child-1", [ASSISTANT], spawnedBy="agent:main:main")
     denied = run_tool(engine, "sessions_history", {"sessionKey": "agent:main:discord:direct:someone-else"})
-    assert denied == {"status": "forbidden", "error": "Session history visibility is restricted to the current "
-                      "session tree (tools.sessions.visibility=tree)."}
+    assert denied == {
+        "status": "forbidden",
+        "error": "Session history visibility is restricted to the current "
+        "session tree (tools.sessions.visibility=tree).",
+    }
     assert run_tool(engine, "sessions_history", {"sessionKey": child})["sessionKey"] == child
     # SPEC D9: "main" and "agent:main:main" are one session, so the requester always sees itself.
     assert run_tool(engine, "sessions_history", {"sessionKey": "main"})["sessionKey"] == "main"
@@ -209,8 +228,10 @@ def test_self_visibility_message(make_engine):
     engine = make_engine({"tools": {"sessions": {"visibility": "self"}}})
     add_session(engine, "agent:main:telegram:group:1")
     result = run_tool(engine, "sessions_history", {"sessionKey": "agent:main:telegram:group:1"})
-    assert result == {"status": "forbidden", "error": "Session history visibility is restricted to the current "
-                      "session (tools.sessions.visibility=self)."}
+    assert result == {
+        "status": "forbidden",
+        "error": "Session history visibility is restricted to the current session (tools.sessions.visibility=self).",
+    }
 
 
 @pytest.mark.parametrize("visibility", ["self", "tree", "agent"])
@@ -218,15 +239,20 @@ def test_cross_agent_access_needs_visibility_all(make_engine, visibility):
     engine = make_engine({"tools": {"sessions": {"visibility": visibility}, "agentToAgent": {"enabled": True}}})
     add_session(engine, "agent:other:main", [ASSISTANT])
     result = run_tool(engine, "sessions_history", {"sessionKey": "agent:other:main"})
-    assert result == {"status": "forbidden", "error": "Session history visibility is restricted. Set "
-                      "tools.sessions.visibility=all to allow cross-agent access."}
+    assert result == {
+        "status": "forbidden",
+        "error": "Session history visibility is restricted. Set "
+        "tools.sessions.visibility=all to allow cross-agent access.",
+    }
 
 
 def test_cross_agent_history_needs_agent_to_agent_enabled(engine):
     add_session(engine, "agent:other:main", [ASSISTANT])
     result = run_tool(engine, "sessions_history", {"sessionKey": "agent:other:main"})
-    assert result == {"status": "forbidden", "error": "Agent-to-agent history is disabled. Set "
-                      "tools.agentToAgent.enabled=true to allow cross-agent access."}
+    assert result == {
+        "status": "forbidden",
+        "error": "Agent-to-agent history is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access.",
+    }
 
 
 def test_cross_agent_history_respects_the_allow_list(make_engine):
@@ -255,25 +281,36 @@ def test_sandboxed_requester_clamped_to_spawned(make_engine):
     add_session(engine, "agent:other:main", [ASSISTANT])
     add_session(engine, "agent:main:discord:group:peer", [ASSISTANT])
     child = add_session(engine, "agent:main:subagent:kid", [ASSISTANT], spawnedBy=requester)
-    assert run_tool(engine, "sessions_history", {"sessionKey": "agent:other:main"}, as_key=requester,
-                    sandboxed=True)["status"] == "forbidden"
-    assert run_tool(engine, "sessions_history", {"sessionKey": "agent:main:discord:group:peer"}, as_key=requester,
-                    sandboxed=True) == {"status": "forbidden", "error": "Session not visible from this sandboxed "
-                                        "agent session: agent:main:discord:group:peer"}
-    assert run_tool(engine, "sessions_history", {"sessionKey": child}, as_key=requester,
-                    sandboxed=True)["sessionKey"] == child
+    assert (
+        run_tool(engine, "sessions_history", {"sessionKey": "agent:other:main"}, as_key=requester, sandboxed=True)[
+            "status"
+        ]
+        == "forbidden"
+    )
+    assert run_tool(
+        engine, "sessions_history", {"sessionKey": "agent:main:discord:group:peer"}, as_key=requester, sandboxed=True
+    ) == {
+        "status": "forbidden",
+        "error": "Session not visible from this sandboxed agent session: agent:main:discord:group:peer",
+    }
+    assert (
+        run_tool(engine, "sessions_history", {"sessionKey": child}, as_key=requester, sandboxed=True)["sessionKey"]
+        == child
+    )
     # An unknown sessionId from a sandboxed requester is "not visible", not "not found".
-    assert run_tool(engine, "sessions_history", {"sessionKey": "random-slug"}, as_key=requester,
-                    sandboxed=True) == {"status": "forbidden", "error": "Session not visible from this sandboxed "
-                                        "agent session: random-slug"}
+    assert run_tool(engine, "sessions_history", {"sessionKey": "random-slug"}, as_key=requester, sandboxed=True) == {
+        "status": "forbidden",
+        "error": "Session not visible from this sandboxed agent session: random-slug",
+    }
 
 
 def test_sandbox_clamp_all_keeps_configured_visibility(make_engine):
     engine = make_engine({**OPEN, "agents": {"defaults": {"sandbox": {"sessionToolsVisibility": "all"}}}})
     requester = add_session(engine, "agent:main:discord:group:req")
     add_session(engine, "agent:main:discord:group:peer", [ASSISTANT])
-    result = run_tool(engine, "sessions_history", {"sessionKey": "agent:main:discord:group:peer"}, as_key=requester,
-                      sandboxed=True)
+    result = run_tool(
+        engine, "sessions_history", {"sessionKey": "agent:main:discord:group:peer"}, as_key=requester, sandboxed=True
+    )
     assert result["sessionKey"] == "agent:main:discord:group:peer"
 
 
@@ -282,6 +319,7 @@ def test_sandboxed_subagent_is_not_restricted_to_spawned(make_engine):
     requester = add_session(engine, "agent:main:subagent:worker")
     add_session(engine, "agent:main:discord:group:peer", [ASSISTANT])
     # Not restricted to spawned, but the sandbox clamp still makes visibility "tree".
-    result = run_tool(engine, "sessions_history", {"sessionKey": "agent:main:discord:group:peer"}, as_key=requester,
-                      sandboxed=True)
+    result = run_tool(
+        engine, "sessions_history", {"sessionKey": "agent:main:discord:group:peer"}, as_key=requester, sandboxed=True
+    )
     assert result["status"] == "forbidden" and "current session tree" in result["error"]

@@ -35,13 +35,28 @@ def test_tool_schemas_use_number_never_integer_and_no_top_level_unions():
 @pytest.fixture
 def populated(make_engine):
     engine = make_engine(OPEN)
-    add_session(engine, "main", [
-        {"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "tool out"}]},
-        {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
-    ], lastChannel="whatsapp", updatedAt=NOW_MS - 1000)
-    add_session(engine, "discord:group:dev", [], channel="discord", status="running", startedAt=100,
-                runtimeMs=42, estimatedCostUsd=0.0042, childSessions=["agent:main:subagent:worker"],
-                updatedAt=NOW_MS - 2000)
+    add_session(
+        engine,
+        "main",
+        [
+            {"role": "toolResult", "toolCallId": "c1", "content": [{"type": "text", "text": "tool out"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+        ],
+        lastChannel="whatsapp",
+        updatedAt=NOW_MS - 1000,
+    )
+    add_session(
+        engine,
+        "discord:group:dev",
+        [],
+        channel="discord",
+        status="running",
+        startedAt=100,
+        runtimeMs=42,
+        estimatedCostUsd=0.0042,
+        childSessions=["agent:main:subagent:worker"],
+        updatedAt=NOW_MS - 2000,
+    )
     add_session(engine, "agent:main:dashboard:child", parentSessionKey="agent:main:main", updatedAt=NOW_MS - 3000)
     add_session(engine, "agent:main:subagent:worker", spawnedBy="agent:main:main", updatedAt=NOW_MS - 4000)
     add_session(engine, "cron:job-1", updatedAt=NOW_MS - 5000)
@@ -53,8 +68,13 @@ def populated(make_engine):
 def test_filters_kinds_and_includes_messages(populated):
     result = run_tool(populated, "sessions_list", {"messageLimit": 1})
     assert result["count"] == 5
-    assert keys(result) == ["main", "agent:main:discord:group:dev", "agent:main:dashboard:child",
-                            "agent:main:subagent:worker", "cron:job-1"]
+    assert keys(result) == [
+        "main",
+        "agent:main:discord:group:dev",
+        "agent:main:dashboard:child",
+        "agent:main:subagent:worker",
+        "cron:job-1",
+    ]
     main = result["sessions"][0]
     assert main["kind"] == "main" and main["channel"] == "whatsapp"
     assert [m["role"] for m in main["messages"]] == ["assistant"]
@@ -94,10 +114,14 @@ def test_global_scope_shows_the_global_session_as_main(make_engine):
 
 def test_inline_messages_are_sanitised_like_history(make_engine):
     engine = make_engine()
-    add_session(engine, "main", [
-        {"role": "user", "content": "key sk-1234567890abcdef1234 " + "x" * 5000},
-        {"role": "user", "content": [{"type": "image", "data": "QUJD" * 10, "mimeType": "image/png"}]},
-    ])
+    add_session(
+        engine,
+        "main",
+        [
+            {"role": "user", "content": "key sk-1234567890abcdef1234 " + "x" * 5000},
+            {"role": "user", "content": [{"type": "image", "data": "QUJD" * 10, "mimeType": "image/png"}]},
+        ],
+    )
     row = run_tool(engine, "sessions_list", {"messageLimit": 5})["sessions"][0]
     text = row["messages"][0]["content"]
     assert "sk-1234567890abcdef1234" not in text and text.endswith("…(truncated)…")
@@ -163,10 +187,18 @@ def test_transcript_path_points_at_the_mirror(populated):
 
 def test_delivery_context_thread_ids_keep_their_type(make_engine):
     engine = make_engine()
-    add_session(engine, "agent:main:a", deliveryContext={"channel": "slack", "to": "channel:C1", "threadId": "thread-1"},
-                updatedAt=NOW_MS)
-    add_session(engine, "agent:main:b", deliveryContext={"channel": "telegram", "to": "123", "threadId": 271},
-                updatedAt=NOW_MS - 1)
+    add_session(
+        engine,
+        "agent:main:a",
+        deliveryContext={"channel": "slack", "to": "channel:C1", "threadId": "thread-1"},
+        updatedAt=NOW_MS,
+    )
+    add_session(
+        engine,
+        "agent:main:b",
+        deliveryContext={"channel": "telegram", "to": "123", "threadId": 271},
+        updatedAt=NOW_MS - 1,
+    )
     rows = run_tool(engine, "sessions_list", {})["sessions"]
     assert rows[0]["deliveryContext"]["threadId"] == "thread-1"
     assert rows[1]["deliveryContext"]["threadId"] == 271
@@ -175,12 +207,31 @@ def test_delivery_context_thread_ids_keep_their_type(make_engine):
 
 def test_live_session_settings_pass_through(make_engine):
     engine = make_engine()
-    add_session(engine, "main", fastMode=True, reasoningLevel="high", elevatedLevel="on", responseUsage="tokens",
-                thinkingLevel="low", verboseLevel="on", systemSent=True, abortedLastRun=False, sendPolicy="deny")
+    add_session(
+        engine,
+        "main",
+        fastMode=True,
+        reasoningLevel="high",
+        elevatedLevel="on",
+        responseUsage="tokens",
+        thinkingLevel="low",
+        verboseLevel="on",
+        systemSent=True,
+        abortedLastRun=False,
+        sendPolicy="deny",
+    )
     row = run_tool(engine, "sessions_list", {})["sessions"][0]
-    for field, value in {"fastMode": True, "reasoningLevel": "high", "elevatedLevel": "on", "responseUsage": "tokens",
-                         "thinkingLevel": "low", "verboseLevel": "on", "systemSent": True, "abortedLastRun": False,
-                         "sendPolicy": "deny"}.items():
+    for field, value in {
+        "fastMode": True,
+        "reasoningLevel": "high",
+        "elevatedLevel": "on",
+        "responseUsage": "tokens",
+        "thinkingLevel": "low",
+        "verboseLevel": "on",
+        "systemSent": True,
+        "abortedLastRun": False,
+        "sendPolicy": "deny",
+    }.items():
         assert row[field] == value, field
 
 
@@ -224,7 +275,9 @@ def test_self_visibility_lists_only_the_requester(make_engine):
     engine = make_engine({"tools": {"sessions": {"visibility": "self"}}})
     add_session(engine, "main")
     add_session(engine, "agent:main:discord:group:1")
-    assert keys(run_tool(engine, "sessions_list", {}, as_key="agent:main:discord:group:1")) == ["agent:main:discord:group:1"]
+    assert keys(run_tool(engine, "sessions_list", {}, as_key="agent:main:discord:group:1")) == [
+        "agent:main:discord:group:1"
+    ]
 
 
 def test_sandboxed_requester_sees_only_sessions_it_spawned(make_engine):
@@ -238,8 +291,9 @@ def test_sandboxed_requester_sees_only_sessions_it_spawned(make_engine):
 
 
 def test_agent_to_agent_allow_patterns_filter_listing(make_engine):
-    engine = make_engine({"tools": {"sessions": {"visibility": "all"},
-                                    "agentToAgent": {"enabled": True, "allow": ["main", "ops-*"]}}})
+    engine = make_engine(
+        {"tools": {"sessions": {"visibility": "all"}, "agentToAgent": {"enabled": True, "allow": ["main", "ops-*"]}}}
+    )
     add_session(engine, "agent:main:main", updatedAt=NOW_MS)
     add_session(engine, "agent:ops-a:main", updatedAt=NOW_MS - 1)
     add_session(engine, "agent:guest:main", updatedAt=NOW_MS - 2)

@@ -71,9 +71,16 @@ async def test_the_a2a_context_reaches_the_target(live_engine):
     result = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "ping"}, as_key="main")
     assert result["reply"] == "Received from agent:main:main: ping. On it."
     first = engine.store.history(GROUP).messages[0]
-    assert first["provenance"] == {"kind": "inter_session", "sourceSessionKey": "agent:main:main",
-                                   "sourceChannel": None, "sourceTool": "sessions_send"} or \
-        first["provenance"]["sourceTool"] == "sessions_send"
+    assert (
+        first["provenance"]
+        == {
+            "kind": "inter_session",
+            "sourceSessionKey": "agent:main:main",
+            "sourceChannel": None,
+            "sourceTool": "sessions_send",
+        }
+        or first["provenance"]["sourceTool"] == "sessions_send"
+    )
     await engine.drain()
 
 
@@ -130,12 +137,22 @@ async def test_announce_skip_stays_silent(live_engine):
 
 async def test_whatsapp_announce_goes_to_the_stored_route(live_engine):
     engine = live_engine()
-    add_session(engine, "agent:main:whatsapp:group:fam", lastTo="123@g.us", lastAccountId="work",
-                deliveryContext={"channel": "whatsapp", "to": "123@g.us", "threadId": 99})
+    add_session(
+        engine,
+        "agent:main:whatsapp:group:fam",
+        lastTo="123@g.us",
+        lastAccountId="work",
+        deliveryContext={"channel": "whatsapp", "to": "123@g.us", "threadId": 99},
+    )
     await call_tool(engine, "sessions_send", {"sessionKey": "agent:main:whatsapp:group:fam", "message": "hi"})
     await engine.drain()
     [delivery] = engine.outbox.list()
-    assert (delivery.channel, delivery.to, delivery.account_id, delivery.thread_id) == ("whatsapp", "123@g.us", "work", "99")
+    assert (delivery.channel, delivery.to, delivery.account_id, delivery.thread_id) == (
+        "whatsapp",
+        "123@g.us",
+        "work",
+        "99",
+    )
 
 
 async def test_label_resolution(live_engine):
@@ -156,8 +173,9 @@ async def test_cross_agent_label_needs_agent_to_agent(live_engine):
     add_session(engine, "agent:ops:discord:group:x", label="ops")
     result = await call_tool(engine, "sessions_send", {"label": "ops", "agentId": "ops", "message": "hi"})
     assert result["status"] == "forbidden"
-    assert result["error"] == ("Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true "
-                               "to allow cross-agent sends.")
+    assert result["error"] == (
+        "Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent sends."
+    )
     engine2 = live_engine({"tools": {"agentToAgent": {"enabled": True, "allow": ["main"]}}})
     add_session(engine2, "agent:ops:discord:group:x", label="ops")
     denied = await call_tool(engine2, "sessions_send", {"label": "ops", "agentId": "ops", "message": "hi"})
@@ -167,10 +185,14 @@ async def test_cross_agent_label_needs_agent_to_agent(live_engine):
 async def test_sandboxed_label_lookup_is_limited_to_the_agent(live_engine):
     engine = live_engine(OPEN)
     requester = add_session(engine, "agent:main:discord:group:req")
-    result = await call_tool(engine, "sessions_send", {"label": "x", "agentId": "ops", "message": "hi"},
-                             as_key=requester, sandboxed=True)
-    assert result == {"runId": result["runId"], "status": "forbidden",
-                      "error": "Sandboxed sessions_send label lookup is limited to this agent"}
+    result = await call_tool(
+        engine, "sessions_send", {"label": "x", "agentId": "ops", "message": "hi"}, as_key=requester, sandboxed=True
+    )
+    assert result == {
+        "runId": result["runId"],
+        "status": "forbidden",
+        "error": "Sandboxed sessions_send label lookup is limited to this agent",
+    }
 
 
 async def test_cross_agent_send_gating_texts(live_engine):
@@ -178,22 +200,27 @@ async def test_cross_agent_send_gating_texts(live_engine):
     add_session(engine, "agent:other:main")
     result = await call_tool(engine, "sessions_send", {"sessionKey": "agent:other:main", "message": "hi"})
     assert result["status"] == "forbidden" and result["sessionKey"] == "agent:other:main"
-    assert result["error"] == ("Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true "
-                               "to allow cross-agent sends.")
+    assert result["error"] == (
+        "Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent sends."
+    )
     tree = live_engine({"tools": {"sessions": {"visibility": "tree"}, "agentToAgent": {"enabled": True}}})
     add_session(tree, "agent:other:main")
     result = await call_tool(tree, "sessions_send", {"sessionKey": "agent:other:main", "message": "hi"})
-    assert result["error"] == ("Session send visibility is restricted. Set tools.sessions.visibility=all "
-                               "to allow cross-agent access.")
+    assert result["error"] == (
+        "Session send visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."
+    )
 
 
 async def test_unknown_targets(live_engine):
     engine = live_engine()
     result = await call_tool(engine, "sessions_send", {"sessionKey": "agent:main:discord:group:none", "message": "hi"})
     assert result["status"] == "error" and result["error"] == "No session found: agent:main:discord:group:none"
-    result = await call_tool(engine, "sessions_send", {"sessionKey": "3f2b9c1e-8a4d-4b6f-9c2e-1d0a5b7e9f31", "message": "hi"})
-    assert result["error"] == ("Session not found: 3f2b9c1e-8a4d-4b6f-9c2e-1d0a5b7e9f31 "
-                               "(use the full sessionKey from sessions_list)")
+    result = await call_tool(
+        engine, "sessions_send", {"sessionKey": "3f2b9c1e-8a4d-4b6f-9c2e-1d0a5b7e9f31", "message": "hi"}
+    )
+    assert result["error"] == (
+        "Session not found: 3f2b9c1e-8a4d-4b6f-9c2e-1d0a5b7e9f31 (use the full sessionKey from sessions_list)"
+    )
 
 
 async def test_session_id_inputs_resolve(live_engine):
@@ -207,8 +234,13 @@ async def test_session_id_inputs_resolve(live_engine):
 
 
 async def test_send_policy_rule_forbids_and_is_audited(live_engine):
-    engine = live_engine({"session": {"sendPolicy": {"rules": [
-        {"action": "deny", "match": {"channel": "discord", "chatType": "group"}}]}}})
+    engine = live_engine(
+        {
+            "session": {
+                "sendPolicy": {"rules": [{"action": "deny", "match": {"channel": "discord", "chatType": "group"}}]}
+            }
+        }
+    )
     add_session(engine, GROUP)
     result = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi"}, as_key="main")
     assert result["status"] == "forbidden" and result["sessionKey"] == GROUP
@@ -254,8 +286,11 @@ async def test_agents_call_sessions_send_as_themselves(live_engine):
     engine = live_engine({"session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"keyPrefix": "cron:"}}]}}})
     add_session(engine, "main")
     add_session(engine, "cron:nightly")
-    run_id = engine.runs.start(__import__("sessions_tui.engine.runs", fromlist=["RunRequest"]).RunRequest(
-        session_key="agent:main:main", message="ask cron:nightly: status please"))
+    run_id = engine.runs.start(
+        __import__("sessions_tui.engine.runs", fromlist=["RunRequest"]).RunRequest(
+            session_key="agent:main:main", message="ask cron:nightly: status please"
+        )
+    )
     await engine.drain()
     messages = engine.store.history("agent:main:main").messages
     result = [m for m in messages if m["role"] == "toolResult"][0]

@@ -24,10 +24,14 @@ def announcements(engine, key=REQ):
     return [m for m in engine.store.history(key).messages if m.get("announce")]
 
 
-@pytest.mark.parametrize("key", ["target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to"])
+@pytest.mark.parametrize(
+    "key", ["target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to"]
+)
 async def test_delivery_keys_are_refused(live_engine, key):
-    with pytest.raises(ToolInputError, match=f'^sessions_spawn does not support "{key}". Use "message" or '
-                                             '"sessions_send" for channel delivery.$'):
+    with pytest.raises(
+        ToolInputError,
+        match=f'^sessions_spawn does not support "{key}". Use "message" or "sessions_send" for channel delivery.$',
+    ):
         await spawn(live_engine(), {"task": "x", key: "y"})
 
 
@@ -39,9 +43,13 @@ async def test_task_is_required(live_engine):
 async def test_stream_to_and_resume_session_id_need_acp(live_engine):
     engine = live_engine()
     assert await spawn(engine, {"task": "x", "streamTo": "parent"}) == {
-        "status": "error", "error": "streamTo is only supported for runtime=acp; got runtime=subagent"}
+        "status": "error",
+        "error": "streamTo is only supported for runtime=acp; got runtime=subagent",
+    }
     assert await spawn(engine, {"task": "x", "resumeSessionId": "abc"}) == {
-        "status": "error", "error": "resumeSessionId is only supported for runtime=acp; got runtime=subagent"}
+        "status": "error",
+        "error": "resumeSessionId is only supported for runtime=acp; got runtime=subagent",
+    }
 
 
 @pytest.mark.parametrize("agent_id", ["Agent not found: xyz", "../../../etc/passwd", "a" * 65])
@@ -55,7 +63,9 @@ async def test_malformed_agent_ids_are_rejected_before_any_work(live_engine, age
 async def test_well_formed_agent_id_with_hyphens_and_underscores(live_engine):
     engine = live_engine({"agents": {"defaults": {"subagents": {"allowAgents": ["*"]}}}})
     result = await spawn(engine, {"task": "x", "agentId": "my-research_agent01"})
-    assert result["status"] == "accepted" and result["childSessionKey"].startswith("agent:my-research_agent01:subagent:")
+    assert result["status"] == "accepted" and result["childSessionKey"].startswith(
+        "agent:my-research_agent01:subagent:"
+    )
     await engine.drain()
 
 
@@ -87,8 +97,10 @@ async def test_no_note_for_cron_requesters(live_engine):
 async def test_a_subagent_can_never_spawn_by_default(live_engine):
     engine = live_engine()
     result = await spawn(engine, {"task": "x"}, as_key="agent:main:subagent:parent")
-    assert result == {"status": "forbidden",
-                      "error": "sessions_spawn is not allowed at this depth (current depth: 1, max: 1)"}
+    assert result == {
+        "status": "forbidden",
+        "error": "sessions_spawn is not allowed at this depth (current depth: 1, max: 1)",
+    }
 
 
 async def test_depth_1_may_spawn_when_max_depth_is_2(live_engine):
@@ -111,11 +123,14 @@ async def test_stored_depth_and_ancestry_count(live_engine):
 
 
 async def test_max_active_children(live_engine):
-    engine = live_engine({"models": {"demo": {"latencyMs": 300}},
-                          "agents": {"defaults": {"subagents": {"maxChildrenPerAgent": 1}}}})
+    engine = live_engine(
+        {"models": {"demo": {"latencyMs": 300}}, "agents": {"defaults": {"subagents": {"maxChildrenPerAgent": 1}}}}
+    )
     assert (await spawn(engine, {"task": "one"}))["status"] == "accepted"
     assert await spawn(engine, {"task": "two"}) == {
-        "status": "forbidden", "error": "sessions_spawn has reached max active children for this session (1/1)"}
+        "status": "forbidden",
+        "error": "sessions_spawn has reached max active children for this session (1/1)",
+    }
     await engine.drain()
     assert (await spawn(engine, {"task": "three"}))["status"] == "accepted"
     await engine.drain()
@@ -133,16 +148,21 @@ async def test_require_agent_id(live_engine):
 async def test_only_same_agent_spawns_by_default(live_engine):
     engine = live_engine()
     assert await spawn(engine, {"task": "x", "agentId": "beta"}) == {
-        "status": "forbidden", "error": "agentId is not allowed for sessions_spawn (allowed: none)"}
+        "status": "forbidden",
+        "error": "agentId is not allowed for sessions_spawn (allowed: none)",
+    }
     assert engine.store.count() == 0
 
 
-@pytest.mark.parametrize("config", [
-    {"agents": {"list": [{"id": "main", "subagents": {"allowAgents": ["beta"]}}]}},
-    {"agents": {"defaults": {"subagents": {"allowAgents": ["beta"]}}, "list": [{"id": "main"}]}},
-    {"agents": {"defaults": {"subagents": {"allowAgents": ["*"]}}}},
-    {"agents": {"defaults": {"subagents": {"allowAgents": [" Beta "]}}}},
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"agents": {"list": [{"id": "main", "subagents": {"allowAgents": ["beta"]}}]}},
+        {"agents": {"defaults": {"subagents": {"allowAgents": ["beta"]}}, "list": [{"id": "main"}]}},
+        {"agents": {"defaults": {"subagents": {"allowAgents": ["*"]}}}},
+        {"agents": {"defaults": {"subagents": {"allowAgents": [" Beta "]}}}},
+    ],
+)
 async def test_cross_agent_spawns_when_allow_listed(live_engine, config):
     engine = live_engine(config)
     result = await spawn(engine, {"task": "x", "agentId": "beta"})
@@ -157,8 +177,14 @@ async def test_not_allow_listed_names_the_allowed_ids(live_engine):
 
 
 async def test_sandboxed_requesters_cannot_spawn_unsandboxed_children(live_engine):
-    engine = live_engine({"agents": {"defaults": {"subagents": {"allowAgents": ["*"]}},
-                                     "list": [{"id": "box", "sandbox": {"mode": "all"}}]}})
+    engine = live_engine(
+        {
+            "agents": {
+                "defaults": {"subagents": {"allowAgents": ["*"]}},
+                "list": [{"id": "box", "sandbox": {"mode": "all"}}],
+            }
+        }
+    )
     result = await spawn(engine, {"task": "x"}, sandboxed=True)
     assert result["status"] == "forbidden"
     assert result["error"].startswith("Sandboxed sessions cannot spawn unsandboxed subagents.")
@@ -170,8 +196,10 @@ async def test_sandboxed_requesters_cannot_spawn_unsandboxed_children(live_engin
 
 async def test_invalid_thinking_level(live_engine):
     result = await spawn(live_engine(), {"task": "x", "thinking": "galaxy-brain"})
-    assert result == {"status": "error", "error": 'Invalid thinking level "galaxy-brain". Use one of: off, minimal, '
-                                                  'low, medium, high, xhigh.'}
+    assert result == {
+        "status": "error",
+        "error": 'Invalid thinking level "galaxy-brain". Use one of: off, minimal, low, medium, high, xhigh.',
+    }
 
 
 async def test_thinking_default_from_config_and_explicit_wins(live_engine):
@@ -191,14 +219,33 @@ async def test_an_unusable_model_is_an_error(live_engine):
     assert engine.store.get(result["childSessionKey"]) is None
 
 
-@pytest.mark.parametrize("config, explicit, expected", [
-    ({}, None, "demo"),
-    ({"agents": {"defaults": {"model": "p/global", "subagents": {"model": "p/sub-default"}}}}, None, "p/sub-default"),
-    ({"agents": {"defaults": {"model": "p/global"}, "list": [{"id": "main", "model": "p/agent"}]}}, None, "p/agent"),
-    ({"agents": {"defaults": {"subagents": {"model": "p/sub-default"}},
-                 "list": [{"id": "main", "subagents": {"model": "p/agent-sub"}}]}}, None, "p/agent-sub"),
-    ({"agents": {"defaults": {"model": "p/global"}}}, "p/explicit", "p/explicit"),
-])
+@pytest.mark.parametrize(
+    "config, explicit, expected",
+    [
+        ({}, None, "demo"),
+        (
+            {"agents": {"defaults": {"model": "p/global", "subagents": {"model": "p/sub-default"}}}},
+            None,
+            "p/sub-default",
+        ),
+        (
+            {"agents": {"defaults": {"model": "p/global"}, "list": [{"id": "main", "model": "p/agent"}]}},
+            None,
+            "p/agent",
+        ),
+        (
+            {
+                "agents": {
+                    "defaults": {"subagents": {"model": "p/sub-default"}},
+                    "list": [{"id": "main", "subagents": {"model": "p/agent-sub"}}],
+                }
+            },
+            None,
+            "p/agent-sub",
+        ),
+        ({"agents": {"defaults": {"model": "p/global"}}}, "p/explicit", "p/explicit"),
+    ],
+)
 async def test_model_plan(live_engine, config, explicit, expected):
     engine = live_engine({"models": {"providers": {"p": {"baseUrl": "http://127.0.0.1:9/v1"}}}, **config})
     params = {"task": "x", **({"model": explicit} if explicit else {})}
@@ -208,13 +255,16 @@ async def test_model_plan(live_engine, config, explicit, expected):
     await engine.runs.cancel_all()
 
 
-@pytest.mark.parametrize("params, config, expected", [
-    ({"runTimeoutSeconds": 7}, {}, 7),
-    ({"timeoutSeconds": 9}, {}, 9),
-    ({}, {"agents": {"defaults": {"subagents": {"runTimeoutSeconds": 11}}}}, 11),
-    ({"runTimeoutSeconds": 3}, {"agents": {"defaults": {"subagents": {"runTimeoutSeconds": 11}}}}, 3),
-    ({}, {}, 0),
-])
+@pytest.mark.parametrize(
+    "params, config, expected",
+    [
+        ({"runTimeoutSeconds": 7}, {}, 7),
+        ({"timeoutSeconds": 9}, {}, 9),
+        ({}, {"agents": {"defaults": {"subagents": {"runTimeoutSeconds": 11}}}}, 11),
+        ({"runTimeoutSeconds": 3}, {"agents": {"defaults": {"subagents": {"runTimeoutSeconds": 11}}}}, 3),
+        ({}, {}, 0),
+    ],
+)
 async def test_run_timeout_plan(live_engine, params, config, expected):
     engine = live_engine(config)
     result = await spawn(engine, {"task": "x", **params})
@@ -223,6 +273,7 @@ async def test_run_timeout_plan(live_engine, params, config, expected):
 
 
 # -- announce (SPEC D4) on the demo model ------------------------------------------------------
+
 
 async def test_announce_lands_in_the_requester_session_with_status_result_notes_stats(live_engine):
     engine = live_engine()
@@ -238,14 +289,25 @@ async def test_announce_lands_in_the_requester_session_with_status_result_notes_
     assert lines[2] == "Notes: produced by the demo model."
     assert lines[3] == ""
     assert re.fullmatch(
-        r"Stats: runtime (n/a|\d+s) • tokens \d+ \(in \d+ / out \d+\) • sessionKey " + re.escape(child.key)
-        + r" • sessionId " + child.session_id + r" • transcript " + re.escape(child.mirror_path), lines[4])
+        r"Stats: runtime (n/a|\d+s) • tokens \d+ \(in \d+ / out \d+\) • sessionKey "
+        + re.escape(child.key)
+        + r" • sessionId "
+        + child.session_id
+        + r" • transcript "
+        + re.escape(child.mirror_path),
+        lines[4],
+    )
     assert message["role"] == "assistant"
     assert message["announce"] == {"childSessionKey": child.key, "runId": result["runId"], "status": "ok"}
     # The announce does not start a run of the requester.
     assert [m["role"] for m in engine.store.history(REQ).messages] == ["assistant"]
     [delivery] = engine.outbox.list()
-    assert (delivery.kind, delivery.channel, delivery.to, delivery.message) == ("subagent", "discord", "group:req", text)
+    assert (delivery.kind, delivery.channel, delivery.to, delivery.message) == (
+        "subagent",
+        "discord",
+        "group:req",
+        text,
+    )
     assert child.entry["status"] == "done" and child.entry["runtimeMs"] >= 0
 
 
@@ -306,7 +368,7 @@ async def test_archive_after_zero_never_archives(live_engine, clock):
     engine = live_engine({"agents": {"defaults": {"subagents": {"archiveAfterMinutes": 0}}}})
     result = await spawn(engine, {"task": "x"})
     await engine.drain()
-    clock.advance(10 ** 9)
+    clock.advance(10**9)
     assert engine.subagents.sweep() == 0 and engine.store.get(result["childSessionKey"]).archived_at is None
 
 
@@ -314,14 +376,18 @@ async def test_the_registry_survives_a_restart_and_crashed_runs_are_announced_un
     engine = live_engine()
     add_session(engine, REQ)
     child = add_session(engine, "agent:main:subagent:lost", spawnedBy=REQ, startedAt=NOW_MS)
-    engine.subagents.register(SubagentRun(run_id="lost-run", child_key=child, requester_key=REQ, task="t", created_at=NOW_MS))
+    engine.subagents.register(
+        SubagentRun(run_id="lost-run", child_key=child, requester_key=REQ, task="t", created_at=NOW_MS)
+    )
     dead = os.fork()
     if dead == 0:
         os._exit(0)
     os.waitpid(dead, 0)
     with engine.store.write() as conn:
-        conn.execute("INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('lost-run', ?, 'running', ?, 0)",
-                     (child, dead))
+        conn.execute(
+            "INSERT INTO runs (run_id, session_key, status, pid, created_at) VALUES ('lost-run', ?, 'running', ?, 0)",
+            (child, dead),
+        )
     state = engine.state_dir
     engine.close()
     # A new process opens the same state directory.
@@ -342,10 +408,15 @@ async def test_a_finished_but_unannounced_run_is_announced_after_a_restart(live_
     engine = live_engine()
     add_session(engine, REQ)
     child = add_session(engine, "agent:main:subagent:done", spawnedBy=REQ)
-    engine.subagents.register(SubagentRun(run_id="done-run", child_key=child, requester_key=REQ, task="t", created_at=NOW_MS))
+    engine.subagents.register(
+        SubagentRun(run_id="done-run", child_key=child, requester_key=REQ, task="t", created_at=NOW_MS)
+    )
     with engine.store.write() as conn:
-        conn.execute("INSERT INTO runs (run_id, session_key, status, pid, created_at, ended_at) "
-                     "VALUES ('done-run', ?, 'ok', 1, 0, 1)", (child,))
+        conn.execute(
+            "INSERT INTO runs (run_id, session_key, status, pid, created_at, ended_at) "
+            "VALUES ('done-run', ?, 'ok', 1, 0, 1)",
+            (child,),
+        )
     await runtime.start(engine)
     await engine.drain()
     [message] = announcements(engine)
@@ -353,8 +424,22 @@ async def test_a_finished_but_unannounced_run_is_announced_after_a_restart(live_
 
 
 def test_formatting_helpers():
-    assert [format_duration(v) for v in (None, 0, 400, 4200, 125_000, 3_725_000)] == ["n/a", "n/a", "0s", "4s", "2m5s", "1h2m"]
-    assert [format_tokens(v) for v in (0, 12, 999, 1000, 197_000, 2_500_000)] == ["0", "12", "999", "1.0k", "197.0k", "2.5m"]
+    assert [format_duration(v) for v in (None, 0, 400, 4200, 125_000, 3_725_000)] == [
+        "n/a",
+        "n/a",
+        "0s",
+        "4s",
+        "2m5s",
+        "1h2m",
+    ]
+    assert [format_tokens(v) for v in (0, 12, 999, 1000, 197_000, 2_500_000)] == [
+        "0",
+        "12",
+        "999",
+        "1.0k",
+        "197.0k",
+        "2.5m",
+    ]
     assert normalise_announce("Result: found it\nNotes: none") == ("found it", "none")
     assert normalise_announce("Status: great\nResult: x\nNotes:") == ("x", "")
     assert normalise_announce("just text") == ("just text", "")

@@ -11,8 +11,15 @@ from scenes import SMALL_SCENES, SMALL_SIZES, scene_lock
 
 from ui_support import SIZE, scene_app
 
-SCENE_NAMES = ["main", "transcript-tools-off", "transcript-tools-on", "composer-countdown", "spawn-announcement",
-               "policy-refusal", "help"]
+SCENE_NAMES = [
+    "main",
+    "transcript-tools-off",
+    "transcript-tools-on",
+    "composer-countdown",
+    "spawn-announcement",
+    "policy-refusal",
+    "help",
+]
 CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [
     pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}") for name in SMALL_SCENES for size in SMALL_SIZES
 ]

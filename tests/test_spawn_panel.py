@@ -8,14 +8,28 @@ from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.spawn_runs import STATUS_WIDTH, fit_run_columns, status_cell
 from ui_support import demo_app, settle, text_of, until
 
-FIELDS = ["#spawn-task", "#spawn-label", "#spawn-agent", "#spawn-model", "#spawn-timeout", "#spawn-cleanup",
-          "#spawn-button"]
+FIELDS = [
+    "#spawn-task",
+    "#spawn-label",
+    "#spawn-agent",
+    "#spawn-model",
+    "#spawn-timeout",
+    "#spawn-cleanup",
+    "#spawn-button",
+]
 
 
 def inside(widget, size):
     region = widget.region
-    return (widget.display and region.width > 0 and region.height > 0 and region.x >= 0 and region.y >= 0
-            and region.right <= size[0] and region.bottom <= size[1])
+    return (
+        widget.display
+        and region.width > 0
+        and region.height > 0
+        and region.x >= 0
+        and region.y >= 0
+        and region.right <= size[0]
+        and region.bottom <= size[1]
+    )
 
 
 async def spawn_one(pilot, task="count the words in: one two three", label="words"):
@@ -30,15 +44,17 @@ async def spawn_one(pilot, task="count the words in: one two three", label="word
     screen.query_one("#spawn-label").value = label
     screen.query_one("#spawn-task").focus()
     await pilot.press("enter")
-    await until(pilot, lambda: text_of(outcome).startswith("accepted") and text_of(outcome) != before,
-                "the spawn to be accepted")
+    await until(
+        pilot,
+        lambda: text_of(outcome).startswith("accepted") and text_of(outcome) != before,
+        "the spawn to be accepted",
+    )
     await app.engine.drain()
     await until(pilot, lambda: len(screen.query(".announcement")) > announced, "the announcement")
     await settle(pilot)
 
 
-@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48), (120, 24), (160, 24)],
-                         ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48), (120, 24), (160, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
 async def test_the_form_is_usable_at_every_size(tmp_path, size):
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=size) as pilot:
@@ -163,8 +179,13 @@ async def test_choosing_a_child_posts_child_chosen(tmp_path, how):
 
 
 def test_statuses_are_never_cut():
-    for status, shown in [("running", "▶ running"), ("done", "✓ done"), ("failed", "✗ failed"),
-                          ("timeout", "⏱ timed out"), ("killed", "✗ killed")]:
+    for status, shown in [
+        ("running", "▶ running"),
+        ("done", "✓ done"),
+        ("failed", "✗ failed"),
+        ("timeout", "⏱ timed out"),
+        ("killed", "✗ killed"),
+    ]:
         assert str(status_cell(status)) == shown and len(shown) <= STATUS_WIDTH
     assert str(status_cell("an-unheard-of-status")) == "·"  # too long for the column: the icon alone
     for width in (30, 36, 53, 80):

@@ -30,8 +30,11 @@ def test_create_writes_header_and_appends_chain_parent_ids(tmp_path, clock):
     store.append(KEY, {"role": "assistant", "content": [{"type": "text", "text": "hello"}]})
     lines = mirror_lines(session.mirror_path)
     assert lines[0] == {
-        "type": "session", "version": 3, "id": session.session_id,
-        "timestamp": "2026-04-13T12:00:00.000Z", "cwd": str(tmp_path),
+        "type": "session",
+        "version": 3,
+        "id": session.session_id,
+        "timestamp": "2026-04-13T12:00:00.000Z",
+        "cwd": str(tmp_path),
     }
     assert [line["type"] for line in lines[1:]] == ["message", "message"]
     assert lines[1]["parentId"] is None
@@ -72,11 +75,14 @@ def test_history_windows_and_numbering(tmp_path, clock):
 def test_compaction_lines_become_system_messages_and_others_are_not_messages(tmp_path, clock):
     store = Store(tmp_path, clock)
     store.create(KEY)
-    store.append_lines(KEY, [
-        {"type": "model_change", "provider": "x", "modelId": "y"},
-        {"type": "compaction", "summary": "s"},
-        {"type": "message", "message": {"role": "user", "content": "after"}},
-    ])
+    store.append_lines(
+        KEY,
+        [
+            {"type": "model_change", "provider": "x", "modelId": "y"},
+            {"type": "compaction", "summary": "s"},
+            {"type": "message", "message": {"role": "user", "content": "after"}},
+        ],
+    )
     messages = store.history(KEY).messages
     assert messages[0]["role"] == "system"
     assert messages[0]["content"] == [{"type": "text", "text": "Compaction"}]
@@ -162,7 +168,8 @@ def test_a_deleted_mirror_is_rebuilt_from_the_database(tmp_path, clock):
 def _spawn(state: Path, count: int, tag: str) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, str(WORKER), str(state), KEY, str(count), tag],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout.readline().strip() == "ready"
     return proc

@@ -53,8 +53,10 @@ def long_session(app, count: int) -> None:
 
 
 def append_from_another_process(state, key: str, *texts: str) -> None:
-    code = ("import sys; from sessions_tui.engine.store import Store; s = Store(sys.argv[1]); "
-            f"[s.append({key!r}, {{'role': 'user', 'content': t}}) for t in {list(texts)!r}]")
+    code = (
+        "import sys; from sessions_tui.engine.store import Store; s = Store(sys.argv[1]); "
+        f"[s.append({key!r}, {{'role': 'user', 'content': t}}) for t in {list(texts)!r}]"
+    )
     subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)
 
 
@@ -104,8 +106,11 @@ async def test_streamed_text_keeps_the_end_in_view(tmp_path):
         await open_dev_then_cron(app, pilot)
         preview = scroll_of(app).query_one(StreamView)
         for i in range(12):
-            app.engine.events.publish(RunStreamed(ts=app.engine.now(), session_key=CRON, run_id="r1", kind="text",
-                                                  delta=f"line {i} of a long reply\n"))
+            app.engine.events.publish(
+                RunStreamed(
+                    ts=app.engine.now(), session_key=CRON, run_id="r1", kind="text", delta=f"line {i} of a long reply\n"
+                )
+            )
         await until(pilot, lambda: "line 11" in preview.plain and in_view(app, preview), "the streamed text in view")
         assert preview.size.height == len(preview.plain.split("\n"))  # all of it, the newest line too
 
@@ -122,8 +127,11 @@ async def test_a_reader_who_scrolled_up_stays_put_whoever_writes(tmp_path):
         await settle(pilot)
         append_from_another_process(state, DEV, "while reading")
         await until(pilot, lambda: "while reading" in scroll.query(MessageView)[-1].plain, "the new message")
-        app.engine.events.publish(RunStreamed(ts=app.engine.now(), session_key=DEV, run_id="r1", kind="text",
-                                              delta="streaming meanwhile\n" * 5))
+        app.engine.events.publish(
+            RunStreamed(
+                ts=app.engine.now(), session_key=DEV, run_id="r1", kind="text", delta="streaming meanwhile\n" * 5
+            )
+        )
         await until(pilot, lambda: "streaming meanwhile" in scroll.query_one(StreamView).plain, "the stream")
         await settle(pilot)
         assert scroll.scroll_y == 5
@@ -215,8 +223,10 @@ async def test_older_messages_keep_the_readers_place_and_home_end_jump(tmp_path)
         await until(pilot, lambda: len(pane_of(app).query(MessageView)) == 200, "the page")
         animated = []
         animate = scroll.animate
-        scroll.animate = lambda attribute, *args, **kwargs: (animated.append(attribute), animate(attribute, *args,
-                                                                                                  **kwargs))[1]
+        scroll.animate = lambda attribute, *args, **kwargs: (
+            animated.append(attribute),
+            animate(attribute, *args, **kwargs),
+        )[1]
         scroll.focus()
         await pilot.press("home")
         assert scroll.scroll_y == 0
@@ -270,7 +280,11 @@ async def test_thinking_opens_and_closes_on_a_click(tmp_path):
 
 async def test_the_title_counts_messages_in_words(tmp_path):
     assert (message_count(0), message_count(1), message_count(2), message_count(1234)) == (
-        "0 messages", "1 message", "2 messages", "1,234 messages")
+        "0 messages",
+        "1 message",
+        "2 messages",
+        "1,234 messages",
+    )
     app = demo_app(tmp_path / "s")
     app.engine.store.create("agent:main:discord:group:one", {"updatedAt": 1_900_000_000_000})
     app.engine.store.append("agent:main:discord:group:one", {"role": "user", "content": "hi"}, touch=False)

@@ -180,7 +180,8 @@ async def test_a_policy_refusal_shows_forbidden_with_the_reason(tmp_path):
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert text_of(screen(app).query_one("#outcome")) == (
-            "forbidden · send blocked by session policy: rule 1 (channel=whatsapp, chatType=group)")
+            "forbidden · send blocked by session policy: rule 1 (channel=whatsapp, chatType=group)"
+        )
         assert str(screen(app).query_one("#sessions").cell(FAMILY, "send")) == "deny"
 
 
@@ -215,8 +216,10 @@ async def test_spawn_then_the_announcement_arrives(tmp_path):
         outcome = text_of(screen(app).query_one("#spawn-outcome"))
         assert outcome.startswith("accepted · agent:main:subagent:")
         announcements = [text_of(w) for w in screen(app).query(".announcement")]
-        assert any("words" in a and "Status: completed successfully" in a and "That text has 4 words." in a
-                   for a in announcements)
+        assert any(
+            "words" in a and "Status: completed successfully" in a and "That text has 4 words." in a
+            for a in announcements
+        )
         runs = screen(app).query_one("#spawn-runs")
         assert runs.row_count >= 1 and any("done" in str(runs.get_row_at(i)[2]) for i in range(runs.row_count))
 

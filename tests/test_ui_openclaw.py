@@ -27,7 +27,8 @@ async def test_the_dashboard_follows_openclaw_live_and_says_so(tmp_path: Path):
             pane = screen.query_one("#transcript")
             gateway.append(GROUP, {"role": "user", "content": [{"type": "text", "text": "dave: live from OpenClaw"}]})
             await until(
-                pilot, lambda: any("dave: live from OpenClaw" in v.plain for v in pane.query(MessageView)),
+                pilot,
+                lambda: any("dave: live from OpenClaw" in v.plain for v in pane.query(MessageView)),
                 "the appended line",
             )
 

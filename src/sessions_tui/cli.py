@@ -232,8 +232,7 @@ async def _run_send(opts: argparse.Namespace) -> int:
     try:
         await runtime.start(engine)
         reporter = SendReporter(engine, sys.stdout)
-        code = await reporter.send(opts.key, message, timeout=opts.timeout,
-                                   call=_requester(engine, opts.as_key, False))
+        code = await reporter.send(opts.key, message, timeout=opts.timeout, call=_requester(engine, opts.as_key, False))
     finally:
         await engine.aclose()
     _warn_left_pending(engine)
@@ -301,8 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _check_text_arguments(opts)
         if opts.demo and opts.command in _NO_DEMO:
-            raise UsageError(f"--demo goes with the dashboard, tool and send, not {opts.command}: "
-                             f"{_NO_DEMO[opts.command]}")
+            raise UsageError(
+                f"--demo goes with the dashboard, tool and send, not {opts.command}: {_NO_DEMO[opts.command]}"
+            )
         if opts.command == "tool":
             return asyncio.run(_run_tool(opts))
         if opts.command == "send":

@@ -53,8 +53,10 @@ def tool_example(spec: ToolSpec) -> dict[str, Any]:
     if spec.name in _EXAMPLES:
         return _EXAMPLES[spec.name]
     properties = spec.parameters.get("properties") or {}
-    return {name: _PLACEHOLDERS.get(str((properties.get(name) or {}).get("type")), "…")
-            for name in spec.parameters.get("required") or []}
+    return {
+        name: _PLACEHOLDERS.get(str((properties.get(name) or {}).get("type")), "…")
+        for name in spec.parameters.get("required") or []
+    }
 
 
 def tool_summary(spec: ToolSpec) -> str:
@@ -67,44 +69,60 @@ def _tool_epilog() -> str:
     lines = ["tools (ARGS_JSON is a JSON object; the requester is main unless --as):"]
     for spec in TOOLS.values():
         lines.append(f"  {spec.name}")
-        lines += textwrap.wrap(tool_summary(spec), width=max(40, min(100, shutil.get_terminal_size().columns - 2)),
-                               initial_indent="      ", subsequent_indent="      ", break_on_hyphens=False)
+        lines += textwrap.wrap(
+            tool_summary(spec),
+            width=max(40, min(100, shutil.get_terminal_size().columns - 2)),
+            initial_indent="      ",
+            subsequent_indent="      ",
+            break_on_hyphens=False,
+        )
         example = tool_example(spec)
         args = f" '{json.dumps(example, ensure_ascii=False)}'" if example else ""
         lines.append(f"      e.g. sessions-tui tool {spec.name}{args}")
-    exits = _wrapped('Exit status: 0 for every tool result, including status "error" and "forbidden"; 2 for '
-                     "invalid arguments, an unknown tool, a bad config or a state directory that cannot be used.")
+    exits = _wrapped(
+        'Exit status: 0 for every tool result, including status "error" and "forbidden"; 2 for '
+        "invalid arguments, an unknown tool, a bad config or a state directory that cannot be used."
+    )
     return "\n".join([*lines, "", exits])
 
 
-def _global_options(parser: argparse.ArgumentParser, *, suppress: bool, demo: str | None,
-                    demo_dir: Path | None = None) -> None:
+def _global_options(
+    parser: argparse.ArgumentParser, *, suppress: bool, demo: str | None, demo_dir: Path | None = None
+) -> None:
     """--state and --config on every command; --demo only where it means something (`demo` is the
     help text, None: the command takes no --demo). `demo_dir`: the command is the demo's own."""
     default = argparse.SUPPRESS if suppress else None
     state_default = f"the demo's own, {demo_dir}" if demo_dir else "$SESSIONS_TUI_HOME, else the XDG data directory"
     config_default = "" if demo_dir else "$SESSIONS_TUI_CONFIG, else "
     parser.add_argument("--state", metavar="DIR", default=default, help=f"state directory (default: {state_default})")
-    parser.add_argument("--config", metavar="FILE", default=default,
-                        help=f"config file, JSON5 (default: {config_default}<state>/config.json5)")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=default,
+        help=f"config file, JSON5 (default: {config_default}<state>/config.json5)",
+    )
     if demo is not None:
-        parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                            help=demo)
+        parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS if suppress else False, help=demo)
 
 
-def _subcommand(sub: Any, name: str, summary: str, description: str,
-                **kwargs: Any) -> argparse.ArgumentParser:
+def _subcommand(sub: Any, name: str, summary: str, description: str, **kwargs: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
-        name, help=summary, description=f"{summary[0].upper()}{summary[1:]}.\n\n{description}",
-        formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+        name,
+        help=summary,
+        description=f"{summary[0].upper()}{summary[1:]}.\n\n{description}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **kwargs,
+    )
     return parser
 
 
 def _wrapped(text: str) -> str:
     """Paragraphs filled to the terminal's width (at most 100 columns), as argparse fills its own."""
     width = max(40, min(100, shutil.get_terminal_size().columns - 2))
-    return "\n\n".join(textwrap.fill(" ".join(p.split()), width=width, break_on_hyphens=False,
-                                       break_long_words=False) for p in text.split("\n\n"))
+    return "\n\n".join(
+        textwrap.fill(" ".join(p.split()), width=width, break_on_hyphens=False, break_long_words=False)
+        for p in text.split("\n\n")
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,65 +134,124 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'sessions-tui COMMAND --help' for a command's options and examples.",
     )
     parser.add_argument("--version", action="version", version=f"sessions-tui {__version__}")
-    _global_options(parser, suppress=False, demo=(
-        f"dashboard, tool, send: use the demo, in a state directory of its own ({demo_dir} unless --state), "
-        "filled with the demo sessions and config on first use"))
-    parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY",
-                        help="dashboard, tool, send: act as this session (default: main)")
+    _global_options(
+        parser,
+        suppress=False,
+        demo=(
+            f"dashboard, tool, send: use the demo, in a state directory of its own ({demo_dir} unless --state), "
+            "filled with the demo sessions and config on first use"
+        ),
+    )
+    parser.add_argument(
+        "--as", dest="as_key", metavar="SESSION_KEY", help="dashboard, tool, send: act as this session (default: main)"
+    )
     parser.add_argument("--sandboxed", action="store_true", help="dashboard, tool: act as a sandboxed requester")
     parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     on_demo = f"act on the demo's own state directory ({demo_dir} unless --state), filled with the demo first"
 
-    tool = _subcommand(sub, "tool", "invoke one session tool and print its result as JSON", _wrapped(
-        "Runs the tool on the embedded engine as the requester session (main unless --as), with what that "
-        "session may see and do, and prints the tool's result object. Work the tool starts (a run, the "
-        "ping-pong, an announce) finishes before the command exits."), epilog=_tool_epilog())
+    tool = _subcommand(
+        sub,
+        "tool",
+        "invoke one session tool and print its result as JSON",
+        _wrapped(
+            "Runs the tool on the embedded engine as the requester session (main unless --as), with what that "
+            "session may see and do, and prints the tool's result object. Work the tool starts (a run, the "
+            "ping-pong, an announce) finishes before the command exits."
+        ),
+        epilog=_tool_epilog(),
+    )
     _global_options(tool, suppress=True, demo=on_demo)
     tool.add_argument("name", metavar="NAME", help=f"the tool: {', '.join(TOOLS)}")
     tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
     # SUPPRESS: given before the command (`sessions-tui --as X tool …`) they count too; a subcommand's
     # own default would otherwise overwrite them.
-    tool.add_argument("--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS,
-                      help="the requester session (default: main)")
-    tool.add_argument("--sandboxed", action="store_true", default=argparse.SUPPRESS,
-                      help="treat the requester as sandboxed")
+    tool.add_argument(
+        "--as",
+        dest="as_key",
+        metavar="SESSION_KEY",
+        default=argparse.SUPPRESS,
+        help="the requester session (default: main)",
+    )
+    tool.add_argument(
+        "--sandboxed", action="store_true", default=argparse.SUPPRESS, help="treat the requester as sandboxed"
+    )
     tool.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
 
-    send = _subcommand(sub, "send", "send a message into a session as the owner, printed readably", _wrapped(
-        "Prints the outcome (the reply, accepted, timeout, forbidden), then the agent-to-agent ping-pong and "
-        "the announce as they happen. A standalone '/send on|off|inherit' sets the session's send policy.\n\n"
-        "Exit status: 0 when the message was taken (ok, accepted, timeout), 1 when it was refused or failed, "
-        "2 for invalid arguments."), epilog="example: sessions-tui send agent:main:discord:group:dev 'status?'")
+    send = _subcommand(
+        sub,
+        "send",
+        "send a message into a session as the owner, printed readably",
+        _wrapped(
+            "Prints the outcome (the reply, accepted, timeout, forbidden), then the agent-to-agent ping-pong and "
+            "the announce as they happen. A standalone '/send on|off|inherit' sets the session's send policy.\n\n"
+            "Exit status: 0 when the message was taken (ok, accepted, timeout), 1 when it was refused or failed, "
+            "2 for invalid arguments."
+        ),
+        epilog="example: sessions-tui send agent:main:discord:group:dev 'status?'",
+    )
     _global_options(send, suppress=True, demo=on_demo)
     send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
-    send.add_argument("message", metavar="MESSAGE", nargs="?",
-                      help="the message; a standalone '/send on|off|inherit' sets the session's send policy")
-    send.add_argument("--message-file", metavar="FILE",
-                      help="read the message from FILE instead ('-' for stdin; a pipe works too): UTF-8 text, "
-                      "invalid bytes are an error (exit 2), one trailing newline is dropped; at most 4 MiB")
-    send.add_argument("--timeout", type=float, default=30, metavar="N",
-                      help="seconds to wait for the reply (0 = do not wait; default 30)")
-    send.add_argument("--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS,
-                      help="send on behalf of this session (enables the ping-pong with it)")
+    send.add_argument(
+        "message",
+        metavar="MESSAGE",
+        nargs="?",
+        help="the message; a standalone '/send on|off|inherit' sets the session's send policy",
+    )
+    send.add_argument(
+        "--message-file",
+        metavar="FILE",
+        help="read the message from FILE instead ('-' for stdin; a pipe works too): UTF-8 text, "
+        "invalid bytes are an error (exit 2), one trailing newline is dropped; at most 4 MiB",
+    )
+    send.add_argument(
+        "--timeout",
+        type=float,
+        default=30,
+        metavar="N",
+        help="seconds to wait for the reply (0 = do not wait; default 30)",
+    )
+    send.add_argument(
+        "--as",
+        dest="as_key",
+        metavar="SESSION_KEY",
+        default=argparse.SUPPRESS,
+        help="send on behalf of this session (enables the ping-pong with it)",
+    )
 
-    demo = _subcommand(sub, "demo", "write the demo into its own state directory and list its sessions", _wrapped(
-        f"The demo lives in a state directory of its own, {demo_dir} (beside the everyday one), unless "
-        "--state is given; its config is <that directory>/config.json5 unless --config is given. An empty "
-        "directory gets the demo sessions, transcripts and a demo config; one that holds sessions is left "
-        "as it is. 'sessions-tui --demo' opens the dashboard on it, 'sessions-tui tool --demo …' runs a "
-        "tool on it."))
+    demo = _subcommand(
+        sub,
+        "demo",
+        "write the demo into its own state directory and list its sessions",
+        _wrapped(
+            f"The demo lives in a state directory of its own, {demo_dir} (beside the everyday one), unless "
+            "--state is given; its config is <that directory>/config.json5 unless --config is given. An empty "
+            "directory gets the demo sessions, transcripts and a demo config; one that holds sessions is left "
+            "as it is. 'sessions-tui --demo' opens the dashboard on it, 'sessions-tui tool --demo …' runs a "
+            "tool on it."
+        ),
+    )
     _global_options(demo, suppress=True, demo=None, demo_dir=demo_dir)
 
-    imp = _subcommand(sub, "import-openclaw", "import an OpenClaw state directory (SQLite store or legacy layout)",
-                      _wrapped("Reads OpenClaw's sessions and transcripts (its SQLite store, or the legacy "
-                               "sessions.json and JSONL files) into the state directory; importing again takes "
-                               "only what changed. With --follow it keeps doing so as OpenClaw writes."),
-                      epilog="example: sessions-tui import-openclaw ~/.openclaw --follow")
+    imp = _subcommand(
+        sub,
+        "import-openclaw",
+        "import an OpenClaw state directory (SQLite store or legacy layout)",
+        _wrapped(
+            "Reads OpenClaw's sessions and transcripts (its SQLite store, or the legacy "
+            "sessions.json and JSONL files) into the state directory; importing again takes "
+            "only what changed. With --follow it keeps doing so as OpenClaw writes."
+        ),
+        epilog="example: sessions-tui import-openclaw ~/.openclaw --follow",
+    )
     _global_options(imp, suppress=True, demo=None)
-    imp.add_argument("source", metavar="DIR",
-                     help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw")
-    imp.add_argument("--follow", action="store_true",
-                     help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
-                     "until Ctrl+C or SIGTERM")
+    imp.add_argument(
+        "source", metavar="DIR", help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw"
+    )
+    imp.add_argument(
+        "--follow",
+        action="store_true",
+        help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
+        "until Ctrl+C or SIGTERM",
+    )
     return parser

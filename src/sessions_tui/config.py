@@ -18,6 +18,7 @@ Numbers for integer keys may be floats; they are floored (REF floors numbers). B
 pass as numbers and strings never pass as numbers or booleans (strict types).
 """
 
+import builtins
 import copy
 import json
 import logging
@@ -27,7 +28,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, List, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Union
 
 import json5
 import platformdirs
@@ -96,7 +97,6 @@ DEFAULT_MAIN_KEY = "main"
 MAX_TIMER_MS = 2_147_000_000
 
 
-
 class ConfigError(Exception):
     """A config file that cannot be used. `str(err)` is one line and names the file."""
 
@@ -137,9 +137,7 @@ class Choice:
 #: JSON key-path pattern → rule. `[*]` stands for every element of an array.
 VALUE_RULES: dict[str, IntRange | Choice] = {
     "session.scope": Choice(("per-sender", "global"), "per-sender"),
-    "session.dmScope": Choice(
-        ("main", "per-peer", "per-channel-peer", "per-account-channel-peer"), "main"
-    ),
+    "session.dmScope": Choice(("main", "per-peer", "per-channel-peer", "per-account-channel-peer"), "main"),
     "session.sendPolicy.default": Choice(("allow", "deny"), "allow"),
     "session.sendPolicy.rules[*].action": Choice(("allow", "deny"), "allow"),
     "session.agentToAgent.maxPingPongTurns": IntRange(default=5, min=0, max=5),
@@ -150,13 +148,9 @@ VALUE_RULES: dict[str, IntRange | Choice] = {
     "agents.defaults.subagents.maxSpawnDepth": IntRange(default=1, min=1, max=5),
     "agents.defaults.subagents.maxChildrenPerAgent": IntRange(default=5, min=1, max=20),
     "agents.defaults.subagents.maxConcurrent": IntRange(default=8, min=1),
-    "agents.defaults.subagents.archiveAfterMinutes": IntRange(
-        default=60, min=0, keep_positive=True
-    ),
+    "agents.defaults.subagents.archiveAfterMinutes": IntRange(default=60, min=0, keep_positive=True),
     "agents.defaults.subagents.runTimeoutSeconds": IntRange(default=0, min=0),
-    "agents.defaults.subagents.announceTimeoutMs": IntRange(
-        default=120_000, min=1, max=MAX_TIMER_MS
-    ),
+    "agents.defaults.subagents.announceTimeoutMs": IntRange(default=120_000, min=1, max=MAX_TIMER_MS),
     "agents.defaults.timeoutSeconds": IntRange(default=600, min=0),
     "models.demo.latencyMs": IntRange(default=400, min=0, max=60_000),
     "models.demo.chunkMs": IntRange(default=40, min=0, max=10_000),
@@ -301,8 +295,8 @@ class _Model(BaseModel):
 class ModelRef(_Model):
     """A model reference: `"provider/model"` or `{primary, fallbacks}` in the file."""
 
-    primary: Optional[str] = None
-    fallbacks: List[str] = Field(default_factory=list)
+    primary: str | None = None
+    fallbacks: list[str] = Field(default_factory=list)
 
 
 def _coerce_model_ref(value: Any) -> Any:
@@ -314,7 +308,7 @@ def _coerce_model_ref(value: Any) -> Any:
     raise PydanticCustomError("model_ref_type", "expected a string or an object")
 
 
-ModelRefField = Annotated[Optional[ModelRef], BeforeValidator(_coerce_model_ref)]
+ModelRefField = Annotated[ModelRef | None, BeforeValidator(_coerce_model_ref)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -325,16 +319,14 @@ ModelRefField = Annotated[Optional[ModelRef], BeforeValidator(_coerce_model_ref)
 class SendPolicyMatch(_Model):
     """`session.sendPolicy.rules[].match`; `surface` (the seeds' name) is an alias of `channel`."""
 
-    channel: Optional[str] = Field(
-        default=None, validation_alias=AliasChoices("channel", "surface")
-    )
-    chat_type: Optional[str] = Field(default=None, alias="chatType")
-    key_prefix: Optional[str] = Field(default=None, alias="keyPrefix")
-    raw_key_prefix: Optional[str] = Field(default=None, alias="rawKeyPrefix")
+    channel: str | None = Field(default=None, validation_alias=AliasChoices("channel", "surface"))
+    chat_type: str | None = Field(default=None, alias="chatType")
+    key_prefix: str | None = Field(default=None, alias="keyPrefix")
+    raw_key_prefix: str | None = Field(default=None, alias="rawKeyPrefix")
 
     @field_validator("channel", "chat_type")
     @classmethod
-    def _lower_trim(cls, value: Optional[str]) -> Optional[str]:
+    def _lower_trim(cls, value: str | None) -> str | None:
         if value is None:
             return None
         text = value.strip().lower()
@@ -342,7 +334,7 @@ class SendPolicyMatch(_Model):
 
     @field_validator("key_prefix", "raw_key_prefix")
     @classmethod
-    def _lower(cls, value: Optional[str]) -> Optional[str]:
+    def _lower(cls, value: str | None) -> str | None:
         return value.lower() if value is not None else None
 
 
@@ -352,8 +344,8 @@ class SendPolicyRule(_Model):
 
 
 class SendPolicyConfig(_Model):
-    default: Optional[Literal["allow", "deny"]] = None
-    rules: List[SendPolicyRule] = Field(default_factory=list)
+    default: Literal["allow", "deny"] | None = None
+    rules: list[SendPolicyRule] = Field(default_factory=list)
 
 
 class SessionAgentToAgentConfig(_Model):
@@ -366,10 +358,8 @@ class SessionConfig(_Model):
     dm_scope: Literal["main", "per-peer", "per-channel-peer", "per-account-channel-peer"] = Field(
         default="main", alias="dmScope"
     )
-    send_policy: Optional[SendPolicyConfig] = Field(default=None, alias="sendPolicy")
-    agent_to_agent: SessionAgentToAgentConfig = Field(
-        default_factory=SessionAgentToAgentConfig, alias="agentToAgent"
-    )
+    send_policy: SendPolicyConfig | None = Field(default=None, alias="sendPolicy")
+    agent_to_agent: SessionAgentToAgentConfig = Field(default_factory=SessionAgentToAgentConfig, alias="agentToAgent")
 
     @field_validator("main_key")
     @classmethod
@@ -384,7 +374,7 @@ class SessionConfig(_Model):
 
 class ToolsAgentToAgentConfig(_Model):
     enabled: bool = False
-    allow: List[str] = Field(default_factory=list)
+    allow: list[str] = Field(default_factory=list)
 
 
 class ToolsSessionsConfig(_Model):
@@ -392,9 +382,9 @@ class ToolsSessionsConfig(_Model):
 
 
 class SubagentToolPolicy(_Model):
-    allow: Optional[List[str]] = None
-    also_allow: Optional[List[str]] = Field(default=None, alias="alsoAllow")
-    deny: Optional[List[str]] = None
+    allow: list[str] | None = None
+    also_allow: list[str] | None = Field(default=None, alias="alsoAllow")
+    deny: list[str] | None = None
 
 
 class ToolsSubagentsConfig(_Model):
@@ -402,9 +392,7 @@ class ToolsSubagentsConfig(_Model):
 
 
 class ToolsConfig(_Model):
-    agent_to_agent: ToolsAgentToAgentConfig = Field(
-        default_factory=ToolsAgentToAgentConfig, alias="agentToAgent"
-    )
+    agent_to_agent: ToolsAgentToAgentConfig = Field(default_factory=ToolsAgentToAgentConfig, alias="agentToAgent")
     sessions: ToolsSessionsConfig = Field(default_factory=ToolsSessionsConfig)
     subagents: ToolsSubagentsConfig = Field(default_factory=ToolsSubagentsConfig)
 
@@ -416,13 +404,11 @@ class ToolsConfig(_Model):
 
 class SandboxDefaults(_Model):
     mode: Literal["off", "non-main", "all"] = "off"
-    session_tools_visibility: Literal["spawned", "all"] = Field(
-        default="spawned", alias="sessionToolsVisibility"
-    )
+    session_tools_visibility: Literal["spawned", "all"] = Field(default="spawned", alias="sessionToolsVisibility")
 
 
 class SubagentDefaults(_Model):
-    allow_agents: Optional[List[str]] = Field(default=None, alias="allowAgents")
+    allow_agents: list[str] | None = Field(default=None, alias="allowAgents")
     require_agent_id: bool = Field(default=False, alias="requireAgentId")
     max_spawn_depth: FlooredInt = Field(default=1, alias="maxSpawnDepth")
     max_children_per_agent: FlooredInt = Field(default=5, alias="maxChildrenPerAgent")
@@ -431,7 +417,7 @@ class SubagentDefaults(_Model):
     run_timeout_seconds: FlooredInt = Field(default=0, alias="runTimeoutSeconds")
     announce_timeout_ms: FlooredInt = Field(default=120_000, alias="announceTimeoutMs")
     model: ModelRefField = None
-    thinking: Optional[str] = None
+    thinking: str | None = None
 
 
 class AgentDefaults(_Model):
@@ -442,23 +428,23 @@ class AgentDefaults(_Model):
 
 
 class AgentSandboxConfig(_Model):
-    mode: Optional[Literal["off", "non-main", "all"]] = None
+    mode: Literal["off", "non-main", "all"] | None = None
 
 
 class AgentSubagentsConfig(_Model):
-    allow_agents: Optional[List[str]] = Field(default=None, alias="allowAgents")
-    require_agent_id: Optional[bool] = Field(default=None, alias="requireAgentId")
+    allow_agents: list[str] | None = Field(default=None, alias="allowAgents")
+    require_agent_id: bool | None = Field(default=None, alias="requireAgentId")
     model: ModelRefField = None
-    thinking: Optional[str] = None
+    thinking: str | None = None
 
 
 class AgentConfig(_Model):
     id: str
-    name: Optional[str] = None
+    name: str | None = None
     default: bool = False
     model: ModelRefField = None
-    sandbox: Optional[AgentSandboxConfig] = None
-    subagents: Optional[AgentSubagentsConfig] = None
+    sandbox: AgentSandboxConfig | None = None
+    subagents: AgentSubagentsConfig | None = None
 
     @field_validator("id")
     @classmethod
@@ -468,7 +454,7 @@ class AgentConfig(_Model):
 
 class AgentsConfig(_Model):
     defaults: AgentDefaults = Field(default_factory=AgentDefaults)
-    list: List[AgentConfig] = Field(default_factory=lambda: [])
+    list: builtins.list[AgentConfig] = Field(default_factory=lambda: [])
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,25 +464,25 @@ class AgentsConfig(_Model):
 
 class LoggingConfig(_Model):
     redact_sensitive: Literal["off", "tools"] = Field(default="tools", alias="redactSensitive")
-    redact_patterns: Optional[List[str]] = Field(default=None, alias="redactPatterns")
+    redact_patterns: list[str] | None = Field(default=None, alias="redactPatterns")
 
 
 class ProviderModelConfig(_Model):
     """One entry of `models.providers.<name>.models`; only `id` (and `name`) are read."""
 
     id: str
-    name: Optional[str] = None
+    name: str | None = None
 
 
 class ProviderConfig(_Model):
-    base_url: Optional[str] = Field(default=None, alias="baseUrl")
+    base_url: str | None = Field(default=None, alias="baseUrl")
     # A string, or one of OpenClaw's secret-reference objects (read by the model client).
-    api_key: Optional[Union[str, dict[str, Any]]] = Field(default=None, alias="apiKey")
-    api: Optional[str] = None
+    api_key: str | dict[str, Any] | None = Field(default=None, alias="apiKey")
+    api: str | None = None
     # sessions-tui's own: false asks for whole (non-streamed) completions.
     stream: bool = True
-    models: List[ProviderModelConfig] = Field(default_factory=list)
-    headers: Optional[dict[str, str]] = None
+    models: list[ProviderModelConfig] = Field(default_factory=list)
+    headers: dict[str, str] | None = None
 
 
 class DemoModelConfig(_Model):
@@ -512,7 +498,7 @@ class ModelsConfig(_Model):
 
 
 class ChannelConfig(_Model):
-    webhook_url: Optional[str] = Field(default=None, alias="webhookUrl")
+    webhook_url: str | None = Field(default=None, alias="webhookUrl")
 
     @field_validator("webhook_url")
     @classmethod
@@ -787,11 +773,7 @@ def _nonempty(value: Union[str, "os.PathLike[str]", None]) -> str | None:
 
 def resolve_state_dir(cli_value: Union[str, "os.PathLike[str]", None]) -> Path:
     """`--state`, else `$SESSIONS_TUI_HOME`, else the XDG data dir; `~` expanded."""
-    chosen = (
-        _nonempty(cli_value)
-        or _nonempty(os.environ.get(STATE_DIR_ENV))
-        or platformdirs.user_data_dir(APP_NAME)
-    )
+    chosen = _nonempty(cli_value) or _nonempty(os.environ.get(STATE_DIR_ENV)) or platformdirs.user_data_dir(APP_NAME)
     return Path(chosen).expanduser()
 
 

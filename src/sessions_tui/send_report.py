@@ -85,9 +85,11 @@ def left_pending_line(engine: Engine) -> str | None:
         return None
     which = ", ".join(f"#{i}" + (f" to {channel}" if channel else "") for i, channel in left)
     one = len(left) == 1
-    return (f"warning: {'delivery' if one else 'deliveries'} {which} {'is' if one else 'are'} still pending "
-            f"(the webhook did not finish within {EXIT_WAIT_S:g} s); the next sessions-tui process to open "
-            f"this state directory will retry {'it' if one else 'them'}")
+    return (
+        f"warning: {'delivery' if one else 'deliveries'} {which} {'is' if one else 'are'} still pending "
+        f"(the webhook did not finish within {EXIT_WAIT_S:g} s); the next sessions-tui process to open "
+        f"this state directory will retry {'it' if one else 'them'}"
+    )
 
 
 def _one_line(text: str | None, limit: int = 200) -> str:

@@ -106,16 +106,33 @@ class Gateway:
     def send(self, key: str, message: str) -> str:
         """An operator `sessions.send` through the gateway's own CLI; returns the run id."""
         params = json.dumps({"key": key, "message": message})
-        out = _check(_script("call", "--state", str(self.state), "--port", str(self.port), "--token", self.token,
-                             "sessions.send", params, timeout=120), "sessions.send")
+        out = _check(
+            _script(
+                "call",
+                "--state",
+                str(self.state),
+                "--port",
+                str(self.port),
+                "--token",
+                self.token,
+                "sessions.send",
+                params,
+                timeout=120,
+            ),
+            "sessions.send",
+        )
         answer = json.loads(out)
         assert answer.get("status") == "started", answer
         return answer["runId"]
 
     def invoke(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         """`POST /tools/invoke`: the tool's result details (what its text content holds as JSON)."""
-        response = httpx.post(f"{self.url}/tools/invoke", json={"tool": tool, "args": args},
-                              headers={"Authorization": f"Bearer {self.token}"}, timeout=30)
+        response = httpx.post(
+            f"{self.url}/tools/invoke",
+            json={"tool": tool, "args": args},
+            headers={"Authorization": f"Bearer {self.token}"},
+            timeout=30,
+        )
         response.raise_for_status()
         body = response.json()
         assert body.get("ok") is True, body
@@ -126,13 +143,17 @@ class Gateway:
 
     def wait_run_failed(self, key: str, run_id: str) -> None:
         """Until the gateway has written the run's `run-failed-before-reply`: the session is quiet again."""
-        wait_until(lambda: any(_ends_run(m, run_id) for m in self.history(key)),
-                   f"the gateway's {RUN_FAILED} for run {run_id}")
+        wait_until(
+            lambda: any(_ends_run(m, run_id) for m in self.history(key)), f"the gateway's {RUN_FAILED} for run {run_id}"
+        )
 
 
 def _ends_run(message: dict[str, Any], run_id: str) -> bool:
-    return (message.get("role") == "custom" and message.get("customType") == RUN_FAILED
-            and (message.get("__openclaw") or {}).get("runId") == run_id)
+    return (
+        message.get("role") == "custom"
+        and message.get("customType") == RUN_FAILED
+        and (message.get("__openclaw") or {}).get("runId") == run_id
+    )
 
 
 @pytest.fixture(scope="module")
@@ -142,9 +163,23 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     state = tmp_path_factory.mktemp("openclaw") / "state"
     port, token = _free_port(), f"interop-{secrets.token_hex(8)}"
     try:
-        out = _check(_script("start", "--state", str(state), "--port", str(port), "--token", token,
-                             "--seed-from", str(LEGACY), "--timeout", str(START_TIMEOUT - 30),
-                             timeout=START_TIMEOUT), "openclaw-gateway.sh start")
+        out = _check(
+            _script(
+                "start",
+                "--state",
+                str(state),
+                "--port",
+                str(port),
+                "--token",
+                token,
+                "--seed-from",
+                str(LEGACY),
+                "--timeout",
+                str(START_TIMEOUT - 30),
+                timeout=START_TIMEOUT,
+            ),
+            "openclaw-gateway.sh start",
+        )
         lines = out.strip().splitlines()
         assert lines[-2].startswith(f"ready http://127.0.0.1:{port} "), out
         pid = int(lines[-1])
@@ -187,6 +222,7 @@ def test_follower_brings_in_an_operator_send_and_the_failed_run(gateway: Gateway
                 tick = follower.tick()
                 assert tick.failures == []
                 return predicate(tail())
+
             return check
 
         wait_until(followed(lambda ms: any(text_of_message(m) == text for m in ms)), "the user message in the mirror")
@@ -201,7 +237,8 @@ def test_follower_brings_in_an_operator_send_and_the_failed_run(gateway: Gateway
 
     theirs = gateway.history(GROUP)[-2:]
     assert [(m["role"], text_of_message(m), m["__openclaw"]["id"]) for m in theirs] == [
-        (m["role"], text_of_message(m), m["__openclaw"]["id"]) for m in (user, custom)]
+        (m["role"], text_of_message(m), m["__openclaw"]["id"]) for m in (user, custom)
+    ]
     assert theirs[1].get("customType") == RUN_FAILED
 
 
@@ -292,8 +329,10 @@ def test_import_openclaw_follow_prints_the_new_lines(gateway: Gateway, tmp_path:
             except queue.Empty:
                 raise AssertionError(f"not within {DEADLINE_SECONDS:.0f} s: {what}; stdout so far: {seen}") from None
             if line is None:
-                raise AssertionError(f"sessions-tui exited ({proc.wait()}) before {what}; stdout: {seen}; "
-                                     f"stderr: {proc.stderr.read() if proc.stderr else ''}")
+                raise AssertionError(
+                    f"sessions-tui exited ({proc.wait()}) before {what}; stdout: {seen}; "
+                    f"stderr: {proc.stderr.read() if proc.stderr else ''}"
+                )
             seen.append(line)
             if predicate(line):
                 return line

@@ -67,53 +67,71 @@ def _lines(*pairs: tuple[str, str | None]) -> list[str]:
 
 def message_context(requester_key: str | None, requester_channel: str | None, target_display: str) -> str:
     """The a2a message context the target's first run gets as system text."""
-    return "\n".join([
-        "Agent-to-agent message context:",
-        *_lines(
-            ("Agent 1 (requester) session: ", requester_key),
-            ("Agent 1 (requester) channel: ", requester_channel),
-            ("Agent 2 (target) session: ", target_display),
-        ),
-    ])
+    return "\n".join(
+        [
+            "Agent-to-agent message context:",
+            *_lines(
+                ("Agent 1 (requester) session: ", requester_key),
+                ("Agent 1 (requester) channel: ", requester_channel),
+                ("Agent 2 (target) session: ", target_display),
+            ),
+        ]
+    )
 
 
 def reply_step_prompt(
-    *, current_is_requester: bool, turn: int, max_turns: int, requester_key: str, requester_channel: str | None,
-    target_display: str, target_channel: str,
+    *,
+    current_is_requester: bool,
+    turn: int,
+    max_turns: int,
+    requester_key: str,
+    requester_channel: str | None,
+    target_display: str,
+    target_channel: str,
 ) -> str:
-    return "\n".join([
-        "Agent-to-agent reply step:",
-        "Current agent: Agent 1 (requester)." if current_is_requester else "Current agent: Agent 2 (target).",
-        f"Turn {turn} of {max_turns}.",
-        *_lines(
-            ("Agent 1 (requester) session: ", requester_key),
-            ("Agent 1 (requester) channel: ", requester_channel),
-            ("Agent 2 (target) session: ", target_display),
-            ("Agent 2 (target) channel: ", target_channel),
-        ),
-        'If you want to stop the ping-pong, reply exactly "REPLY_SKIP".',
-    ])
+    return "\n".join(
+        [
+            "Agent-to-agent reply step:",
+            "Current agent: Agent 1 (requester)." if current_is_requester else "Current agent: Agent 2 (target).",
+            f"Turn {turn} of {max_turns}.",
+            *_lines(
+                ("Agent 1 (requester) session: ", requester_key),
+                ("Agent 1 (requester) channel: ", requester_channel),
+                ("Agent 2 (target) session: ", target_display),
+                ("Agent 2 (target) channel: ", target_channel),
+            ),
+            'If you want to stop the ping-pong, reply exactly "REPLY_SKIP".',
+        ]
+    )
 
 
 def announce_step_prompt(
-    *, requester_key: str | None, requester_channel: str | None, target_display: str, target_channel: str,
-    original: str, round_one: str | None, latest: str | None,
+    *,
+    requester_key: str | None,
+    requester_channel: str | None,
+    target_display: str,
+    target_channel: str,
+    original: str,
+    round_one: str | None,
+    latest: str | None,
 ) -> str:
-    return "\n".join([
-        "Agent-to-agent announce step:",
-        *_lines(
-            ("Agent 1 (requester) session: ", requester_key),
-            ("Agent 1 (requester) channel: ", requester_channel),
-            ("Agent 2 (target) session: ", target_display),
-            ("Agent 2 (target) channel: ", target_channel),
-        ),
-        f"Original request: {original}",
-        f"Round 1 reply: {round_one}" if round_one else "Round 1 reply: (not available).",
-        f"Latest reply: {latest}" if latest else "Latest reply: (not available).",
-        'If you want to remain silent, reply exactly "ANNOUNCE_SKIP".',
-        "Any other reply will be posted to the target channel.",
-        "After this reply, the agent-to-agent conversation is over.",
-    ])
+    return "\n".join(
+        [
+            "Agent-to-agent announce step:",
+            *_lines(
+                ("Agent 1 (requester) session: ", requester_key),
+                ("Agent 1 (requester) channel: ", requester_channel),
+                ("Agent 2 (target) session: ", target_display),
+                ("Agent 2 (target) channel: ", target_channel),
+            ),
+            f"Original request: {original}",
+            f"Round 1 reply: {round_one}" if round_one else "Round 1 reply: (not available).",
+            f"Latest reply: {latest}" if latest else "Latest reply: (not available).",
+            'If you want to remain silent, reply exactly "ANNOUNCE_SKIP".',
+            "Any other reply will be posted to the target channel.",
+            "After this reply, the agent-to-agent conversation is over.",
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -149,11 +167,16 @@ def announce_target_from_entry(entry: dict[str, Any], thread_from_key: str | Non
         return None
     account = _str(delivery.get("accountId")) or _str(entry.get("lastAccountId")) or _str(origin.get("accountId"))
     thread = next(
-        (v for v in (delivery.get("threadId"), entry.get("lastThreadId"), origin.get("threadId"), thread_from_key)
-         if v is not None and v != ""),
+        (
+            v
+            for v in (delivery.get("threadId"), entry.get("lastThreadId"), origin.get("threadId"), thread_from_key)
+            if v is not None and v != ""
+        ),
         None,
     )
-    return AnnounceTarget(channel=channel, to=to, account_id=account, thread_id=str(thread) if thread is not None else None)
+    return AnnounceTarget(
+        channel=channel, to=to, account_id=account, thread_id=str(thread) if thread is not None else None
+    )
 
 
 def resolve_announce_target(engine: Engine, key: str) -> AnnounceTarget | None:
@@ -167,7 +190,13 @@ def resolve_announce_target(engine: Engine, key: str) -> AnnounceTarget | None:
 
 
 def deliver_announce(
-    engine: Engine, *, kind: str, session_key: str, text: str, target: AnnounceTarget | None, via: str,
+    engine: Engine,
+    *,
+    kind: str,
+    session_key: str,
+    text: str,
+    target: AnnounceTarget | None,
+    via: str,
     event: dict[str, Any],
 ) -> str:
     """Send an announce to a channel through the outbox, subject to the send policy (SPEC D6).
@@ -182,12 +211,18 @@ def deliver_announce(
         state = "none"
     else:
         delivery = engine.outbox.enqueue(
-            kind=kind, message=text, session_key=session_key, channel=target.channel, to=target.to,
-            account_id=target.account_id, thread_id=target.thread_id,
+            kind=kind,
+            message=text,
+            session_key=session_key,
+            channel=target.channel,
+            to=target.to,
+            account_id=target.account_id,
+            thread_id=target.thread_id,
         )
         state = delivery.state
-    engine.events.publish(Announced(ts=engine.now(), kind=kind, session_key=session_key, text=text, delivery=state,
-                                    **event))
+    engine.events.publish(
+        Announced(ts=engine.now(), kind=kind, session_key=session_key, text=text, delivery=state, **event)
+    )
     return state
 
 
@@ -207,18 +242,37 @@ class A2AFlow:
     wait_run_id: str | None = None
 
     def _progress(self, phase: str, **fields: Any) -> None:
-        self.engine.events.publish(SendProgress(ts=self.engine.now(), run_id=self.run_id, target_key=self.target_key,
-                                                phase=phase, **fields))
+        self.engine.events.publish(
+            SendProgress(ts=self.engine.now(), run_id=self.run_id, target_key=self.target_key, phase=phase, **fields)
+        )
 
-    async def _step(self, session_key: str, message: str, prompt: str, source_key: str | None,
-                    source_channel: str | None, timeout_ms: int) -> str | None:
-        provenance = {"kind": "inter_session", "sourceSessionKey": source_key, "sourceChannel": source_channel,
-                      "sourceTool": "sessions_send"}
+    async def _step(
+        self,
+        session_key: str,
+        message: str,
+        prompt: str,
+        source_key: str | None,
+        source_channel: str | None,
+        timeout_ms: int,
+    ) -> str | None:
+        provenance = {
+            "kind": "inter_session",
+            "sourceSessionKey": source_key,
+            "sourceChannel": source_channel,
+            "sourceTool": "sessions_send",
+        }
         try:
             run_id = self.engine.agent(
-                RunRequest(session_key=session_key, message=message, extra_system_prompt=prompt,
-                           provenance=provenance, lane="nested", internal=True),
-                via="sessions_send", requester=source_key,
+                RunRequest(
+                    session_key=session_key,
+                    message=message,
+                    extra_system_prompt=prompt,
+                    provenance=provenance,
+                    lane="nested",
+                    internal=True,
+                ),
+                via="sessions_send",
+                requester=source_key,
             )
         except SendBlocked:
             return None
@@ -257,30 +311,51 @@ class A2AFlow:
             for turn in range(1, max_turns + 1):
                 current_is_requester = current == requester
                 prompt = reply_step_prompt(
-                    current_is_requester=current_is_requester, turn=turn, max_turns=max_turns,
-                    requester_key=requester, requester_channel=self.requester_channel,
-                    target_display=self.target_display, target_channel=target_channel,
+                    current_is_requester=current_is_requester,
+                    turn=turn,
+                    max_turns=max_turns,
+                    requester_key=requester,
+                    requester_channel=self.requester_channel,
+                    target_display=self.target_display,
+                    target_channel=target_channel,
                 )
                 source_channel = self.requester_channel if following == requester else target_channel
                 reply = await self._step(current, incoming, prompt, following, source_channel, self.announce_timeout_ms)
                 if not reply or is_reply_skip(reply):
-                    self._progress("ping_pong", turn=turn, max_turns=max_turns, speaker=current,
-                                   text=reply, detail={"stopped": True})
+                    self._progress(
+                        "ping_pong",
+                        turn=turn,
+                        max_turns=max_turns,
+                        speaker=current,
+                        text=reply,
+                        detail={"stopped": True},
+                    )
                     break
                 self._progress("ping_pong", turn=turn, max_turns=max_turns, speaker=current, text=reply)
                 latest = incoming = reply
                 current, following = following, current
         self._progress("announce", speaker=self.target_key)
         prompt = announce_step_prompt(
-            requester_key=requester, requester_channel=self.requester_channel, target_display=self.target_display,
-            target_channel=target_channel, original=self.message, round_one=primary, latest=latest,
+            requester_key=requester,
+            requester_channel=self.requester_channel,
+            target_display=self.target_display,
+            target_channel=target_channel,
+            original=self.message,
+            round_one=primary,
+            latest=latest,
         )
-        announce = await self._step(self.target_key, ANNOUNCE_STEP_MESSAGE, prompt, requester,
-                                    self.requester_channel, self.announce_timeout_ms)
+        announce = await self._step(
+            self.target_key, ANNOUNCE_STEP_MESSAGE, prompt, requester, self.requester_channel, self.announce_timeout_ms
+        )
         if not announce or not announce.strip() or is_announce_skip(announce):
             self._progress("announce", speaker=self.target_key, text=announce, detail={"skipped": True})
             return
         deliver_announce(
-            engine, kind="a2a", session_key=self.target_key, text=announce.strip(), target=target,
-            via="a2a_announce", event={"run_id": self.run_id},
+            engine,
+            kind="a2a",
+            session_key=self.target_key,
+            text=announce.strip(),
+            target=target,
+            via="a2a_announce",
+            event={"run_id": self.run_id},
         )

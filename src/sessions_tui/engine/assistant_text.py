@@ -15,13 +15,9 @@ _MINIMAX_QUICK_RE = re.compile(r"minimax:tool_call", re.IGNORECASE)
 _MINIMAX_XML_RE = re.compile(r"<invoke\b[^>]*>[\s\S]*?</invoke>|</?minimax:tool_call>", re.I)
 _SPECIAL_TOKEN_RE = re.compile(r"<[|｜][^|｜]*[|｜]>")
 _MEMORY_TAG_RE = re.compile(r"<\s*(/?)\s*relevant[-_]memories\b[^<>]*>", re.IGNORECASE)
-_THINKING_TAG_RE = re.compile(
-    r"<\s*(/?)\s*(?:think(?:ing)?|thought|antthinking)\b[^<>]*>", re.IGNORECASE
-)
+_THINKING_TAG_RE = re.compile(r"<\s*(/?)\s*(?:think(?:ing)?|thought|antthinking)\b[^<>]*>", re.IGNORECASE)
 _FINAL_TAG_RE = re.compile(r"<\s*/?\s*final\b[^<>]*>", re.IGNORECASE)
-_TOOL_TAG_RE = re.compile(
-    r"<\s*(/?)\s*(tool_calls?|tool_result|function_calls?)\b[^<>]*>", re.IGNORECASE
-)
+_TOOL_TAG_RE = re.compile(r"<\s*(/?)\s*(tool_calls?|tool_result|function_calls?)\b[^<>]*>", re.IGNORECASE)
 _TOOL_CLOSE_RES = {
     name: re.compile(rf"<\s*/\s*{name}\s*>", re.IGNORECASE)
     for name in ("tool_call", "tool_calls", "tool_result", "function_call", "function_calls")
@@ -30,9 +26,7 @@ _STRUCTURED_PAYLOAD_RE = re.compile(r"\s*[\[{<]")
 _SELF_CLOSING_RE = re.compile(r"/\s*>$")
 _DOWNGRADED_QUICK_RE = re.compile(r"\[Tool (?:Call|Result)|\[Historical context", re.IGNORECASE)
 _DOWNGRADED_CALL_RE = re.compile(r"\[Tool Call:[^\]]*\]", re.IGNORECASE)
-_DOWNGRADED_RESULT_RE = re.compile(
-    r"\[Tool Result for ID[^\]]*\]\n?[\s\S]*?(?=\n*\[Tool |\n*\Z)", re.IGNORECASE
-)
+_DOWNGRADED_RESULT_RE = re.compile(r"\[Tool Result for ID[^\]]*\]\n?[\s\S]*?(?=\n*\[Tool |\n*\Z)", re.IGNORECASE)
 _HISTORICAL_CONTEXT_RE = re.compile(r"\[Historical context:[^\]]*\]\n?", re.IGNORECASE)
 
 
@@ -244,15 +238,9 @@ def extract_assistant_text(message: Any) -> str | None:
         texts = [
             block
             for block in content
-            if isinstance(block, dict)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
         ]
-        final = [
-            block
-            for block in texts
-            if _text_signature_phase(block.get("textSignature")) == "final_answer"
-        ]
+        final = [block for block in texts if _text_signature_phase(block.get("textSignature")) == "final_answer"]
         parts = (sanitize_text_content(block["text"]) for block in final or texts)
         joined = "".join(part for part in parts if part.strip()).strip()
     else:

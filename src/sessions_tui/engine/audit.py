@@ -25,7 +25,12 @@ class AuditEntry(BaseModel):
 
 
 def record_refusal(
-    engine: "Engine", session_key: str, *, via: str, reason: str, requester: str | None = None,
+    engine: Engine,
+    session_key: str,
+    *,
+    via: str,
+    reason: str,
+    requester: str | None = None,
     data: dict[str, Any] | None = None,
 ) -> None:
     """Log a policy refusal and tell subscribers about it."""
@@ -38,11 +43,19 @@ def record_refusal(
     engine.events.publish(PolicyRefused(ts=now, session_key=session_key, via=via, reason=reason))
 
 
-def audit_entries(engine: "Engine", limit: int = 100) -> list[AuditEntry]:
+def audit_entries(engine: Engine, limit: int = 100) -> list[AuditEntry]:
     with engine.store.read() as conn:
         rows = conn.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
     return [
-        AuditEntry(id=r["id"], ts=r["ts"], kind=r["kind"], session_key=r["session_key"], requester=r["requester"],
-                   via=r["via"], reason=r["reason"], data=json.loads(r["data"]))
+        AuditEntry(
+            id=r["id"],
+            ts=r["ts"],
+            kind=r["kind"],
+            session_key=r["session_key"],
+            requester=r["requester"],
+            via=r["via"],
+            reason=r["reason"],
+            data=json.loads(r["data"]),
+        )
         for r in rows
     ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 class Clock:
@@ -28,7 +28,7 @@ class FrozenClock(Clock):
 
 def iso_from_ms(ms: int) -> str:
     """JavaScript's `Date.toISOString()`: `2026-11-22T00:26:37.123Z`."""
-    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
@@ -39,5 +39,5 @@ def ms_from_iso(text: str) -> int | None:
     except (ValueError, AttributeError):
         return None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return int(dt.timestamp() * 1000)

@@ -16,8 +16,13 @@ if TYPE_CHECKING:
 
 SEND_COMMAND_RE = re.compile(r"^/send(?:\s+([a-zA-Z]+))?\s*$", re.IGNORECASE)
 _MODES: dict[str, Literal["allow", "deny", "inherit"]] = {
-    "on": "allow", "allow": "allow", "off": "deny", "deny": "deny",
-    "inherit": "inherit", "default": "inherit", "reset": "inherit",
+    "on": "allow",
+    "allow": "allow",
+    "off": "deny",
+    "deny": "deny",
+    "inherit": "inherit",
+    "default": "inherit",
+    "reset": "inherit",
 }
 _SAID = {"allow": "on", "deny": "off", "inherit": "inherit"}
 USAGE_REPLY = "⚙️ Usage: /send on|off|inherit"
@@ -31,7 +36,7 @@ def is_send_command(text: str) -> bool:
     return bool(SEND_COMMAND_RE.match(text.strip()))
 
 
-def set_send_policy(engine: "Engine", key: str, value: str | None) -> None:
+def set_send_policy(engine: Engine, key: str, value: str | None) -> None:
     """`sessions.patch {sendPolicy}`: "allow", "deny", or None to inherit the config."""
     if value is not None and value not in ("allow", "deny"):
         raise SessionPatchError('invalid sendPolicy (use "allow"|"deny")')
@@ -39,7 +44,7 @@ def set_send_policy(engine: "Engine", key: str, value: str | None) -> None:
     engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
 
 
-def run_owner_command(engine: "Engine", key: str, text: str) -> str | None:
+def run_owner_command(engine: Engine, key: str, text: str) -> str | None:
     """Carry out a standalone owner command in a session; returns its reply, None if it is not one."""
     match = SEND_COMMAND_RE.match(text.strip())
     if not match:

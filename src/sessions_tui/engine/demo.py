@@ -116,45 +116,97 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
     return [
         (
             "agent:main:main",
-            {"lastChannel": "webchat", "displayName": "Main", "model": "demo", **_tokens(2315, 412),
-             "contextTokens": 128000, "childSessions": [child]},
+            {
+                "lastChannel": "webchat",
+                "displayName": "Main",
+                "model": "demo",
+                **_tokens(2315, 412),
+                "contextTokens": 128000,
+                "childSessions": [child],
+            },
             [
                 _user("What are the other sessions up to?", now - 5 * m),
-                _assistant([
-                    {"type": "thinking", "thinking": "The user wants an overview. I should list the sessions first.",
-                     "thinkingSignature": "sig-demo-1"},
-                    {"type": "toolCall", "id": call_id, "name": "sessions_list", "arguments": {"activeMinutes": 60}},
-                ], now - 5 * m + 800, stop="toolUse"),
-                {"role": "toolResult", "toolCallId": call_id, "toolName": "sessions_list", "isError": False,
-                 "content": [_text('{"count": 4, "sessions": ["agent:main:discord:group:dev", '
-                                   '"cron:nightly-report", "…"]}')],
-                 "details": {"count": 4}, "timestamp": now - 5 * m + 900},
-                _assistant([_text("Four sessions were active in the last hour: the #dev Discord group is "
-                                  "discussing the deploy, the nightly report ran, and a sub-agent counted words.")],
-                           now - 5 * m + 2000),
+                _assistant(
+                    [
+                        {
+                            "type": "thinking",
+                            "thinking": "The user wants an overview. I should list the sessions first.",
+                            "thinkingSignature": "sig-demo-1",
+                        },
+                        {
+                            "type": "toolCall",
+                            "id": call_id,
+                            "name": "sessions_list",
+                            "arguments": {"activeMinutes": 60},
+                        },
+                    ],
+                    now - 5 * m + 800,
+                    stop="toolUse",
+                ),
+                {
+                    "role": "toolResult",
+                    "toolCallId": call_id,
+                    "toolName": "sessions_list",
+                    "isError": False,
+                    "content": [
+                        _text('{"count": 4, "sessions": ["agent:main:discord:group:dev", "cron:nightly-report", "…"]}')
+                    ],
+                    "details": {"count": 4},
+                    "timestamp": now - 5 * m + 900,
+                },
+                _assistant(
+                    [
+                        _text(
+                            "Four sessions were active in the last hour: the #dev Discord group is "
+                            "discussing the deploy, the nightly report ran, and a sub-agent counted words."
+                        )
+                    ],
+                    now - 5 * m + 2000,
+                ),
                 _user("Here is the dashboard screenshot.", now - 2 * m),
-                {"role": "user",
-                 "content": [_text("And the graph:"), {"type": "image", "data": _PNG, "mimeType": "image/png"}],
-                 "timestamp": now - 2 * m + 100},
+                {
+                    "role": "user",
+                    "content": [_text("And the graph:"), {"type": "image", "data": _PNG, "mimeType": "image/png"}],
+                    "timestamp": now - 2 * m + 100,
+                },
                 _assistant([_text("Thanks, the graph shows the error rate dropping after 10:39.")], now - 12_000),
             ],
         ),
         (
             "agent:main:discord:group:dev",
-            {"channel": "discord", "chatType": "group", "displayName": "discord:#dev", "label": "dev-chat",
-             "model": "demo", **_tokens(5120, 736), "lastTo": "group:dev",
-             "deliveryContext": {"channel": "discord", "to": "group:dev"}},
+            {
+                "channel": "discord",
+                "chatType": "group",
+                "displayName": "discord:#dev",
+                "label": "dev-chat",
+                "model": "demo",
+                **_tokens(5120, 736),
+                "lastTo": "group:dev",
+                "deliveryContext": {"channel": "discord", "to": "group:dev"},
+            },
             [
                 _user("alice: can someone check why the deploy is slow?", now - 3 * m),
-                _assistant([
-                    {"type": "thinking", "thinking": "Check the deploy log for the slow step.",
-                     "thinkingSignature": "sig-demo-2"},
-                    _text("On it. The deploy finished at 10:39; the slow step was the image build."),
-                ], now - 3 * m + 1500),
+                _assistant(
+                    [
+                        {
+                            "type": "thinking",
+                            "thinking": "Check the deploy log for the slow step.",
+                            "thinkingSignature": "sig-demo-2",
+                        },
+                        _text("On it. The deploy finished at 10:39; the slow step was the image build."),
+                    ],
+                    now - 3 * m + 1500,
+                ),
                 _user("bob: the CI used OPENAI_API_KEY=sk-demo1234567890abcdefXYZ by mistake, rotate it", now - 2 * m),
-                _assistant([_text("Rotated. Note that [bold red]markup[/] and \x1b[31mescapes\x1b[0m in chat stay "
-                                  "literal text.")],
-                           now - 60_000),
+                _assistant(
+                    [
+                        _text(
+                            "Rotated. Note that [bold red]markup[/] and \x1b[31mescapes\x1b[0m in chat stay "
+                            "literal text."
+                        )
+                    ],
+                    now - 60_000,
+                ),
             ],
         ),
         (
@@ -167,9 +219,20 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
         ),
         (
             child,
-            {"label": "count-words", "spawnedBy": "agent:main:main", "model": "demo", "modelOverride": "demo",
-             "status": "done", "startedAt": child_start, "endedAt": child_start + 3000, "runtimeMs": 3000,
-             **_tokens(310, 48), "spawnDepth": 1, "subagentRole": "leaf", "subagentControlScope": "none"},
+            {
+                "label": "count-words",
+                "spawnedBy": "agent:main:main",
+                "model": "demo",
+                "modelOverride": "demo",
+                "status": "done",
+                "startedAt": child_start,
+                "endedAt": child_start + 3000,
+                "runtimeMs": 3000,
+                **_tokens(310, 48),
+                "spawnDepth": 1,
+                "subagentRole": "leaf",
+                "subagentControlScope": "none",
+            },
             [
                 _user(f"[Subagent Task]: {CHILD_TASK}", child_start),
                 _assistant([_text("1,204 words in 3 files; README.md dominates.")], child_start + 3000),
@@ -177,8 +240,13 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
         ),
         (
             "agent:main:whatsapp:group:family",
-            {"channel": "whatsapp", "chatType": "group", "displayName": "whatsapp:Family", "lastTo": "123@g.us",
-             "model": "demo"},
+            {
+                "channel": "whatsapp",
+                "chatType": "group",
+                "displayName": "whatsapp:Family",
+                "lastTo": "123@g.us",
+                "model": "demo",
+            },
             [
                 _user("mum: dinner at 7?", now - 40 * m),
                 _assistant([_text("Noted: dinner at 7.")], now - 40 * m + 1000),
@@ -189,8 +257,9 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
             {"lastChannel": "webchat", "displayName": "Research", "model": "demo", **_tokens(4000, 1180)},
             [
                 _user("Summarise the latest paper on retrieval.", now - 90 * m),
-                _assistant([_text("It proposes late interaction over compressed token embeddings.")],
-                           now - 90 * m + 4000),
+                _assistant(
+                    [_text("It proposes late interaction over compressed token embeddings.")], now - 90 * m + 4000
+                ),
             ],
         ),
         (
@@ -198,16 +267,25 @@ def _sessions(now: int) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]
             {"lastChannel": "webchat", "displayName": "Sandboxed helper", "model": "demo", **_tokens(1450, 260)},
             [
                 _user("Draft the release notes from the merged pull requests.", now - 100 * m),
-                _assistant([_text("Drafted. I run sandboxed: I see only the sessions I spawn, and my sub-agents "
-                                  "run sandboxed too.")], now - 100 * m + 2500),
+                _assistant(
+                    [
+                        _text(
+                            "Drafted. I run sandboxed: I see only the sessions I spawn, and my sub-agents "
+                            "run sandboxed too."
+                        )
+                    ],
+                    now - 100 * m + 2500,
+                ),
             ],
         ),
         (
             hook,
             {"label": "github-webhook", "model": "demo"},
             [
-                _user('{"event": "push", "ref": "refs/heads/main", "token": "ghp_demoDEMOdemoDEMOdemo1234"}',
-                      now - 120 * m),
+                _user(
+                    '{"event": "push", "ref": "refs/heads/main", "token": "ghp_demoDEMOdemoDEMOdemo1234"}',
+                    now - 120 * m,
+                ),
                 _assistant([_text("Push to main received; CI started.")], now - 120 * m + 500),
             ],
         ),
@@ -242,8 +320,15 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
         lines, parent = [], None
         for index, message in enumerate(messages):
             entry_id = demo_uuid(f"{key}#{index}")[:8]
-            lines.append({"type": "message", "id": entry_id, "parentId": parent,
-                          "timestamp": iso_from_ms(message["timestamp"]), "message": message})
+            lines.append(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": parent,
+                    "timestamp": iso_from_ms(message["timestamp"]),
+                    "message": message,
+                }
+            )
             parent = entry_id
         engine.store.append_lines(key, lines, touch=False)
     return True
@@ -259,10 +344,19 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
     assert session is not None
     started, ended = session.entry["startedAt"], session.entry["endedAt"]
     requester = str(session.entry["spawnedBy"])
-    request = {"session_key": CHILD_KEY, "message": f"[Subagent Task]: {CHILD_TASK}", "lane": "subagent",
-               "model": "demo", "label": "count-words"}
-    data = {"model": "demo", "runTimeoutSeconds": 0, "requesterOrigin": {"channel": "webchat"},
-            "announceDelivery": "none"}
+    request = {
+        "session_key": CHILD_KEY,
+        "message": f"[Subagent Task]: {CHILD_TASK}",
+        "lane": "subagent",
+        "model": "demo",
+        "label": "count-words",
+    }
+    data = {
+        "model": "demo",
+        "runTimeoutSeconds": 0,
+        "requesterOrigin": {"channel": "webchat"},
+        "announceDelivery": "none",
+    }
     with engine.store.write() as conn:
         conn.execute(
             """INSERT INTO runs (run_id, session_key, status, lane, pid, created_at, started_at, ended_at, data)
@@ -278,6 +372,10 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
     run = engine.subagents.get(CHILD_RUN_ID)
     assert run is not None
     text = engine.subagents.compose(run, "1,204 words in 3 files; README.md dominates.", "")
-    message = {"role": "assistant", "content": [_text(text)], "timestamp": ended + 1000,
-               "announce": {"childSessionKey": CHILD_KEY, "runId": CHILD_RUN_ID, "status": "ok"}}
+    message = {
+        "role": "assistant",
+        "content": [_text(text)],
+        "timestamp": ended + 1000,
+        "announce": {"childSessionKey": CHILD_KEY, "runId": CHILD_RUN_ID, "status": "ok"},
+    }
     return requester, message

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -115,19 +115,19 @@ class FollowStatus(_Event):
     changed: int = 0  # sessions the tick brought up to date
 
 
-EngineEvent = Union[
-    SessionChanged,
-    MessageAppended,
-    RunStarted,
-    RunStreamed,
-    RunEnded,
-    SendProgress,
-    Announced,
-    PolicyRefused,
-    DeliveryChanged,
-    StoreChanged,
-    FollowStatus,
-]
+EngineEvent = (
+    SessionChanged
+    | MessageAppended
+    | RunStarted
+    | RunStreamed
+    | RunEnded
+    | SendProgress
+    | Announced
+    | PolicyRefused
+    | DeliveryChanged
+    | StoreChanged
+    | FollowStatus
+)
 
 Subscriber = Callable[[EngineEvent], None]
 

@@ -21,9 +21,7 @@ SESSION_LABEL_MAX_LENGTH = 512
 
 VALID_AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$", re.IGNORECASE)
 _INVALID_AGENT_CHARS_RE = re.compile(r"[^a-z0-9_-]+")
-SESSION_ID_RE = re.compile(
-    r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE
-)
+SESSION_ID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 SAFE_SESSION_ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$", re.IGNORECASE)
 _CRON_RUN_RE = re.compile(r"^cron:[^:]+:run:[^:]+$")
 _BARE_PREFIXES = ("cron:", "hook:", "node-", "node:")
@@ -158,7 +156,7 @@ class MainAlias:
     scope: str = "per-sender"
 
     @classmethod
-    def of(cls, main_key: object = None, scope: object = None) -> "MainAlias":
+    def of(cls, main_key: object = None, scope: object = None) -> MainAlias:
         mk = normalize_main_key(main_key)
         sc = "global" if scope == "global" else "per-sender"
         return cls(main_key=mk, alias="global" if sc == "global" else mk, scope=sc)
@@ -266,9 +264,11 @@ def entry_channel(key: str, kind: str, entry: dict[str, Any]) -> str:
     delivery = _dict(entry.get("deliveryContext"))
     routed = _dict(entry.get("delivery"))
     return derive_channel(
-        key, kind,
+        key,
+        kind,
         _text_or_none(entry.get("channel")) or _text_or_none(origin.get("provider")),
-        _text_or_none(delivery.get("channel")) or _text_or_none(entry.get("lastChannel"))
+        _text_or_none(delivery.get("channel"))
+        or _text_or_none(entry.get("lastChannel"))
         or _text_or_none(_dict(routed.get("context")).get("channel"))
         or _text_or_none(_dict(routed.get("route")).get("channel")),
     )

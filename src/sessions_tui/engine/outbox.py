@@ -68,9 +68,19 @@ class Delivery(BaseModel):
 
 def _row(r: Any) -> Delivery:
     return Delivery(
-        id=r["id"], created_at=r["created_at"], kind=r["kind"], session_key=r["session_key"], channel=r["channel"],
-        to=r["target"], account_id=r["account_id"], thread_id=r["thread_id"], message=r["message"], state=r["state"],
-        attempts=r["attempts"], last_error=r["last_error"], delivered_at=r["delivered_at"],
+        id=r["id"],
+        created_at=r["created_at"],
+        kind=r["kind"],
+        session_key=r["session_key"],
+        channel=r["channel"],
+        to=r["target"],
+        account_id=r["account_id"],
+        thread_id=r["thread_id"],
+        message=r["message"],
+        state=r["state"],
+        attempts=r["attempts"],
+        last_error=r["last_error"],
+        delivered_at=r["delivered_at"],
         idempotency_key=r["idempotency_key"],
     )
 
@@ -97,7 +107,11 @@ def lease_is_live(owner: str | None, until: int | None, now_ms: int) -> bool:
 
 class Outbox:
     def __init__(
-        self, engine: Engine, *, retry_base_ms: int = 1000, timeout_s: float = ATTEMPT_TIMEOUT_S,
+        self,
+        engine: Engine,
+        *,
+        retry_base_ms: int = 1000,
+        timeout_s: float = ATTEMPT_TIMEOUT_S,
         bound_s: float = DELIVERY_BOUND_S,
     ) -> None:
         self.engine = engine
@@ -116,8 +130,16 @@ class Outbox:
         return config.webhook_url if config and config.webhook_url else None
 
     def enqueue(
-        self, *, kind: str, message: str, session_key: str | None, channel: str | None, to: str | None,
-        account_id: str | None = None, thread_id: str | None = None, data: dict[str, Any] | None = None,
+        self,
+        *,
+        kind: str,
+        message: str,
+        session_key: str | None,
+        channel: str | None,
+        to: str | None,
+        account_id: str | None = None,
+        thread_id: str | None = None,
+        data: dict[str, Any] | None = None,
     ) -> Delivery:
         """Record a delivery; one with a webhook is then POSTed in the background, under this
         process's lease."""
@@ -130,8 +152,21 @@ class Outbox:
                 """INSERT INTO outbox (created_at, kind, session_key, channel, target, account_id, thread_id,
                        message, state, data, idempotency_key, lease_owner, lease_until)
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (now, kind, session_key, channel, to, account_id, thread_id, message, state, json.dumps(data or {}),
-                 uuid.uuid4().hex, owner, until),
+                (
+                    now,
+                    kind,
+                    session_key,
+                    channel,
+                    to,
+                    account_id,
+                    thread_id,
+                    message,
+                    state,
+                    json.dumps(data or {}),
+                    uuid.uuid4().hex,
+                    owner,
+                    until,
+                ),
             )
             delivery_id = int(cur.lastrowid or 0)
         delivery = self.get(delivery_id)
@@ -163,7 +198,9 @@ class Outbox:
                     error = f"no webhookUrl configured for channel {row['channel'] or '(none)'}"
                     conn.execute(
                         "UPDATE outbox SET state = 'failed', last_error = ?, lease_owner = NULL, lease_until = NULL "
-                        "WHERE id = ?", (error, row["id"]))
+                        "WHERE id = ?",
+                        (error, row["id"]),
+                    )
                     orphaned.append((row["id"], row["session_key"], error))
                     continue
                 conn.execute(
@@ -172,8 +209,11 @@ class Outbox:
                 )
                 claimed.append((row["id"], webhook, row["channel"]))
         for delivery_id, session_key, error in orphaned:
-            self.engine.events.publish(DeliveryChanged(ts=self.engine.now(), outbox_id=delivery_id, state="failed",
-                                                       session_key=session_key, error=error))
+            self.engine.events.publish(
+                DeliveryChanged(
+                    ts=self.engine.now(), outbox_id=delivery_id, state="failed", session_key=session_key, error=error
+                )
+            )
         for delivery_id, webhook, channel in claimed:
             self._start(delivery_id, webhook, channel)
         return [delivery_id for delivery_id, _, _ in claimed]
@@ -218,8 +258,10 @@ class Outbox:
         """Update this process's row (a row whose lease another process holds is not ours to write)."""
         names = ", ".join(f"{k} = ?" for k in fields)
         with self.engine.store.write() as conn:
-            conn.execute(f"UPDATE outbox SET {names} WHERE id = ? AND lease_owner = ?",
-                         (*fields.values(), delivery_id, self.owner))
+            conn.execute(
+                f"UPDATE outbox SET {names} WHERE id = ? AND lease_owner = ?",
+                (*fields.values(), delivery_id, self.owner),
+            )
 
     def _release(self, delivery_id: int) -> None:
         try:
@@ -234,8 +276,13 @@ class Outbox:
         if delivery is None:
             return
         body = {
-            "id": delivery.id, "kind": delivery.kind, "channel": delivery.channel, "to": delivery.to,
-            "accountId": delivery.account_id, "threadId": delivery.thread_id, "message": delivery.message,
+            "id": delivery.id,
+            "kind": delivery.kind,
+            "channel": delivery.channel,
+            "to": delivery.to,
+            "accountId": delivery.account_id,
+            "threadId": delivery.thread_id,
+            "message": delivery.message,
             "sessionKey": delivery.session_key,
         }
         headers = {"Idempotency-Key": delivery.idempotency_key or f"outbox-{delivery.id}"}
@@ -261,8 +308,12 @@ class Outbox:
                                 return
                             error = f"HTTP {response.status_code}: {response.text[:200].strip()}".rstrip(": ")
                             retry = response.status_code == 429 or response.status_code >= 500
-                        self._set(delivery_id, attempts=attempts, last_error=error,
-                                  lease_until=_wall_ms() + int(LEASE_S * 1000))
+                        self._set(
+                            delivery_id,
+                            attempts=attempts,
+                            last_error=error,
+                            lease_until=_wall_ms() + int(LEASE_S * 1000),
+                        )
                         if not retry:
                             break
         except TimeoutError:
@@ -274,10 +325,16 @@ class Outbox:
 
     def _finish(self, delivery: Delivery, state: str, attempts: int, error: str | None) -> None:
         now = self.engine.now()
-        fields: dict[str, Any] = {"state": state, "attempts": attempts, "last_error": error,
-                                  "lease_owner": None, "lease_until": None}
+        fields: dict[str, Any] = {
+            "state": state,
+            "attempts": attempts,
+            "last_error": error,
+            "lease_owner": None,
+            "lease_until": None,
+        }
         if state == "delivered":
             fields["delivered_at"] = now
         self._set(delivery.id, **fields)
-        self.engine.events.publish(DeliveryChanged(ts=now, outbox_id=delivery.id, state=state,
-                                                   session_key=delivery.session_key, error=error))
+        self.engine.events.publish(
+            DeliveryChanged(ts=now, outbox_id=delivery.id, state=state, session_key=delivery.session_key, error=error)
+        )

@@ -80,7 +80,7 @@ _TRAILING_DELIMITERS_RE = re.compile(r"[\"'`,;)}\]]+$")
 def _split_value(token: str) -> tuple[str, str, str]:
     """(opening quote, the secret, closing quote/delimiters): only the secret is masked."""
     prefix = token[0] if token[:1] in _QUOTES and len(token) > 1 else ""
-    body = token[len(prefix):]
+    body = token[len(prefix) :]
     trailing = _TRAILING_DELIMITERS_RE.search(body)
     if trailing and trailing.start() > 0:
         return prefix, body[: trailing.start()], trailing.group()

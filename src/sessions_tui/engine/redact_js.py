@@ -15,9 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 _SLASH_FORM_RE = re.compile(r"^/(.+)/([gimsuy]*)$", re.DOTALL)
-_JS_WHITESPACE = (
-    r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+_JS_WHITESPACE = r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _JS_LINE_TERMINATORS = r"\n\r\u2028\u2029"
 _BRACE_QUANTIFIER_RE = re.compile(r"\{([0-9]+)(,([0-9]*))?\}\??")
 
@@ -166,9 +164,7 @@ def has_nested_repetition(source: str) -> bool:
                 return True
             previous_min, previous_max = previous.min_len, previous.max_len
             previous.min_len = _multiply(previous.min_len, low_repeat)
-            previous.max_len = (
-                math.inf if high_repeat is None else _multiply(previous.max_len, high_repeat)
-            )
+            previous.max_len = math.inf if high_repeat is None else _multiply(previous.max_len, high_repeat)
             previous.contains_repetition = True
             frame.contains_repetition = True
             frame.branch_min = frame.branch_min - previous_min + previous.min_len
@@ -269,9 +265,7 @@ def compile_js_pattern(raw: str) -> re.Pattern[str] | None:
     if "s" in flags:
         py_flags |= re.DOTALL
     try:
-        translated = _translate_js_regex(
-            source, dotall="s" in flags, multiline="m" in flags, unicode="u" in flags
-        )
+        translated = _translate_js_regex(source, dotall="s" in flags, multiline="m" in flags, unicode="u" in flags)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
             return re.compile(translated, py_flags)

@@ -42,8 +42,11 @@ class Rule:
         for match in self.pattern.finditer(text):
             index = self.group if self.group is not None else _last_group(match)
             start, end = match.span(index) if index else match.span()
-            if end > start and not _masked(text[start:end]) and not _part_of_mask(text, start, end) and not (
-                self.keep and self.keep(match)
+            if (
+                end > start
+                and not _masked(text[start:end])
+                and not _part_of_mask(text, start, end)
+                and not (self.keep and self.keep(match))
             ):
                 yield Edit(start, end, self.style)
 
@@ -110,8 +113,25 @@ _JSON_HINT = r"token|secret|password|passwd|accessToken|refreshToken"
 _VALUE = r"[^\s#\"'`<>]{1,4096}"  # an unquoted value: bounded, so a failed match costs little
 _QUOTED = r"([\"'`])((?:(?!\{q})[^\r\n]){{1,4096}})\{q}"
 
-_SECRET_WORDS = ("key", "token", "secret", "passw", "pass", "auth", "credential", "jwt", "cookie", "card",
-                 "cvc", "cvv", "security", "payment", "session", "code", "sig")
+_SECRET_WORDS = (
+    "key",
+    "token",
+    "secret",
+    "passw",
+    "pass",
+    "auth",
+    "credential",
+    "jwt",
+    "cookie",
+    "card",
+    "cvc",
+    "cvv",
+    "security",
+    "payment",
+    "session",
+    "code",
+    "sig",
+)
 
 
 def _shell_reference(match: re.Match[str]) -> bool:
@@ -131,8 +151,16 @@ def _auth_scheme(match: re.Match[str]) -> bool:
     return value.lower() in _AUTH_SCHEMES and "auth" in match.group(0).lower()
 
 
-def _rule(name: str, source: str, anchors: tuple[str, ...], *, style: Style = "hint", group: int | None = None,
-          flags: int = _CI, keep: Callable[[re.Match[str]], bool] | None = None) -> Rule:
+def _rule(
+    name: str,
+    source: str,
+    anchors: tuple[str, ...],
+    *,
+    style: Style = "hint",
+    group: int | None = None,
+    flags: int = _CI,
+    keep: Callable[[re.Match[str]], bool] | None = None,
+) -> Rule:
     return Rule(name, re.compile(source, flags), anchors, style, group, keep)
 
 
@@ -140,53 +168,140 @@ _ENV_KEY = rf"[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b"
 _ENV_ANCHORS = ("key", "token", "secret", "passw", "card", "cvc", "cvv", "security", "payment")
 
 FIELD_RULES: tuple[Rule, ...] = (
-    _rule("env assignment", rf"(?<![?&])\b{_ENV_KEY}\s*[=:]\s*([\"']?)([^\s\"'\\]{{1,4096}})\1", _ENV_ANCHORS,
-          group=2, keep=_shell_reference),
+    _rule(
+        "env assignment",
+        rf"(?<![?&])\b{_ENV_KEY}\s*[=:]\s*([\"']?)([^\s\"'\\]{{1,4096}})\1",
+        _ENV_ANCHORS,
+        group=2,
+        keep=_shell_reference,
+    ),
     # The same name as a URL query parameter (`?access_token=…&page=2`): its value ends at the next
     # `&` or `#`, as OpenClaw's URL-query masking does, so the mask does not swallow the parameters after it.
-    _rule("env assignment", rf"(?<=[?&]){_ENV_KEY}\s*[=:]\s*([\"']?)([^\s\"'\\&#]{{1,4096}})", _ENV_ANCHORS,
-          group=2, keep=_shell_reference),
-    _rule("escaped env assignment", rf"\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b\s*[=:]\s*"
-          r"\\+([\"'])([^\s\"'\\]{1,4096})\\+\1", ("key", "token", "secret", "passw"), group=2, flags=_CS),
-    _rule("JSON secret field", rf"\"(?:{_JSON_STARS})\"\s*:\s*\"((?:[^\"\\]|\\.){{1,4096}})(?:\"|\Z)",
-          ("key", "token", "secret", "credential", "auth", "cookie", "card", "cvc", "cvv", "security", "payment",
-           "material"), style="stars", group=1),
-    _rule("JSON secret field", rf"\"(?:{_JSON_HINT})\"\s*:\s*\"((?:[^\"\\]|\\.){{1,4096}})(?:\"|\Z)",
-          ("token", "secret", "passw"), group=1),
-    _rule("quoted secret field", r"(^|[\s,{])[\"']?(?:api[-_]key|access[-_]token|refresh[-_]token|id[-_]token|"
-          r"authToken|auth[-_]token|clientSecret|client[-_]secret|appSecret|app[-_]secret|private[-_]key|credential|"
-          r"authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|secret[-_]value|raw[-_]secret|"
-          r"secret[-_]input|key[-_]material)[\"']?\s*[:=]\s*([\"'])([^\"'\r\n]{1,4096})\2",
-          ("key", "token", "secret", "credential", "auth", "cookie", "material"), group=3),
+    _rule(
+        "env assignment",
+        rf"(?<=[?&]){_ENV_KEY}\s*[=:]\s*([\"']?)([^\s\"'\\&#]{{1,4096}})",
+        _ENV_ANCHORS,
+        group=2,
+        keep=_shell_reference,
+    ),
+    _rule(
+        "escaped env assignment",
+        rf"\b[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b\s*[=:]\s*"
+        r"\\+([\"'])([^\s\"'\\]{1,4096})\\+\1",
+        ("key", "token", "secret", "passw"),
+        group=2,
+        flags=_CS,
+    ),
+    _rule(
+        "JSON secret field",
+        rf"\"(?:{_JSON_STARS})\"\s*:\s*\"((?:[^\"\\]|\\.){{1,4096}})(?:\"|\Z)",
+        (
+            "key",
+            "token",
+            "secret",
+            "credential",
+            "auth",
+            "cookie",
+            "card",
+            "cvc",
+            "cvv",
+            "security",
+            "payment",
+            "material",
+        ),
+        style="stars",
+        group=1,
+    ),
+    _rule(
+        "JSON secret field",
+        rf"\"(?:{_JSON_HINT})\"\s*:\s*\"((?:[^\"\\]|\\.){{1,4096}})(?:\"|\Z)",
+        ("token", "secret", "passw"),
+        group=1,
+    ),
+    _rule(
+        "quoted secret field",
+        r"(^|[\s,{])[\"']?(?:api[-_]key|access[-_]token|refresh[-_]token|id[-_]token|"
+        r"authToken|auth[-_]token|clientSecret|client[-_]secret|appSecret|app[-_]secret|private[-_]key|credential|"
+        r"authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|secret[-_]value|raw[-_]secret|"
+        r"secret[-_]input|key[-_]material)[\"']?\s*[:=]\s*([\"'])([^\"'\r\n]{1,4096})\2",
+        ("key", "token", "secret", "credential", "auth", "cookie", "material"),
+        group=3,
+    ),
     _rule("CLI secret flag", rf"--(?:{_CLI_KEYS})=([^\s\"']{{1,4096}})", ("--",)),
-    _rule("CLI secret flag", rf"--(?:{_CLI_KEYS})\s+(?!(?:or|and)\b(?=\s+--))([\"']?)([^\s\"']{{1,4096}})\1",
-          ("--",), group=2),
-    _rule("Authorization header", r"(?:Proxy-)?Authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-          r"(?:(?:Bearer|Basic|Bot|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|[A-Za-z][A-Za-z0-9_-]{0,31})"
-          r"[ \t]+)?([^\s\"',;]{1,8192})", ("authorization",), keep=lambda m: m.group(1).lower() in _AUTH_SCHEMES),
-    _rule("credential header", r"(?:^|[^A-Za-z0-9_?&-])(?:x-goog-api-key|api-key|apikey|x-api-token|x-access-token|"
-          r"X-OpenClaw-Token|x-pomerium-jwt-assertion|X-Api-Key|X-Auth-Token)[\"']?[ \t]*[:=][ \t]*[\"']?"
-          r"([^\s\\\"',;]{1,8192})", ("key", "token", "jwt")),
+    _rule(
+        "CLI secret flag",
+        rf"--(?:{_CLI_KEYS})\s+(?!(?:or|and)\b(?=\s+--))([\"']?)([^\s\"']{{1,4096}})\1",
+        ("--",),
+        group=2,
+    ),
+    _rule(
+        "Authorization header",
+        r"(?:Proxy-)?Authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?:(?:Bearer|Basic|Bot|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|[A-Za-z][A-Za-z0-9_-]{0,31})"
+        r"[ \t]+)?([^\s\"',;]{1,8192})",
+        ("authorization",),
+        keep=lambda m: m.group(1).lower() in _AUTH_SCHEMES,
+    ),
+    _rule(
+        "credential header",
+        r"(?:^|[^A-Za-z0-9_?&-])(?:x-goog-api-key|api-key|apikey|x-api-token|x-access-token|"
+        r"X-OpenClaw-Token|x-pomerium-jwt-assertion|X-Api-Key|X-Auth-Token)[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"([^\s\\\"',;]{1,8192})",
+        ("key", "token", "jwt"),
+    ),
     _rule("Bearer token", r"\bBearer\s+([-A-Za-z0-9._~+/=]{18,})(?![-A-Za-z0-9._~+/=])", ("bearer",)),
-    _rule("password in URL", r"\b(?:https?|wss?|ftp)://[^/\s:@]{0,256}:([^/\s@]{1,1024})@", ("://",),
-          style="stars"),
-    _rule("password in connection string", r"\b(?:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|mongodb(?:\+srv)?|"
-          r"rediss?|amqps?|ldaps?|smtps?|imaps?)://[^:\s/@]{0,256}:([^@\s]{1,1024})@", ("://",), style="stars"),
+    _rule("password in URL", r"\b(?:https?|wss?|ftp)://[^/\s:@]{0,256}:([^/\s@]{1,1024})@", ("://",), style="stars"),
+    _rule(
+        "password in connection string",
+        r"\b(?:postgres(?:ql)?|mysql|mariadb|mssql|sqlserver|mongodb(?:\+srv)?|"
+        r"rediss?|amqps?|ldaps?|smtps?|imaps?)://[^:\s/@]{0,256}:([^@\s]{1,1024})@",
+        ("://",),
+        style="stars",
+    ),
     _rule("secret in URL query", rf"[?&](?:{_AUTH_QUERY_KEYS})=([^&#\s<>\"']{{1,4096}})", ("=",)),
-    _rule("secret assignment", rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=" + _QUOTED.format(q=2),
-          _SECRET_WORDS, group=3),
-    _rule("secret assignment", rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=([\"'`]?[^\s&#\"'`<>]{{1,4096}})",
-          _SECRET_WORDS, group=2, keep=lambda m: _shell_reference(m) or _auth_scheme(m)),
-    _rule("config secret", rf"(^|[\s,{{])(?:{_CONFIG_KEYS})(?:\s*:\s*|\s+=\s*|=\s*)" + _QUOTED.format(q=2),
-          _SECRET_WORDS, group=3),
-    _rule("config secret", rf"(^|[\s,{{])(?:{_CONFIG_KEYS})(?:\s*:\s*|\s+=\s*|=\s+)({_VALUE})", _SECRET_WORDS,
-          group=2, keep=_auth_scheme),
-    _rule("config secret", r"(^|[\s,{])[a-z0-9][a-z0-9._-]{0,79}[-_](?:password|passphrase|pass|passwd)\s*[:=]\s*"
-          rf"({_VALUE})", ("pass",), group=2),
-    _rule("config secret", rf"(^|[\s,{{])[a-z0-9_.-]{{1,80}}\.(?:{_CONFIG_KEYS})\s*[:=]\s*({_VALUE})", _SECRET_WORDS,
-          group=2),
-    _rule("AWS secret access key field", rf"(^|[\s,{{])[\"']?(?:{_AWS_FIELD})[\"']?\s*[:=]\s*([\"']?)"
-          r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])\2", ("secret",), group=3),
+    _rule(
+        "secret assignment", rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=" + _QUOTED.format(q=2), _SECRET_WORDS, group=3
+    ),
+    _rule(
+        "secret assignment",
+        rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=([\"'`]?[^\s&#\"'`<>]{{1,4096}})",
+        _SECRET_WORDS,
+        group=2,
+        keep=lambda m: _shell_reference(m) or _auth_scheme(m),
+    ),
+    _rule(
+        "config secret",
+        rf"(^|[\s,{{])(?:{_CONFIG_KEYS})(?:\s*:\s*|\s+=\s*|=\s*)" + _QUOTED.format(q=2),
+        _SECRET_WORDS,
+        group=3,
+    ),
+    _rule(
+        "config secret",
+        rf"(^|[\s,{{])(?:{_CONFIG_KEYS})(?:\s*:\s*|\s+=\s*|=\s+)({_VALUE})",
+        _SECRET_WORDS,
+        group=2,
+        keep=_auth_scheme,
+    ),
+    _rule(
+        "config secret",
+        r"(^|[\s,{])[a-z0-9][a-z0-9._-]{0,79}[-_](?:password|passphrase|pass|passwd)\s*[:=]\s*"
+        rf"({_VALUE})",
+        ("pass",),
+        group=2,
+    ),
+    _rule(
+        "config secret",
+        rf"(^|[\s,{{])[a-z0-9_.-]{{1,80}}\.(?:{_CONFIG_KEYS})\s*[:=]\s*({_VALUE})",
+        _SECRET_WORDS,
+        group=2,
+    ),
+    _rule(
+        "AWS secret access key field",
+        rf"(^|[\s,{{])[\"']?(?:{_AWS_FIELD})[\"']?\s*[:=]\s*([\"']?)"
+        r"([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])\2",
+        ("secret",),
+        group=3,
+    ),
 )
 
 
@@ -196,49 +311,87 @@ _ID = r"(?:^|(?<=[^A-Za-z0-9_]))"  # not inside an identifier
 # (prefix anchor, pattern): well-known token formats, masked with a hint.
 _VENDOR: tuple[tuple[str, str], ...] = (
     ("sk-", r"\b(sk-[A-Za-z0-9_-]{8,})\b"),
-    ("ghp_", r"(ghp_[A-Za-z0-9]{10,})"), ("github_pat_", r"(github_pat_[A-Za-z0-9_]{10,})"),
-    ("gho_", r"(gho_[A-Za-z0-9]{10,})"), ("ghu_", r"(ghu_[A-Za-z0-9]{10,})"), ("ghs_", r"(ghs_[A-Za-z0-9]{10,})"),
-    ("ghr_", r"(ghr_[A-Za-z0-9]{10,})"), ("glpat-", r"(glpat-[A-Za-z0-9._=\-]{20,})"),
-    ("gloas-", r"(gloas-[A-Za-z0-9_-]{32,})"), ("gldt-", r"(gldt-[A-Za-z0-9_-]{20,})"),
-    ("glcbt-", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})"), ("glptt-", r"(glptt-[A-Za-z0-9_-]{40,})"),
-    ("glft-", r"(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))"), ("glimt-", r"(glimt-[A-Za-z0-9_-]{25,})"),
-    ("glagent-", r"(glagent-[A-Za-z0-9_-]{50,})"), ("glwt-", r"(glwt-[A-Za-z0-9_-]{20,})"),
-    ("glsoat-", r"(glsoat-[A-Za-z0-9_-]{20,})"), ("glffct-", r"(glffct-[A-Za-z0-9_-]{20,})"),
-    ("glrt", r"(glrtr?-[A-Za-z0-9._-]{20,})"), ("gr1348941", r"(GR1348941[A-Za-z0-9_-]{20,})"),
+    ("ghp_", r"(ghp_[A-Za-z0-9]{10,})"),
+    ("github_pat_", r"(github_pat_[A-Za-z0-9_]{10,})"),
+    ("gho_", r"(gho_[A-Za-z0-9]{10,})"),
+    ("ghu_", r"(ghu_[A-Za-z0-9]{10,})"),
+    ("ghs_", r"(ghs_[A-Za-z0-9]{10,})"),
+    ("ghr_", r"(ghr_[A-Za-z0-9]{10,})"),
+    ("glpat-", r"(glpat-[A-Za-z0-9._=\-]{20,})"),
+    ("gloas-", r"(gloas-[A-Za-z0-9_-]{32,})"),
+    ("gldt-", r"(gldt-[A-Za-z0-9_-]{20,})"),
+    ("glcbt-", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})"),
+    ("glptt-", r"(glptt-[A-Za-z0-9_-]{40,})"),
+    ("glft-", r"(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))"),
+    ("glimt-", r"(glimt-[A-Za-z0-9_-]{25,})"),
+    ("glagent-", r"(glagent-[A-Za-z0-9_-]{50,})"),
+    ("glwt-", r"(glwt-[A-Za-z0-9_-]{20,})"),
+    ("glsoat-", r"(glsoat-[A-Za-z0-9_-]{20,})"),
+    ("glffct-", r"(glffct-[A-Za-z0-9_-]{20,})"),
+    ("glrt", r"(glrtr?-[A-Za-z0-9._-]{20,})"),
+    ("gr1348941", r"(GR1348941[A-Za-z0-9_-]{20,})"),
     ("_gitlab_session=", r"_gitlab_session=([A-Za-z0-9%._-]{20,})"),
-    ("xox", r"(xox[baprs]-[A-Za-z0-9-]{10,})"), ("xapp-", r"(xapp-[A-Za-z0-9-]{10,})"),
+    ("xox", r"(xox[baprs]-[A-Za-z0-9-]{10,})"),
+    ("xapp-", r"(xapp-[A-Za-z0-9-]{10,})"),
     ("hooks.slack.com", r"(https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/]{10,})"),
     ("discord", r"(https://discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{20,})"),
     ("discord", r"discord[\s\S]{0,40}?\b([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})\b"),
-    ("gsk_", r"(gsk_[A-Za-z0-9_-]{10,})"), ("aiza", r"(AIza[0-9A-Za-z\-_]{20,})"),
-    ("ya29.", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})"), ("1//0", r"(1//0[0-9A-Za-z_\-./+=]{10,})"),
+    ("gsk_", r"(gsk_[A-Za-z0-9_-]{10,})"),
+    ("aiza", r"(AIza[0-9A-Za-z\-_]{20,})"),
+    ("ya29.", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})"),
+    ("1//0", r"(1//0[0-9A-Za-z_\-./+=]{10,})"),
     ("eyj", r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
-    ("pplx-", r"(pplx-[A-Za-z0-9_-]{10,})"), ("fal_", r"(fal_[A-Za-z0-9_-]{10,})"),
-    ("fc-", _ID + r"(fc-[A-Za-z0-9]{10,})"), ("bb_live_", r"(bb_live_[A-Za-z0-9_-]{10,})"),
-    ("gaaaa", _B64 + r"(gAAAA[A-Za-z0-9_=-]{20,})"), ("_live_", r"([sr]k_live_[A-Za-z0-9]{10,})"),
-    ("sk_test_", r"(sk_test_[A-Za-z0-9]{10,})"), ("sg.", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
-    ("npm_", r"(npm_[A-Za-z0-9]{10,})"), ("pypi-", r"(pypi-[A-Za-z0-9_-]{10,})"),
-    ("_v1_", r"(do[opr]_v1_[A-Za-z0-9]{10,})"), ("dp.", r"(dp\.(?:ct|pt|sa|scim|audit|st)\.[A-Za-z0-9_.-]{40,80})"),
-    ("dckr_", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})"), ("bkua_", r"(bkua_[a-z0-9]{40})"),
-    ("ccipat_", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})"), ("sbp_", r"(sbp_[a-z0-9]{40})"),
-    ("dapi", _B64 + r"(dapi[0-9a-f]{32}(?:-\d)?)"), ("dd", r"(dd[pw]_[A-Za-z0-9]{36})"),
-    ("glsa_", r"(glsa_[A-Za-z0-9_]{41})"), ("glc_eyj", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})"),
-    ("nfp_", r"(nfp_[A-Za-z0-9_]{36})"), ("cfpat-", r"(CFPAT-[A-Za-z0-9_\-]{40,})"),
-    ("atctt3", _B64 + r"(ATCTT3xFfG[A-Za-z0-9+/=_-]{8,})"), ("atatt", _B64 + r"(ATATT[A-Za-z0-9+/=_-]{8,})"),
-    ("atbb", _B64 + r"(ATBB[A-Za-z0-9_=.-]{16,})"), ("bbdc-", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})"),
+    ("pplx-", r"(pplx-[A-Za-z0-9_-]{10,})"),
+    ("fal_", r"(fal_[A-Za-z0-9_-]{10,})"),
+    ("fc-", _ID + r"(fc-[A-Za-z0-9]{10,})"),
+    ("bb_live_", r"(bb_live_[A-Za-z0-9_-]{10,})"),
+    ("gaaaa", _B64 + r"(gAAAA[A-Za-z0-9_=-]{20,})"),
+    ("_live_", r"([sr]k_live_[A-Za-z0-9]{10,})"),
+    ("sk_test_", r"(sk_test_[A-Za-z0-9]{10,})"),
+    ("sg.", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
+    ("npm_", r"(npm_[A-Za-z0-9]{10,})"),
+    ("pypi-", r"(pypi-[A-Za-z0-9_-]{10,})"),
+    ("_v1_", r"(do[opr]_v1_[A-Za-z0-9]{10,})"),
+    ("dp.", r"(dp\.(?:ct|pt|sa|scim|audit|st)\.[A-Za-z0-9_.-]{40,80})"),
+    ("dckr_", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})"),
+    ("bkua_", r"(bkua_[a-z0-9]{40})"),
+    ("ccipat_", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})"),
+    ("sbp_", r"(sbp_[a-z0-9]{40})"),
+    ("dapi", _B64 + r"(dapi[0-9a-f]{32}(?:-\d)?)"),
+    ("dd", r"(dd[pw]_[A-Za-z0-9]{36})"),
+    ("glsa_", r"(glsa_[A-Za-z0-9_]{41})"),
+    ("glc_eyj", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})"),
+    ("nfp_", r"(nfp_[A-Za-z0-9_]{36})"),
+    ("cfpat-", r"(CFPAT-[A-Za-z0-9_\-]{40,})"),
+    ("atctt3", _B64 + r"(ATCTT3xFfG[A-Za-z0-9+/=_-]{8,})"),
+    ("atatt", _B64 + r"(ATATT[A-Za-z0-9+/=_-]{8,})"),
+    ("atbb", _B64 + r"(ATBB[A-Za-z0-9_=.-]{16,})"),
+    ("bbdc-", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})"),
     ("hrku-", r"(HRKU-AA[A-Za-z0-9_-]{20,})"),
     ("pat-", r"(pat-(?:eu|na)1-[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{12})"),
-    ("apify_api_", r"(apify_api_[A-Za-z0-9\-]{20,})"), ("flyv1", r"(FlyV1 fm\d+_[A-Za-z0-9+/=,_-]{100,})"),
-    ("fio-u-", r"(fio-u-[A-Za-z0-9_-]{40,})"), ("am_", _ID + r"(am_[A-Za-z0-9_-]{10,})"),
-    ("sk_", _ID + r"(sk_[A-Za-z0-9_]{10,})"), ("tvly-", r"(tvly-[A-Za-z0-9]{10,})"),
-    ("exa_", r"(exa_[A-Za-z0-9]{10,})"), ("syt_", r"(syt_[A-Za-z0-9]{10,})"),
-    ("retaindb_", r"(retaindb_[A-Za-z0-9]{10,})"), ("hsk-", r"(hsk-[A-Za-z0-9]{10,})"),
-    ("mem0_", r"(mem0_[A-Za-z0-9]{10,})"), ("brv_", r"(brv_[A-Za-z0-9]{10,})"), ("xai-", r"(xai-[A-Za-z0-9]{30,})"),
-    ("fw", _ID + r"(fw[-_][A-Za-z0-9]{30,})"), ("fpk_", _ID + r"(fpk_[A-Za-z0-9]{30,})"),
+    ("apify_api_", r"(apify_api_[A-Za-z0-9\-]{20,})"),
+    ("flyv1", r"(FlyV1 fm\d+_[A-Za-z0-9+/=,_-]{100,})"),
+    ("fio-u-", r"(fio-u-[A-Za-z0-9_-]{40,})"),
+    ("am_", _ID + r"(am_[A-Za-z0-9_-]{10,})"),
+    ("sk_", _ID + r"(sk_[A-Za-z0-9_]{10,})"),
+    ("tvly-", r"(tvly-[A-Za-z0-9]{10,})"),
+    ("exa_", r"(exa_[A-Za-z0-9]{10,})"),
+    ("syt_", r"(syt_[A-Za-z0-9]{10,})"),
+    ("retaindb_", r"(retaindb_[A-Za-z0-9]{10,})"),
+    ("hsk-", r"(hsk-[A-Za-z0-9]{10,})"),
+    ("mem0_", r"(mem0_[A-Za-z0-9]{10,})"),
+    ("brv_", r"(brv_[A-Za-z0-9]{10,})"),
+    ("xai-", r"(xai-[A-Za-z0-9]{30,})"),
+    ("fw", _ID + r"(fw[-_][A-Za-z0-9]{30,})"),
+    ("fpk_", _ID + r"(fpk_[A-Za-z0-9]{30,})"),
     ("ia", _B64 + r"((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
-    ("akid", r"(AKID[A-Za-z0-9]{10,})"), ("ltai", r"(LTAI[A-Za-z0-9]{10,})"), ("hf_", r"(hf_[A-Za-z0-9]{10,})"),
-    ("api_org_", r"(api_org_[A-Za-z0-9]{20,})"), ("r8_", r"(r8_[A-Za-z0-9]{10,})"),
-    ("bot", r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b"), (":", r"\b(\d{6,}:[A-Za-z0-9_-]{20,})\b"),
+    ("akid", r"(AKID[A-Za-z0-9]{10,})"),
+    ("ltai", r"(LTAI[A-Za-z0-9]{10,})"),
+    ("hf_", r"(hf_[A-Za-z0-9]{10,})"),
+    ("api_org_", r"(api_org_[A-Za-z0-9]{20,})"),
+    ("r8_", r"(r8_[A-Za-z0-9]{10,})"),
+    ("bot", r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b"),
+    (":", r"\b(\d{6,}:[A-Za-z0-9_-]{20,})\b"),
 )
 
 VENDOR_RULES: tuple[Rule, ...] = tuple(_rule("token", source, (anchor,)) for anchor, source in _VENDOR)

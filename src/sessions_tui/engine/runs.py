@@ -1,9 +1,10 @@
 """Runs: one model turn sequence in a session, queued one at a time per session.
 
 `start` records the run and returns its id at once; a worker per session executes its queue in
-order, and waits while another process is running a turn in the same session. `wait` waits for a run's end without ever stopping it: a wait that times out leaves the
-run going. Records live in the store, so a run started by another process can be waited on
-too (by polling), and runs a dead process left unfinished are found on start-up.
+order, and waits while another process is running a turn in the same session. `wait` waits for
+a run's end without ever stopping it: a wait that times out leaves the run going. Records live in
+the store, so a run started by another process can be waited on too (by polling), and runs a dead
+process left unfinished are found on start-up.
 """
 
 from __future__ import annotations
@@ -95,8 +96,15 @@ class Runs:
             conn.execute(
                 """INSERT INTO runs (run_id, session_key, status, lane, pid, created_at, data)
                    VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                (record.run_id, record.session_key, record.status, record.lane, os.getpid(),
-                 record.created_at, json.dumps({"request": request.model_dump(exclude_none=True)})),
+                (
+                    record.run_id,
+                    record.session_key,
+                    record.status,
+                    record.lane,
+                    os.getpid(),
+                    record.created_at,
+                    json.dumps({"request": request.model_dump(exclude_none=True)}),
+                ),
             )
 
     def _update(self, record: RunRecord) -> None:
@@ -112,17 +120,20 @@ class Runs:
         if row is None:
             return None
         return RunRecord(
-            run_id=row["run_id"], session_key=row["session_key"], status=row["status"],
-            error=row["error"], lane=row["lane"] or "main", created_at=row["created_at"],
-            started_at=row["started_at"], ended_at=row["ended_at"],
+            run_id=row["run_id"],
+            session_key=row["session_key"],
+            status=row["status"],
+            error=row["error"],
+            lane=row["lane"] or "main",
+            created_at=row["created_at"],
+            started_at=row["started_at"],
+            ended_at=row["ended_at"],
         )
 
     def recover_interrupted(self) -> list[RunRecord]:
         """Runs a dead process left queued or running end as errors (nothing stays 'running')."""
         with self.engine.store.read() as conn:
-            rows = conn.execute(
-                "SELECT run_id, pid FROM runs WHERE status IN ('queued', 'running')"
-            ).fetchall()
+            rows = conn.execute("SELECT run_id, pid FROM runs WHERE status IN ('queued', 'running')").fetchall()
         recovered = []
         for row in rows:
             if row["pid"] == os.getpid() or pid_alive(row["pid"]):
@@ -153,7 +164,9 @@ class Runs:
         if owner is not None:
             raise OwnedByOpenClaw(request.session_key, owner)
         record = RunRecord(
-            run_id=new_uuid(), session_key=request.session_key, lane=request.lane,
+            run_id=new_uuid(),
+            session_key=request.session_key,
+            lane=request.lane,
             created_at=self.engine.now(),
         )
         self._insert(record, request)
@@ -195,16 +208,19 @@ class Runs:
             if any(row["pid"] != os.getpid() and pid_alive(row["pid"]) for row in rows):
                 return False
             record.status, record.started_at = "running", self.engine.now()
-            conn.execute("UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
-                         (record.status, record.started_at, record.run_id))
+            conn.execute(
+                "UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
+                (record.status, record.started_at, record.run_id),
+            )
             return True
 
     async def _execute(self, record: RunRecord, request: RunRequest) -> None:
         engine = self.engine
         while not self._try_start(record):
             await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
-        engine.events.publish(RunStarted(ts=record.started_at, run_id=record.run_id,
-                                         session_key=record.session_key, lane=record.lane))
+        engine.events.publish(
+            RunStarted(ts=record.started_at, run_id=record.run_id, session_key=record.session_key, lane=record.lane)
+        )
         timeout = request.timeout_seconds
         if timeout is None:
             timeout = engine.config.agents.defaults.timeout_seconds or DEFAULT_RUN_TIMEOUT_SECONDS
@@ -228,9 +244,15 @@ class Runs:
     def _finish(self, record: RunRecord) -> None:
         record.ended_at = self.engine.now()
         self._update(record)
-        self.engine.events.publish(RunEnded(ts=record.ended_at, run_id=record.run_id,
-                                            session_key=record.session_key, status=record.status,
-                                            error=record.error))
+        self.engine.events.publish(
+            RunEnded(
+                ts=record.ended_at,
+                run_id=record.run_id,
+                session_key=record.session_key,
+                status=record.status,
+                error=record.error,
+            )
+        )
 
     async def wait(self, run_id: str, timeout_ms: int) -> WaitResult:
         """Wait up to `timeout_ms` for a run to end; a timeout never stops the run."""
@@ -248,8 +270,13 @@ class Runs:
             return WaitResult(run_id=run_id, status="error", error=f"Unknown run: {run_id}")
         if record.status not in TERMINAL:
             return WaitResult(run_id=run_id, status="timeout", started_at=record.started_at)
-        return WaitResult(run_id=run_id, status=record.status, error=record.error,
-                          started_at=record.started_at, ended_at=record.ended_at)
+        return WaitResult(
+            run_id=run_id,
+            status=record.status,
+            error=record.error,
+            started_at=record.started_at,
+            ended_at=record.ended_at,
+        )
 
     async def _poll(self, run_id: str, timeout: float) -> None:
         """A run of another process: watch its record until it ends or time is up."""
@@ -276,4 +303,3 @@ class Runs:
         for worker in list(self._workers.values()):
             worker.cancel()
         await asyncio.gather(*self._workers.values(), return_exceptions=True)
-

@@ -220,9 +220,7 @@ class HistoryResult:
     hard_capped: bool
 
 
-def sanitize_history(
-    messages: Iterable[Any], redactor: Redactor, max_bytes: int = HISTORY_MAX_BYTES
-) -> HistoryResult:
+def sanitize_history(messages: Iterable[Any], redactor: Redactor, max_bytes: int = HISTORY_MAX_BYTES) -> HistoryResult:
     """§6.1 on every message, then the §6.2 caps, with the result flags of `sessions_history`."""
     sanitized = [sanitize_history_message(message, redactor) for message in messages]
     capped = cap_history((entry for entry, _, _ in sanitized), max_bytes)
@@ -240,8 +238,4 @@ def sanitize_history(
 
 def strip_tool_messages(messages: Iterable[Any]) -> list[Any]:
     """Drop tool results (`toolResult`, and `tool` as some providers name them)."""
-    return [
-        message
-        for message in messages
-        if not (isinstance(message, dict) and message.get("role") in _TOOL_ROLES)
-    ]
+    return [message for message in messages if not (isinstance(message, dict) and message.get("role") in _TOOL_ROLES)]

@@ -166,8 +166,7 @@ def derived_columns(key: str, entry: dict[str, Any]) -> dict[str, Any]:
     `kind` is classified with the default main key; a query under another `session.mainKey`
     corrects it (see `tools.browse`).
     """
-    kind = classify_session_kind(key, entry.get("kind") if isinstance(entry.get("kind"), str) else None,
-                                 _DEFAULT_ALIAS)
+    kind = classify_session_kind(key, entry.get("kind") if isinstance(entry.get("kind"), str) else None, _DEFAULT_ALIAS)
     channel = entry_channel(key, kind, entry)
     return {
         "label": _str_or_none(entry.get("label")),
@@ -278,8 +277,11 @@ _MARKERS = {"compaction": "Compaction", "reset": "Reset"}
 
 def _is_shown_custom_message(line: dict[str, Any]) -> bool:
     """OpenClaw shows a `custom_message` when it says `display: true`, except its runtime context."""
-    return (line.get("type") == "custom_message" and line.get("display") is True
-            and line.get("customType") != "openclaw.runtime-context")
+    return (
+        line.get("type") == "custom_message"
+        and line.get("display") is True
+        and line.get("customType") != "openclaw.runtime-context"
+    )
 
 
 def _is_message_line(line: dict[str, Any]) -> bool:
@@ -350,9 +352,7 @@ class Store:
         self._lock = threading.RLock()
         self._batching = False
         self._batch_began = 0.0
-        self._conn = sqlite3.connect(
-            self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False
-        )
+        self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA busy_timeout=60000")
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -367,8 +367,7 @@ class Store:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(
-                    f"{self.db_path}: written by a newer sessions-tui (schema {version}); "
-                    "upgrade to open it"
+                    f"{self.db_path}: written by a newer sessions-tui (schema {version}); upgrade to open it"
                 )
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
@@ -481,9 +480,7 @@ class Store:
 
     def get_by_session_id(self, session_id: str) -> StoredSession | None:
         with self._lock:
-            row = self._conn.execute(
-                "SELECT * FROM sessions WHERE session_id = ?", (session_id,)
-            ).fetchone()
+            row = self._conn.execute("SELECT * FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return _row_to_session(row, self.state_dir) if row else None
 
     def count(self, include_archived: bool = False) -> int:
@@ -604,7 +601,8 @@ class Store:
         updated = entry.get("updatedAt", row["updated_at"])
         columns = {
             "entry": dumps(entry),
-            "updated_at": int(updated) if isinstance(updated, (int, float)) and not isinstance(updated, bool)
+            "updated_at": int(updated)
+            if isinstance(updated, (int, float)) and not isinstance(updated, bool)
             else row["updated_at"],
             **derived_columns(key, entry),
         }
@@ -679,12 +677,20 @@ class Store:
             return [r[0] for r in self._conn.execute("SELECT DISTINCT agent_id FROM sessions")]
 
     def browse(
-        self, flt: SessionFilter, *, order_by: str = "updated", descending: bool = True,
-        limit: int | None = 200, offset: int = 0, count: bool = True,
+        self,
+        flt: SessionFilter,
+        *,
+        order_by: str = "updated",
+        descending: bool = True,
+        limit: int | None = 200,
+        offset: int = 0,
+        count: bool = True,
     ) -> tuple[list[StoredSession], int]:
         """A filtered, sorted page of sessions and the size of the whole filtered set."""
-        kind_expr = "(CASE WHEN key = 'global' THEN 'main' WHEN rest = ? THEN 'main' " \
-                    "WHEN kind = 'main' THEN 'other' ELSE kind END)"
+        kind_expr = (
+            "(CASE WHEN key = 'global' THEN 'main' WHEN rest = ? THEN 'main' "
+            "WHEN kind = 'main' THEN 'other' ELSE kind END)"
+        )
         where = ["listable = 1", "key != 'unknown'"]
         args: list[Any] = []
         if not flt.include_global:
@@ -711,9 +717,11 @@ class Store:
             args.append(flt.active_since)
         if flt.search:
             needle = flt.search.lower()
-            where.append("(instr(lower(key), ?) OR instr(lower(coalesce(label, '')), ?) "
-                         "OR instr(lower(coalesce(display_name, '')), ?) OR instr(lower(session_id), ?) "
-                         "OR instr(channel, ?))")
+            where.append(
+                "(instr(lower(key), ?) OR instr(lower(coalesce(label, '')), ?) "
+                "OR instr(lower(coalesce(display_name, '')), ?) OR instr(lower(session_id), ?) "
+                "OR instr(channel, ?))"
+            )
             args += [needle] * 5
         if flt.keys is not None:
             where.append(f"key IN ({', '.join('?' * len(flt.keys)) or 'NULL'})")
@@ -739,10 +747,8 @@ class Store:
             keys = [r[0] for r in conn.execute(sql, (*args, *order_args, *page_args))]
             found = {}
             for chunk in range(0, len(keys), 500):
-                part = keys[chunk:chunk + 500]
-                for row in conn.execute(
-                    f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part
-                ):
+                part = keys[chunk : chunk + 500]
+                for row in conn.execute(f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part):
                     found[row["key"]] = row
             total = conn.execute(f"SELECT COUNT(*) FROM sessions WHERE {clause}", args).fetchone()[0] if count else -1
         rows = [found[k] for k in keys if k in found]
@@ -883,9 +889,7 @@ class Store:
             "cwd": str(self.state_dir),
         }
         parts = [dumps(header)]
-        parts += [r[0] for r in conn.execute(
-            "SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (sid,)
-        )]
+        parts += [r[0] for r in conn.execute("SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (sid,))]
         data = ("\n".join(parts) + "\n").encode("utf-8")
         path = self.state_dir / row["mirror_path"]
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -902,9 +906,7 @@ class Store:
     def history(self, key: str, limit: int | None = None, offset: int = 0) -> HistoryPage:
         """The newest `limit` messages before the newest `offset` ones, oldest first."""
         with self.read() as conn:
-            row = conn.execute(
-                "SELECT session_id, msg_count FROM sessions WHERE key = ?", (key,)
-            ).fetchone()
+            row = conn.execute("SELECT session_id, msg_count FROM sessions WHERE key = ?", (key,)).fetchone()
             if not row:
                 return HistoryPage(messages=[], total=0, start=0)
             total = row["msg_count"]
@@ -930,9 +932,7 @@ class Store:
                 return []
             return [
                 r[0]
-                for r in self._conn.execute(
-                    "SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (row[0],)
-                )
+                for r in self._conn.execute("SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (row[0],))
             ]
 
     # -- imports ------------------------------------------------------------------------------
@@ -973,17 +973,13 @@ class Store:
     def import_source_of(self, key: str) -> str | None:
         """The OpenClaw source a session was imported from (it belongs to that OpenClaw), if any."""
         with self._lock:
-            row = self._conn.execute(
-                "SELECT source FROM imports WHERE session_key = ? LIMIT 1", (key,)
-            ).fetchone()
+            row = self._conn.execute("SELECT source FROM imports WHERE session_key = ? LIMIT 1", (key,)).fetchone()
         return str(row[0]) if row else None
 
     def transcript_tail(self, key: str) -> tuple[int, str | None]:
         """(lines stored after the header, entry id of the last one) of a session."""
         with self._lock:
-            row = self._conn.execute(
-                "SELECT last_seq, last_entry_id FROM sessions WHERE key = ?", (key,)
-            ).fetchone()
+            row = self._conn.execute("SELECT last_seq, last_entry_id FROM sessions WHERE key = ?", (key,)).fetchone()
         return (int(row[0]), row[1]) if row else (0, None)
 
     def update_import(
@@ -1027,8 +1023,8 @@ class Store:
                 raise StoreError(f"No session found: {key}")
             conn.execute("DELETE FROM transcript WHERE session_id = ?", (row["session_id"],))
             conn.execute(
-                "UPDATE sessions SET last_seq = 0, msg_count = 0, last_entry_id = NULL, mirror_size = -1 "
-                "WHERE key = ?", (key,),
+                "UPDATE sessions SET last_seq = 0, msg_count = 0, last_entry_id = NULL, mirror_size = -1 WHERE key = ?",
+                (key,),
             )
             self._rebuild_mirror(conn, conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone())
             self._patch(conn, key, {k: v for k, v in entry.items() if k != "sessionId"})

@@ -99,14 +99,25 @@ class AnnouncementView(BaseModel):
 
 def _record(row: Any) -> SubagentRun:
     return SubagentRun(
-        run_id=row["run_id"], child_key=row["child_key"], requester_key=row["requester_key"], task=row["task"],
-        label=row["label"], cleanup=row["cleanup"], created_at=row["created_at"], ended_at=row["ended_at"],
-        outcome=row["outcome"], outcome_error=row["outcome_error"], announce_state=row["announce_state"],
-        announced_at=row["announced_at"], archive_at=row["archive_at"], data=json.loads(row["data"]),
+        run_id=row["run_id"],
+        child_key=row["child_key"],
+        requester_key=row["requester_key"],
+        task=row["task"],
+        label=row["label"],
+        cleanup=row["cleanup"],
+        created_at=row["created_at"],
+        ended_at=row["ended_at"],
+        outcome=row["outcome"],
+        outcome_error=row["outcome_error"],
+        announce_state=row["announce_state"],
+        announced_at=row["announced_at"],
+        archive_at=row["archive_at"],
+        data=json.loads(row["data"]),
     )
 
 
 # -- formatting (REFERENCE §11.3 step 7, SPEC D4) ------------------------------------------------
+
 
 def format_duration(ms: int | float | None) -> str:
     if not ms or ms <= 0:
@@ -138,7 +149,8 @@ def format_cost(cost: float) -> str:
 def stats_line(entry: dict[str, Any], *, runtime_ms: int | None, key: str, session_id: str, transcript: str) -> str:
     tokens_in, tokens_out = entry.get("inputTokens"), entry.get("outputTokens")
     if isinstance(tokens_in, (int, float)) and isinstance(tokens_out, (int, float)):
-        tokens = f"tokens {format_tokens(tokens_in + tokens_out)} (in {format_tokens(tokens_in)} / out {format_tokens(tokens_out)})"
+        split = f"in {format_tokens(tokens_in)} / out {format_tokens(tokens_out)}"
+        tokens = f"tokens {format_tokens(tokens_in + tokens_out)} ({split})"
     else:
         tokens = "tokens n/a"
     parts = [f"runtime {format_duration(runtime_ms)}", tokens]
@@ -164,20 +176,22 @@ def normalise_announce(reply: str) -> tuple[str, str]:
     lead = reply[: matches[0].start()].strip()
     for i, match in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(reply)
-        sections.setdefault(match.group(1).lower(), reply[match.end():end].strip())
+        sections.setdefault(match.group(1).lower(), reply[match.end() : end].strip())
     result = sections.get("result") or lead
     return result.strip(), sections.get("notes", "").strip()
 
 
 def announce_step_prompt(run: SubagentRun) -> str:
-    return "\n".join([
-        "Sub-agent announce step:",
-        f"Task: {run.task}",
-        f"Outcome: {run.status_label}",
-        'Reply with "Result:" (what you found or produced) and "Notes:" (anything the requester should '
-        "know) only; no Status line, the system adds it.",
-        f'If nothing should be announced, reply exactly "{ANNOUNCE_SKIP}".',
-    ])
+    return "\n".join(
+        [
+            "Sub-agent announce step:",
+            f"Task: {run.task}",
+            f"Outcome: {run.status_label}",
+            'Reply with "Result:" (what you found or produced) and "Notes:" (anything the requester should '
+            "know) only; no Status line, the system adds it.",
+            f'If nothing should be announced, reply exactly "{ANNOUNCE_SKIP}".',
+        ]
+    )
 
 
 class SubagentRegistry:
@@ -191,8 +205,16 @@ class SubagentRegistry:
             conn.execute(
                 """INSERT INTO subagent_runs (run_id, child_key, requester_key, task, label, cleanup, created_at, data)
                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                (run.run_id, run.child_key, run.requester_key, run.task, run.label, run.cleanup, run.created_at,
-                 json.dumps(run.data)),
+                (
+                    run.run_id,
+                    run.child_key,
+                    run.requester_key,
+                    run.task,
+                    run.label,
+                    run.cleanup,
+                    run.created_at,
+                    json.dumps(run.data),
+                ),
             )
 
     def get(self, run_id: str) -> SubagentRun | None:
@@ -217,12 +239,20 @@ class SubagentRegistry:
             entry = session.entry if session else {}
             status = entry.get("status") or ("running" if run.ended_at is None else "done")
             started = entry.get("startedAt")
-            out.append(ChildView(
-                run_id=run.run_id, child_key=run.child_key, label=run.label, task=run.task, status=status,
-                started_at=started if isinstance(started, int) else run.created_at,
-                ended_at=run.ended_at or (entry.get("endedAt") if isinstance(entry.get("endedAt"), int) else None),
-                total_tokens=entry.get("totalTokens") if isinstance(entry.get("totalTokens"), (int, float)) else None,
-            ))
+            out.append(
+                ChildView(
+                    run_id=run.run_id,
+                    child_key=run.child_key,
+                    label=run.label,
+                    task=run.task,
+                    status=status,
+                    started_at=started if isinstance(started, int) else run.created_at,
+                    ended_at=run.ended_at or (entry.get("endedAt") if isinstance(entry.get("endedAt"), int) else None),
+                    total_tokens=entry.get("totalTokens")
+                    if isinstance(entry.get("totalTokens"), (int, float))
+                    else None,
+                )
+            )
         return out
 
     def announcements(self, requester_key: str, limit: int = 200) -> list[AnnouncementView]:
@@ -234,11 +264,16 @@ class SubagentRegistry:
                 continue
             run = self.get(str(announce.get("runId", "")))
             text = "".join(b.get("text", "") for b in message.get("content") or [] if isinstance(b, dict))
-            out.append(AnnouncementView(
-                run_id=str(announce.get("runId", "")), child_key=str(announce.get("childSessionKey", "")),
-                label=(run.label or run.task) if run else None, text=text, ts=message.get("timestamp"),
-                status=announce.get("status"),
-            ))
+            out.append(
+                AnnouncementView(
+                    run_id=str(announce.get("runId", "")),
+                    child_key=str(announce.get("childSessionKey", "")),
+                    label=(run.label or run.task) if run else None,
+                    text=text,
+                    ts=message.get("timestamp"),
+                    status=announce.get("status"),
+                )
+            )
         return out
 
     def active_children(self, requester_key: str) -> int:
@@ -260,11 +295,16 @@ class SubagentRegistry:
             ).fetchone()
             if row is None or row["announce_state"] == "done":
                 return False
-            if row["announce_state"] == "announcing" and row["announce_pid"] != os.getpid() \
-                    and pid_alive(row["announce_pid"]):
+            if (
+                row["announce_state"] == "announcing"
+                and row["announce_pid"] != os.getpid()
+                and pid_alive(row["announce_pid"])
+            ):
                 return False
-            conn.execute("UPDATE subagent_runs SET announce_state = 'announcing', announce_pid = ? WHERE run_id = ?",
-                         (os.getpid(), run_id))
+            conn.execute(
+                "UPDATE subagent_runs SET announce_state = 'announcing', announce_pid = ? WHERE run_id = ?",
+                (os.getpid(), run_id),
+            )
             return True
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -328,24 +368,41 @@ class SubagentRegistry:
         try:
             engine.admit(run.requester_key, via="subagent_announce", requester=run.child_key)
         except SendBlocked:
-            engine.events.publish(Announced(ts=engine.now(), kind="subagent", session_key=run.requester_key, text=text,
-                                            run_id=run.run_id, child_session_key=run.child_key,
-                                            status=run.outcome, delivery="forbidden"))
+            engine.events.publish(
+                Announced(
+                    ts=engine.now(),
+                    kind="subagent",
+                    session_key=run.requester_key,
+                    text=text,
+                    run_id=run.run_id,
+                    child_session_key=run.child_key,
+                    status=run.outcome,
+                    delivery="forbidden",
+                )
+            )
             self._done(run, "forbidden")
             return
         if engine.store.get(run.requester_key) is None:
             engine.store.ensure(run.requester_key)
-        appended = engine.store.append(run.requester_key, {
-            "role": "assistant",
-            "content": [{"type": "text", "text": text}],
-            "announce": announce,
-            "timestamp": engine.now(),
-        })
-        engine.events.publish(MessageAppended(ts=engine.now(), session_key=run.requester_key, role="assistant",
-                                              seq=appended.msg_seq))
+        appended = engine.store.append(
+            run.requester_key,
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "announce": announce,
+                "timestamp": engine.now(),
+            },
+        )
+        engine.events.publish(
+            MessageAppended(ts=engine.now(), session_key=run.requester_key, role="assistant", seq=appended.msg_seq)
+        )
         target = None if is_subagent_session_key(run.requester_key) else self._requester_target(run)
         state = deliver_announce(
-            engine, kind="subagent", session_key=run.requester_key, text=text, target=target,
+            engine,
+            kind="subagent",
+            session_key=run.requester_key,
+            text=text,
+            target=target,
             via="subagent_announce",
             event={"run_id": run.run_id, "child_session_key": run.child_key, "status": run.outcome},
         )
@@ -354,8 +411,12 @@ class SubagentRegistry:
     def _requester_target(self, run: SubagentRun) -> AnnounceTarget | None:
         origin = run.data.get("requesterOrigin") or {}
         if origin.get("channel") and origin.get("to"):
-            return AnnounceTarget(channel=origin["channel"], to=origin["to"], account_id=origin.get("accountId"),
-                                  thread_id=origin.get("threadId"))
+            return AnnounceTarget(
+                channel=origin["channel"],
+                to=origin["to"],
+                account_id=origin.get("accountId"),
+                thread_id=origin.get("threadId"),
+            )
         return resolve_announce_target(self.engine, run.requester_key)
 
     async def _announce_step(self, run: SubagentRun) -> tuple[str | None, str | None]:
@@ -364,10 +425,18 @@ class SubagentRegistry:
         if engine.store.get(run.child_key) is None:
             return None, "the child session is gone"
         timeout_ms = engine.config.agents.defaults.subagents.announce_timeout_ms
-        run_id = engine.runs.start(RunRequest(
-            session_key=run.child_key, message=ANNOUNCE_STEP_MESSAGE, extra_system_prompt=announce_step_prompt(run),
-            lane="subagent", internal=True, keep_status=True, tools=[], timeout_seconds=max(1, timeout_ms // 1000),
-        ))
+        run_id = engine.runs.start(
+            RunRequest(
+                session_key=run.child_key,
+                message=ANNOUNCE_STEP_MESSAGE,
+                extra_system_prompt=announce_step_prompt(run),
+                lane="subagent",
+                internal=True,
+                keep_status=True,
+                tools=[],
+                timeout_seconds=max(1, timeout_ms // 1000),
+            )
+        )
         wait = await engine.runs.wait(run_id, timeout_ms)
         if wait.status != "ok":
             return None, wait.error or wait.status
@@ -381,7 +450,9 @@ class SubagentRegistry:
         started = entry.get("startedAt")
         runtime = (run.ended_at - started) if isinstance(started, int) and run.ended_at else None
         stats = stats_line(
-            entry, runtime_ms=runtime, key=run.child_key,
+            entry,
+            runtime_ms=runtime,
+            key=run.child_key,
             session_id=session.session_id if session else "unknown",
             transcript=session.mirror_path if session else "unknown",
         )
@@ -429,9 +500,7 @@ class SubagentRegistry:
     def recover(self) -> list[str]:
         """Find runs left unannounced (a crash, a restart) and announce them; returns their ids."""
         with self.engine.store.read() as conn:
-            rows = conn.execute(
-                "SELECT * FROM subagent_runs WHERE announce_state != 'done'"
-            ).fetchall()
+            rows = conn.execute("SELECT * FROM subagent_runs WHERE announce_state != 'done'").fetchall()
         recovered = []
         for row in rows:
             run = _record(row)

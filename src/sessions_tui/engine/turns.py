@@ -43,7 +43,7 @@ class ToolHost(Protocol):
     async def execute(self, session_key: str, call: ToolCallRequest) -> tuple[dict[str, Any], bool]: ...
 
 
-def agent_system_prompt(engine: "Engine", session_key: str) -> str:
+def agent_system_prompt(engine: Engine, session_key: str) -> str:
     agent_id = agent_id_of(session_key)
     agent = engine.config.agent(agent_id)
     name = agent.name if agent and agent.name else agent_id
@@ -94,7 +94,9 @@ def to_openai_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 entry["tool_calls"] = calls
             out.append(entry)
         elif role in ("toolResult", "tool"):
-            out.append({"role": "tool", "tool_call_id": message.get("toolCallId"), "content": _text(message.get("content"))})
+            out.append(
+                {"role": "tool", "tool_call_id": message.get("toolCallId"), "content": _text(message.get("content"))}
+            )
     # A window must not open with tool results whose calls fell outside it.
     while out and out[0]["role"] == "tool":
         out.pop(0)
@@ -122,10 +124,11 @@ class _Partial:
         return blocks
 
 
-def _append(engine: "Engine", key: str, message: dict[str, Any]) -> None:
+def _append(engine: Engine, key: str, message: dict[str, Any]) -> None:
     appended = engine.store.append(key, message)
-    engine.events.publish(MessageAppended(ts=engine.now(), session_key=key, role=message.get("role", ""),
-                                          seq=appended.msg_seq))
+    engine.events.publish(
+        MessageAppended(ts=engine.now(), session_key=key, role=message.get("role", ""), seq=appended.msg_seq)
+    )
 
 
 def _count(entry: dict[str, Any], field: str) -> int:
@@ -133,7 +136,7 @@ def _count(entry: dict[str, Any], field: str) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
-def _record_usage(engine: "Engine", key: str, usage: Usage, model_ref: str, provider: str) -> None:
+def _record_usage(engine: Engine, key: str, usage: Usage, model_ref: str, provider: str) -> None:
     """Add a turn's usage to the session's counts. Each count grows by the turn's own share and is
     never recomputed from the others: an entry imported or seeded with only a `totalTokens` (or a
     total above in+out, OpenClaw's prompt/cache part) keeps it and grows from there."""
@@ -151,7 +154,7 @@ def _record_usage(engine: "Engine", key: str, usage: Usage, model_ref: str, prov
     engine.store.patch(key, changes)
 
 
-async def execute_run(engine: "Engine", record: RunRecord, request: RunRequest) -> None:
+async def execute_run(engine: Engine, record: RunRecord, request: RunRequest) -> None:
     """The run executor `Runs` calls: raises on failure (the run then ends as an error)."""
     key = request.session_key
     session = engine.store.get(key)
@@ -174,14 +177,14 @@ async def execute_run(engine: "Engine", record: RunRecord, request: RunRequest) 
     _set_status(engine, request, {"status": "done", "abortedLastRun": False})
 
 
-def _set_status(engine: "Engine", request: RunRequest, changes: dict[str, Any]) -> None:
+def _set_status(engine: Engine, request: RunRequest, changes: dict[str, Any]) -> None:
     if request.keep_status:
         return
     engine.store.patch(request.session_key, changes)
     engine.events.publish(SessionChanged(ts=engine.now(), session_key=request.session_key))
 
 
-async def _model_rounds(engine: "Engine", record: RunRecord, request: RunRequest) -> None:
+async def _model_rounds(engine: Engine, record: RunRecord, request: RunRequest) -> None:
     key = request.session_key
     entry = engine.store.get(key).entry  # type: ignore[union-attr]
     ref = request.model or engine.models.default_ref(key, entry)
@@ -194,8 +197,12 @@ async def _model_rounds(engine: "Engine", record: RunRecord, request: RunRequest
     for _round in range(MAX_TOOL_ROUNDS):
         history = engine.store.history(key, limit=CONTEXT_MESSAGES).messages
         model_request = ModelRequest(
-            model=model.model_id, system=system, messages=to_openai_messages(history), tools=tools,
-            thinking=request.thinking, session_key=key,
+            model=model.model_id,
+            system=system,
+            messages=to_openai_messages(history),
+            tools=tools,
+            thinking=request.thinking,
+            session_key=key,
         )
         partial = _Partial()
         try:
@@ -205,7 +212,7 @@ async def _model_rounds(engine: "Engine", record: RunRecord, request: RunRequest
         except ModelError as exc:
             _append(engine, key, _assistant(partial, model, "error", error=exc.message))
             raise
-        except (asyncio.CancelledError, asyncio.TimeoutError):
+        except (TimeoutError, asyncio.CancelledError):
             if partial.text or partial.thinking:
                 _append(engine, key, _assistant(partial, model, "aborted"))
             raise
@@ -215,24 +222,32 @@ async def _model_rounds(engine: "Engine", record: RunRecord, request: RunRequest
             return
         for call in partial.calls:
             payload, is_error = await host.execute(key, call)
-            _append(engine, key, {
-                "role": "toolResult",
-                "toolCallId": call.id,
-                "toolName": call.name,
-                "content": [{"type": "text", "text": json.dumps(payload, indent=2, ensure_ascii=False)}],
-                "details": payload,
-                "isError": is_error,
-                "timestamp": engine.now(),
-            })
-    _append(engine, key, {
-        "role": "assistant",
-        "content": [{"type": "text", "text": f"(stopped after {MAX_TOOL_ROUNDS} tool rounds)"}],
-        "stopReason": "stop",
-        "timestamp": engine.now(),
-    })
+            _append(
+                engine,
+                key,
+                {
+                    "role": "toolResult",
+                    "toolCallId": call.id,
+                    "toolName": call.name,
+                    "content": [{"type": "text", "text": json.dumps(payload, indent=2, ensure_ascii=False)}],
+                    "details": payload,
+                    "isError": is_error,
+                    "timestamp": engine.now(),
+                },
+            )
+    _append(
+        engine,
+        key,
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": f"(stopped after {MAX_TOOL_ROUNDS} tool rounds)"}],
+            "stopReason": "stop",
+            "timestamp": engine.now(),
+        },
+    )
 
 
-def _take(engine: "Engine", run_id: str, key: str, partial: _Partial, event: Any) -> None:
+def _take(engine: Engine, run_id: str, key: str, partial: _Partial, event: Any) -> None:
     """Fold one model event into the turn so far; text and thinking also stream out."""
     if isinstance(event, (TextDelta, ThinkingDelta)):
         kind = "text" if isinstance(event, TextDelta) else "thinking"
@@ -256,8 +271,12 @@ def _assistant(partial: _Partial, model: Any, stop_reason: str, error: str | Non
         "content": partial.blocks(),
         "provider": model.provider,
         "model": model.model_id,
-        "usage": {"input": usage.input, "output": usage.output, "cacheRead": usage.cache_read,
-                  "totalTokens": usage.total if usage.total is not None else usage.input + usage.output},
+        "usage": {
+            "input": usage.input,
+            "output": usage.output,
+            "cacheRead": usage.cache_read,
+            "totalTokens": usage.total if usage.total is not None else usage.input + usage.output,
+        },
         "stopReason": stop_reason,
     }
     if usage.cost_usd is not None:

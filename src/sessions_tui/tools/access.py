@@ -37,24 +37,15 @@ _A2A_DENIED = {
 
 
 def cross_visibility_message(action: Action) -> str:
-    return (
-        f"{_PREFIX[action]} visibility is restricted. "
-        "Set tools.sessions.visibility=all to allow cross-agent access."
-    )
+    return f"{_PREFIX[action]} visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."
 
 
 def self_visibility_message(action: Action) -> str:
-    return (
-        f"{_PREFIX[action]} visibility is restricted to the current session "
-        "(tools.sessions.visibility=self)."
-    )
+    return f"{_PREFIX[action]} visibility is restricted to the current session (tools.sessions.visibility=self)."
 
 
 def tree_visibility_message(action: Action) -> str:
-    return (
-        f"{_PREFIX[action]} visibility is restricted to the current session tree "
-        "(tools.sessions.visibility=tree)."
-    )
+    return f"{_PREFIX[action]} visibility is restricted to the current session tree (tools.sessions.visibility=tree)."
 
 
 @dataclass(frozen=True)
@@ -112,9 +103,7 @@ class VisibilityGuard:
         self.requester_agent_id = agent_id_of(requester_key)
         self.visibility = visibility
         self.a2a = a2a
-        self.spawned: set[str] = (
-            engine.store.spawned_keys(requester_key) if visibility == "tree" else set()
-        )
+        self.spawned: set[str] = engine.store.spawned_keys(requester_key) if visibility == "tree" else set()
 
     def check(self, target_key: str) -> Denial | None:
         target_agent = agent_id_of(target_key)
@@ -136,6 +125,4 @@ class VisibilityGuard:
 
 
 def guard_for(call: ToolCall, ctx: RequesterContext, action: Action) -> VisibilityGuard:
-    return VisibilityGuard(
-        call.engine, action, ctx.effective_requester_key, ctx.visibility, call.engine.a2a_policy()
-    )
+    return VisibilityGuard(call.engine, action, ctx.effective_requester_key, ctx.visibility, call.engine.a2a_policy())

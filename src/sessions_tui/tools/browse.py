@@ -40,8 +40,11 @@ def visibility_filter(call: ToolCall, ctx: RequesterContext) -> SessionFilter:
     """The sessions the requester's guard lets through, as a store filter."""
     engine = call.engine
     agent = ctx.requester_agent_id
-    flt = SessionFilter(main_key=engine.alias.main_key, include_global=engine.alias.alias == "global",
-                        shown_as_main=engine.main_session_key(agent))
+    flt = SessionFilter(
+        main_key=engine.alias.main_key,
+        include_global=engine.alias.alias == "global",
+        shown_as_main=engine.main_session_key(agent),
+    )
     if ctx.visibility == "all":
         a2a = engine.a2a_policy()
         flt.agent_ids = [a for a in engine.store.agent_ids() if a == agent or a2a.is_allowed(agent, a)]
@@ -74,8 +77,9 @@ def browse_sessions(call: ToolCall, query: BrowseQuery, *, offset: int = 0, limi
     flt.include_archived = query.include_archived
     if query.active_minutes:
         flt.active_since = active_since(engine.now(), query.active_minutes)
-    sessions, total = engine.store.browse(flt, order_by=query.order_by, descending=query.descending,
-                                          limit=limit, offset=offset)
+    sessions, total = engine.store.browse(
+        flt, order_by=query.order_by, descending=query.descending, limit=limit, offset=offset
+    )
     return BrowsePage(rows=[_row(call, ctx, s) for s in sessions], total=total, offset=offset)
 
 

@@ -50,14 +50,24 @@ PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "sessionKey": {"type": "string", "description": "Target session key, main, current, or a sessionId."},
-        "label": {"type": "string", "minLength": 1, "maxLength": SESSION_LABEL_MAX_LENGTH,
-                  "description": "Target session label (instead of sessionKey)."},
-        "agentId": {"type": "string", "minLength": 1, "maxLength": 64,
-                    "description": "Agent id of the labelled session (with label only)."},
+        "label": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": SESSION_LABEL_MAX_LENGTH,
+            "description": "Target session label (instead of sessionKey).",
+        },
+        "agentId": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+            "description": "Agent id of the labelled session (with label only).",
+        },
         "message": {"type": "string", "description": "The message to send."},
-        "timeoutSeconds": {"type": "number", "minimum": 0,
-                           "description": "Seconds to wait for the reply (default 30; 0 = do not wait; "
-                                          "at most 2147000)."},
+        "timeoutSeconds": {
+            "type": "number",
+            "minimum": 0,
+            "description": "Seconds to wait for the reply (default 30; 0 = do not wait; at most 2147000).",
+        },
     },
     "required": ["message"],
 }
@@ -92,8 +102,11 @@ def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str
             return {"status": "forbidden", "error": "Sandboxed sessions_send label lookup is limited to this agent"}
         a2a = engine.a2a_policy()
         if not a2a.enabled:
-            return {"status": "forbidden", "error": "Agent-to-agent messaging is disabled. Set "
-                    "tools.agentToAgent.enabled=true to allow cross-agent sends."}
+            return {
+                "status": "forbidden",
+                "error": "Agent-to-agent messaging is disabled. Set "
+                "tools.agentToAgent.enabled=true to allow cross-agent sends.",
+            }
         if not a2a.is_allowed(requester_agent, requested_agent):
             return {"status": "forbidden", "error": "Agent-to-agent messaging denied by tools.agentToAgent.allow."}
     try:
@@ -138,8 +151,12 @@ async def sessions_send(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
         denial = guard_for(call, ctx, "send").check(resolved.key)
         failed = Failed(denial.status, denial.error) if denial else check_exists(engine, resolved)
     if failed is not None:
-        return {"runId": error_run_id, "status": failed.status, "error": failed.error,
-                "sessionKey": resolved.display_key}
+        return {
+            "runId": error_run_id,
+            "status": failed.status,
+            "error": failed.error,
+            "sessionKey": resolved.display_key,
+        }
     return await _send(call, ctx, args, resolved)
 
 
@@ -155,8 +172,12 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
                 session_key=key,
                 message=args.message,
                 extra_system_prompt=message_context(requester_key, requester_channel, display),
-                provenance={"kind": "inter_session", "sourceSessionKey": requester_key,
-                            "sourceChannel": requester_channel, "sourceTool": "sessions_send"},
+                provenance={
+                    "kind": "inter_session",
+                    "sourceSessionKey": requester_key,
+                    "sourceChannel": requester_channel,
+                    "sourceTool": "sessions_send",
+                },
                 lane="nested",
             ),
             via="sessions_send",
@@ -167,9 +188,16 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
 
     def flow(round_one: str | None, announce_ms: int, wait_run_id: str | None = None) -> A2AFlow:
         return A2AFlow(
-            engine=engine, run_id=run_id, target_key=key, target_display=display, message=args.message,
-            announce_timeout_ms=announce_ms, requester_key=requester_key, requester_channel=requester_channel,
-            round_one_reply=round_one, wait_run_id=wait_run_id,
+            engine=engine,
+            run_id=run_id,
+            target_key=key,
+            target_display=display,
+            message=args.message,
+            announce_timeout_ms=announce_ms,
+            requester_key=requester_key,
+            requester_channel=requester_channel,
+            round_one_reply=round_one,
+            wait_run_id=wait_run_id,
         )
 
     if args.timeout_seconds == 0:
@@ -179,9 +207,10 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     wait = await engine.runs.wait(run_id, timeout_ms)
     if wait.status == "timeout" and wait.ended_at is None:
         return {
-            "runId": run_id, "status": "timeout",
+            "runId": run_id,
+            "status": "timeout",
             "error": f"No reply within {args.timeout_seconds}s; the run goes on. "
-                     "Use sessions_history to read its reply later.",
+            "Use sessions_history to read its reply later.",
             "sessionKey": display,
         }
     if wait.status in ("error", "aborted", "timeout"):

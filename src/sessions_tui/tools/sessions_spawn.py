@@ -54,19 +54,28 @@ PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "task": {"type": "string", "description": "What the sub-agent should do."},
-        "label": {"type": "string", "maxLength": SESSION_LABEL_MAX_LENGTH,
-                  "description": "A short label for logs and the dashboard (at most 512 characters)."},
+        "label": {
+            "type": "string",
+            "maxLength": SESSION_LABEL_MAX_LENGTH,
+            "description": "A short label for logs and the dashboard (at most 512 characters).",
+        },
         "runtime": {"type": "string", "enum": ["subagent"], "description": "Only subagent is supported."},
         "agentId": {"type": "string", "description": "Spawn under another agent id (see agents_list)."},
         "model": {"type": "string", "description": "Model for the child: demo or <provider>/<model id>."},
         "thinking": {"type": "string", "description": "Thinking level: " + ", ".join(THINKING_LEVELS) + "."},
-        "runTimeoutSeconds": {"type": "number", "minimum": 0,
-                              "description": "Abort the child's run after N seconds (0 = no limit; at most 2147000)."},
+        "runTimeoutSeconds": {
+            "type": "number",
+            "minimum": 0,
+            "description": "Abort the child's run after N seconds (0 = no limit; at most 2147000).",
+        },
         "timeoutSeconds": {"type": "number", "minimum": 0, "description": "Legacy alias of runTimeoutSeconds."},
         "mode": {"type": "string", "enum": ["run", "session"], "description": "run (default): one-shot."},
         "thread": {"type": "boolean", "description": "Bind the child to a thread (not available here)."},
-        "cleanup": {"type": "string", "enum": ["delete", "keep"],
-                    "description": "delete: archive the child right after it announces; keep (default)."},
+        "cleanup": {
+            "type": "string",
+            "enum": ["delete", "keep"],
+            "description": "delete: archive the child right after it announces; keep (default).",
+        },
         "sandbox": {"type": "string", "enum": ["inherit", "require"], "description": "Require a sandboxed child."},
     },
     "required": ["task"],
@@ -165,8 +174,16 @@ def caller_depth(call: ToolCall, key: str, _seen: frozenset[str] = frozenset()) 
     return subagent_depth(key)
 
 
-def subagent_system_prompt(*, task: str, label: str | None, requester: str, requester_channel: str | None,
-                           child: str, depth: int, max_depth: int) -> str:
+def subagent_system_prompt(
+    *,
+    task: str,
+    label: str | None,
+    requester: str,
+    requester_channel: str | None,
+    child: str,
+    depth: int,
+    max_depth: int,
+) -> str:
     spawner = "the main agent" if depth <= 1 else "a parent orchestrator"
     lines = [
         "# Subagent Context",
@@ -219,8 +236,11 @@ def _model_plan(call: ToolCall, target: str, explicit: str | None) -> str:
 def _thinking_plan(call: ToolCall, target: str, explicit: str | None) -> str | None:
     config = call.engine.config
     agent = config.agent(target)
-    return explicit or (agent.subagents.thinking if agent and agent.subagents else None) or \
-        config.agents.defaults.subagents.thinking
+    return (
+        explicit
+        or (agent.subagents.thinking if agent and agent.subagents else None)
+        or config.agents.defaults.subagents.thinking
+    )
 
 
 async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
@@ -233,8 +253,11 @@ async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, An
     if args.resume_session_id:
         return _error("error", "resumeSessionId is only supported for runtime=acp; got runtime=subagent")
     if args.agent_id is not None and not is_valid_agent_id(args.agent_id):
-        return _error("error", f'Invalid agentId "{args.agent_id}". Agent IDs must match [a-z0-9][a-z0-9_-]{{0,63}}. '
-                               "Use agents_list to discover valid targets.")
+        return _error(
+            "error",
+            f'Invalid agentId "{args.agent_id}". Agent IDs must match [a-z0-9][a-z0-9_-]{{0,63}}. '
+            "Use agents_list to discover valid targets.",
+        )
     if args.mode == "session" and not args.thread:
         return _error("error", 'mode="session" requires thread=true so the subagent can stay bound to a thread.')
     ctx = RequesterContext.of(call)
@@ -243,15 +266,23 @@ async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, An
     subagents = engine.config.agents.defaults.subagents
     depth = caller_depth(call, requester)
     if depth >= subagents.max_spawn_depth:
-        return _error("forbidden", f"sessions_spawn is not allowed at this depth (current depth: {depth}, "
-                                   f"max: {subagents.max_spawn_depth})")
+        return _error(
+            "forbidden",
+            f"sessions_spawn is not allowed at this depth (current depth: {depth}, max: {subagents.max_spawn_depth})",
+        )
     active = engine.subagents.active_children(requester)
     if active >= subagents.max_children_per_agent:
-        return _error("forbidden", "sessions_spawn has reached max active children for this session "
-                                   f"({active}/{subagents.max_children_per_agent})")
+        return _error(
+            "forbidden",
+            "sessions_spawn has reached max active children for this session "
+            f"({active}/{subagents.max_children_per_agent})",
+        )
     if engine.config.require_agent_id(requester_agent) and args.agent_id is None:
-        return _error("forbidden", "sessions_spawn requires explicit agentId when requireAgentId is configured. "
-                                   "Use agents_list to see allowed agent ids.")
+        return _error(
+            "forbidden",
+            "sessions_spawn requires explicit agentId when requireAgentId is configured. "
+            "Use agents_list to see allowed agent ids.",
+        )
     target = normalize_agent_id(args.agent_id) if args.agent_id else requester_agent
     if target != requester_agent:
         allow_any, allowed = allowed_agents(call, requester_agent)
@@ -261,11 +292,17 @@ async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, An
     child_key = f"agent:{target}:subagent:{new_uuid()}"
     if not engine.is_sandboxed(child_key):
         if call.sandboxed:
-            return _error("forbidden", "Sandboxed sessions cannot spawn unsandboxed subagents. Set a sandboxed "
-                                       "target agent or use the same agent runtime.")
+            return _error(
+                "forbidden",
+                "Sandboxed sessions cannot spawn unsandboxed subagents. Set a sandboxed "
+                "target agent or use the same agent runtime.",
+            )
         if args.sandbox == "require":
-            return _error("forbidden", 'sessions_spawn sandbox="require" needs a sandboxed target runtime. Pick a '
-                                       'sandboxed agentId or use sandbox="inherit".')
+            return _error(
+                "forbidden",
+                'sessions_spawn sandbox="require" needs a sandboxed target runtime. Pick a '
+                'sandboxed agentId or use sandbox="inherit".',
+            )
     thinking = _thinking_plan(call, target, args.thinking)
     if thinking is not None and thinking.lower() not in THINKING_LEVELS:
         return _error("error", f'Invalid thinking level "{thinking}". Use one of: {", ".join(THINKING_LEVELS)}.')
@@ -275,16 +312,30 @@ async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, An
     except ModelError as exc:
         return _error("error", exc.message, childSessionKey=child_key)
     if args.thread:
-        return _error("error", "thread=true is unavailable because no channel plugin registered "
-                               "subagent_spawning hooks.", childSessionKey=child_key)
+        return _error(
+            "error",
+            "thread=true is unavailable because no channel plugin registered subagent_spawning hooks.",
+            childSessionKey=child_key,
+        )
     if args.has_attachments:
-        return _error("error", "attachments are not supported by sessions-tui; put the content in the task",
-                      childSessionKey=child_key)
+        return _error(
+            "error",
+            "attachments are not supported by sessions-tui; put the content in the task",
+            childSessionKey=child_key,
+        )
     return _start(call, ctx, args, child_key=child_key, depth=depth, model=model, thinking=thinking)
 
 
-def _start(call: ToolCall, ctx: RequesterContext, args: SpawnArgs, *, child_key: str, depth: int, model: str,
-           thinking: str | None) -> dict[str, Any]:
+def _start(
+    call: ToolCall,
+    ctx: RequesterContext,
+    args: SpawnArgs,
+    *,
+    child_key: str,
+    depth: int,
+    model: str,
+    thinking: str | None,
+) -> dict[str, Any]:
     engine = call.engine
     requester = ctx.effective_requester_key
     max_depth = engine.config.agents.defaults.subagents.max_spawn_depth
@@ -312,30 +363,51 @@ def _start(call: ToolCall, ctx: RequesterContext, args: SpawnArgs, *, child_key:
     engine.store.create(child_key, {k: v for k, v in entry.items() if v is not None})
     engine.events.publish(SessionChanged(ts=now, session_key=child_key))
     requester_channel = call.agent_channel or engine.session_channel(requester)
-    message = "\n\n".join([
-        f"[Subagent Context] You are running as a subagent (depth {child_depth}/{max_depth}). Results auto-announce "
-        "to your requester; do not busy-poll for status.",
-        f"[Subagent Task]: {args.task}",
-    ])
-    run_id = engine.runs.start(RunRequest(
-        session_key=child_key,
-        message=message,
-        system_prompt=subagent_system_prompt(task=args.task, label=args.label, requester=requester,
-                                             requester_channel=requester_channel, child=child_key,
-                                             depth=child_depth, max_depth=max_depth),
-        provenance={"kind": "inter_session", "sourceSessionKey": requester, "sourceChannel": requester_channel,
-                    "sourceTool": "sessions_spawn"},
-        lane="subagent",
-        timeout_seconds=run_timeout,
-        model=model,
-        thinking=thinking,
-        label=args.label,
-    ))
-    engine.subagents.register(SubagentRun(
-        run_id=run_id, child_key=child_key, requester_key=requester, task=args.task, label=args.label,
-        cleanup=args.cleanup, created_at=now,
-        data={"model": model, "runTimeoutSeconds": run_timeout, "requesterOrigin": _origin(call, requester)},
-    ))
+    message = "\n\n".join(
+        [
+            f"[Subagent Context] You are running as a subagent (depth {child_depth}/{max_depth}). "
+            "Results auto-announce to your requester; do not busy-poll for status.",
+            f"[Subagent Task]: {args.task}",
+        ]
+    )
+    run_id = engine.runs.start(
+        RunRequest(
+            session_key=child_key,
+            message=message,
+            system_prompt=subagent_system_prompt(
+                task=args.task,
+                label=args.label,
+                requester=requester,
+                requester_channel=requester_channel,
+                child=child_key,
+                depth=child_depth,
+                max_depth=max_depth,
+            ),
+            provenance={
+                "kind": "inter_session",
+                "sourceSessionKey": requester,
+                "sourceChannel": requester_channel,
+                "sourceTool": "sessions_spawn",
+            },
+            lane="subagent",
+            timeout_seconds=run_timeout,
+            model=model,
+            thinking=thinking,
+            label=args.label,
+        )
+    )
+    engine.subagents.register(
+        SubagentRun(
+            run_id=run_id,
+            child_key=child_key,
+            requester_key=requester,
+            task=args.task,
+            label=args.label,
+            cleanup=args.cleanup,
+            created_at=now,
+            data={"model": model, "runTimeoutSeconds": run_timeout, "requesterOrigin": _origin(call, requester)},
+        )
+    )
     engine.subagents.watch(run_id)
     result: dict[str, Any] = {"status": "accepted", "childSessionKey": child_key, "runId": run_id, "mode": "run"}
     if not is_cron_session_key(requester):

@@ -46,43 +46,81 @@ class SessionsApp(App[None]):
     COMMANDS = App.COMMANDS | {DashboardCommands}
     BINDINGS = [  # the footer shows them in this order (widgets/footer.py: which ones fit)
         Binding("slash", "filter", "filter", id="filter", tooltip="filter sessions by key, label, channel…"),
-        Binding("less_than_sign", "sort_prev", "sort ←", id="sort_prev", group=SORT,
-                tooltip="sort by the previous column"),
-        Binding("greater_than_sign", "sort_next", "sort →", id="sort_next", group=SORT,
-                tooltip="sort by the next column"),
+        Binding(
+            "less_than_sign", "sort_prev", "sort ←", id="sort_prev", group=SORT, tooltip="sort by the previous column"
+        ),
+        Binding(
+            "greater_than_sign", "sort_next", "sort →", id="sort_next", group=SORT, tooltip="sort by the next column"
+        ),
         Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="reverse the sort"),
         Binding("escape", "step_back", "back", id="back", tooltip="back"),  # the footer: in a field only
-        Binding("enter", "open", "open", show=True, id="open",
-                tooltip="write to the highlighted session (the composer)"),
-        Binding("t", "toggle_tools", "tools", id="tools",
-                tooltip="show or hide tool calls and results in the transcript"),
-        Binding("m", "older", "older messages", show=False, id="older",
-                tooltip="older messages in the transcript (200 more)"),
+        Binding(
+            "enter", "open", "open", show=True, id="open", tooltip="write to the highlighted session (the composer)"
+        ),
+        Binding(
+            "t", "toggle_tools", "tools", id="tools", tooltip="show or hide tool calls and results in the transcript"
+        ),
+        Binding(
+            "m",
+            "older",
+            "older messages",
+            show=False,
+            id="older",
+            tooltip="older messages in the transcript (200 more)",
+        ),
         Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane", tooltip="next pane"),
         Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="open or close the spawn panel"),
         Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
         Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
-        Binding("r", "refresh", "refresh", id="refresh",
-                tooltip="refresh the table, the transcript and the spawn runs"),
-        Binding("ctrl+s,ctrl+j", "send", "send", id="send", priority=True,
-                tooltip="send the message (in the spawn form: spawn)"),
-        Binding("left_square_bracket", "prev_page", "page up", show=False, id="prev_page",
-                tooltip="previous page of sessions (100 a page)"),
-        Binding("right_square_bracket", "next_page", "page down", show=False, id="next_page",
-                tooltip="next page of sessions"),
+        Binding(
+            "r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"
+        ),
+        Binding(
+            "ctrl+s,ctrl+j",
+            "send",
+            "send",
+            id="send",
+            priority=True,
+            tooltip="send the message (in the spawn form: spawn)",
+        ),
+        Binding(
+            "left_square_bracket",
+            "prev_page",
+            "page up",
+            show=False,
+            id="prev_page",
+            tooltip="previous page of sessions (100 a page)",
+        ),
+        Binding(
+            "right_square_bracket",
+            "next_page",
+            "page down",
+            show=False,
+            id="next_page",
+            tooltip="next page of sessions",
+        ),
         Binding("question_mark", "help", "help", id="help", tooltip="help: every key"),
         Binding("q", "quit", "quit", id="quit", tooltip="quit"),
     ]
 
-    def __init__(self, engine: Engine, *, acting_as: str = "main", sandboxed: bool = False,
-                 watch_store: bool = True, steady: bool = False, openclaw: Path | None = None,
-                 config_warnings: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        acting_as: str = "main",
+        sandboxed: bool = False,
+        watch_store: bool = True,
+        steady: bool = False,
+        openclaw: Path | None = None,
+        config_warnings: list[str] | None = None,
+    ) -> None:
         """`steady` stops cursor blinking, for screenshots and snapshot tests; `openclaw` is an
         OpenClaw state directory to follow while the dashboard runs; `config_warnings` (by default
         the engine's) are shown as toasts at start, where stderr is hidden by the screen."""
         super().__init__()
-        self.config_warnings = list(config_warnings if config_warnings is not None
-                                    else getattr(engine, "config_warnings", None) or [])
+        self.config_warnings = list(
+            config_warnings if config_warnings is not None else getattr(engine, "config_warnings", None) or []
+        )
         self.openclaw = openclaw
         self._follow_stop = asyncio.Event()
         self._follow_failure: str | None = None
@@ -134,8 +172,7 @@ class SessionsApp(App[None]):
             self.log.warning("config:", warning)
             self.notify(visible(warning), title="Config warning", severity="warning", timeout=15, markup=False)
         if self.openclaw is not None:
-            self.run_worker(self._follow(self.openclaw), name="openclaw-follow", group="follow",
-                            exit_on_error=False)
+            self.run_worker(self._follow(self.openclaw), name="openclaw-follow", group="follow", exit_on_error=False)
         self.call_after_refresh(self._freeze_startup_objects)
 
     @staticmethod
@@ -162,15 +199,17 @@ class SessionsApp(App[None]):
     async def _follow(self, root: Path) -> None:
         """Follow an OpenClaw in the background, through a store connection of its own: its
         writes reach the dashboard like another process's, through `data_version`."""
-        await follow_beside(self.engine.store, self.engine.canonical, root, self._follow_stop,
-                            lambda tick: self._followed(root, tick))
+        await follow_beside(
+            self.engine.store, self.engine.canonical, root, self._follow_stop, lambda tick: self._followed(root, tick)
+        )
 
     def _followed(self, root: Path, tick: FollowTick) -> None:
         failure = "; ".join(tick.failures) or None
         if tick.first or failure != self._follow_failure or tick.changed:
             self._follow_failure = failure
-            self.engine.events.publish(FollowStatus(ts=self.engine.now(), root=str(root), failure=failure,
-                                                    changed=len(tick.report.changed)))
+            self.engine.events.publish(
+                FollowStatus(ts=self.engine.now(), root=str(root), failure=failure, changed=len(tick.report.changed))
+            )
 
     def _on_engine_event(self, event: Any) -> None:
         for screen in self.screen_stack:
@@ -260,7 +299,8 @@ class SessionsApp(App[None]):
             self.requester_key = self.engine.canonical(key)
             self.sandboxed = sandboxed
             self.main_screen.requester_changed()
-            self.notify(f"Acting as {self.requester_name()}" + (" (sandboxed)" if sandboxed else ""), timeout=3,
-                        markup=False)
+            self.notify(
+                f"Acting as {self.requester_name()}" + (" (sandboxed)" if sandboxed else ""), timeout=3, markup=False
+            )
 
         self.push_screen(ActingAsScreen(self.engine, self.requester_key, self.sandboxed), chosen)

@@ -42,7 +42,7 @@ def elide_middle(text: str, width: int) -> str:
     if width <= 1:
         return "…"[:width]
     head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
 def one_line(text: object, limit: int = 120) -> str:

@@ -8,7 +8,7 @@ and the end of the turn. A failure is a `ModelError` carrying the provider's own
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Literal, Protocol, Union
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -67,7 +67,7 @@ class TurnDone(BaseModel):
     stop_reason: str = "stop"  # "stop" | "toolUse" | "length" | …
 
 
-ModelEvent = Union[TextDelta, ThinkingDelta, ToolCallEvent, UsageEvent, TurnDone]
+ModelEvent = TextDelta | ThinkingDelta | ToolCallEvent | UsageEvent | TurnDone
 
 
 class ModelError(Exception):

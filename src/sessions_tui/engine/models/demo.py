@@ -203,7 +203,9 @@ class DemoModel:
             return ToolCallRequest(id=f"call_demo_{self._calls}", name=name, arguments=args, raw_arguments=raw)
 
         if m := re.search(rf"\b(?:ask|send to|tell)\s+{_KEY}\s*:\s*(.+)", text, re.IGNORECASE | re.DOTALL):
-            return call("sessions_send", {"sessionKey": m.group(1), "message": m.group(2).strip(), "timeoutSeconds": 20})
+            return call(
+                "sessions_send", {"sessionKey": m.group(1), "message": m.group(2).strip(), "timeoutSeconds": 20}
+            )
         if m := re.search(rf"\b(?:history of|read)\s+{_KEY}", text, re.IGNORECASE):
             return call("sessions_history", {"sessionKey": m.group(1), "limit": 5})
         if m := re.search(r"\b(?:spawn|sub-?agent)\b[:\s]*(?:to\s+)?(.+)", text, re.IGNORECASE | re.DOTALL):

@@ -99,9 +99,7 @@ def _env_value(env: Mapping[str, str], name: str) -> str | None:
     return value if value else None
 
 
-def resolve_api_key(
-    provider_name: str, provider: ProviderConfig, env: Mapping[str, str] | None = None
-) -> str | None:
+def resolve_api_key(provider_name: str, provider: ProviderConfig, env: Mapping[str, str] | None = None) -> str | None:
     """The API key of a provider, or None when it has none.
 
     * `"${VAR}"` → the environment variable `VAR`;
@@ -244,9 +242,7 @@ def _parse_json(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as err:
-        raise ModelError(
-            f"invalid response from model server: {err}: {_snippet(text)!r}"
-        ) from None
+        raise ModelError(f"invalid response from model server: {err}: {_snippet(text)!r}") from None
     except RecursionError:
         raise ModelError("invalid response from model server: JSON nested too deeply to parse") from None
 
@@ -379,9 +375,7 @@ class OpenAIChatClient:
         self.base_url = base_url
         self.url = f"{base_url}/chat/completions"
         self.api_key = resolve_api_key(provider_name, provider)
-        timeout = httpx.Timeout(
-            connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout
-        )
+        timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=read_timeout, pool=connect_timeout)
         self._client = httpx.AsyncClient(timeout=timeout, transport=transport)
 
     @classmethod
@@ -437,13 +431,9 @@ class OpenAIChatClient:
             delay: float | None = None
             try:
                 if self.streaming:
-                    opened = aconnect_sse(
-                        self._client, "POST", self.url, json=body, headers=self.headers()
-                    )
+                    opened = aconnect_sse(self._client, "POST", self.url, json=body, headers=self.headers())
                 else:
-                    opened = self._client.stream(
-                        "POST", self.url, json=body, headers=self.headers()
-                    )
+                    opened = self._client.stream("POST", self.url, json=body, headers=self.headers())
                 async with opened as source:
                     response = source.response if self.streaming else source
                     if response.status_code >= 400:
@@ -459,17 +449,13 @@ class OpenAIChatClient:
                                 yield event
                         return
             except httpx.ReadTimeout:
-                raise ModelError(
-                    f"model timed out after {_seconds(self.read_timeout)}", retryable=True
-                ) from None
+                raise ModelError(f"model timed out after {_seconds(self.read_timeout)}", retryable=True) from None
             except _RETRYABLE_TRANSPORT as exc:
                 why = _why(exc, self.connect_timeout)
                 if yielded:
                     raise ModelError(f"connection lost: {why}", retryable=True) from None
                 if attempt >= self.max_retries:
-                    raise ModelError(
-                        f"connection failed: {why} ({attempt + 1} attempts)", retryable=True
-                    ) from None
+                    raise ModelError(f"connection failed: {why} ({attempt + 1} attempts)", retryable=True) from None
                 delay = self._backoff(attempt)
             except httpx.HTTPError as exc:
                 raise ModelError(f"request failed: {_why(exc, self.connect_timeout)}") from None
@@ -507,10 +493,7 @@ class OpenAIChatClient:
                     break
                 chunk = _parse_json(data)
                 if not isinstance(chunk, dict):
-                    raise ModelError(
-                        f"invalid response from model server: expected a JSON object: "
-                        f"{_snippet(data)!r}"
-                    )
+                    raise ModelError(f"invalid response from model server: expected a JSON object: {_snippet(data)!r}")
                 if chunk.get("error") and not chunk.get("choices"):
                     message = provider_error_message(json.dumps(chunk))
                     raise ModelError(f"model server error: {message}")

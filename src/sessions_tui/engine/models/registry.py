@@ -34,14 +34,14 @@ def split_ref(ref: str) -> tuple[str, str]:
         return DEMO, text.partition("/")[2] or DEMO
     provider, sep, model_id = text.partition("/")
     if not sep or not provider or not model_id:
-        raise ModelError(f"Invalid model \"{ref}\": use demo or <provider>/<model id>")
+        raise ModelError(f'Invalid model "{ref}": use demo or <provider>/<model id>')
     return provider, model_id
 
 
 class ModelRegistry:
     """One client per provider, created on first use and closed with the engine."""
 
-    def __init__(self, engine: "Engine") -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._clients: dict[str, Any] = {}
 
@@ -64,7 +64,9 @@ class ModelRegistry:
         """Raise `ModelError` when a ref cannot be used (unknown provider, bad shape)."""
         provider, _ = split_ref(ref)
         if provider != DEMO and provider not in self.engine.config.models.providers:
-            raise ModelError(f"invalid model: unknown provider \"{provider}\" in \"{ref}\" (configure models.providers.{provider})")
+            raise ModelError(
+                f'invalid model: unknown provider "{provider}" in "{ref}" (configure models.providers.{provider})'
+            )
 
     def resolve(self, ref: str) -> ResolvedModel:
         self.check(ref)

@@ -106,9 +106,7 @@ class _SqliteWatch:
                 else:
                     mirror.apply(source, transcript, report, verify=True)
         for gone in sorted(set(self.nodes) - set(nodes)):
-            mirror.gone(
-                f"{db.resolved}#{gone}", mirror.canonical(gone, self.agent_id), f"{db.path}: {gone}", report
-            )
+            mirror.gone(f"{db.resolved}#{gone}", mirror.canonical(gone, self.agent_id), f"{db.path}: {gone}", report)
         if nodes.keys() != self.nodes.keys():
             self.canonical_keys = {mirror.canonical(k, self.agent_id) for k in nodes}
         self.rowid, self.nodes, self.generations = top, nodes, generations
@@ -247,8 +245,9 @@ async def run_follow(
         follower.close()
 
 
-async def follow_beside(store: Store, canonical: Canonical, root: Path, stop: asyncio.Event,
-                        on_tick: Callable[[FollowTick], None]) -> None:
+async def follow_beside(
+    store: Store, canonical: Canonical, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None]
+) -> None:
     """Follow through a store connection of its own, opened on `store`'s state directory: its
     writes then reach `store`'s readers like another process's (through `data_version`)."""
     own = Store(store.state_dir, store.clock)

@@ -63,8 +63,9 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="acting-as"):
-            yield Static(span("Act as", style="bold") + span("   enter picks · esc cancels", style="dim"),
-                         classes="panel-title")
+            yield Static(
+                span("Act as", style="bold") + span("   enter picks · esc cancels", style="dim"), classes="panel-title"
+            )
             yield Field(placeholder="filter sessions, or type any session key", id="acting-filter")
             yield OptionList(id="acting-options")
             with Horizontal(id="acting-controls"):
@@ -90,21 +91,27 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     def _fill(self, search: str) -> None:
         """Read the sessions for `search` off the UI thread (the store is SQLite)."""
-        self.run_worker(lambda: self._read_rows(search), group="acting-rows", exclusive=True, thread=True,
-                        exit_on_error=False)
+        self.run_worker(
+            lambda: self._read_rows(search), group="acting-rows", exclusive=True, thread=True, exit_on_error=False
+        )
 
     def _read_rows(self, search: str) -> None:
         """Main first, the current requester next if not among them, then the matches."""
         main = self.engine.main_session_key()
-        rows = [(main, "main")] + [(k, label) for k, label in self.engine.operator_sessions(search or None, 200)
-                                   if k != main]
+        rows = [(main, "main")] + [
+            (k, label) for k, label in self.engine.operator_sessions(search or None, 200) if k != main
+        ]
         if not search and all(key != self.current for key, _ in rows):
             rows.insert(1, (self.current, ""))
         shown_rows = []
         for key, label in rows:
             shown = self.engine.display(key)
-            shown_rows.append((key, literal(shown, style="bold")
-                               + span(f"  {label}" if label and label != shown else "", style="dim")))
+            shown_rows.append(
+                (
+                    key,
+                    literal(shown, style="bold") + span(f"  {label}" if label and label != shown else "", style="dim"),
+                )
+            )
         typed = None
         if search and not rows[1:] and (":" in search or search == "main"):
             typed = Option(literal(f"use the key {search}"), id=self.engine.canonical(search))
@@ -151,7 +158,8 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     def _describe(self) -> None:
         self.query_one("#acting-describe", Static).update(
-            literal(describe(self.engine, self.choice, self.sandboxed), style="italic"))
+            literal(describe(self.engine, self.choice, self.sandboxed), style="italic")
+        )
 
     @on(Input.Submitted, "#acting-filter")
     @on(OptionList.OptionSelected)

@@ -24,28 +24,67 @@ from textual.widgets import Static
 
 from sessions_tui.ui.text import span
 
-ESC = ("back: leaves the composer, the filters or the transcript for the table (the filter stays); "
-       "in the filter input it clears the filter; in the spawn panel it closes the panel; on the "
-       "table it clears the filter, then closes the spawn panel")
+ESC = (
+    "back: leaves the composer, the filters or the transcript for the table (the filter stays); "
+    "in the filter input it clears the filter; in the spawn panel it closes the panel; on the "
+    "table it clears the filter, then closes the spawn panel"
+)
 Entry = str | tuple[str, str]  # a binding id, or (keys, what they do) for keys widgets handle
 GROUPS: list[tuple[str, list[Entry]]] = [
-    ("Navigate", [("↑ ↓", "move the cursor; its session opens once the cursor rests"), "open", "focus_next_pane",
-                  ("shift+tab", "previous pane"), "back"]),
-    ("Filter and sort", [
-        "filter", ("enter  ↓", "in the filter: back to the table, keeping the filter"),
-        ("Kinds", "toggle a kind (click, or tab to it and press space): on ● shown, off ○ hidden"),
-        ("Active", "only the sessions updated within that time (5 min … 7 days)"),
-        "sort_prev", "sort_next", "sort_reverse", ("click a title", "sort by that column; again: reverse"),
-        "prev_page", "next_page"]),
-    ("Transcript", ["tools", "older", ("home  end", "first / last message (in the transcript)"),
-                    ("click", "open a collapsed thinking block")]),
-    ("Send", [("enter", "in the message: send it (one line; there is no newline)"), "send",
-              ("tab", "message → wait → Send"),
-              ("wait", "seconds the send waits for the reply; 0: do not wait (the run goes on)"),
-              ("/send on|off|inherit", "typed as the message: set the session's send policy"),
-              ("esc", "leave the message for the table")]),
-    ("Spawn", ["spawn", ("enter  ^s", "in the form: spawn (^s anywhere in the panel when it has the screen)"),
-               ("enter", "on a run: open its transcript"), ("esc", "close the panel")]),
+    (
+        "Navigate",
+        [
+            ("↑ ↓", "move the cursor; its session opens once the cursor rests"),
+            "open",
+            "focus_next_pane",
+            ("shift+tab", "previous pane"),
+            "back",
+        ],
+    ),
+    (
+        "Filter and sort",
+        [
+            "filter",
+            ("enter  ↓", "in the filter: back to the table, keeping the filter"),
+            ("Kinds", "toggle a kind (click, or tab to it and press space): on ● shown, off ○ hidden"),
+            ("Active", "only the sessions updated within that time (5 min … 7 days)"),
+            "sort_prev",
+            "sort_next",
+            "sort_reverse",
+            ("click a title", "sort by that column; again: reverse"),
+            "prev_page",
+            "next_page",
+        ],
+    ),
+    (
+        "Transcript",
+        [
+            "tools",
+            "older",
+            ("home  end", "first / last message (in the transcript)"),
+            ("click", "open a collapsed thinking block"),
+        ],
+    ),
+    (
+        "Send",
+        [
+            ("enter", "in the message: send it (one line; there is no newline)"),
+            "send",
+            ("tab", "message → wait → Send"),
+            ("wait", "seconds the send waits for the reply; 0: do not wait (the run goes on)"),
+            ("/send on|off|inherit", "typed as the message: set the session's send policy"),
+            ("esc", "leave the message for the table"),
+        ],
+    ),
+    (
+        "Spawn",
+        [
+            "spawn",
+            ("enter  ^s", "in the form: spawn (^s anywhere in the panel when it has the screen)"),
+            ("enter", "on a run: open its transcript"),
+            ("esc", "close the panel"),
+        ],
+    ),
     ("App", ["acting_as", "pause", "refresh", "help", ("^p", "command palette: every command by name"), "quit"]),
 ]
 PALETTE_SKIP = {"back", "focus_next_pane"}  # keys that mean nothing from the palette
@@ -92,8 +131,10 @@ class HelpScreen(ModalScreen[None]):
                     bound = self.bindings[entry]
                     table.add_row(bound.keys, Text(ESC if entry == "back" else bound.description))
         with VerticalScroll(id="help"):
-            yield Static(span("sessions-tui keys", style="bold") + span("   ↑↓ scroll · esc closes", style="dim"),
-                         classes="panel-title")
+            yield Static(
+                span("sessions-tui keys", style="bold") + span("   ↑↓ scroll · esc closes", style="dim"),
+                classes="panel-title",
+            )
             yield Static(table)
             yield Static(span("Keys can be changed in the config: ui.keybindings {id: keys}.", style="dim"))
 
@@ -121,8 +162,12 @@ class DashboardCommands(Provider):
         for title, keys, action in self._commands():
             score = matcher.match(title)
             if score > 0:
-                yield Hit(score, Content.assemble(matcher.highlight(title), ("  " + keys, "dim")),
-                          self._runner(action), text=title)
+                yield Hit(
+                    score,
+                    Content.assemble(matcher.highlight(title), ("  " + keys, "dim")),
+                    self._runner(action),
+                    text=title,
+                )
 
     def _runner(self, action: str) -> Callable[[], Coroutine[Any, Any, None]]:
         async def run() -> None:

@@ -103,8 +103,13 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         header.follow_root = event.root
         header.follow_failure = event.failure or ""
         if event.failure and not was_failing:
-            self.app.notify(f"Following OpenClaw failed: {event.failure}", title="OpenClaw", severity="error",
-                            timeout=10, markup=False)
+            self.app.notify(
+                f"Following OpenClaw failed: {event.failure}",
+                title="OpenClaw",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
         elif was_failing and not event.failure:
             self.app.notify(f"Following OpenClaw at {event.root} again.", title="OpenClaw", timeout=4, markup=False)
 
@@ -113,8 +118,14 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         app: Any = self.app
         if isinstance(event, Announced) and event.kind == "subagent" and event.session_key == app.requester_key:
             run = app.engine.subagents.get(event.run_id) if event.run_id else None
-            panel.add_announcement(event.text, event.child_session_key or "", event.ts, event.run_id or "",
-                                   delivery=event.delivery, label=(run.label or run.task) if run else None)
+            panel.add_announcement(
+                event.text,
+                event.child_session_key or "",
+                event.ts,
+                event.run_id or "",
+                delivery=event.delivery,
+                label=(run.label or run.task) if run else None,
+            )
         if isinstance(event, (SessionChanged, RunEnded)):
             panel.refresh_runs()
 
@@ -156,7 +167,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             for key, value in rows.items():
                 if value is None:
                     merged.pop(key, None)
-            order = sorted(merged, key=lambda k: (merged[k].get("updatedAt") or 0), reverse=query.descending)
+            order = sorted(merged, key=lambda k: merged[k].get("updatedAt") or 0, reverse=query.descending)
             for key in order[PAGE_SIZE:]:
                 rows[key] = None
             order = order[:PAGE_SIZE]
@@ -179,8 +190,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
                 return False
         if query.search:
             needle = query.search.lower()
-            haystack = " ".join(str(row.get(f) or "") for f in ("_key", "key", "label", "displayName", "sessionId",
-                                                               "channel")).lower()
+            haystack = " ".join(
+                str(row.get(f) or "") for f in ("_key", "key", "label", "displayName", "sessionId", "channel")
+            ).lower()
             if needle not in haystack:
                 return False
         return True

@@ -161,13 +161,14 @@ class MainScreen(LiveRows):
             return f'no sessions match "{query.search}" — esc clears the filter'
         if query.kinds is not None or query.active_minutes:
             return "no sessions match the kind toggles and Active filter" + (
-                " — turn the kinds back on or set Active to any time" if long else "")
+                " — turn the kinds back on or set Active to any time" if long else ""
+            )
         if self.store_empty and not self.total:
             return "no sessions yet — sessions-tui --demo starts with the demo's sessions" + (
-                " (an empty state directory only); sessions appear here as they are created" if long else "")
+                " (an empty state directory only); sessions appear here as they are created" if long else ""
+            )
         app: Any = self.app
-        return f"no sessions visible to {app.requester_name()}" + (
-            " — a: act as another session" if long else "")
+        return f"no sessions visible to {app.requester_name()}" + (" — a: act as another session" if long else "")
 
     @on(FilterBar.Changed)
     def _filters(self, event: FilterBar.Changed) -> None:
@@ -270,7 +271,8 @@ class MainScreen(LiveRows):
         if table.row_count:
             self.store_empty = False
         if (shown_was_listed and not self._shown_is_listed()) or (
-                table.row_count and self.query_one(TranscriptPane).key is None):
+            table.row_count and self.query_one(TranscriptPane).key is None
+        ):
             self._open_soon(OPEN_DELAY_SECONDS)
 
     @on(DataTable.RowSelected, "#sessions")
@@ -297,8 +299,11 @@ class MainScreen(LiveRows):
         else:
             app: Any = self.app
             self._open(event.session_key)
-            app.notify(f"{app.display_key(event.session_key)} is not in the table (filters or page); "
-                       "its transcript is shown.", timeout=5, markup=False)
+            app.notify(
+                f"{app.display_key(event.session_key)} is not in the table (filters or page); its transcript is shown.",
+                timeout=5,
+                markup=False,
+            )
 
     def _open(self, key: str | None) -> None:
         app: Any = self.app

@@ -40,8 +40,10 @@ from sessions_tui.ui.widgets.field import Field
 DEFAULT_TIMEOUT = 30
 TAB_ORDER = ("#message", "#timeout", "#send-button")
 PLACEHOLDER = "Message · enter sends (one line) · /send on|off|inherit sets the send policy"
-WAIT_TOOLTIP = ("How long the send waits for the reply (sessions_send timeoutSeconds; 0: do not wait). "
-                "A spawn's run timeout is set in the spawn panel.")
+WAIT_TOOLTIP = (
+    "How long the send waits for the reply (sessions_send timeoutSeconds; 0: do not wait). "
+    "A spawn's run timeout is set in the spawn panel."
+)
 LOG_LINES = 6
 ENDED_KEPT = 32
 _DELIVERY = {
@@ -188,8 +190,9 @@ class Composer(ReportsWorkerErrors, Vertical):
     @work(exclusive=True, group="send", exit_on_error=False)
     async def _send(self, key: str, text: str, timeout: int, generation: int, shown_key: str) -> None:
         try:
-            result = await invoke(self.call_factory(), "sessions_send",
-                                  {"sessionKey": key, "message": text, "timeoutSeconds": timeout})
+            result = await invoke(
+                self.call_factory(), "sessions_send", {"sessionKey": key, "message": text, "timeoutSeconds": timeout}
+            )
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
         self.post_message(self.Sent(result, generation, shown_key))
@@ -201,8 +204,12 @@ class Composer(ReportsWorkerErrors, Vertical):
         if late_id:
             self._late[late_id] = event.shown_key
         if event.generation != self._generation:  # the composer moved on: say it where it is seen
-            self.app.notify(f"Send to {event.shown_key}: {event.result.get('status')}", title="sessions_send",
-                            timeout=6, markup=False)
+            self.app.notify(
+                f"Send to {event.shown_key}: {event.result.get('status')}",
+                title="sessions_send",
+                timeout=6,
+                markup=False,
+            )
         else:
             self._stop_countdown()
             self.run_id = run_id
@@ -264,12 +271,17 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def on_engine_event(self, event: EngineEvent) -> None:
         """Engine events about this composer's send: its run, ping-pong turns, the announce."""
-        if isinstance(event, RunStarted) and self._timer is not None and event.session_key == self.key \
-                and event.lane == "nested" and self.waiting_run is None:
+        if (
+            isinstance(event, RunStarted)
+            and self._timer is not None
+            and event.session_key == self.key
+            and event.lane == "nested"
+            and self.waiting_run is None
+        ):
             self.waiting_run = event.run_id
             return
         if isinstance(event, RunEnded):
-            self._ended = {**dict(list(self._ended.items())[-(ENDED_KEPT - 1):]), event.run_id: event}
+            self._ended = {**dict(list(self._ended.items())[-(ENDED_KEPT - 1) :]), event.run_id: event}
             if event.run_id in self._late:
                 self._late_reply(event)
                 return

@@ -47,8 +47,9 @@ class DashboardFooter(Footer):
         return self._filtered(super().compose(), shown_actions(self._width), in_field, labels)
 
     @staticmethod
-    def _filtered(widgets: Iterable[Widget], actions: frozenset[str] | None, in_field: bool,
-                  labels: dict[str, str]) -> ComposeResult:
+    def _filtered(
+        widgets: Iterable[Widget], actions: frozenset[str] | None, in_field: bool, labels: dict[str, str]
+    ) -> ComposeResult:
         for widget in widgets:
             if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
                 if widget.action in IN_FIELD_ONLY and not in_field:

@@ -155,8 +155,11 @@ class MessageView(Widget):
             return [(BODY, span(f"[{mime} omitted{size_text}]", style="dim"))]
         if kind == "toolCall" and self.tools:
             arguments = json.dumps(block.get("arguments"), ensure_ascii=False)
-            call = (span(f"→ {one_line(block.get('name'), 60)}(", style=TOOL_STYLE) + literal(one_line(arguments, 300))
-                    + span(")", style=TOOL_STYLE))
+            call = (
+                span(f"→ {one_line(block.get('name'), 60)}(", style=TOOL_STYLE)
+                + literal(one_line(arguments, 300))
+                + span(")", style=TOOL_STYLE)
+            )
             return [(NESTED, call)]
         return []
 

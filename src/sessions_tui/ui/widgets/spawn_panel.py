@@ -76,19 +76,32 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         with Vertical(id="spawn-form"):
             yield Static(span("Spawn a sub-agent", style="bold"), classes="panel-title")
             with Horizontal(classes="form-row"):
-                yield form_field("Task", Field(placeholder="what the sub-agent should do", id="spawn-task"),
-                                 "spawn-task-field")
+                yield form_field(
+                    "Task", Field(placeholder="what the sub-agent should do", id="spawn-task"), "spawn-task-field"
+                )
             with Horizontal(classes="form-row"):
                 yield form_field("Label", Field(placeholder="optional", id="spawn-label"), "spawn-label-field")
-                yield form_field("Agent", Select([("main", "main")], value="main", allow_blank=False,
-                                                 id="spawn-agent", compact=True), "spawn-agent-field")
+                yield form_field(
+                    "Agent",
+                    Select([("main", "main")], value="main", allow_blank=False, id="spawn-agent", compact=True),
+                    "spawn-agent-field",
+                )
             with Horizontal(classes="form-row"):
                 yield form_field("Model", Field(placeholder="default", id="spawn-model"), "spawn-model-field")
-                yield form_field("Timeout", Field("0", id="spawn-timeout", type="integer", max_length=5),
-                                 "spawn-timeout-field")
-                yield form_field("Cleanup", Select([("keep", "keep"), ("delete", "delete")], value="keep",
-                                                   allow_blank=False, id="spawn-cleanup", compact=True),
-                                 "spawn-cleanup-field")
+                yield form_field(
+                    "Timeout", Field("0", id="spawn-timeout", type="integer", max_length=5), "spawn-timeout-field"
+                )
+                yield form_field(
+                    "Cleanup",
+                    Select(
+                        [("keep", "keep"), ("delete", "delete")],
+                        value="keep",
+                        allow_blank=False,
+                        id="spawn-cleanup",
+                        compact=True,
+                    ),
+                    "spawn-cleanup-field",
+                )
             with Horizontal(classes="form-actions"):
                 yield Button("Spawn", id="spawn-button", variant="primary", compact=True)
                 yield Static("", id="spawn-outcome")
@@ -142,13 +155,22 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         box.remove_children()
         self._announced.clear()
         if self.requester:
-            items = [self._announcement(item.text, item.child_key, item.ts, item.run_id, label=item.label)
-                     for item in self.engine.subagents.announcements(self.requester)]
+            items = [
+                self._announcement(item.text, item.child_key, item.ts, item.run_id, label=item.label)
+                for item in self.engine.subagents.announcements(self.requester)
+            ]
             box.mount_all([item for item in reversed(items) if item is not None])
             box.scroll_home(animate=False)
 
-    def add_announcement(self, text: str, child_key: str, ts: Any, run_id: str = "", delivery: str | None = None,
-                         label: str | None = None) -> None:
+    def add_announcement(
+        self,
+        text: str,
+        child_key: str,
+        ts: Any,
+        run_id: str = "",
+        delivery: str | None = None,
+        label: str | None = None,
+    ) -> None:
         item = self._announcement(text, child_key, ts, run_id, delivery, label)
         if item is None:
             return
@@ -158,8 +180,15 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         box.mount(item, before=0) if box.children else box.mount(item)
         box.scroll_home(animate=False)
 
-    def _announcement(self, text: str, child_key: str, ts: Any, run_id: str = "", delivery: str | None = None,
-                      label: str | None = None) -> Static | None:
+    def _announcement(
+        self,
+        text: str,
+        child_key: str,
+        ts: Any,
+        run_id: str = "",
+        delivery: str | None = None,
+        label: str | None = None,
+    ) -> Static | None:
         """The announcement's widget, or None when this run's was shown already."""
         if run_id and run_id in self._announced:
             return None

@@ -36,9 +36,13 @@ class RunColumn:
     width: int
 
 
-RUN_COLUMNS = [RunColumn("label", "LABEL", 10), RunColumn("agent", "AGENT", 7),
-               RunColumn("status", "STATUS", STATUS_WIDTH), RunColumn("elapsed", "ELAPSED", 7),
-               RunColumn("tokens", "TOKENS", 6)]
+RUN_COLUMNS = [
+    RunColumn("label", "LABEL", 10),
+    RunColumn("agent", "AGENT", 7),
+    RunColumn("status", "STATUS", STATUS_WIDTH),
+    RunColumn("elapsed", "ELAPSED", 7),
+    RunColumn("tokens", "TOKENS", 6),
+]
 RUN_DROP = ["agent", "tokens", "elapsed"]
 LABEL_MAX = 24
 PADDING = 1  # DataTable's cell padding, each side

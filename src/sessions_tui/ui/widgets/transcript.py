@@ -78,8 +78,9 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self._paged_back = False
 
     def compose(self) -> ComposeResult:
-        yield Static(span("No session selected. Pick one in the table and press enter.", style="dim"),
-                     id="transcript-title")
+        yield Static(
+            span("No session selected. Pick one in the table and press enter.", style="dim"), id="transcript-title"
+        )
         yield Static("", id="transcript-badges")
         with MessageScroll(id="messages"):
             yield StreamView(id="stream-preview")
@@ -142,8 +143,13 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
 
     def _fetch(self, key: str, kind: str, generation: int, limit: int, offset: int = 0) -> None:
         # One worker group per kind: a live update must not cancel the page being fetched.
-        self.run_worker(lambda: self._history(key, kind, generation, limit, offset), group=f"transcript-{kind}",
-                        exclusive=True, thread=True, exit_on_error=False)
+        self.run_worker(
+            lambda: self._history(key, kind, generation, limit, offset),
+            group=f"transcript-{kind}",
+            exclusive=True,
+            thread=True,
+            exit_on_error=False,
+        )
 
     def _history(self, key: str, kind: str, generation: int, limit: int, offset: int) -> None:
         call: ToolCall = self.call_factory()
@@ -205,8 +211,13 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         shown = self.last_seq > 0
         older = [m for m in messages if shown and message_seq(m) < self.first_seq]
         newer = [m for m in messages if not shown or message_seq(m) > self.last_seq]
-        if kind == "tail" and newer and shown and result.get("hasMore") and all(
-                message_seq(m) > self.last_seq for m in messages):
+        if (
+            kind == "tail"
+            and newer
+            and shown
+            and result.get("hasMore")
+            and all(message_seq(m) > self.last_seq for m in messages)
+        ):
             self.reload()  # more arrived at once than a live update fetches: show the session afresh
             return
         if older:
@@ -263,8 +274,11 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         badges.append("on" if self.tools else "off", style="bold" if self.tools else "")
         badges.append(" (t)", style="dim")
         flags = self._flags
-        for flag, label in (("contentRedacted", "redacted"), ("contentTruncated", "truncated"),
-                            ("hardCapped", "capped")):
+        for flag, label in (
+            ("contentRedacted", "redacted"),
+            ("contentTruncated", "truncated"),
+            ("hardCapped", "capped"),
+        ):
             if flags.get(flag):
                 badges.append(f"   {label} ", style="")
                 badges.append("●", style="bold #e5c07b")
