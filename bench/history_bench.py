@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ToolRunner, check, describe, in_temp_dir, time_interleaved, verdict  # noqa: E402
 
-from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
+from sessions_tui.engine.config import parse_config  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
 
 BIG = 100_000

@@ -21,8 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import in_temp_dir, verdict  # noqa: E402
 
-from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
+from sessions_tui.engine.config import parse_config  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
 from sessions_tui.engine.openclaw.importer import import_openclaw  # noqa: E402
 

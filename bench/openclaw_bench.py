@@ -35,8 +35,8 @@ from _common import ToolRunner, check, in_temp_dir, verdict  # noqa: E402
 from import_bench import LINES, NOW_MS, build_source  # noqa: E402
 
 from openclaw_fake import make_store  # noqa: E402  - the real store's schema, writable here
-from sessions_tui.config import parse_config  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock  # noqa: E402
+from sessions_tui.engine.config import parse_config  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
 from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow  # noqa: E402
 from sessions_tui.engine.openclaw.importer import import_openclaw  # noqa: E402

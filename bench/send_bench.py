@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import in_temp_dir  # noqa: E402
 
-from sessions_tui.config import parse_config
+from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.events import RunEnded
 from sessions_tui.tools.base import ToolCall

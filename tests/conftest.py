@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from sessions_tui.config import parse_config
 from sessions_tui.engine.clock import FrozenClock
+from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke

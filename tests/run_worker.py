@@ -6,7 +6,7 @@ Usage: python run_worker.py STATE KEY MESSAGE   prints "started ended" (ms) of i
 import asyncio
 import sys
 
-from sessions_tui.config import parse_config
+from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.runs import RunRequest
 

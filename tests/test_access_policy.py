@@ -2,7 +2,7 @@
 
 import pytest
 
-from sessions_tui.config import parse_config
+from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.policy import AgentToAgentPolicy, chat_type_from_key, resolve_send_policy
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall

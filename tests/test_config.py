@@ -1,11 +1,11 @@
-"""Tests for sessions_tui.config (SPEC D1, D6, D14, §3, §4; REFERENCE §2, §12, §14.1)."""
+"""Tests for sessions_tui.engine.config (SPEC D1, D6, D14, §3, §4; REFERENCE §2, §12, §14.1)."""
 
 from pathlib import Path
 
 import platformdirs
 import pytest
 
-from sessions_tui.config import (
+from sessions_tui.engine.config import (
     VALUE_RULES,
     Choice,
     Config,

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from openai_server import Reply, ScriptedOpenAIServer, system_text
-from sessions_tui.config import ProviderConfig, parse_config
+from sessions_tui.engine.config import ProviderConfig, parse_config
 from sessions_tui.engine.models.base import (
     ModelError,
     ModelRequest,

@@ -10,7 +10,7 @@ import pytest
 from werkzeug import Response
 
 from conftest import add_session, call_tool
-from sessions_tui.config import ConfigError, parse_config
+from sessions_tui.engine.config import ConfigError, parse_config
 
 
 def cli_env(home: Path) -> dict[str, str]:

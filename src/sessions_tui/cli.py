@@ -22,7 +22,7 @@ from typing import Any
 
 from sessions_tui import runtime
 from sessions_tui.cli_parser import build_parser, demo_state_dir
-from sessions_tui.config import (
+from sessions_tui.engine.config import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
     ConfigError,

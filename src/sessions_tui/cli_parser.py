@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui import __version__
-from sessions_tui.config import resolve_state_dir
+from sessions_tui.engine.config import resolve_state_dir
 from sessions_tui.tools.base import ToolSpec
 from sessions_tui.tools.registry import TOOLS
 

@@ -13,7 +13,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from sessions_tui.config import LoadedConfig
+from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.files import NotRegularFile, check_regular, kind_of
 from sessions_tui.engine.store import DB_NAME

@@ -37,7 +37,7 @@ import httpx
 import pytest
 
 from conftest import run_tool
-from sessions_tui.config import parse_config
+from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.follow import Follower
 from sessions_tui.engine.openclaw.importer import import_openclaw

@@ -12,9 +12,9 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.config import Config, LoadedConfig, load_config
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.config import Config, LoadedConfig, load_config
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.keys import (
     DEFAULT_AGENT_ID,

@@ -40,7 +40,7 @@ from typing import Any
 import httpx
 from httpx_sse import aconnect_sse
 
-from sessions_tui.config import Config, ProviderConfig
+from sessions_tui.engine.config import Config, ProviderConfig
 from sessions_tui.engine.json_depth import nesting_error, too_deep_text
 from sessions_tui.engine.models.base import (
     ModelError,
