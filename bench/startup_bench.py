@@ -1,0 +1,85 @@
+"""How fast a `sessions-tui tool …` call starts and exits, and what its imports cost.
+
+`sessions-tui tool agents_list` on an empty state directory, as a fresh process each time (what a
+script or an agent calling the command line pays): 3 warm-up runs (the OS page cache), then 15
+timed runs, wall clock from spawn to exit. Also printed: the modules whose imports cost most in
+one run (`python -X importtime`, cumulative), so a regression names its cause.
+
+Requirement: median **≤ 0.12 s**.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import ROOT, verdict
+
+LIMIT_S = 0.12
+WARMUP, RUNS = 3, 15
+
+
+def command(state: Path) -> list[str]:
+    return [sys.executable, "-m", "sessions_tui", "--state", str(state), "tool", "agents_list"]
+
+
+def environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_TUI_")}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    return env
+
+
+def run_once(state: Path) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(command(state), capture_output=True, text=True, env=environment(), timeout=60)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0 or '"agents"' not in proc.stdout:
+        raise SystemExit(f"FAIL: the command failed (exit {proc.returncode}): {proc.stderr.strip()[:400]}")
+    return elapsed
+
+
+def import_costs(state: Path, top: int = 12) -> list[tuple[int, str]]:
+    """(cumulative µs, module) of the costliest imports of one run."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", *command(state)[1:]],
+        capture_output=True,
+        text=True,
+        env=environment(),
+        timeout=60,
+    )
+    costs = []
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = line.removeprefix("import time:").split("|")
+        if name.startswith("  "):  # nested: counted in its importer's cumulative cost
+            continue
+        costs.append((int(cumulative), name.strip()))
+    return sorted(costs, reverse=True)[:top]
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
+        for _ in range(WARMUP):
+            run_once(state)
+        samples = [run_once(state) for _ in range(RUNS)]
+        costs = import_costs(state)
+    median = statistics.median(samples)
+    print(
+        f"sessions-tui tool agents_list, empty state, {RUNS} runs: median {median * 1000:.0f} ms, "
+        f"min {min(samples) * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms"
+    )
+    print("costliest imports (cumulative):")
+    for micros, name in costs:
+        print(f"  {micros / 1000:7.1f} ms  {name}")
+    return verdict(median <= LIMIT_S, f"median {median * 1000:.0f} ms (limit {LIMIT_S * 1000:.0f} ms)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
