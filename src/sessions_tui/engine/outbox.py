@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 from pydantic import BaseModel
 
+from sessions_tui.engine.backoff import retry_delay
 from sessions_tui.engine.events import DeliveryChanged
 from sessions_tui.engine.processes import pid_alive
 
@@ -293,7 +294,9 @@ class Outbox:
                 async with httpx.AsyncClient(timeout=self.timeout_s) as client:
                     for attempt in range(MAX_RETRIES + 1):
                         if attempt:
-                            await asyncio.sleep(min(self.retry_base_ms * 2 ** (attempt - 1), RETRY_CAP_MS) / 1000)
+                            await asyncio.sleep(
+                                retry_delay(attempt - 1, base=self.retry_base_ms / 1000, cap=RETRY_CAP_MS / 1000)
+                            )
                         attempts += 1
                         retry = False
                         try:
