@@ -7,7 +7,7 @@ and the end of the turn. A failure is a `ModelError` carrying the provider's own
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -81,6 +81,9 @@ class ModelError(Exception):
 
 
 class ModelClient(Protocol):
-    """Streams one model turn. Raises `ModelError`; cancellation stops the request."""
+    """Streams one model turn. Raises `ModelError`; cancellation stops the request.
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]: ...
+    `stream` is an async generator (so a caller can close it early with `contextlib.aclosing`).
+    """
+
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ModelEvent, None]: ...

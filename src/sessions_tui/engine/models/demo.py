@@ -25,7 +25,7 @@ import asyncio
 import json
 import math
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from sessions_tui.engine.models.base import (
@@ -72,7 +72,7 @@ class DemoModel:
         self.chunk_ms = max(0, chunk_ms)
         self._calls = 0
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+    async def stream(self, request: ModelRequest) -> AsyncGenerator[ModelEvent, None]:
         thinking, text, calls = self.respond(request)
         prompt = request.system + "".join(_text_of(m.get("content")) for m in request.messages)
         if self.latency_ms:
@@ -117,8 +117,7 @@ class DemoModel:
         offered = {t.get("function", {}).get("name") for t in request.tools}
         call = self._tool_call(incoming, offered)
         if call is not None:
-            thinking = f"This needs {call.name}; calling it with {call.raw_arguments}."
-            return thinking, "", [call]
+            return f"This needs {call.name}; calling it with {call.raw_arguments}.", "", [call]
         thinking, text = self._plain(system, incoming)
         return thinking, text, []
 

@@ -43,7 +43,7 @@ class ModelRegistry:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._clients: dict[str, Any] = {}
+        self._clients: dict[str, ModelClient] = {}
 
     def default_ref(self, session_key: str, entry: dict[str, Any] | None = None) -> str:
         entry = entry or {}
@@ -73,9 +73,11 @@ class ModelRegistry:
         provider, model_id = split_ref(ref)
         return ResolvedModel(ref=ref, provider=provider, model_id=model_id, client=self._client(provider))
 
-    def _client(self, provider: str) -> Any:
+    def _client(self, provider: str) -> ModelClient:
         client = self._clients.get(provider)
         if client is None:
+            # The HTTP client is imported only when a provider is used: a demo run, or a command
+            # that never runs a model, does not load the HTTP stack for it.
             if provider == DEMO:
                 demo = self.engine.config.models.demo
                 client = DemoModel(latency_ms=demo.latency_ms, chunk_ms=demo.chunk_ms)
@@ -87,7 +89,7 @@ class ModelRegistry:
             self._clients[provider] = client
         return client
 
-    def use_client(self, provider: str, client: Any) -> None:
+    def use_client(self, provider: str, client: ModelClient) -> None:
         """Put a specific client in place for a provider (the demo model with zero latency)."""
         self._clients[provider] = client
 
