@@ -47,7 +47,7 @@ VISIBILITIES = ("self", "tree", "agent", "all")
 def config_secrets(config: Config) -> list[str]:
     """The secret values the configuration holds or points at (API keys, secret-looking
     headers): masked wherever they appear, whatever their shape."""
-    from sessions_tui.engine.models.openai import resolve_api_key
+    from sessions_tui.engine.models.api_key import resolve_api_key
     from sessions_tui.engine.redact import is_secret_field
 
     out: list[str] = []
