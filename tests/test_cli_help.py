@@ -82,15 +82,20 @@ def test_a_tool_without_a_curated_example_gets_one_from_its_schema():
     spec = TOOLS["sessions_history"]
     from dataclasses import replace
 
-    new = replace(
-        spec,
-        name="sessions_new",
-        parameters={
-            "type": "object",
-            "required": ["sessionKey", "limit"],
-            "properties": {"sessionKey": {"type": "string"}, "limit": {"type": "integer"}},
-        },
-    )
+    from pydantic import Field
+
+    from sessions_tui.tools.base import ToolArgs
+
+    class NewArgs(ToolArgs):
+        session_key: str = Field(alias="sessionKey")
+        limit: int
+
+        @classmethod
+        def read(cls, params: dict) -> dict:
+            return params
+
+    new = replace(spec, name="sessions_new", arguments=NewArgs)
+    assert new.parameters["required"] == ["sessionKey", "limit"]
     assert tool_example(new) == {"sessionKey": "…", "limit": 1}
 
 

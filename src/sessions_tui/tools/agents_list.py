@@ -6,12 +6,20 @@ from typing import Any
 
 from sessions_tui.engine.keys import normalize_agent_id
 from sessions_tui.tools.access import RequesterContext
-from sessions_tui.tools.base import ToolCall, ToolSpec
+from sessions_tui.tools.base import ToolArgs, ToolCall, ToolSpec
 
 DESCRIPTION = (
     'List OpenClaw agent ids you can target with `sessions_spawn` when `runtime="subagent"` '
     "(based on subagent allowlists)."
 )
+
+
+class AgentsListArgs(ToolArgs):
+    """`agents_list` takes no arguments (whatever is passed is ignored)."""
+
+    @classmethod
+    def read(cls, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
 
 
 def allowed_agents(call: ToolCall, requester_agent_id: str) -> tuple[bool, list[str]]:
@@ -46,6 +54,6 @@ SPEC = ToolSpec(
     name="agents_list",
     label="Agents",
     description=DESCRIPTION,
-    parameters={"type": "object", "properties": {}},
+    arguments=AgentsListArgs,
     run=agents_list,
 )

@@ -13,6 +13,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.json_depth import MAX_JSON_DEPTH, nesting_error
 from sessions_tui.engine.surrogates import has_surrogates, scrub_json
+from sessions_tui.tools.schema import wire_parameters
 
 # JavaScript's largest exact integer: an `offset` beyond it is not an integer to REF either.
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -124,9 +125,15 @@ def checked_arguments(params: dict[str, Any]) -> dict[str, Any]:
 
 
 class ToolArgs(BaseModel):
-    """Base of the argument models: `checked_arguments`, then REF's reading rules, then pydantic's types."""
+    """Base of the argument models: `checked_arguments`, then OpenClaw's reading rules (`read`), then
+    pydantic's types.
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    A model's fields, aliased to the wire names and described, are also the one declaration of the
+    tool's parameters: the schema offered to models is generated from them (tools/schema.py). `read`
+    returns the fields by name, so the wire spelling lives in the aliases only.
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True, validate_by_name=True, validate_by_alias=True)
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
@@ -156,13 +163,21 @@ ToolFn = Callable[[ToolCall, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool as agents see it (name, label, description, JSON schema) and its implementation."""
+    """A tool as agents see it (name, label, description, argument model) and its implementation.
+
+    `parameters`, the JSON schema offered to models, is generated from `arguments`, the model the
+    tool parses its arguments with.
+    """
 
     name: str
     label: str
     description: str
-    parameters: dict[str, Any]
+    arguments: type[ToolArgs]
     run: ToolFn
+    parameters: dict[str, Any] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", wire_parameters(self.arguments))
 
     def openai_function(self) -> dict[str, Any]:
         return {

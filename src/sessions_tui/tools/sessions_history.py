@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from sessions_tui.engine.sanitize import sanitize_history, strip_tool_messages
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (
@@ -29,30 +31,14 @@ DESCRIPTION = (
     "messages; use this to inspect another session before replying, debugging, or resuming work."
 )
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "sessionKey": {
-            "type": "string",
-            "description": "Session key, main, current, or a sessionId from sessions_list.",
-        },
-        "limit": {"type": "number", "minimum": 1, "description": "Maximum messages (default 200)."},
-        "includeTools": {"type": "boolean", "description": "Include tool results (default false)."},
-        "offset": {
-            "type": "number",
-            "minimum": 0,
-            "description": "Skip this many of the newest messages (paging back).",
-        },
-    },
-    "required": ["sessionKey"],
-}
-
 
 class HistoryArgs(ToolArgs):
-    session_key: str
-    limit: int = DEFAULT_LIMIT
-    include_tools: bool = False
-    offset: int = 0
+    session_key: str = Field(
+        alias="sessionKey", description="Session key, main, current, or a sessionId from sessions_list."
+    )
+    limit: int = Field(DEFAULT_LIMIT, ge=1, description="Maximum messages (default 200).")
+    include_tools: bool = Field(False, alias="includeTools", description="Include tool results (default false).")
+    offset: int = Field(0, ge=0, description="Skip this many of the newest messages (paging back).")
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
@@ -112,6 +98,6 @@ SPEC = ToolSpec(
     name="sessions_history",
     label="Session History",
     description=DESCRIPTION,
-    parameters=PARAMETERS,
+    arguments=HistoryArgs,
     run=sessions_history,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from sessions_tui.engine.keys import (
     SAFE_SESSION_ID_RE,
@@ -44,42 +44,24 @@ DESCRIPTION = (
     "Use this to discover a target session before calling sessions_history or sessions_send."
 )
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "kinds": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Only these kinds: main, group, cron, hook, node, other.",
-        },
-        "limit": {"type": "number", "minimum": 1, "description": "Maximum rows (default 100, at most 200)."},
-        "activeMinutes": {
-            "type": "number",
-            "minimum": 1,
-            "description": "Only sessions updated within this many minutes.",
-        },
-        "messageLimit": {
-            "type": "number",
-            "minimum": 0,
-            "description": "Include the last N messages of each session (0-20, default 0); all rows' "
-            "messages together are capped at 80 KB (oldest dropped first; messagesCapped says so).",
-        },
-        "offset": {"type": "number", "minimum": 0, "description": "Skip this many rows (paging)."},
-        "includeArchived": {
-            "type": "boolean",
-            "description": "Also list archived sub-agent sessions (default false).",
-        },
-    },
-}
-
 
 class ListArgs(ToolArgs):
-    kinds: frozenset[str] | None = None
-    limit: int = DEFAULT_LIMIT
-    active_minutes: int | None = None
-    message_limit: int = 0
-    offset: int = 0
-    include_archived: bool = False
+    kinds: tuple[str, ...] | None = Field(None, description="Only these kinds: main, group, cron, hook, node, other.")
+    limit: int = Field(DEFAULT_LIMIT, ge=1, description="Maximum rows (default 100, at most 200).")
+    active_minutes: int | None = Field(
+        None, alias="activeMinutes", ge=1, description="Only sessions updated within this many minutes."
+    )
+    message_limit: int = Field(
+        0,
+        alias="messageLimit",
+        ge=0,
+        description="Include the last N messages of each session (0-20, default 0); all rows' "
+        "messages together are capped at 80 KB (oldest dropped first; messagesCapped says so).",
+    )
+    offset: int = Field(0, ge=0, description="Skip this many rows (paging).")
+    include_archived: bool = Field(
+        False, alias="includeArchived", description="Also list archived sub-agent sessions (default false)."
+    )
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +71,7 @@ class ListArgs(ToolArgs):
         active = read_number(params, "activeMinutes")
         message_limit = read_number(params, "messageLimit")
         return {
-            "kinds": frozenset(kinds) or None,
+            "kinds": tuple(dict.fromkeys(kinds)) or None,
             "limit": min(MAX_LIMIT, max(1, limit)) if limit is not None else DEFAULT_LIMIT,
             "active_minutes": max(1, active) if active is not None else None,
             "message_limit": min(max(0, message_limit or 0), MAX_MESSAGE_LIMIT),
@@ -275,7 +257,7 @@ async def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
     engine = call.engine
     ctx = RequesterContext.of(call)
     restrict = ctx.restrict_to_spawned
-    sessions, has_more = engine.store.list(
+    sessions, has_more = engine.store.list_sessions(
         limit=args.limit,
         offset=args.offset,
         active_since=active_since(engine.now(), args.active_minutes) if args.active_minutes is not None else None,
@@ -311,6 +293,6 @@ SPEC = ToolSpec(
     name="sessions_list",
     label="Sessions",
     description=DESCRIPTION,
-    parameters=PARAMETERS,
+    arguments=ListArgs,
     run=sessions_list,
 )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from sessions_tui.engine.a2a import (
     A2AFlow,
     latest_assistant_reply,
@@ -46,39 +48,30 @@ DESCRIPTION = (
     "assistant reply when available."
 )
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "sessionKey": {"type": "string", "description": "Target session key, main, current, or a sessionId."},
-        "label": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": SESSION_LABEL_MAX_LENGTH,
-            "description": "Target session label (instead of sessionKey).",
-        },
-        "agentId": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 64,
-            "description": "Agent id of the labelled session (with label only).",
-        },
-        "message": {"type": "string", "description": "The message to send."},
-        "timeoutSeconds": {
-            "type": "number",
-            "minimum": 0,
-            "description": "Seconds to wait for the reply (default 30; 0 = do not wait; at most 2147000).",
-        },
-    },
-    "required": ["message"],
-}
-
 
 class SendArgs(ToolArgs):
-    session_key: str | None = None
-    label: str | None = None
-    agent_id: str | None = None
-    message: str
-    timeout_seconds: int = DEFAULT_TIMEOUT_SECONDS
+    session_key: str | None = Field(
+        None, alias="sessionKey", description="Target session key, main, current, or a sessionId."
+    )
+    # The lengths are told to the model, not enforced here: the tool answers a bad label in its own words.
+    label: str | None = Field(
+        None,
+        description="Target session label (instead of sessionKey).",
+        json_schema_extra={"minLength": 1, "maxLength": SESSION_LABEL_MAX_LENGTH},
+    )
+    agent_id: str | None = Field(
+        None,
+        alias="agentId",
+        description="Agent id of the labelled session (with label only).",
+        json_schema_extra={"minLength": 1, "maxLength": 64},
+    )
+    message: str = Field(description="The message to send.")
+    timeout_seconds: int = Field(
+        DEFAULT_TIMEOUT_SECONDS,
+        alias="timeoutSeconds",
+        ge=0,
+        description="Seconds to wait for the reply (default 30; 0 = do not wait; at most 2147000).",
+    )
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
@@ -229,6 +222,6 @@ SPEC = ToolSpec(
     name="sessions_send",
     label="Session Send",
     description=DESCRIPTION,
-    parameters=PARAMETERS,
+    arguments=SendArgs,
     run=sessions_send,
 )

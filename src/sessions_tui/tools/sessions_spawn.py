@@ -7,7 +7,10 @@ comes back at once. The child announces back to the requester when it is done.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from sessions_tui.engine.events import SessionChanged
 from sessions_tui.engine.ids import new_uuid
@@ -50,54 +53,41 @@ DESCRIPTION = (
     "when it is done."
 )
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "task": {"type": "string", "description": "What the sub-agent should do."},
-        "label": {
-            "type": "string",
-            "maxLength": SESSION_LABEL_MAX_LENGTH,
-            "description": "A short label for logs and the dashboard (at most 512 characters).",
-        },
-        "runtime": {"type": "string", "enum": ["subagent"], "description": "Only subagent is supported."},
-        "agentId": {"type": "string", "description": "Spawn under another agent id (see agents_list)."},
-        "model": {"type": "string", "description": "Model for the child: demo or <provider>/<model id>."},
-        "thinking": {"type": "string", "description": "Thinking level: " + ", ".join(THINKING_LEVELS) + "."},
-        "runTimeoutSeconds": {
-            "type": "number",
-            "minimum": 0,
-            "description": "Abort the child's run after N seconds (0 = no limit; at most 2147000).",
-        },
-        "timeoutSeconds": {"type": "number", "minimum": 0, "description": "Legacy alias of runTimeoutSeconds."},
-        "mode": {"type": "string", "enum": ["run", "session"], "description": "run (default): one-shot."},
-        "thread": {"type": "boolean", "description": "Bind the child to a thread (not available here)."},
-        "cleanup": {
-            "type": "string",
-            "enum": ["delete", "keep"],
-            "description": "delete: archive the child right after it announces; keep (default).",
-        },
-        "sandbox": {"type": "string", "enum": ["inherit", "require"], "description": "Require a sandboxed child."},
-    },
-    "required": ["task"],
-}
-
 
 class SpawnArgs(ToolArgs):
-    task: str
-    label: str | None = None
-    runtime: str = "subagent"
-    agent_id: str | None = None
-    model: str | None = None
-    thinking: str | None = None
-    run_timeout_seconds: int | None = None
-    thread: bool = False
-    mode: str = "run"
-    cleanup: str = "keep"
-    sandbox: str = "inherit"
-    stream_to: str | None = None
-    light_context: bool = False
-    resume_session_id: str | None = None
-    has_attachments: bool = False
+    task: str = Field(description="What the sub-agent should do.")
+    label: str | None = Field(
+        None,
+        description="A short label for logs and the dashboard (at most 512 characters).",
+        json_schema_extra={"maxLength": SESSION_LABEL_MAX_LENGTH},
+    )
+    # `acp` is read (to be refused in OpenClaw's words) but never offered.
+    runtime: str = Field(
+        "subagent", description="Only subagent is supported.", json_schema_extra={"enum": ["subagent"]}
+    )
+    agent_id: str | None = Field(None, alias="agentId", description="Spawn under another agent id (see agents_list).")
+    model: str | None = Field(None, description="Model for the child: demo or <provider>/<model id>.")
+    thinking: str | None = Field(None, description="Thinking level: " + ", ".join(THINKING_LEVELS) + ".")
+    run_timeout_seconds: int | None = Field(
+        None,
+        alias="runTimeoutSeconds",
+        ge=0,
+        description="Abort the child's run after N seconds (0 = no limit; at most 2147000).",
+    )
+    timeout_seconds: int | None = Field(
+        None, alias="timeoutSeconds", ge=0, description="Legacy alias of runTimeoutSeconds."
+    )
+    mode: Literal["run", "session"] = Field("run", description="run (default): one-shot.")
+    thread: bool = Field(False, description="Bind the child to a thread (not available here).")
+    cleanup: Literal["delete", "keep"] = Field(
+        "keep", description="delete: archive the child right after it announces; keep (default)."
+    )
+    sandbox: Literal["inherit", "require"] = Field("inherit", description="Require a sandboxed child.")
+    # Read so that they are refused as OpenClaw refuses them, never offered to a model.
+    stream_to: SkipJsonSchema[str | None] = None
+    light_context: SkipJsonSchema[bool] = False
+    resume_session_id: SkipJsonSchema[str | None] = None
+    has_attachments: SkipJsonSchema[bool] = False
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
@@ -111,9 +101,10 @@ class SpawnArgs(ToolArgs):
         light = params.get("lightContext") is True
         if runtime == "acp" and light:
             raise ToolInputError("lightContext is only supported for runtime='subagent'.")
+        legacy_timeout = read_number(params, "timeoutSeconds")
         timeout = read_number(params, "runTimeoutSeconds")
         if timeout is None:
-            timeout = read_number(params, "timeoutSeconds")
+            timeout = legacy_timeout
         thread = params.get("thread") is True
         mode = read_string(params, "mode")
         return {
@@ -124,6 +115,7 @@ class SpawnArgs(ToolArgs):
             "model": read_string(params, "model"),
             "thinking": read_string(params, "thinking"),
             "run_timeout_seconds": clamp_timeout_seconds(timeout) if timeout is not None else None,
+            "timeout_seconds": clamp_timeout_seconds(legacy_timeout) if legacy_timeout is not None else None,
             "thread": thread,
             "mode": mode if mode in ("run", "session") else ("session" if thread else "run"),
             "cleanup": _read_cleanup(params),
@@ -433,6 +425,6 @@ SPEC = ToolSpec(
     name="sessions_spawn",
     label="Sessions",
     description=DESCRIPTION,
-    parameters=PARAMETERS,
+    arguments=SpawnArgs,
     run=sessions_spawn,
 )
