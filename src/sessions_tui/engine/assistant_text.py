@@ -1,5 +1,6 @@
-"""Assistant-visible text (REFERENCE §4.8): the reply a user would see, with reasoning, recalled
-memories, tool-call scaffolding and leaked control tokens taken out.
+"""Assistant-visible text, as OpenClaw's `chat-history-text` helpers compute it: the reply a user
+would see, with reasoning, recalled memories, tool-call scaffolding and leaked control tokens
+taken out.
 
 Used where a reply is read back as text: the agent-to-agent steps and the send report.
 """
@@ -195,7 +196,7 @@ def _strip_downgraded_markers(text: str) -> str:
 
 
 def sanitize_text_content(text: str) -> str:
-    """REF `sanitizeTextContent` (assistant-visible text, profile `history`): hide reasoning,
+    """OpenClaw's `sanitizeTextContent` (assistant-visible text, profile `history`): hide reasoning,
     recalled memories, tool-call scaffolding and control tokens. No final trim."""
     if not text:
         return text
@@ -223,7 +224,7 @@ def _text_signature_phase(signature: Any) -> str | None:
 
 
 def extract_assistant_text(message: Any) -> str | None:
-    """REF `extractAssistantText`: the reply text a user would see, or None when there is none.
+    """OpenClaw's `extractAssistantText`: the reply text a user would see, or None when there is none.
 
     Only the `final_answer` text blocks count when any text block is marked with that phase.
     A bare `"500 Internal Server Error"` becomes `"HTTP 500: Internal Server Error"`, but only

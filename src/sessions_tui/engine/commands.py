@@ -1,4 +1,5 @@
-"""The owner's standalone commands: `/send on|off|inherit` (REFERENCE §14.2, SPEC D15).
+"""The owner's standalone commands: `/send on|off|inherit`, answered as OpenClaw answers it
+(`⚙️ Send policy set to on.`, `⚙️ Usage: /send on|off|inherit`; docs/decisions.md D15).
 
 Only a person — the dashboard's operator or `sessions-tui send` — is the owner; from an agent
 (`sessions_send`) the same text is an ordinary message.

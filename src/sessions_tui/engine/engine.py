@@ -146,7 +146,7 @@ class Engine:
     # -- ways into a session ------------------------------------------------------------------
 
     def send_verdict(self, key: str) -> SendPolicyVerdict:
-        """The send policy for a session: its override, then `session.sendPolicy` (SPEC D6)."""
+        """The send policy for a session: its override, then `session.sendPolicy` (docs/decisions.md D6)."""
         session = self.store.get(key)
         entry = session.entry if session else {}
         return resolve_send_policy(self.config.session.send_policy, entry=entry, session_key=key)
@@ -155,7 +155,7 @@ class Engine:
         record_refusal(self, key, via=via, reason=reason, requester=requester)
 
     def owner_of(self, key: str) -> Path | None:
-        """The OpenClaw state directory a session belongs to (SPEC D17); None for the engine's own."""
+        """The OpenClaw state directory a session belongs to (docs/decisions.md D17); None for the engine's own."""
         source = self.store.import_source_of(key)
         return owner_root(source) if source is not None else None
 
@@ -203,7 +203,7 @@ class Engine:
         return AgentToAgentPolicy(enabled=a2a.enabled is True, allow=tuple(a2a.allow or ()))
 
     def visibility(self, sandboxed: bool) -> str:
-        """REF's effective visibility: a sandbox clamp of `spawned` turns anything but `tree` to `tree`."""
+        """OpenClaw's effective visibility: a sandbox clamp of `spawned` turns anything but `tree` to `tree`."""
         value = self.config.tools.sessions.visibility
         if sandboxed and self.sandbox_visibility() == "spawned" and value != "tree":
             return "tree"
@@ -218,7 +218,7 @@ class Engine:
         return [(s.key, s.entry.get("label") or s.entry.get("displayName") or "") for s in sessions]
 
     def session_channel(self, key: str) -> str | None:
-        """The channel a session talks on (SPEC D10), or None when it is not known."""
+        """The channel a session talks on (docs/decisions.md D10), or None when it is not known."""
         session = self.store.get(key)
         channel = entry_channel(key, classify_session_kind(key, None, self.alias), session.entry if session else {})
         return None if channel == "unknown" else channel

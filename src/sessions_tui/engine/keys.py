@@ -1,10 +1,10 @@
-"""The session key model (REFERENCE §3, §4.6–4.7 with SPEC D9–D10).
+"""The session key model: OpenClaw's key shapes and helpers, with docs/decisions.md D9–D10.
 
 Every session is stored under one canonical key (`agent:<agentId>:<rest>`, or the reserved
 `global` / `unknown`). Bare spellings such as `cron:job1` or `discord:group:dev` belong to agent
 `main` and name the same session as their `agent:main:` spelling. What a requester sees (the
 display key) depends on who asks: its own agent's main session is `main`, and agent main's cron,
-hook and node sessions keep the seeds' bare shapes.
+hook and node sessions keep the bare shapes of the tools' design notes (`cron:<job>`, `hook:<uuid>`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def is_valid_agent_id(value: object) -> bool:
 
 
 def normalize_agent_id(value: object) -> str:
-    """REF's agent id normalisation: lower-case, unsafe runs become `-`, at most 64 chars."""
+    """OpenClaw's agent id normalisation: lower-case, unsafe runs become `-`, at most 64 chars."""
     text = value.strip() if isinstance(value, str) else ""
     if not text:
         return DEFAULT_AGENT_ID
@@ -131,7 +131,7 @@ def should_resolve_session_id_input(value: str) -> bool:
 
 
 def parse_session_label(raw: object) -> str:
-    """A label as REF validates it; raises ValueError with REF's texts."""
+    """A label as OpenClaw validates it; raises ValueError with OpenClaw's texts."""
     if not isinstance(raw, str):
         raise ValueError("invalid label: must be a string")
     text = raw.strip()
@@ -149,7 +149,7 @@ def js_length(text: str) -> int:
 
 @dataclass(frozen=True)
 class MainAlias:
-    """`session.mainKey` / `session.scope` as the tools see them (REFERENCE §3.3)."""
+    """`session.mainKey` / `session.scope` as the tools see them (OpenClaw's `resolveMainSessionAlias`)."""
 
     main_key: str = DEFAULT_MAIN_KEY
     alias: str = DEFAULT_MAIN_KEY
@@ -169,7 +169,7 @@ class MainAlias:
 
 
 def canonical_key(key: str, alias: MainAlias, agent_id: str = DEFAULT_AGENT_ID) -> str:
-    """The stored spelling of a key (the gateway's `resolveSessionStoreKey` plus SPEC D9).
+    """The stored spelling of a key (the gateway's `resolveSessionStoreKey` plus docs/decisions.md D9).
 
     `main` (or the configured main key) names `agent_id`'s main session; other bare keys belong
     to agent `main`.
@@ -189,7 +189,7 @@ def canonical_key(key: str, alias: MainAlias, agent_id: str = DEFAULT_AGENT_ID) 
 
 
 def display_key(key: str, alias: MainAlias, requester_agent_id: str = DEFAULT_AGENT_ID) -> str:
-    """How a canonical key is shown to a requester of `requester_agent_id` (SPEC D9)."""
+    """How a canonical key is shown to a requester of `requester_agent_id` (docs/decisions.md D9)."""
     if key in (alias.alias, alias.main_key):
         return "main"
     if key == "global":
@@ -203,7 +203,7 @@ def display_key(key: str, alias: MainAlias, requester_agent_id: str = DEFAULT_AG
 
 
 def internal_key(raw: str, alias: MainAlias, requester_internal_key: str | None = None) -> str:
-    """REF's `resolveInternalSessionKey`: `current` is the requester, `main` the alias."""
+    """OpenClaw's `resolveInternalSessionKey`: `current` is the requester, `main` the alias."""
     if raw == "current":
         return requester_internal_key or "current"
     if raw == "main":
@@ -212,7 +212,7 @@ def internal_key(raw: str, alias: MainAlias, requester_internal_key: str | None 
 
 
 def classify_session_kind(key: str, gateway_kind: str | None, alias: MainAlias) -> str:
-    """`main|group|cron|hook|node|other`, judged on the part after `agent:<id>:` (SPEC D9)."""
+    """`main|group|cron|hook|node|other`, judged on the part after `agent:<id>:` (docs/decisions.md D9)."""
     if key in (alias.alias, alias.main_key):
         return "main"
     rest = strip_agent_prefix(key)
@@ -232,7 +232,7 @@ def classify_session_kind(key: str, gateway_kind: str | None, alias: MainAlias) 
 
 
 def channel_from_key(key: str) -> str | None:
-    """`discord` from `agent:main:discord:group:1` or `discord:group:1` (SPEC D10)."""
+    """`discord` from `agent:main:discord:group:1` or `discord:group:1` (docs/decisions.md D10)."""
     parts = [p for p in strip_agent_prefix(key).split(":") if p]
     if len(parts) >= 3 and parts[1] in ("group", "channel", "direct", "dm"):
         return parts[0]
@@ -242,7 +242,7 @@ def channel_from_key(key: str) -> str | None:
 
 
 def derive_channel(key: str, kind: str, channel: object, last_channel: object) -> str:
-    """The row's `channel` (SPEC D10): internal kinds, recorded channel, last channel, key."""
+    """The row's `channel` (docs/decisions.md D10): internal kinds, recorded channel, last channel, key."""
     if kind in ("cron", "hook", "node"):
         return "internal"
     for value in (channel, last_channel):
@@ -256,7 +256,7 @@ def _text_or_none(value: object) -> str | None:
 
 
 def entry_channel(key: str, kind: str, entry: dict[str, Any]) -> str:
-    """`derive_channel` fed from a stored session entry, with REF's row fallbacks:
+    """`derive_channel` fed from a stored session entry, with OpenClaw's row fallbacks:
     the entry's `channel` (else `origin.provider`), then `deliveryContext.channel` (else
     `lastChannel`, else OpenClaw 2026.9's `delivery.context` / `delivery.route` channel).
     """

@@ -1,4 +1,5 @@
-"""Who may talk to whom: the agent-to-agent policy (REFERENCE §4.3) and send policy (§14.1)."""
+"""Who may talk to whom: OpenClaw's agent-to-agent policy (`tools.agentToAgent`) and
+send policy (`session.sendPolicy`, docs/decisions.md D6)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def normalize_chat_type(value: object) -> str | None:
 
 
 def chat_type_from_key(key: str) -> str | None:
-    """REF's chat-type derivation from a key's tokens (agent prefix stripped)."""
+    """OpenClaw's chat-type derivation from a key's tokens (agent prefix stripped)."""
     stripped = strip_agent_prefix(key)
     tokens = set(stripped.split(":"))
     if "group" in tokens:
@@ -82,7 +83,7 @@ def chat_type_from_key(key: str) -> str | None:
 
 @dataclass(frozen=True)
 class SendPolicyVerdict:
-    """The decision and, for a denial, which rule or override made it (SPEC D6)."""
+    """The decision and, for a denial, which rule or override made it (docs/decisions.md D6)."""
 
     decision: SendDecision
     reason: str = ""
@@ -111,7 +112,7 @@ def resolve_send_policy(
     channel: str | None = None,
     chat_type: str | None = None,
 ) -> SendPolicyVerdict:
-    """REF's `resolveSendPolicy`: the override wins, then the first matching deny rule.
+    """OpenClaw's `resolveSendPolicy`: the override wins, then the first matching deny rule.
 
     `policy` is the config's `session.sendPolicy` model (or None); its rules carry `action` and
     a `match` with `channel`, `chat_type`, `key_prefix`, `raw_key_prefix`.

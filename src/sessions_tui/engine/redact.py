@@ -1,4 +1,4 @@
-"""Redaction: no secret leaves through any output (SPEC D16).
+"""Redaction: no secret leaves through any output (docs/decisions.md D16).
 
 `Redactor.redact` masks every secret kind OpenClaw 2026.9.6 masks (`redact_rules`), the exact
 values of the secrets in sessions-tui's own config, and what `logging.redactPatterns` adds (the
@@ -37,7 +37,7 @@ def utf16_len(text: str) -> int:
 
 
 def truncate_utf16_safe(text: str, max_units: int) -> str:
-    """REF `truncateUtf16Safe`: at most `max_units` UTF-16 units, never ending between the two
+    """OpenClaw's `truncateUtf16Safe`: at most `max_units` UTF-16 units, never ending between the two
     halves of a surrogate pair (also when they are two lone surrogate code points)."""
     limit = max(0, max_units)
     if utf16_len(text) <= limit:
@@ -65,7 +65,7 @@ def _is_low_surrogate(char: str) -> bool:
 
 
 def mask_token(token: str) -> str:
-    """REF `maskToken`: short tokens vanish, long ones keep 6 leading and 4 trailing units."""
+    """OpenClaw's `maskToken`: short tokens vanish, long ones keep 6 leading and 4 trailing units."""
     if utf16_len(token) < REDACT_MIN_LENGTH:
         return MASK
     head = truncate_utf16_safe(token, REDACT_KEEP_START)

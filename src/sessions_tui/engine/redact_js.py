@@ -20,7 +20,7 @@ _JS_LINE_TERMINATORS = r"\n\r\u2028\u2029"
 _BRACE_QUANTIFIER_RE = re.compile(r"\{([0-9]+)(,([0-9]*))?\}\??")
 
 
-# --- safe-regex check (REF `src/security/safe-regex.ts`, ported as is)
+# --- safe-regex check (OpenClaw's `src/security/safe-regex.ts`, ported as is)
 
 
 @dataclass
@@ -250,7 +250,7 @@ def pattern_problem(raw: str) -> str | None:
 
 
 def compile_js_pattern(raw: str) -> re.Pattern[str] | None:
-    """REF `parsePattern`: `/body/flags` or a plain source (flags `gi`); None when empty,
+    """OpenClaw's `parsePattern`: `/body/flags` or a plain source (flags `gi`); None when empty,
     invalid or unsafe."""
     if not raw.strip():
         return None

@@ -1,4 +1,4 @@
-"""The secrets sessions-tui masks: every kind OpenClaw 2026.9.6 masks (SPEC D16), as rules that
+"""The secrets sessions-tui masks: every kind OpenClaw 2026.9.6 masks (docs/decisions.md D16), as rules that
 find spans in a text.
 
 Each rule reports *where* a secret is (an `Edit`: a span and how to mask it); nothing is

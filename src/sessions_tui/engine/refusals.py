@@ -14,7 +14,7 @@ class SendBlocked(Exception):
 
 
 class OwnedByOpenClaw(SendBlocked):
-    """The session belongs to the OpenClaw it was imported or followed from (SPEC D17)."""
+    """The session belongs to the OpenClaw it was imported or followed from (docs/decisions.md D17)."""
 
     def __init__(self, key: str, owner: Path) -> None:
         Exception.__init__(

@@ -1,9 +1,10 @@
-"""History sanitising and size caps (REFERENCE §4.8, §6.1, §6.2; SPEC D2, D3, D12).
+"""History sanitising and size caps, as OpenClaw's `sessions_history` does them (docs/decisions.md D2, D3,
+D12).
 
 Everything that leaves the engine as transcript content for an agent (`sessions_history`, the
 inline messages of `sessions_list`) goes through `sanitize_history`: secrets redacted in every
-string (text, thinking, tool-call arguments, partial JSON, `errorMessage`, custom fields; SPEC
-D16), long strings cut at 4000 UTF-16 units, heavy fields dropped, images reduced to metadata,
+string (text, thinking, tool-call arguments, partial JSON, `errorMessage`, custom fields;
+docs/decisions.md D16), long strings cut at 4000 UTF-16 units, heavy fields dropped, images reduced to metadata,
 and the whole payload capped at 80 KB of compact JSON. Inputs are never mutated; changed messages are shallow copies.
 """
 
@@ -127,7 +128,7 @@ def _sanitize_block(block: Any, flags: _FieldRewriter) -> Any:
         flags.agent_data(entry, "arguments")
     if block_type == "image":
         data = entry.get("data")
-        size = len(data) if isinstance(data, str) and data else None  # base64 chars (SPEC D12)
+        size = len(data) if isinstance(data, str) and data else None  # base64 chars (docs/decisions.md D12)
         flags.drop_field(entry, "data")
         entry["omitted"] = True
         if size is not None:
@@ -141,7 +142,7 @@ _MESSAGE_DONE = ("role", "content", "text")
 
 
 def sanitize_history_message(message: Any, redactor: Redactor) -> tuple[Any, bool, bool]:
-    """REF `sanitizeHistoryMessage`. Returns (message copy, truncated, redacted)."""
+    """OpenClaw's `sanitizeHistoryMessage`. Returns (message copy, truncated, redacted)."""
     if not isinstance(message, dict):
         return message, False, False
     entry = dict(message)
@@ -187,12 +188,12 @@ class CapResult:
 
 
 def cap_history(messages: Iterable[Any], max_bytes: int = HISTORY_MAX_BYTES) -> CapResult:
-    """REF `capArrayByJsonBytes` then `enforceSessionsHistoryHardCap`, each item sized once.
+    """OpenClaw's `capArrayByJsonBytes` then `enforceSessionsHistoryHardCap`, each item sized once.
 
     Oldest messages are dropped while the array is over `max_bytes` and two or more remain. The
     hard cap then keeps the newest message alone if it fits; the drop loop already leaves exactly
     that message whenever the array is still too big, so what remains is the placeholder case.
-    Per SPEC D12 both flags are set whenever any message was removed or replaced.
+    Per docs/decisions.md D12 both flags are set whenever any message was removed or replaced.
     """
     items = list(messages)
     if not items:

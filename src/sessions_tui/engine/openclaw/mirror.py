@@ -5,7 +5,7 @@ the last read, the lines its transcript gained (from a cursor kept per source), 
 rewrote the transcript, the whole transcript again. Each of these is all or nothing (its own
 transaction, or a savepoint in a batch that commits every fraction of a second), so a stop at
 any moment leaves nothing half-written. Sessions that came from OpenClaw belong to it
-(SPEC D17): the engine only mirrors them.
+(docs/decisions.md D17): the engine only mirrors them.
 """
 
 from __future__ import annotations
