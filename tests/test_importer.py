@@ -288,7 +288,7 @@ def test_every_agents_sessions_are_imported_under_canonical_keys(make_engine, le
     report = import_openclaw(engine, root)
     assert report.problems == []
     assert report.sessions_imported == 5
-    stored = {s.key for s in engine.store.list(include_archived=True)[0]}
+    stored = {s.key for s in engine.store.list_sessions(include_archived=True)[0]}
     assert stored == {
         "agent:main:main",
         "agent:main:cron:job-1",
@@ -550,7 +550,7 @@ def test_invalid_sessions_json_is_reported_and_other_agents_still_import(make_en
     assert len(report.problems) == 1
     assert report.problems[0].startswith(f"{bad}: cannot read session store")
     assert report.sessions_imported == 2
-    assert {s.key for s in engine.store.list()[0]} == {"agent:ops:main", "agent:ops:slack:channel:alerts"}
+    assert {s.key for s in engine.store.list_sessions()[0]} == {"agent:ops:main", "agent:ops:slack:channel:alerts"}
     for s in sessions:
         if s.agent == "ops":
             assert engine.store.transcript_lines(s.key) == s.body

@@ -132,11 +132,11 @@ def test_list_is_newest_first_with_filters_and_paging(tmp_path, clock):
     for i in range(5):
         store.create(f"agent:main:s{i}", {"updatedAt": 1000 + i})
     store.create("agent:main:cron:job:run:r1", {"updatedAt": 9999})
-    rows, more = store.list(limit=2)
+    rows, more = store.list_sessions(limit=2)
     assert [r.key for r in rows] == ["agent:main:s4", "agent:main:s3"] and more
-    rows, more = store.list(limit=2, offset=4)
+    rows, more = store.list_sessions(limit=2, offset=4)
     assert [r.key for r in rows] == ["agent:main:s0"] and not more
-    rows, _ = store.list(active_since=1003)
+    rows, _ = store.list_sessions(active_since=1003)
     assert {r.key for r in rows} == {"agent:main:s3", "agent:main:s4"}
     store.close()
 

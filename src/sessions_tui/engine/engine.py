@@ -214,7 +214,7 @@ class Engine:
 
     def operator_sessions(self, search: str | None = None, limit: int = 200) -> list[tuple[str, str]]:
         """(key, label) of every session, newest first: for the operator's own pickers."""
-        sessions, _ = self.store.list(limit=limit, search=search)
+        sessions, _ = self.store.list_sessions(limit=limit, search=search)
         return [(s.key, s.entry.get("label") or s.entry.get("displayName") or "") for s in sessions]
 
     def session_channel(self, key: str) -> str | None:

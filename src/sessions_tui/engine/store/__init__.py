@@ -1,0 +1,50 @@
+"""The state directory's SQLite store: session index, transcripts, runs, sub-agent registry, outbox, audit.
+
+`Store` is one object over one connection; each table family's queries live in a module of this
+package (`sessions`, `browse`, `transcripts`, `imports`, `runs`, `registry`, `outbox`, `audit`) as
+a part `Store` is composed of, on the connection and transactions of `connection.StoreBase`. The
+schema and its migration are in `schema`. No module outside this package writes SQL for these tables.
+"""
+
+from __future__ import annotations
+
+from sessions_tui.engine.store.audit import AuditPart, AuditRow
+from sessions_tui.engine.store.browse import SORT_COLUMNS, BrowsePart, SessionFilter
+from sessions_tui.engine.store.codec import dumps, exact_dumps
+from sessions_tui.engine.store.connection import StoreBase, StoreError
+from sessions_tui.engine.store.imports import ImportsPart
+from sessions_tui.engine.store.messages import message_of_line
+from sessions_tui.engine.store.outbox import OutboxPart, OutboxRow
+from sessions_tui.engine.store.registry import RegistryPart, SubagentRow
+from sessions_tui.engine.store.runs import RunRow, RunsPart
+from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
+from sessions_tui.engine.store.sessions import StoredSession, derived_columns
+from sessions_tui.engine.store.transcripts import Appended, HistoryPage, new_entry_id
+
+
+class Store(ImportsPart, BrowsePart, RunsPart, RegistryPart, OutboxPart, AuditPart):
+    """The session index and transcripts of one state directory, and the engine's records beside them."""
+
+
+__all__ = [
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "SORT_COLUMNS",
+    "TRANSCRIPT_VERSION",
+    "Appended",
+    "AuditRow",
+    "HistoryPage",
+    "OutboxRow",
+    "RunRow",
+    "SessionFilter",
+    "Store",
+    "StoreBase",
+    "StoreError",
+    "StoredSession",
+    "SubagentRow",
+    "derived_columns",
+    "dumps",
+    "exact_dumps",
+    "message_of_line",
+    "new_entry_id",
+]

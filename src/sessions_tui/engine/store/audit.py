@@ -1,0 +1,62 @@
+"""The `audit` table: the log of sends the policy refused."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sessions_tui.engine.store.connection import StoreBase
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One row of `audit`."""
+
+    id: int
+    ts: int
+    kind: str
+    session_key: str | None
+    requester: str | None
+    via: str | None
+    reason: str | None
+    data: dict[str, Any]
+
+
+class AuditPart(StoreBase):
+    """Appending to the audit log and reading its newest entries."""
+
+    def add_audit(
+        self,
+        *,
+        ts: int,
+        kind: str,
+        session_key: str | None,
+        requester: str | None,
+        via: str | None,
+        reason: str | None,
+        data: dict[str, Any],
+    ) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO audit (ts, kind, session_key, requester, via, reason, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (ts, kind, session_key, requester, via, reason, json.dumps(data)),
+            )
+
+    def audit_rows(self, limit: int = 100) -> list[AuditRow]:
+        """The newest `limit` entries, newest first."""
+        with self.read() as conn:
+            rows = conn.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [
+            AuditRow(
+                id=r["id"],
+                ts=r["ts"],
+                kind=r["kind"],
+                session_key=r["session_key"],
+                requester=r["requester"],
+                via=r["via"],
+                reason=r["reason"],
+                data=json.loads(r["data"]),
+            )
+            for r in rows
+        ]

@@ -1,0 +1,142 @@
+"""The store's one SQLite connection and its transactions, safe across processes.
+
+SQLite in WAL mode holds the truth. Every write is one `BEGIN IMMEDIATE` transaction, so
+processes sharing a state directory serialise on SQLite's write lock and none loses a write; a
+process killed mid-write loses at most that transaction. A `batch()` groups many writes into few
+transactions; `read()` gives one consistent snapshot for several reads. The per-table parts of the
+store (the modules beside this one) build on `StoreBase`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
+
+
+class StoreError(Exception):
+    """A request the store cannot carry out (unknown session, duplicate key, bad id)."""
+
+
+class StoreBase:
+    """The connection of one state directory's database, its transactions and its paths."""
+
+    def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
+        self.state_dir = Path(state_dir).expanduser()
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.clock = clock or Clock()
+        self.db_path = self.state_dir / DB_NAME
+        self._lock = threading.RLock()
+        self._batching = False
+        self._batch_began = 0.0
+        self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA busy_timeout=60000")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self.write() as conn:
+            version = user_version(conn)
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.db_path}: written by a newer sessions-tui (schema {version}); upgrade to open it"
+                )
+            migrate(conn, version)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction: the cross-process write lock is held throughout.
+
+        Inside a `batch()`, a savepoint in the batch's transaction instead: a failed write is
+        undone alone and the batch goes on.
+        """
+        with self._lock:
+            if self._batching and not self._conn.in_transaction:
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._batch_began = time.monotonic()
+            if self._conn.in_transaction:
+                self._conn.execute("SAVEPOINT write")
+                try:
+                    yield self._conn
+                except BaseException:
+                    self._conn.execute("ROLLBACK TO write")
+                    self._conn.execute("RELEASE write")
+                    raise
+                self._conn.execute("RELEASE write")
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def batch(self, seconds: float = 0.2) -> Iterator[Callable[[], None]]:
+        """Many writes in few transactions: an import of thousands of sessions commits once per
+        batch, not once per session. Yields `checkpoint()`, to call between units of work; it
+        commits once `seconds` have passed since the batch's first write, so other writers never
+        wait longer than that. Nothing is locked until the first write."""
+        with self._lock:
+            if self._batching:
+                raise StoreError("a batch is already open on this store")
+            self._batching = True
+
+            def checkpoint() -> None:
+                if self._conn.in_transaction and time.monotonic() - self._batch_began >= seconds:
+                    self._conn.execute("COMMIT")
+                    self._lock.release()  # let this process's other threads in between batches
+                    self._lock.acquire()
+
+            try:
+                yield checkpoint
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+            else:
+                if self._conn.in_transaction:
+                    self._conn.execute("COMMIT")
+            finally:
+                self._batching = False
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several reads."""
+        with self._lock:
+            if self._conn.in_transaction:  # inside a batch: already one snapshot
+                yield self._conn
+                return
+            self._conn.execute("BEGIN")
+            try:
+                yield self._conn
+            finally:
+                self._conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (cheap: no disk read)."""
+        with self._lock:
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def now(self) -> int:
+        return self.clock.now_ms()
+
+    def sessions_dir(self, agent_id: str) -> Path:
+        return self.state_dir / "agents" / agent_id / "sessions"
+
+    def transcript_path_for(self, agent_id: str, session_id: str) -> Path:
+        return self.sessions_dir(agent_id) / f"{session_id}.jsonl"

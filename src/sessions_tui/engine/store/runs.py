@@ -1,0 +1,111 @@
+"""The `runs` table: one row per run (a model turn sequence in a session), with the pid running it.
+
+Which process runs a session's turn is settled here: claiming a run checks for a live run of
+another process in the same session and marks this one running in one write transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sessions_tui.engine.store.connection import StoreBase
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One row of `runs` (its request data left in the database)."""
+
+    run_id: str
+    session_key: str
+    status: str
+    error: str | None
+    lane: str | None
+    pid: int | None
+    created_at: int
+    started_at: int | None = None
+    ended_at: int | None = None
+
+
+def _run(row: sqlite3.Row) -> RunRow:
+    return RunRow(
+        run_id=row["run_id"],
+        session_key=row["session_key"],
+        status=row["status"],
+        error=row["error"],
+        lane=row["lane"],
+        pid=row["pid"],
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+    )
+
+
+class RunsPart(StoreBase):
+    """Recording runs, claiming them for a process, and reading them back."""
+
+    def insert_run(self, run: RunRow, data: dict[str, Any]) -> None:
+        with self.write() as conn:
+            conn.execute(
+                """INSERT INTO runs (run_id, session_key, status, error, lane, pid, created_at, started_at, ended_at,
+                       data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    run.run_id,
+                    run.session_key,
+                    run.status,
+                    run.error,
+                    run.lane,
+                    run.pid,
+                    run.created_at,
+                    run.started_at,
+                    run.ended_at,
+                    json.dumps(data),
+                ),
+            )
+
+    def update_run(
+        self, run_id: str, *, status: str, error: str | None, started_at: int | None, ended_at: int | None
+    ) -> None:
+        with self.write() as conn:
+            conn.execute(
+                "UPDATE runs SET status = ?, error = ?, started_at = ?, ended_at = ? WHERE run_id = ?",
+                (status, error, started_at, ended_at, run_id),
+            )
+
+    def get_run(self, run_id: str) -> RunRow | None:
+        with self.read() as conn:
+            row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return _run(row) if row is not None else None
+
+    def run_pid(self, run_id: str) -> int | None:
+        """The pid of the process that recorded a run (None: no such run, or none recorded)."""
+        with self.read() as conn:
+            row = conn.execute("SELECT pid FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return row["pid"] if row is not None else None
+
+    def unfinished_runs(self) -> list[tuple[str, int | None]]:
+        """(run id, pid) of every run still queued or running."""
+        with self.read() as conn:
+            rows = conn.execute("SELECT run_id, pid FROM runs WHERE status IN ('queued', 'running')").fetchall()
+        return [(row["run_id"], row["pid"]) for row in rows]
+
+    def claim_run(
+        self, run_id: str, session_key: str, started_at: int, *, held_elsewhere: Callable[[int | None], bool]
+    ) -> bool:
+        """Mark a run running, unless a running run of the same session has a pid `held_elsewhere`
+        says is another live process: check and claim in one write transaction."""
+        with self.write() as conn:
+            rows = conn.execute(
+                "SELECT pid FROM runs WHERE session_key = ? AND status = 'running' AND run_id != ?",
+                (session_key, run_id),
+            ).fetchall()
+            if any(held_elsewhere(row["pid"]) for row in rows):
+                return False
+            conn.execute(
+                "UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
+                ("running", started_at, run_id),
+            )
+            return True

@@ -1,0 +1,149 @@
+"""The store's on-disk schema: its tables, its version, and the migration that brings an older file up to it.
+
+Every table of the state directory's database is created here; the modules beside this one hold the
+queries on them. `SCHEMA_VERSION` is written to SQLite's `user_version`, so a file written by a newer
+sessions-tui is refused rather than misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 2  # 2: outbox.idempotency_key, lease_owner, lease_until
+TRANSCRIPT_VERSION = 3
+DB_NAME = "sessions.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    session_id TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    label TEXT,
+    spawned_by TEXT,
+    parent_session_key TEXT,
+    display_name TEXT,
+    rest TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL DEFAULT 'other',
+    channel TEXT NOT NULL DEFAULT 'unknown',
+    listable INTEGER NOT NULL DEFAULT 1,
+    archived_at INTEGER,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    msg_count INTEGER NOT NULL DEFAULT 0,
+    last_entry_id TEXT,
+    mirror_path TEXT NOT NULL,
+    mirror_size INTEGER NOT NULL DEFAULT 0,
+    entry TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_updated ON sessions(updated_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_by_spawned_by ON sessions(spawned_by);
+CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions(parent_session_key);
+CREATE INDEX IF NOT EXISTS sessions_by_label ON sessions(label);
+CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent_id, updated_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_by_kind ON sessions(kind, updated_at DESC);
+CREATE INDEX IF NOT EXISTS sessions_browse ON sessions(
+    updated_at DESC, key, agent_id, kind, rest, channel, listable, archived_at, label, display_name,
+    session_id, spawned_by, parent_session_key);
+CREATE TABLE IF NOT EXISTS transcript (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    msg_seq INTEGER,
+    entry_id TEXT,
+    line TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS transcript_by_msg_seq
+    ON transcript(session_id, msg_seq) WHERE msg_seq IS NOT NULL;
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT,
+    lane TEXT,
+    pid INTEGER,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    ended_at INTEGER,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_key, created_at);
+CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    session_key TEXT,
+    requester TEXT,
+    via TEXT,
+    reason TEXT,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    session_key TEXT,
+    channel TEXT,
+    target TEXT,
+    account_id TEXT,
+    thread_id TEXT,
+    message TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    next_attempt_at INTEGER,
+    delivered_at INTEGER,
+    data TEXT NOT NULL DEFAULT '{}',
+    idempotency_key TEXT,
+    lease_owner TEXT,
+    lease_until INTEGER
+);
+CREATE INDEX IF NOT EXISTS outbox_by_state ON outbox(state, next_attempt_at);
+CREATE TABLE IF NOT EXISTS subagent_runs (
+    run_id TEXT PRIMARY KEY,
+    child_key TEXT NOT NULL,
+    requester_key TEXT NOT NULL,
+    task TEXT NOT NULL,
+    label TEXT,
+    cleanup TEXT NOT NULL DEFAULT 'keep',
+    created_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    outcome TEXT,
+    outcome_error TEXT,
+    announce_state TEXT NOT NULL DEFAULT 'waiting',
+    announce_pid INTEGER,
+    announced_at INTEGER,
+    archive_at INTEGER,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS subagent_runs_by_requester ON subagent_runs(requester_key, ended_at);
+CREATE INDEX IF NOT EXISTS subagent_runs_by_state ON subagent_runs(announce_state);
+CREATE TABLE IF NOT EXISTS imports (
+    source TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    lines INTEGER NOT NULL DEFAULT 0,
+    entry TEXT NOT NULL DEFAULT '{}',
+    imported_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS imports_by_session ON imports(session_key);
+"""
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    """The schema version the database file was last written with (0: a new file)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Create what is missing and bring a file of schema `version` up to date, in the caller's transaction."""
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    if version < 2:  # the outbox's Idempotency-Key per delivery, and a process's lease on one (outbox.py)
+        have = {r[1] for r in conn.execute("PRAGMA table_info(outbox)")}
+        for column in ("idempotency_key TEXT", "lease_owner TEXT", "lease_until INTEGER"):
+            if column.split()[0] not in have:
+                conn.execute(f"ALTER TABLE outbox ADD COLUMN {column}")
+        conn.execute("UPDATE outbox SET idempotency_key = lower(hex(randomblob(16))) WHERE idempotency_key IS NULL")
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")

@@ -1,0 +1,250 @@
+"""The session index: one row per session key, with its entry (OpenClaw's session fields) as JSON.
+
+Columns that views filter and sort on (label, kind, channel…) are derived from the key and entry
+on every write. Creating a session also writes its transcript mirror's header line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sessions_tui.engine.clock import iso_from_ms
+from sessions_tui.engine.ids import new_uuid
+from sessions_tui.engine.keys import (
+    SAFE_SESSION_ID_RE,
+    MainAlias,
+    agent_id_of,
+    classify_session_kind,
+    entry_channel,
+    is_cron_run_session_key,
+    parse_agent_session_key,
+    strip_agent_prefix,
+)
+from sessions_tui.engine.store.codec import dumps, str_or_none
+from sessions_tui.engine.store.connection import StoreBase, StoreError
+from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
+from sessions_tui.engine.surrogates import loads, scrub_json
+
+_DEFAULT_ALIAS = MainAlias.of()
+
+
+@dataclass
+class StoredSession:
+    """One row of the session index."""
+
+    key: str
+    agent_id: str
+    session_id: str
+    created_at: int
+    updated_at: int
+    archived_at: int | None
+    msg_count: int
+    mirror_path: str
+    entry: dict[str, Any] = field(default_factory=dict)
+
+
+def derived_columns(key: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """Columns of `sessions` computed from the key and entry, so they can be filtered and sorted.
+
+    `kind` is classified with the default main key; a query under another `session.mainKey`
+    corrects it (see `tools.browse`).
+    """
+    kind = classify_session_kind(key, entry.get("kind") if isinstance(entry.get("kind"), str) else None, _DEFAULT_ALIAS)
+    channel = entry_channel(key, kind, entry)
+    return {
+        "label": str_or_none(entry.get("label")),
+        "spawned_by": str_or_none(entry.get("spawnedBy")),
+        "parent_session_key": str_or_none(entry.get("parentSessionKey")),
+        "display_name": str_or_none(entry.get("displayName")),
+        "rest": strip_agent_prefix(key) if parse_agent_session_key(key) else key,
+        "kind": kind,
+        "channel": channel,
+    }
+
+
+def row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
+    return StoredSession(
+        key=row["key"],
+        agent_id=row["agent_id"],
+        session_id=row["session_id"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        archived_at=row["archived_at"],
+        msg_count=row["msg_count"],
+        mirror_path=str(state_dir / row["mirror_path"]),
+        entry=loads(row["entry"]),
+    )
+
+
+class SessionsPart(StoreBase):
+    """Reading, creating and changing rows of the session index."""
+
+    def get(self, key: str) -> StoredSession | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        return row_to_session(row, self.state_dir) if row else None
+
+    def get_by_session_id(self, session_id: str) -> StoredSession | None:
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return row_to_session(row, self.state_dir) if row else None
+
+    def count(self, include_archived: bool = False) -> int:
+        sql = "SELECT COUNT(*) FROM sessions"
+        if not include_archived:
+            sql += " WHERE archived_at IS NULL"
+        with self._lock:
+            return int(self._conn.execute(sql).fetchone()[0])
+
+    def agent_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute("SELECT DISTINCT agent_id FROM sessions")]
+
+    def spawned_keys(self, requester: str) -> set[str]:
+        """Keys of sessions spawned by (or parented to) `requester`."""
+        with self._lock:
+            rows = self._conn.execute(
+                """SELECT key FROM sessions WHERE (spawned_by = ? OR parent_session_key = ?)
+                   AND key NOT IN ('global', 'unknown')""",
+                (requester, requester),
+            ).fetchall()
+        return {r[0] for r in rows}
+
+    def keys_with_label(self, label: str, agent_id: str | None = None) -> list[str]:
+        sql = "SELECT key FROM sessions WHERE label = ? AND archived_at IS NULL"
+        args: list[Any] = [label]
+        if agent_id is not None:
+            sql += " AND agent_id = ?"
+            args.append(agent_id)
+        with self._lock:
+            return [r[0] for r in self._conn.execute(sql + " ORDER BY updated_at DESC", args)]
+
+    def create(
+        self,
+        key: str,
+        entry: dict[str, Any] | None = None,
+        *,
+        session_id: str | None = None,
+        created_at: int | None = None,
+    ) -> StoredSession:
+        """Add a session with a fresh transcript (header line written to the mirror)."""
+        with self.write() as conn:
+            return self._create(conn, key, entry, session_id=session_id, created_at=created_at)
+
+    def ensure(self, key: str, entry: dict[str, Any] | None = None) -> StoredSession:
+        """The session under `key`, created with `entry` when it does not exist yet."""
+        with self.write() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            if row:
+                return row_to_session(row, self.state_dir)
+            return self._create(conn, key, entry)
+
+    def _create(
+        self,
+        conn: sqlite3.Connection,
+        key: str,
+        entry: dict[str, Any] | None,
+        *,
+        session_id: str | None = None,
+        created_at: int | None = None,
+    ) -> StoredSession:
+        if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
+            raise StoreError(f"Session already exists: {key}")
+        sid = session_id or new_uuid()
+        if not SAFE_SESSION_ID_RE.match(sid):
+            raise StoreError(f"Invalid session ID: {sid}")
+        if conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (sid,)).fetchone():
+            raise StoreError(f"Session ID already in use: {sid}")
+        now = self.now()
+        created = created_at if created_at is not None else now
+        data = scrub_json(dict(entry or {}))  # its strings also fill columns: no lone surrogates
+        data["sessionId"] = sid
+        updated = data.get("updatedAt")
+        if isinstance(updated, bool) or not isinstance(updated, (int, float)):
+            data["updatedAt"] = created
+        else:
+            data["updatedAt"] = int(updated)
+        agent_id = agent_id_of(key)
+        path = self.transcript_path_for(agent_id, sid)
+        header = {
+            "type": "session",
+            "version": TRANSCRIPT_VERSION,
+            "id": sid,
+            "timestamp": iso_from_ms(created),
+            "cwd": str(self.state_dir),
+        }
+        header_bytes = (dumps(header) + "\n").encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, header_bytes)
+        finally:
+            os.close(fd)
+        columns = {
+            "key": key,
+            "agent_id": agent_id,
+            "session_id": sid,
+            "created_at": created,
+            "updated_at": int(data["updatedAt"]),
+            "listable": 0 if is_cron_run_session_key(key) else 1,
+            "mirror_path": str(path.relative_to(self.state_dir)),
+            "mirror_size": len(header_bytes),
+            "entry": dumps(data),
+            **derived_columns(key, data),
+        }
+        conn.execute(
+            f"INSERT INTO sessions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+            tuple(columns.values()),
+        )
+        return StoredSession(
+            key=key,
+            agent_id=agent_id,
+            session_id=sid,
+            created_at=created,
+            updated_at=int(data["updatedAt"]),
+            archived_at=None,
+            msg_count=0,
+            mirror_path=str(path),
+            entry=data,
+        )
+
+    def patch(self, key: str, changes: dict[str, Any]) -> StoredSession:
+        """Merge `changes` into a session's entry; a value of None removes the field."""
+        with self.write() as conn:
+            self._patch(conn, key, changes)
+            updated_row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        return row_to_session(updated_row, self.state_dir)
+
+    def _patch(self, conn: sqlite3.Connection, key: str, changes: dict[str, Any]) -> None:
+        row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        if not row:
+            raise StoreError(f"No session found: {key}")
+        entry = json.loads(row["entry"])
+        for name, value in scrub_json(changes).items():
+            if name == "sessionId":
+                continue
+            if value is None:
+                entry.pop(name, None)
+            else:
+                entry[name] = value
+        updated = entry.get("updatedAt", row["updated_at"])
+        columns = {
+            "entry": dumps(entry),
+            "updated_at": int(updated)
+            if isinstance(updated, (int, float)) and not isinstance(updated, bool)
+            else row["updated_at"],
+            **derived_columns(key, entry),
+        }
+        conn.execute(
+            f"UPDATE sessions SET {', '.join(f'{c} = ?' for c in columns)} WHERE key = ?",
+            (*columns.values(), key),
+        )
+
+    def set_archived(self, key: str, archived_at: int | None) -> None:
+        with self.write() as conn:
+            conn.execute("UPDATE sessions SET archived_at = ? WHERE key = ?", (archived_at, key))
