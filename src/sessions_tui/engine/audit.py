@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -35,27 +34,18 @@ def record_refusal(
 ) -> None:
     """Log a policy refusal and tell subscribers about it."""
     now = engine.now()
-    with engine.store.write() as conn:
-        conn.execute(
-            "INSERT INTO audit (ts, kind, session_key, requester, via, reason, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (now, "send_refused", session_key, requester, via, reason, json.dumps(data or {})),
-        )
+    engine.store.add_audit(
+        ts=now,
+        kind="send_refused",
+        session_key=session_key,
+        requester=requester,
+        via=via,
+        reason=reason,
+        data=data or {},
+    )
     engine.events.publish(PolicyRefused(ts=now, session_key=session_key, via=via, reason=reason))
 
 
 def audit_entries(engine: Engine, limit: int = 100) -> list[AuditEntry]:
-    with engine.store.read() as conn:
-        rows = conn.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
-    return [
-        AuditEntry(
-            id=r["id"],
-            ts=r["ts"],
-            kind=r["kind"],
-            session_key=r["session_key"],
-            requester=r["requester"],
-            via=r["via"],
-            reason=r["reason"],
-            data=json.loads(r["data"]),
-        )
-        for r in rows
-    ]
+    """The newest refusals, newest first."""
+    return [AuditEntry.model_validate(row, from_attributes=True) for row in engine.store.audit_rows(limit)]

@@ -1,4 +1,4 @@
-"""The demo state (SPEC §4): a realistic set of sessions so every screen has something to show.
+"""The demo state: a realistic set of sessions so every screen has something to show.
 
 Agents `main`, `research` and a sandboxed `helper` (whose main session, acted as, is a sandboxed
 requester that may spawn sandboxed sub-agents); main, group, cron, hook, node and sub-agent
@@ -12,13 +12,13 @@ gives the same demo every time.
 from __future__ import annotations
 
 import base64
-import json
 import uuid
 from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.store import RunRow, SubagentRow
 
 DEMO_CONFIG = """\
 // sessions-tui demo configuration (JSON5, OpenClaw's key names). Edit freely.
@@ -357,17 +357,35 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
         "requesterOrigin": {"channel": "webchat"},
         "announceDelivery": "none",
     }
-    with engine.store.write() as conn:
-        conn.execute(
-            """INSERT INTO runs (run_id, session_key, status, lane, pid, created_at, started_at, ended_at, data)
-               VALUES (?, ?, 'ok', 'subagent', NULL, ?, ?, ?, ?)""",
-            (CHILD_RUN_ID, CHILD_KEY, started, started, ended, json.dumps({"request": request})),
+    with engine.store.write():  # both records or neither (the inner writes are savepoints of this one)
+        engine.store.insert_run(
+            RunRow(
+                run_id=CHILD_RUN_ID,
+                session_key=CHILD_KEY,
+                status="ok",
+                error=None,
+                lane="subagent",
+                pid=None,
+                created_at=started,
+                started_at=started,
+                ended_at=ended,
+            ),
+            {"request": request},
         )
-        conn.execute(
-            """INSERT INTO subagent_runs (run_id, child_key, requester_key, task, label, cleanup, created_at,
-                   ended_at, outcome, announce_state, announced_at, archive_at, data)
-               VALUES (?, ?, ?, ?, 'count-words', 'keep', ?, ?, 'ok', 'done', ?, NULL, ?)""",
-            (CHILD_RUN_ID, CHILD_KEY, requester, CHILD_TASK, started, ended, ended + 1000, json.dumps(data)),
+        engine.store.insert_subagent_run(
+            SubagentRow(
+                run_id=CHILD_RUN_ID,
+                child_key=CHILD_KEY,
+                requester_key=requester,
+                task=CHILD_TASK,
+                label="count-words",
+                created_at=started,
+                ended_at=ended,
+                outcome="ok",
+                announce_state="done",
+                announced_at=ended + 1000,
+                data=data,
+            )
         )
     run = engine.subagents.get(CHILD_RUN_ID)
     assert run is not None

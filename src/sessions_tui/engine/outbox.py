@@ -20,7 +20,7 @@ and by whichever process resumes it: a receiver can tell a repeat from a new mes
 from __future__ import annotations
 
 import asyncio
-import json
+import builtins
 import os
 import socket
 import sqlite3
@@ -34,6 +34,7 @@ from pydantic import BaseModel
 from sessions_tui.engine.backoff import retry_delay
 from sessions_tui.engine.events import DeliveryChanged
 from sessions_tui.engine.processes import pid_alive
+from sessions_tui.engine.store import OutboxRow
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
@@ -67,22 +68,22 @@ class Delivery(BaseModel):
     idempotency_key: str | None = None
 
 
-def _row(r: Any) -> Delivery:
+def _row(r: OutboxRow) -> Delivery:
     return Delivery(
-        id=r["id"],
-        created_at=r["created_at"],
-        kind=r["kind"],
-        session_key=r["session_key"],
-        channel=r["channel"],
-        to=r["target"],
-        account_id=r["account_id"],
-        thread_id=r["thread_id"],
-        message=r["message"],
-        state=r["state"],
-        attempts=r["attempts"],
-        last_error=r["last_error"],
-        delivered_at=r["delivered_at"],
-        idempotency_key=r["idempotency_key"],
+        id=r.id,
+        created_at=r.created_at,
+        kind=r.kind,
+        session_key=r.session_key,
+        channel=r.channel,
+        to=r.target,
+        account_id=r.account_id,
+        thread_id=r.thread_id,
+        message=r.message,
+        state=r.state,
+        attempts=r.attempts,
+        last_error=r.last_error,
+        delivered_at=r.delivered_at,
+        idempotency_key=r.idempotency_key,
     )
 
 
@@ -148,28 +149,21 @@ class Outbox:
         state = "pending" if webhook else "recorded"
         owner, until = (self.owner, _wall_ms() + int(LEASE_S * 1000)) if webhook else (None, None)
         now = self.engine.now()
-        with self.engine.store.write() as conn:
-            cur = conn.execute(
-                """INSERT INTO outbox (created_at, kind, session_key, channel, target, account_id, thread_id,
-                       message, state, data, idempotency_key, lease_owner, lease_until)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (
-                    now,
-                    kind,
-                    session_key,
-                    channel,
-                    to,
-                    account_id,
-                    thread_id,
-                    message,
-                    state,
-                    json.dumps(data or {}),
-                    uuid.uuid4().hex,
-                    owner,
-                    until,
-                ),
-            )
-            delivery_id = int(cur.lastrowid or 0)
+        delivery_id = self.engine.store.insert_delivery(
+            created_at=now,
+            kind=kind,
+            session_key=session_key,
+            channel=channel,
+            target=to,
+            account_id=account_id,
+            thread_id=thread_id,
+            message=message,
+            state=state,
+            data=data or {},
+            idempotency_key=uuid.uuid4().hex,
+            lease_owner=owner,
+            lease_until=until,
+        )
         delivery = self.get(delivery_id)
         assert delivery is not None
         self.engine.events.publish(DeliveryChanged(ts=now, outbox_id=delivery_id, state=state, session_key=session_key))
@@ -184,31 +178,14 @@ class Outbox:
         One whose channel has no `webhookUrl` any more can never be delivered: it is `failed`,
         with the reason, and never retried."""
         now = _wall_ms()
-        claimed: list[tuple[int, str, str | None]] = []
-        orphaned: list[tuple[int, str | None, str]] = []
-        with self.engine.store.write() as conn:
-            rows = conn.execute(
-                "SELECT id, session_key, channel, lease_owner, lease_until FROM outbox WHERE state = 'pending' "
-                "ORDER BY id"
-            ).fetchall()
-            for row in rows:
-                if lease_is_live(row["lease_owner"], row["lease_until"], now):
-                    continue
-                webhook = self.webhook_for(row["channel"])
-                if webhook is None:
-                    error = f"no webhookUrl configured for channel {row['channel'] or '(none)'}"
-                    conn.execute(
-                        "UPDATE outbox SET state = 'failed', last_error = ?, lease_owner = NULL, lease_until = NULL "
-                        "WHERE id = ?",
-                        (error, row["id"]),
-                    )
-                    orphaned.append((row["id"], row["session_key"], error))
-                    continue
-                conn.execute(
-                    "UPDATE outbox SET lease_owner = ?, lease_until = ? WHERE id = ?",
-                    (self.owner, now + int(LEASE_S * 1000), row["id"]),
-                )
-                claimed.append((row["id"], webhook, row["channel"]))
+        leased, failed = self.engine.store.claim_pending_deliveries(
+            owner=self.owner,
+            lease_until=now + int(LEASE_S * 1000),
+            lease_free=lambda owner, until: not lease_is_live(owner, until, now),
+            unsendable=self._unsendable,
+        )
+        orphaned = [(row.id, row.session_key, error) for row, error in failed]
+        claimed = [(row.id, self.webhook_for(row.channel) or "", row.channel) for row in leased]
         for delivery_id, session_key, error in orphaned:
             self.engine.events.publish(
                 DeliveryChanged(
@@ -218,6 +195,12 @@ class Outbox:
         for delivery_id, webhook, channel in claimed:
             self._start(delivery_id, webhook, channel)
         return [delivery_id for delivery_id, _, _ in claimed]
+
+    def _unsendable(self, channel: str | None) -> str | None:
+        """Why a delivery to `channel` can never be made (None: it can)."""
+        if self.webhook_for(channel) is None:
+            return f"no webhookUrl configured for channel {channel or '(none)'}"
+        return None
 
     def _start(self, delivery_id: int, webhook: str, channel: str | None) -> None:
         task = asyncio.get_running_loop().create_task(self.deliver(delivery_id, webhook))
@@ -242,31 +225,15 @@ class Outbox:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def get(self, delivery_id: int) -> Delivery | None:
-        with self.engine.store.read() as conn:
-            row = conn.execute("SELECT * FROM outbox WHERE id = ?", (delivery_id,)).fetchone()
+        row = self.engine.store.get_delivery(delivery_id)
         return _row(row) if row else None
 
-    def list(self, limit: int = 100, session_key: str | None = None) -> list[Delivery]:
-        sql, args = "SELECT * FROM outbox", []
-        if session_key is not None:
-            sql += " WHERE session_key = ?"
-            args.append(session_key)
-        with self.engine.store.read() as conn:
-            rows = conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit)).fetchall()
-        return [_row(r) for r in rows]
-
-    def _set(self, delivery_id: int, **fields: Any) -> None:
-        """Update this process's row (a row whose lease another process holds is not ours to write)."""
-        names = ", ".join(f"{k} = ?" for k in fields)
-        with self.engine.store.write() as conn:
-            conn.execute(
-                f"UPDATE outbox SET {names} WHERE id = ? AND lease_owner = ?",
-                (*fields.values(), delivery_id, self.owner),
-            )
+    def list(self, limit: int = 100, session_key: str | None = None) -> builtins.list[Delivery]:
+        return [_row(r) for r in self.engine.store.deliveries(limit, session_key)]
 
     def _release(self, delivery_id: int) -> None:
         try:
-            self._set(delivery_id, lease_owner=None, lease_until=None)
+            self.engine.store.release_delivery(delivery_id, self.owner)
         except sqlite3.Error:
             pass  # the store is already closed: the lease expires, or goes with this process
 
@@ -311,8 +278,9 @@ class Outbox:
                                 return
                             error = f"HTTP {response.status_code}: {response.text[:200].strip()}".rstrip(": ")
                             retry = response.status_code == 429 or response.status_code >= 500
-                        self._set(
+                        self.engine.store.record_attempt(
                             delivery_id,
+                            self.owner,
                             attempts=attempts,
                             last_error=error,
                             lease_until=_wall_ms() + int(LEASE_S * 1000),
@@ -328,16 +296,14 @@ class Outbox:
 
     def _finish(self, delivery: Delivery, state: str, attempts: int, error: str | None) -> None:
         now = self.engine.now()
-        fields: dict[str, Any] = {
-            "state": state,
-            "attempts": attempts,
-            "last_error": error,
-            "lease_owner": None,
-            "lease_until": None,
-        }
-        if state == "delivered":
-            fields["delivered_at"] = now
-        self._set(delivery.id, **fields)
+        self.engine.store.finish_delivery(
+            delivery.id,
+            self.owner,
+            state=state,
+            attempts=attempts,
+            last_error=error,
+            delivered_at=now if state == "delivered" else None,
+        )
         self.engine.events.publish(
             DeliveryChanged(ts=now, outbox_id=delivery.id, state=state, session_key=delivery.session_key, error=error)
         )

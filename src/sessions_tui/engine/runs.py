@@ -10,7 +10,6 @@ process left unfinished are found on start-up.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -22,6 +21,7 @@ from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import OwnedByOpenClaw
+from sessions_tui.engine.store import RunRow
 from sessions_tui.engine.surrogates import scrub_text
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class RunRecord(BaseModel):
 
 
 class WaitResult(BaseModel):
-    """REF's `agent.wait` reply: the run's end, or `timeout` when it did not end in time."""
+    """The answer to waiting on a run, as OpenClaw's `agent.wait` gives it: the run's end, or `timeout`."""
 
     run_id: str
     status: Literal["ok", "error", "timeout", "aborted", "pending"]
@@ -80,6 +80,10 @@ class RunTimedOut(Exception):
     pass
 
 
+def _held_by_another_process(pid: int | None) -> bool:
+    return pid != os.getpid() and pid_alive(pid)
+
+
 class Runs:
     def __init__(self, engine: Engine, executor: Executor) -> None:
         self.engine = engine
@@ -92,53 +96,50 @@ class Runs:
     # -- records --------------------------------------------------------------------------------
 
     def _insert(self, record: RunRecord, request: RunRequest) -> None:
-        with self.engine.store.write() as conn:
-            conn.execute(
-                """INSERT INTO runs (run_id, session_key, status, lane, pid, created_at, data)
-                   VALUES (?, ?, ?, ?, ?, ?, ?)""",
-                (
-                    record.run_id,
-                    record.session_key,
-                    record.status,
-                    record.lane,
-                    os.getpid(),
-                    record.created_at,
-                    json.dumps({"request": request.model_dump(exclude_none=True)}),
-                ),
-            )
+        self.engine.store.insert_run(
+            RunRow(
+                run_id=record.run_id,
+                session_key=record.session_key,
+                status=record.status,
+                error=None,
+                lane=record.lane,
+                pid=os.getpid(),
+                created_at=record.created_at,
+            ),
+            {"request": request.model_dump(exclude_none=True)},
+        )
 
     def _update(self, record: RunRecord) -> None:
-        with self.engine.store.write() as conn:
-            conn.execute(
-                "UPDATE runs SET status = ?, error = ?, started_at = ?, ended_at = ? WHERE run_id = ?",
-                (record.status, record.error, record.started_at, record.ended_at, record.run_id),
-            )
+        self.engine.store.update_run(
+            record.run_id,
+            status=record.status,
+            error=record.error,
+            started_at=record.started_at,
+            ended_at=record.ended_at,
+        )
 
     def get(self, run_id: str) -> RunRecord | None:
-        with self.engine.store.read() as conn:
-            row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        row = self.engine.store.get_run(run_id)
         if row is None:
             return None
         return RunRecord(
-            run_id=row["run_id"],
-            session_key=row["session_key"],
-            status=row["status"],
-            error=row["error"],
-            lane=row["lane"] or "main",
-            created_at=row["created_at"],
-            started_at=row["started_at"],
-            ended_at=row["ended_at"],
+            run_id=row.run_id,
+            session_key=row.session_key,
+            status=row.status,
+            error=row.error,
+            lane=row.lane or "main",
+            created_at=row.created_at,
+            started_at=row.started_at,
+            ended_at=row.ended_at,
         )
 
     def recover_interrupted(self) -> list[RunRecord]:
         """Runs a dead process left queued or running end as errors (nothing stays 'running')."""
-        with self.engine.store.read() as conn:
-            rows = conn.execute("SELECT run_id, pid FROM runs WHERE status IN ('queued', 'running')").fetchall()
         recovered = []
-        for row in rows:
-            if row["pid"] == os.getpid() or pid_alive(row["pid"]):
+        for run_id, pid in self.engine.store.unfinished_runs():
+            if pid == os.getpid() or pid_alive(pid):
                 continue
-            record = self.get(row["run_id"])
+            record = self.get(run_id)
             if record is None:
                 continue
             record.status, record.error, record.ended_at = "error", INTERRUPTED, self.engine.now()
@@ -158,7 +159,7 @@ class Runs:
     def start(self, request: RunRequest) -> str:
         """Queue a run; returns its id at once. Must be called inside the event loop.
 
-        Never in a session that belongs to an OpenClaw (SPEC D17): that raises `OwnedByOpenClaw`.
+        Never in a session that belongs to an OpenClaw (docs/decisions.md D17): that raises `OwnedByOpenClaw`.
         """
         owner = self.engine.owner_of(request.session_key)
         if owner is not None:
@@ -200,19 +201,13 @@ class Runs:
         Check and claim are one write transaction, so of two processes (the dashboard and a
         `sessions-tui send`, say) only one runs a session's turn at a time.
         """
-        with self.engine.store.write() as conn:
-            rows = conn.execute(
-                "SELECT pid FROM runs WHERE session_key = ? AND status = 'running' AND run_id != ?",
-                (record.session_key, record.run_id),
-            ).fetchall()
-            if any(row["pid"] != os.getpid() and pid_alive(row["pid"]) for row in rows):
-                return False
-            record.status, record.started_at = "running", self.engine.now()
-            conn.execute(
-                "UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
-                (record.status, record.started_at, record.run_id),
-            )
-            return True
+        started_at = self.engine.now()
+        if not self.engine.store.claim_run(
+            record.run_id, record.session_key, started_at, held_elsewhere=_held_by_another_process
+        ):
+            return False
+        record.status, record.started_at = "running", started_at
+        return True
 
     async def _execute(self, record: RunRecord, request: RunRequest) -> None:
         engine = self.engine
