@@ -1,23 +1,19 @@
 """Sub-agents: the registry of spawned runs, their announce back, cleanup and archive.
 
 A spawn registers its child run here (in the store, so a restarted process loses nothing). When
-the child's run ends, the engine runs an announce step in the child (SPEC D4) and posts the
+the child's run ends, the engine runs an announce step in the child (docs/decisions.md D4) and posts the
 normalised `Status:` / `Result:` / `Notes:` block with a stats line into the requester's
 session and to its channel, unless the child answers exactly `ANNOUNCE_SKIP`. A run that a
 dead process left unfinished is found on start-up and announced with status `unknown`.
-Finished children are archived (SPEC D5): flagged, never deleted.
+Finished children are archived (docs/decisions.md D5): flagged, never deleted.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
-import re
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, Field
 
 from sessions_tui.engine.a2a import (
     ANNOUNCE_SKIP,
@@ -27,158 +23,45 @@ from sessions_tui.engine.a2a import (
     latest_assistant_reply,
     resolve_announce_target,
 )
+from sessions_tui.engine.announce_text import format_duration, format_tokens, normalise_announce, stats_line
 from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
 from sessions_tui.engine.keys import is_subagent_session_key
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.runs import TERMINAL, RunRequest
+from sessions_tui.engine.store import SubagentRow
+from sessions_tui.engine.subagent_records import (
+    STATUS_LABELS,
+    AnnouncementView,
+    ChildView,
+    SubagentRun,
+    run_of_row,
+)
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
+
+__all__ = [
+    "STATUS_LABELS",
+    "AnnouncementView",
+    "ChildView",
+    "SubagentRegistry",
+    "SubagentRun",
+    "announce_step_prompt",
+    "format_duration",
+    "format_tokens",
+    "normalise_announce",
+]
 
 log = logging.getLogger(__name__)
 
 ANNOUNCE_STEP_MESSAGE = "Sub-agent announce step."
 NO_OUTPUT = "(no output)"
-STATUS_LABELS = {
-    "ok": "completed successfully",
-    "timeout": "timed out",
-    "unknown": "finished with unknown status",
-}
 WAIT_SLICE_MS = 3_600_000
 
 
-class SubagentRun(BaseModel):
-    """One registry record."""
-
-    run_id: str
-    child_key: str
-    requester_key: str
-    task: str
-    label: str | None = None
-    cleanup: str = "keep"
-    created_at: int
-    ended_at: int | None = None
-    outcome: str | None = None  # ok | error | timeout | unknown
-    outcome_error: str | None = None
-    announce_state: str = "waiting"  # waiting | pending | announcing | done
-    announced_at: int | None = None
-    archive_at: int | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
-
-    @property
-    def status_label(self) -> str:
-        if self.outcome == "error":
-            return f"failed: {self.outcome_error or 'unknown error'}"
-        return STATUS_LABELS.get(self.outcome or "unknown", STATUS_LABELS["unknown"])
-
-
-class ChildView(BaseModel):
-    """A spawned child as the operator's spawn panel shows it."""
-
-    run_id: str
-    child_key: str
-    label: str | None
-    task: str
-    status: str  # running | done | failed | timeout
-    started_at: int
-    ended_at: int | None
-    total_tokens: int | float | None = None
-
-
-class AnnouncementView(BaseModel):
-    """An announce that reached a requester's session."""
-
-    run_id: str
-    child_key: str
-    label: str | None
-    text: str
-    ts: int | None
-    status: str | None
-
-
-def _record(row: Any) -> SubagentRun:
-    return SubagentRun(
-        run_id=row["run_id"],
-        child_key=row["child_key"],
-        requester_key=row["requester_key"],
-        task=row["task"],
-        label=row["label"],
-        cleanup=row["cleanup"],
-        created_at=row["created_at"],
-        ended_at=row["ended_at"],
-        outcome=row["outcome"],
-        outcome_error=row["outcome_error"],
-        announce_state=row["announce_state"],
-        announced_at=row["announced_at"],
-        archive_at=row["archive_at"],
-        data=json.loads(row["data"]),
-    )
-
-
-# -- formatting (REFERENCE §11.3 step 7, SPEC D4) ------------------------------------------------
-
-
-def format_duration(ms: int | float | None) -> str:
-    if not ms or ms <= 0:
-        return "n/a"
-    seconds = round(ms / 1000)
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes}m"
-    if minutes:
-        return f"{minutes}m{secs}s"
-    return f"{secs}s"
-
-
-def format_tokens(n: int | float | None) -> str:
-    if not n or n <= 0:
-        return "0"
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:.1f}m"
-    if n >= 1000:
-        return f"{n / 1000:.1f}k"
-    return str(round(n))
-
-
-def format_cost(cost: float) -> str:
-    return f"{cost:.4f}" if cost < 1 else f"{cost:.2f}"
-
-
-def stats_line(entry: dict[str, Any], *, runtime_ms: int | None, key: str, session_id: str, transcript: str) -> str:
-    tokens_in, tokens_out = entry.get("inputTokens"), entry.get("outputTokens")
-    if isinstance(tokens_in, (int, float)) and isinstance(tokens_out, (int, float)):
-        split = f"in {format_tokens(tokens_in)} / out {format_tokens(tokens_out)}"
-        tokens = f"tokens {format_tokens(tokens_in + tokens_out)} ({split})"
-    else:
-        tokens = "tokens n/a"
-    parts = [f"runtime {format_duration(runtime_ms)}", tokens]
-    cost = entry.get("estimatedCostUsd")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-        parts.append(f"est ${format_cost(float(cost))}")
-    parts += [f"sessionKey {key}", f"sessionId {session_id}", f"transcript {transcript}"]
-    return "Stats: " + " • ".join(parts)
-
-
-_HEADING = re.compile(r"^\s*(Status|Result|Notes)\s*:\s?", re.IGNORECASE | re.MULTILINE)
-
-
-def normalise_announce(reply: str) -> tuple[str, str]:
-    """(Result, Notes) from the child's announce reply; a reply without headings is the Result.
-
-    A `Status:` the model wrote is dropped: the status comes from the run outcome only.
-    """
-    sections: dict[str, str] = {}
-    matches = list(_HEADING.finditer(reply))
-    if not matches:
-        return reply.strip(), ""
-    lead = reply[: matches[0].start()].strip()
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(reply)
-        sections.setdefault(match.group(1).lower(), reply[match.end() : end].strip())
-    result = sections.get("result") or lead
-    return result.strip(), sections.get("notes", "").strip()
+def _held_by_another_process(pid: int | None) -> bool:
+    return pid != os.getpid() and pid_alive(pid)
 
 
 def announce_step_prompt(run: SubagentRun) -> str:
@@ -201,40 +84,31 @@ class SubagentRegistry:
     # -- records --------------------------------------------------------------------------------
 
     def register(self, run: SubagentRun) -> None:
-        with self.engine.store.write() as conn:
-            conn.execute(
-                """INSERT INTO subagent_runs (run_id, child_key, requester_key, task, label, cleanup, created_at, data)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                (
-                    run.run_id,
-                    run.child_key,
-                    run.requester_key,
-                    run.task,
-                    run.label,
-                    run.cleanup,
-                    run.created_at,
-                    json.dumps(run.data),
-                ),
+        self.engine.store.insert_subagent_run(
+            SubagentRow(
+                run_id=run.run_id,
+                child_key=run.child_key,
+                requester_key=run.requester_key,
+                task=run.task,
+                label=run.label,
+                cleanup=run.cleanup,
+                created_at=run.created_at,
+                data=run.data,
             )
+        )
 
     def get(self, run_id: str) -> SubagentRun | None:
-        with self.engine.store.read() as conn:
-            row = conn.execute("SELECT * FROM subagent_runs WHERE run_id = ?", (run_id,)).fetchone()
-        return _record(row) if row else None
+        row = self.engine.store.get_subagent_run(run_id)
+        return run_of_row(row) if row else None
 
-    def list(self, requester_key: str | None = None, limit: int = 200) -> list[SubagentRun]:
-        sql, args = "SELECT * FROM subagent_runs", []
-        if requester_key is not None:
-            sql += " WHERE requester_key = ?"
-            args.append(requester_key)
-        with self.engine.store.read() as conn:
-            rows = conn.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT ?", (*args, limit)).fetchall()
-        return [_record(r) for r in rows]
+    def runs_of(self, requester_key: str | None = None, limit: int = 200) -> list[SubagentRun]:
+        """Registered runs, newest first; only the requester's when given."""
+        return [run_of_row(r) for r in self.engine.store.subagent_runs(requester_key, limit=limit)]
 
     def children(self, requester_key: str, limit: int = 50) -> list[ChildView]:
         """The requester's children, newest first, with their sessions' live status."""
         out = []
-        for run in self.list(requester_key, limit=limit):
+        for run in self.runs_of(requester_key, limit=limit):
             session = self.engine.store.get(run.child_key)
             entry = session.entry if session else {}
             status = entry.get("status") or ("running" if run.ended_at is None else "done")
@@ -277,35 +151,11 @@ class SubagentRegistry:
         return out
 
     def active_children(self, requester_key: str) -> int:
-        with self.engine.store.read() as conn:
-            return conn.execute(
-                "SELECT COUNT(*) FROM subagent_runs WHERE requester_key = ? AND ended_at IS NULL", (requester_key,)
-            ).fetchone()[0]
-
-    def _set(self, run_id: str, **fields: Any) -> None:
-        names = ", ".join(f"{k} = ?" for k in fields)
-        with self.engine.store.write() as conn:
-            conn.execute(f"UPDATE subagent_runs SET {names} WHERE run_id = ?", (*fields.values(), run_id))
+        return self.engine.store.running_children(requester_key)
 
     def _claim(self, run_id: str) -> bool:
         """Take the announce of a run for this process (so two processes never both announce)."""
-        with self.engine.store.write() as conn:
-            row = conn.execute(
-                "SELECT announce_state, announce_pid FROM subagent_runs WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            if row is None or row["announce_state"] == "done":
-                return False
-            if (
-                row["announce_state"] == "announcing"
-                and row["announce_pid"] != os.getpid()
-                and pid_alive(row["announce_pid"])
-            ):
-                return False
-            conn.execute(
-                "UPDATE subagent_runs SET announce_state = 'announcing', announce_pid = ? WHERE run_id = ?",
-                (os.getpid(), run_id),
-            )
-            return True
+        return self.engine.store.claim_announce(run_id, os.getpid(), held_elsewhere=_held_by_another_process)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -333,7 +183,7 @@ class SubagentRegistry:
         outcome = {"ok": "ok", "timeout": "timeout", "error": "error", "aborted": "error"}.get(status, "unknown")
         if run.ended_at is None:
             now = self.engine.now()
-            self._set(run_id, ended_at=now, outcome=outcome, outcome_error=error, announce_state="pending")
+            self.engine.store.end_subagent_run(run_id, ended_at=now, outcome=outcome, outcome_error=error)
             self._mark_child(run, outcome, now)
         if self._claim(run_id):
             await self._announce(self.get(run_id))  # type: ignore[arg-type]
@@ -444,7 +294,7 @@ class SubagentRegistry:
         return (snapshot.text if snapshot else None), None
 
     def compose(self, run: SubagentRun, result: str, notes: str) -> str:
-        """The announce block of SPEC D4."""
+        """The announce block (docs/decisions.md D4): Status, Result and Notes, then the stats line."""
         session = self.engine.store.get(run.child_key)
         entry = session.entry if session else {}
         started = entry.get("startedAt")
@@ -468,7 +318,7 @@ class SubagentRegistry:
             if minutes and minutes > 0:
                 archive_at = (run.ended_at or now) + minutes * 60_000
         data = {**run.data, "announceDelivery": state}
-        self._set(run.run_id, announce_state="done", announced_at=now, archive_at=archive_at, data=json.dumps(data))
+        self.engine.store.mark_announced(run.run_id, announced_at=now, archive_at=archive_at, data=data)
         if archive_at is not None and archive_at <= now:
             self.archive(run.child_key)
 
@@ -484,27 +334,20 @@ class SubagentRegistry:
 
     def sweep(self) -> int:
         """Archive every finished child whose time has come; returns how many."""
-        now = self.engine.now()
-        with self.engine.store.read() as conn:
-            rows = conn.execute(
-                "SELECT child_key FROM subagent_runs WHERE archive_at IS NOT NULL AND archive_at <= ?", (now,)
-            ).fetchall()
         count = 0
-        for row in rows:
-            session = self.engine.store.get(row["child_key"])
+        for child_key in self.engine.store.children_due_for_archive(self.engine.now()):
+            session = self.engine.store.get(child_key)
             if session is not None and session.archived_at is None:
-                self.archive(row["child_key"])
+                self.archive(child_key)
                 count += 1
         return count
 
     def recover(self) -> list[str]:
         """Find runs left unannounced (a crash, a restart) and announce them; returns their ids."""
-        with self.engine.store.read() as conn:
-            rows = conn.execute("SELECT * FROM subagent_runs WHERE announce_state != 'done'").fetchall()
         recovered = []
-        for row in rows:
-            run = _record(row)
-            if run.announce_state == "announcing" and pid_alive(row["announce_pid"]):
+        for row in self.engine.store.unannounced_subagent_runs():
+            run = run_of_row(row)
+            if run.announce_state == "announcing" and pid_alive(row.announce_pid):
                 continue
             record = self.engine.runs.get(run.run_id)
             if record is not None and record.status not in TERMINAL:
@@ -520,6 +363,4 @@ class SubagentRegistry:
         return recovered
 
     def _run_pid_alive(self, run_id: str) -> bool:
-        with self.engine.store.read() as conn:
-            row = conn.execute("SELECT pid FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return bool(row) and row["pid"] != os.getpid() and pid_alive(row["pid"])
+        return _held_by_another_process(self.engine.store.run_pid(run_id))

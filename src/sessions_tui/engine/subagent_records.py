@@ -1,0 +1,87 @@
+"""What the sub-agent registry hands out: a registered child run, and the views of children and announces.
+
+`SubagentRun` is a row of the store's `subagent_runs` table as the engine works with it;
+`ChildView` and `AnnouncementView` are what the operator's spawn panel shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from sessions_tui.engine.store import SubagentRow
+
+STATUS_LABELS = {
+    "ok": "completed successfully",
+    "timeout": "timed out",
+    "unknown": "finished with unknown status",
+}
+
+
+class SubagentRun(BaseModel):
+    """One registry record."""
+
+    run_id: str
+    child_key: str
+    requester_key: str
+    task: str
+    label: str | None = None
+    cleanup: str = "keep"
+    created_at: int
+    ended_at: int | None = None
+    outcome: str | None = None  # ok | error | timeout | unknown
+    outcome_error: str | None = None
+    announce_state: str = "waiting"  # waiting | pending | announcing | done
+    announced_at: int | None = None
+    archive_at: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def status_label(self) -> str:
+        if self.outcome == "error":
+            return f"failed: {self.outcome_error or 'unknown error'}"
+        return STATUS_LABELS.get(self.outcome or "unknown", STATUS_LABELS["unknown"])
+
+
+class ChildView(BaseModel):
+    """A spawned child as the operator's spawn panel shows it."""
+
+    run_id: str
+    child_key: str
+    label: str | None
+    task: str
+    status: str  # running | done | failed | timeout
+    started_at: int
+    ended_at: int | None
+    total_tokens: int | float | None = None
+
+
+class AnnouncementView(BaseModel):
+    """An announce that reached a requester's session."""
+
+    run_id: str
+    child_key: str
+    label: str | None
+    text: str
+    ts: int | None
+    status: str | None
+
+
+def run_of_row(row: SubagentRow) -> SubagentRun:
+    return SubagentRun(
+        run_id=row.run_id,
+        child_key=row.child_key,
+        requester_key=row.requester_key,
+        task=row.task,
+        label=row.label,
+        cleanup=row.cleanup,
+        created_at=row.created_at,
+        ended_at=row.ended_at,
+        outcome=row.outcome,
+        outcome_error=row.outcome_error,
+        announce_state=row.announce_state,
+        announced_at=row.announced_at,
+        archive_at=row.archive_at,
+        data=row.data,
+    )
