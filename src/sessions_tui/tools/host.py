@@ -1,8 +1,8 @@
 """The tool layer as a running session's model sees it: which tools, and calling them.
 
-A session's model is offered the session tools that session may use (sub-agents per SPEC D7
-and REFERENCE §12), and its calls run through the same tools with that session as the
-requester, so its visibility, sandbox flag and send policy apply.
+A session's model is offered the session tools that session may use (a sub-agent fewer, as
+OpenClaw restricts them; docs/decisions.md D7), and its calls run through the same tools with
+that session as the requester, so its visibility, sandbox flag and send policy apply.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from sessions_tui.tools.registry import TOOLS, invoke
 log = logging.getLogger(__name__)
 
 SESSION_TOOLS = ("sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list")
-# Denied to every sub-agent; the rest of the session tools only to leaves (REFERENCE §12).
+# Denied to every sub-agent; the rest of the session tools denied only to leaves (sub-agents at the
+# deepest spawn depth, which may spawn no further), unless `tools.subagents.tools` allows them.
 ALWAYS_DENIED_TO_SUBAGENTS = ("sessions_send", "agents_list")
 DENIED_TO_LEAVES = ("sessions_list", "sessions_history", "sessions_spawn")
 
