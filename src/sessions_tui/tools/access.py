@@ -1,6 +1,7 @@
-"""The requester's point of view: its context and the visibility guard (REFERENCE §4.1–4.4).
+"""The requester's point of view: its context and the visibility guard, as OpenClaw's
+`sessions-access` helpers decide them (docs/decisions.md D1).
 
-Keys are compared in their canonical spelling (SPEC D9), so `main`, `agent:main:main`, or
+Keys are compared in their canonical spelling (docs/decisions.md D9), so `main`, `agent:main:main`, or
 `cron:job1` and `agent:main:cron:job1` are one session for the guard as everywhere else.
 """
 
@@ -50,7 +51,7 @@ def tree_visibility_message(action: Action) -> str:
 
 @dataclass(frozen=True)
 class RequesterContext:
-    """REF's `resolveSandboxedSessionToolContext`, with canonical keys."""
+    """OpenClaw's `resolveSandboxedSessionToolContext`, with canonical keys."""
 
     requester_internal_key: str | None
     effective_requester_key: str
@@ -88,7 +89,7 @@ class Denial:
 
 
 class VisibilityGuard:
-    """REF's `createSessionVisibilityGuard`: may the requester touch the target session?"""
+    """OpenClaw's `createSessionVisibilityGuard`: may the requester touch the target session?"""
 
     def __init__(
         self,

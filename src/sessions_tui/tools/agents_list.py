@@ -1,4 +1,5 @@
-"""`agents_list` (REFERENCE §13): the agent ids this requester may spawn sub-agents under."""
+"""`agents_list`, as OpenClaw answers it (the requester's own agent first, then its `subagents.allowAgents`):
+the agent ids this requester may spawn sub-agents under."""
 
 from __future__ import annotations
 

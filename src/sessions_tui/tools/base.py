@@ -1,4 +1,5 @@
-"""What every tool shares: the input error, REF's parameter reading, the call context."""
+"""What every tool shares: the input error, OpenClaw's parameter reading (trimmed
+strings, finite numbers floored, anything else absent), the call context."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from sessions_tui.engine.json_depth import MAX_JSON_DEPTH, nesting_error
 from sessions_tui.engine.surrogates import has_surrogates, scrub_json
 from sessions_tui.tools.schema import wire_parameters
 
-# JavaScript's largest exact integer: an `offset` beyond it is not an integer to REF either.
+# JavaScript's largest exact integer: an `offset` beyond it is not an integer to OpenClaw either.
 MAX_SAFE_INTEGER = 2**53 - 1
 # OpenClaw's timer bound (`MAX_TIMER_TIMEOUT_MS` = 2 147 000 000 ms): longer timeouts are clamped to it.
 MAX_TIMEOUT_SECONDS = 2_147_000
@@ -26,7 +27,7 @@ MAX_ARGUMENT_DEPTH = MAX_JSON_DEPTH
 
 
 class ToolInputError(Exception):
-    """Invalid tool arguments (REF's `ToolInputError`, HTTP 400): the call is refused whole."""
+    """Invalid tool arguments (OpenClaw's `ToolInputError`, HTTP 400): the call is refused whole."""
 
     status = 400
 
@@ -49,7 +50,7 @@ def read_string(params: dict[str, Any], key: str, *, required: bool = False) -> 
 
 
 def read_number(params: dict[str, Any], key: str) -> int | None:
-    """A finite number, floored; anything else counts as absent (REF).
+    """A finite number, floored; anything else counts as absent (as OpenClaw reads numbers).
 
     An integer of any size is finite (`math.isfinite` would overflow on one beyond a float):
     the callers clamp it.
@@ -81,7 +82,7 @@ def read_offset(params: dict[str, Any]) -> int:
     if value is None:
         return 0
     # The range is checked first: `math.floor` of NaN or infinity raises, and SQLite holds no
-    # integer beyond 2^63 (beyond 2^53 it is not an integer to REF either).
+    # integer beyond 2^63 (beyond 2^53 it is not an integer to OpenClaw either).
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
@@ -93,12 +94,13 @@ def read_offset(params: dict[str, Any]) -> int:
 
 
 def clamp_timeout_seconds(seconds: int) -> int:
-    """A `max(0, floor)` timeout (REF), at most OpenClaw's timer bound: never an overflowing timer."""
+    """A `max(0, floor)` timeout (as OpenClaw takes it), at most OpenClaw's timer bound: never an overflowing timer."""
     return min(max(0, seconds), MAX_TIMEOUT_SECONDS)
 
 
 def active_since(now_ms: int, minutes: int) -> int:
-    """The `updatedAt` cutoff of an `activeMinutes` window (`max(1, floor)`, REF), inside SQLite's range."""
+    """The `updatedAt` cutoff of an `activeMinutes` window (`max(1, floor)`, as OpenClaw takes it),
+    inside SQLite's range."""
     return now_ms - min(max(1, minutes), MAX_ACTIVE_MINUTES) * 60_000
 
 

@@ -1,8 +1,8 @@
 """Browsing sessions as a requester would see them, for views that hold thousands of rows.
 
-`sessions_list` caps a page at 200 rows and filters after paging, as REF does. The dashboard
+`sessions_list` caps a page at 200 rows and filters after paging, as OpenClaw does. The dashboard
 needs the whole visible set filtered, sorted and counted before paging, so this module turns the
-requester's visibility (REFERENCE §4, SPEC D1) into a store filter and builds each row with
+requester's visibility (docs/decisions.md D1) into a store filter and builds each row with
 `sessions_list`'s own row builder: what the table shows is what that session's tools would see.
 """
 
@@ -63,7 +63,7 @@ def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> dict[
     row: dict[str, Any] = call.engine.redactor.redact_strings(build_row(call, ctx, session, kind).dump())
     row["_key"] = session.key  # the canonical key, for views that act on the row (never shown)
     verdict = resolve_send_policy(call.engine.config.session.send_policy, entry=session.entry, session_key=session.key)
-    row["_send"] = verdict.decision  # the effective send policy (SPEC D6)
+    row["_send"] = verdict.decision  # the effective send policy (docs/decisions.md D6)
     row["_sendReason"] = verdict.reason
     return row
 

@@ -35,7 +35,7 @@ async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None
     if not isinstance(params, dict):
         raise ToolInputError("arguments must be a JSON object")
     result = await spec.run(call, params)
-    # No secret leaves through a tool result (SPEC D16): whatever a tool put in it (a reply, a
+    # No secret leaves through a tool result (docs/decisions.md D16): whatever a tool put in it (a reply, a
     # label, an error text), every string is redacted once more on the way out. Nor does a lone
     # surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/surrogates.py).
     redacted: dict[str, Any] = scrub_json(call.engine.redactor.redact_strings(result))

@@ -1,4 +1,5 @@
-"""From what a caller typed to a stored session (REFERENCE §4.5, SPEC D9 and D13).
+"""From what a caller typed to a stored session, as OpenClaw's `resolveSessionReference`
+does it (docs/decisions.md D9 and D13).
 
 A caller may name a session by key (any spelling), `main`, `current`, or sessionId. Free text
 and UUIDs are looked up (key first, then sessionId); well-formed keys are taken as given and
@@ -89,7 +90,7 @@ def resolve_session_reference(engine: Engine, raw_input: str, ctx: RequesterCont
 
 
 def check_sandbox_visible(engine: Engine, resolved: Resolved, ctx: RequesterContext) -> Failed | None:
-    """REF's `resolveVisibleSessionReference`: a sandboxed requester sees only its children."""
+    """OpenClaw's `resolveVisibleSessionReference`: a sandboxed requester sees only its children."""
     requester = ctx.effective_requester_key
     if not ctx.restrict_to_spawned or resolved.via_session_id or resolved.key == requester:
         return None
@@ -100,7 +101,7 @@ def check_sandbox_visible(engine: Engine, resolved: Resolved, ctx: RequesterCont
 
 
 def check_exists(engine: Engine, resolved: Resolved) -> Failed | None:
-    """SPEC D13: a well-formed key that names no session."""
+    """docs/decisions.md D13: a well-formed key that names no session."""
     if engine.store.get(resolved.key) is None:
         return Failed("error", NO_SESSION_FOUND.format(key=resolved.raw.strip()))
     return None

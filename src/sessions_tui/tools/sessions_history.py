@@ -1,4 +1,4 @@
-"""`sessions_history` (REFERENCE §6, SPEC D2, D11–D13): a visible session's sanitised messages."""
+"""`sessions_history` (OpenClaw's tool; docs/decisions.md D2, D11–D13): a visible session's sanitised messages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`sessions_list` (REFERENCE §5, SPEC D3, D8–D11): the sessions a requester may see.
+"""`sessions_list` (OpenClaw's tool; docs/decisions.md D3, D8–D11): the sessions a requester may see.
 
 Size cap: with `messageLimit`, the inline messages of one page together stay within 80 KB of
 compact JSON (`LIST_MESSAGES_MAX_BYTES`, sessions_history's cap), shared out row by row (see
@@ -94,7 +94,7 @@ class Origin(BaseModel):
 
 
 class SessionRow(BaseModel):
-    """One row of `sessions_list`, in REF's field order; absent fields are omitted."""
+    """One row of `sessions_list`, in OpenClaw's field order; absent fields are omitted."""
 
     key: str
     kind: str
@@ -226,7 +226,7 @@ def transcript_path(session: StoredSession, session_id: str) -> str | None:
 
 
 def inline_messages(call: ToolCall, session: StoredSession, limit: int, max_bytes: int) -> HistoryResult:
-    """The last `limit` messages, tool results dropped, sanitised and capped as history is (SPEC D3)."""
+    """The last `limit` messages, tool results dropped, sanitised and capped as history is (docs/decisions.md D3)."""
     page = call.engine.store.history(session.key, limit=limit)
     kept = strip_tool_messages(page.messages)[-limit:]
     return sanitize_history(kept, call.engine.redactor, max_bytes)

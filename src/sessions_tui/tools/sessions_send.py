@@ -1,7 +1,9 @@
-"""`sessions_send` (REFERENCE §8, SPEC D6, D8, D13): a message into another visible session.
+"""`sessions_send` (OpenClaw's tool; docs/decisions.md D6, D8, D13): a message into another
+visible session.
 
-Resolution and gating follow REF's order; the send policy is the engine's (it guards every way
-into a session). With `timeoutSeconds: 0` the run goes on and the call returns `accepted`;
+Resolution and gating follow OpenClaw's order (sessionKey or label, the label's agent, the
+reference, the sandbox, visibility); the send policy is the engine's (it guards every way into a
+session). With `timeoutSeconds: 0` the run goes on and the call returns `accepted`;
 otherwise it waits for the run and returns its new reply (never a stale one), `timeout` (the run
 goes on) or `error`. The ping-pong and the announce then run in the background.
 """
@@ -86,7 +88,8 @@ class SendArgs(ToolArgs):
 
 
 def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str | dict[str, Any]:
-    """REF §8.1 step 2: a label names a session of the requester's (or a given) agent."""
+    """A label names a session of the requester's (or a given) agent, as OpenClaw resolves it: a
+    cross-agent lookup needs agent-to-agent access first, a sandboxed requester stays in its agent."""
     engine = call.engine
     requester_agent = ctx.requester_agent_id
     requested_agent = normalize_agent_id(args.agent_id) if args.agent_id else None
@@ -104,7 +107,7 @@ def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str
             return {"status": "forbidden", "error": "Agent-to-agent messaging denied by tools.agentToAgent.allow."}
     try:
         label = parse_session_label(args.label)
-    except ValueError as exc:  # REF: the gateway's `sessions.resolve` refuses it
+    except ValueError as exc:  # as OpenClaw's gateway `sessions.resolve` refuses it
         if ctx.restrict_to_spawned:
             return {"status": "forbidden", "error": "Session not visible from this sandboxed agent session."}
         return {"status": "error", "error": str(exc)}

@@ -1,6 +1,6 @@
-"""`sessions_spawn` (REFERENCE §10, SPEC D4, D5, D7, D15): a sub-agent in a fresh child session.
+"""`sessions_spawn` (OpenClaw's tool; docs/decisions.md D4, D5, D7, D15): a sub-agent in a fresh child session.
 
-Always non-blocking: validation in REF's order, then the child `agent:<agentId>:subagent:<uuid>`
+Always non-blocking: validation in OpenClaw's order, then the child `agent:<agentId>:subagent:<uuid>`
 is created, its run started and registered, and `{status: "accepted", runId, childSessionKey}`
 comes back at once. The child announces back to the requester when it is done.
 """
@@ -128,7 +128,7 @@ class SpawnArgs(ToolArgs):
 
 
 def _read_label(params: dict[str, Any]) -> str | None:
-    """`label`: absent or blank → none (REF); else REF's `parseSessionLabel` (a string of at most 512)."""
+    """`label`: absent or blank → none; else OpenClaw's `parseSessionLabel` (a string of at most 512)."""
     raw = params.get("label")
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None
@@ -139,7 +139,7 @@ def _read_label(params: dict[str, Any]) -> str | None:
 
 
 def _read_cleanup(params: dict[str, Any]) -> str:
-    """`cleanup`: absent or blank → `keep` (REF); else exactly `delete` or `keep`."""
+    """`cleanup`: absent or blank → `keep` (as OpenClaw); else exactly `delete` or `keep`."""
     raw = params.get("cleanup")
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return "keep"
@@ -154,7 +154,7 @@ def _error(status: str, error: str, **extra: Any) -> dict[str, Any]:
 
 
 def caller_depth(call: ToolCall, key: str, _seen: frozenset[str] = frozenset()) -> int:
-    """REF's caller depth: the stored spawnDepth, else one more than the spawner's, else the key's."""
+    """OpenClaw's caller depth: the stored spawnDepth, else one more than the spawner's, else the key's."""
     session = call.engine.store.get(key)
     if session is not None and key not in _seen:
         depth = session.entry.get("spawnDepth")
