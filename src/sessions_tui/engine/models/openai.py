@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 from httpx_sse import EventSource
+from pydantic import SecretStr
 
 from sessions_tui.engine.config import Config, ProviderConfig
 from sessions_tui.engine.models.api_key import resolve_api_key
@@ -123,7 +124,9 @@ class OpenAIChatClient:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        headers.update({name: value.get_secret_value() for name, value in (self.provider.headers or {}).items()})
+        for name, value in (self.provider.headers or {}).items():
+            # Header values are secrets held as `SecretStr` (a plain str is taken as it is).
+            headers[name] = value.get_secret_value() if isinstance(value, SecretStr) else value
         return headers
 
     def request_body(self, request: ModelRequest) -> ChatCompletionBody:
