@@ -1,4 +1,4 @@
-"""Agent-to-agent messaging after a send (REFERENCE §8.2–8.4): ping-pong, then announce.
+"""Agent-to-agent messaging after a send: ping-pong between the two sessions, then an announce.
 
 After the target's first reply, the requester and the target take turns answering each other
 (up to `session.agentToAgent.maxPingPongTurns`, stopped by an exact `REPLY_SKIP`); then the
@@ -32,7 +32,8 @@ REPLY_HISTORY_LIMIT = 50
 MAX_PING_PONG_TURNS = 5
 ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step."
 STEP_WAIT_CAP_MS = 60_000
-# Channels whose delivery target is better taken from the session than from its key (REF §8.4).
+# Channels whose announce goes to the session's stored route (its delivery context, last route or
+# origin) even when the key names a group or channel; the key's target is then only the fallback.
 SESSION_LOOKUP_CHANNELS = ("whatsapp", "slack")
 
 
@@ -158,9 +159,14 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def announce_target_from_entry(entry: dict[str, Any], thread_from_key: str | None) -> AnnounceTarget | None:
-    delivery = entry.get("deliveryContext") if isinstance(entry.get("deliveryContext"), dict) else {}
-    origin = entry.get("origin") if isinstance(entry.get("origin"), dict) else {}
+    """The route a session's entry records: its delivery context, else its last route, else its origin."""
+    delivery = _dict(entry.get("deliveryContext"))
+    origin = _dict(entry.get("origin"))
     channel = _str(delivery.get("channel")) or _str(entry.get("lastChannel")) or _str(origin.get("provider"))
     to = _str(delivery.get("to")) or _str(entry.get("lastTo"))
     if not channel or not to:
@@ -180,7 +186,9 @@ def announce_target_from_entry(entry: dict[str, Any], thread_from_key: str | Non
 
 
 def resolve_announce_target(engine: Engine, key: str) -> AnnounceTarget | None:
-    """Where a session's announce goes: from its key, or from its stored route (REF §8.4)."""
+    """Where a session's announce goes. A group or channel key names its own target (and thread);
+    for the channels of `SESSION_LOOKUP_CHANNELS`, and for keys that name no target, the session's
+    stored route is used instead (the key's thread filling in a missing one), else the key's own."""
     from_key = announce_target_from_key(key)
     if from_key is not None and from_key.channel not in SESSION_LOOKUP_CHANNELS:
         return from_key
@@ -199,7 +207,8 @@ def deliver_announce(
     via: str,
     event: dict[str, Any],
 ) -> str:
-    """Send an announce to a channel through the outbox, subject to the send policy (SPEC D6).
+    """Send an announce to a channel through the outbox, subject to the send policy
+    (docs/decisions.md D6): a session the policy forbids to send gets a refusal, not a delivery.
 
     Returns the delivery state: forbidden, recorded, pending, or none (no channel to post to).
     """

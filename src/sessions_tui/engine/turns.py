@@ -17,6 +17,7 @@ from sessions_tui.engine.events import MessageAppended, RunStreamed, SessionChan
 from sessions_tui.engine.keys import agent_id_of
 from sessions_tui.engine.models.base import (
     ModelError,
+    ModelEvent,
     ModelRequest,
     TextDelta,
     ThinkingDelta,
@@ -30,6 +31,7 @@ from sessions_tui.engine.runs import RunRecord, RunRequest
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
+    from sessions_tui.engine.models.registry import ResolvedModel
 
 MAX_TOOL_ROUNDS = 8
 CONTEXT_MESSAGES = 100
@@ -247,7 +249,7 @@ async def _model_rounds(engine: Engine, record: RunRecord, request: RunRequest) 
     )
 
 
-def _take(engine: Engine, run_id: str, key: str, partial: _Partial, event: Any) -> None:
+def _take(engine: Engine, run_id: str, key: str, partial: _Partial, event: ModelEvent) -> None:
     """Fold one model event into the turn so far; text and thinking also stream out."""
     if isinstance(event, (TextDelta, ThinkingDelta)):
         kind = "text" if isinstance(event, TextDelta) else "thinking"
@@ -264,7 +266,7 @@ def _take(engine: Engine, run_id: str, key: str, partial: _Partial, event: Any) 
         partial.stop_reason = event.stop_reason
 
 
-def _assistant(partial: _Partial, model: Any, stop_reason: str, error: str | None = None) -> dict[str, Any]:
+def _assistant(partial: _Partial, model: ResolvedModel, stop_reason: str, error: str | None = None) -> dict[str, Any]:
     usage = partial.usage
     message: dict[str, Any] = {
         "role": "assistant",
