@@ -1,4 +1,5 @@
-"""Requester context, visibility and the agent-to-agent and send policies (REFERENCE §4, §14)."""
+"""Requester context, visibility and the agent-to-agent and send policies, as OpenClaw decides
+them (docs/decisions.md D1, D6)."""
 
 import pytest
 
@@ -12,7 +13,7 @@ def context(make_engine, config=None, key=None, sandboxed=False):
     return RequesterContext.of(ToolCall(engine=make_engine(config), agent_session_key=key, sandboxed=sandboxed))
 
 
-def test_visibility_defaults_to_all_when_unset(make_engine):  # SPEC D1 (REF: tree)
+def test_visibility_defaults_to_all_when_unset(make_engine):  # docs/decisions.md D1 (OpenClaw's default: tree)
     assert context(make_engine).visibility == "all"
 
 
@@ -68,7 +69,7 @@ def test_agent_to_agent_allow_patterns():
     assert AgentToAgentPolicy(enabled=True).is_allowed("a", "b")  # empty list = everyone
 
 
-# -- send policy (REFERENCE §14.1 tests) -------------------------------------------------------
+# -- send policy (OpenClaw's resolveSendPolicy cases) ---------------------------------------------
 
 
 def policy(data):

@@ -1,4 +1,4 @@
-"""`agents_list` (REFERENCE §13)."""
+"""`agents_list`: the requester's own agent first, then the agents its `subagents.allowAgents` names."""
 
 from conftest import run_tool
 

@@ -1,4 +1,5 @@
-"""The command line (SPEC §4): output, exit codes and errors of `sessions-tui`, as real processes."""
+"""The command line (tool, send, demo, --state, --config): output, exit codes and errors of
+`sessions-tui`, as real processes."""
 
 import json
 import os

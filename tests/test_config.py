@@ -1,4 +1,5 @@
-"""Tests for sessions_tui.engine.config (SPEC D1, D6, D14, §3, §4; REFERENCE §2, §12, §14.1)."""
+"""Tests for sessions_tui.engine.config: OpenClaw's key names and defaults (visibility, send policy,
+sub-agent tools, models, paths; docs/decisions.md D1, D6, D14)."""
 
 from pathlib import Path
 
@@ -584,7 +585,7 @@ def test_require_agent_id_falls_back_to_defaults():
     assert Config().require_agent_id("main") is False
 
 
-# -- paths (SPEC §4) --------------------------------------------------------------------------
+# -- paths (--state, --config and their environment variables) --------------------------------
 
 
 def test_state_dir_cli_value_wins_over_env(monkeypatch, tmp_path):

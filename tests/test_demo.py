@@ -1,4 +1,4 @@
-"""The demo state (SPEC §4): every kind of session, and a second seeding changes nothing."""
+"""The demo state (`sessions-tui --demo`): every kind of session, and a second seeding changes nothing."""
 
 from conftest import call_tool, run_tool
 from sessions_tui import runtime

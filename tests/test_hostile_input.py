@@ -1,7 +1,7 @@
 """Hostile tool input never ends in a traceback or a broken session (issue 9).
 
 Huge and non-finite numbers, arguments nested 100,000 levels deep, over-long labels, unknown
-cleanup values, lone UTF-16 surrogates and invalid UTF-8: each gets REF's clamp or a clear
+cleanup values, lone UTF-16 surrogates and invalid UTF-8: each gets OpenClaw's clamp or a clear
 error, and whatever is stored stays readable by every tool, the CLI and the mirror file.
 """
 
@@ -80,7 +80,7 @@ def test_a_huge_list_limit_is_clamped(listed, limit, rows):
 
 @pytest.mark.parametrize("minutes", [1e15, 2**80, 1e308, -1e308, math.inf, -math.inf, math.nan])
 def test_a_huge_or_non_finite_active_window_lists_everything(listed, minutes):
-    # Finite: `max(1, floor)` then at most the JavaScript Date range; non-finite: absent (REF).
+    # Finite: `max(1, floor)` then at most the JavaScript Date range; non-finite: absent (as OpenClaw reads it).
     expected = 1 if minutes == -1e308 else 2
     assert run_tool(listed, "sessions_list", {"activeMinutes": minutes})["count"] == expected
 
@@ -279,7 +279,7 @@ def test_spawn_refuses_a_bad_label_with_refs_text(engine, label, error):
 
 @pytest.mark.parametrize("cleanup", ["remove", "Delete", "", 1, True, ["delete"]])
 def test_spawn_accepts_only_delete_or_keep_as_cleanup(engine, cleanup):
-    if cleanup == "":  # blank counts as absent: REF's default
+    if cleanup == "":  # blank counts as absent: OpenClaw's default
         assert SpawnArgs.model_validate({"task": "t", "cleanup": cleanup}).cleanup == "keep"
         return
     with pytest.raises(ToolInputError, match='^cleanup must be "delete" or "keep"$'):

@@ -1,4 +1,5 @@
-"""The key model: REFERENCE §3.2–3.3, §4.6–4.7 vectors and SPEC D9–D10."""
+"""The key model: OpenClaw's key helpers, main alias, kind and channel vectors, and docs/decisions.md
+D9–D10."""
 
 import pytest
 
@@ -77,7 +78,7 @@ def test_subagent_cron_and_depth_helpers():
     assert is_subagent_session_key("subagent:x")
     assert not is_subagent_session_key("agent:main:main")
     assert is_cron_session_key("agent:main:cron:x")
-    assert not is_cron_session_key("cron:x")  # REF: bare cron keys are not canonical cron keys
+    assert not is_cron_session_key("cron:x")  # as in OpenClaw: bare cron keys are not canonical cron keys
     assert is_cron_run_session_key("agent:main:cron:job:run:abc")
     assert not is_cron_run_session_key("agent:main:cron:job")
     assert subagent_depth("agent:main:subagent:a:subagent:b") == 2

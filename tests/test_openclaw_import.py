@@ -114,7 +114,7 @@ def test_both_layouts_give_the_same_sessions_and_histories(make_engine, sqlite_r
         if key == "main":
             # The one difference is in the data: `openclaw doctor --session-sqlite import` drops
             # main's `lastChannel: "webchat"` (the control UI is no delivery route), so the
-            # legacy entry says webchat (SPEC D10) and the SQLite entry nothing.
+            # legacy entry says webchat (docs/decisions.md D10) and the SQLite entry nothing.
             assert (row["channel"], other["channel"]) == ("unknown", "webchat")
         else:
             assert row["channel"] == other["channel"], key

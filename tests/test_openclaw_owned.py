@@ -1,4 +1,4 @@
-"""Sessions that came from OpenClaw belong to it (SPEC D17): read everything, run nothing."""
+"""Sessions that came from OpenClaw belong to it (docs/decisions.md D17): read everything, run nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Redaction (SPEC D16): REF's test vectors, OpenClaw 2026.9.6's kinds, spans that never undo each
+"""Redaction (docs/decisions.md D16): OpenClaw's test vectors, OpenClaw 2026.9.6's kinds, spans that never undo each
 other, custom patterns added to the built-in ones, and the JS semantics of custom patterns."""
 
 from __future__ import annotations

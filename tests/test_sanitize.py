@@ -1,4 +1,5 @@
-"""REFERENCE §4.8, §6.1, §6.2 and the §18.1 sessions_history cases (SPEC D2, D3, D12)."""
+"""History sanitising and caps as OpenClaw's sessions_history does them, its test cases, and
+docs/decisions.md D2, D3, D12."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def test_text_at_the_limit_is_untouched() -> None:
 def test_text_over_the_limit_is_cut_and_marked() -> None:
     text, truncated, redacted = truncate_history_text("x" * 4001, default_redactor())
     assert text == "x" * 4000 + TRUNCATION_MARKER
-    assert len(text) == 4014  # marker is 14 units; REF only asserts <= 4015
+    assert len(text) == 4014  # marker is 14 units; OpenClaw's test only asserts <= 4015
     assert (truncated, redacted) == (True, False)
 
 

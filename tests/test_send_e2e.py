@@ -95,7 +95,7 @@ async def test_a2a_message_context_reaches_the_model_as_system_text(engine_for, 
 
 
 async def test_fire_and_forget_and_wait_make_the_expected_runs(engine_for, openai_server):
-    """REF §18.1 "sessions_send supports fire-and-forget and wait" (maxPingPongTurns 2)."""
+    """OpenClaw's test "sessions_send supports fire-and-forget and wait" (maxPingPongTurns 2)."""
     engine = engine_for({"session": {"agentToAgent": {"maxPingPongTurns": 2}}})
     requester = add_session(engine, "discord:group:req", channel="discord")
     add_session(engine, "main")
@@ -116,7 +116,7 @@ async def test_fire_and_forget_and_wait_make_the_expected_runs(engine_for, opena
 
 
 async def test_ping_pong_then_announce(engine_for, openai_server):
-    """REF §18.1 "sessions_send runs ping-pong then announces"."""
+    """OpenClaw's test "sessions_send runs ping-pong then announces"."""
     engine = engine_for({"session": {"agentToAgent": {"maxPingPongTurns": 2}}})
     requester = add_session(engine, "agent:main:discord:group:req")
     target = add_session(engine, "discord:group:target")

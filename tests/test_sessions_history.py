@@ -1,4 +1,5 @@
-"""`sessions_history`: REFERENCE §6, §18.1, §18.3–18.6 as SPEC D1, D2, D9, D11–D13 decide them."""
+"""`sessions_history`: OpenClaw's behaviour and test cases, as docs/decisions.md D1, D2, D9, D11–D13
+decide them."""
 
 import pytest
 
@@ -198,7 +199,7 @@ def test_main_means_the_requesters_own_agent_main(make_engine):
     assert result["sessionKey"] == "main" and result["messages"][0]["content"] == "ops"
 
 
-# -- visibility (REFERENCE §4.4, §18.3, §18.6 with SPEC D1) ----------------------------------------
+# -- visibility (OpenClaw's visibility guard and its tests, with docs/decisions.md D1) -------------
 
 
 def test_tree_visibility_allows_self_and_spawned_only(make_engine):
@@ -213,7 +214,7 @@ def test_tree_visibility_allows_self_and_spawned_only(make_engine):
         "session tree (tools.sessions.visibility=tree).",
     }
     assert run_tool(engine, "sessions_history", {"sessionKey": child})["sessionKey"] == child
-    # SPEC D9: "main" and "agent:main:main" are one session, so the requester always sees itself.
+    # docs/decisions.md D9: "main" and "agent:main:main" are one session, so the requester always sees itself.
     assert run_tool(engine, "sessions_history", {"sessionKey": "main"})["sessionKey"] == "main"
 
 

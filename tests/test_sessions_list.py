@@ -1,4 +1,4 @@
-"""`sessions_list`: REFERENCE §5, §18.1–18.6 as SPEC D1, D3, D8–D11 decide them."""
+"""`sessions_list`: OpenClaw's behaviour and test cases, as docs/decisions.md D1, D3, D8–D11 decide them."""
 
 import json
 
@@ -257,7 +257,7 @@ def test_other_agents_are_filtered_out_when_agent_to_agent_is_disabled(make_engi
 
 
 def test_default_visibility_all_lists_every_session_of_the_agent(make_engine):
-    engine = make_engine()  # SPEC D1: default visibility all
+    engine = make_engine()  # docs/decisions.md D1: default visibility all
     add_session(engine, "main")
     add_session(engine, "agent:main:discord:direct:someone-else")
     assert run_tool(engine, "sessions_list", {})["count"] == 2

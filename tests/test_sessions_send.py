@@ -1,4 +1,5 @@
-"""`sessions_send` on the demo model: gating, results, ping-pong, announce, policy (REFERENCE §8, §14)."""
+"""`sessions_send` on the demo model: gating, results, ping-pong, announce, policy (docs/decisions.md D6, D8,
+D13)."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""`sessions_spawn`: validation, the child, the registry, announce, cleanup and archive (REFERENCE §10–12)."""
+"""`sessions_spawn`: validation, the child, the registry, announce, cleanup and archive (docs/decisions.md D4,
+D5, D7)."""
 
 import os
 import re
@@ -272,7 +273,7 @@ async def test_run_timeout_plan(live_engine, params, config, expected):
     await engine.drain()
 
 
-# -- announce (SPEC D4) on the demo model ------------------------------------------------------
+# -- announce (docs/decisions.md D4) on the demo model ----------------------------------------
 
 
 async def test_announce_lands_in_the_requester_session_with_status_result_notes_stats(live_engine):

@@ -1,4 +1,5 @@
-"""sessions_spawn end to end against the scripted OpenAI-compatible server (REFERENCE §18.8–18.9, SPEC D4)."""
+"""sessions_spawn end to end against the scripted OpenAI-compatible server: OpenClaw's spawn and announce
+cases, docs/decisions.md D4."""
 
 import pytest
 
@@ -48,7 +49,7 @@ async def test_a_child_that_succeeds(engine_for, openai_server):
     assert system.startswith("# Subagent Context") and f"- Your session: {result['childSessionKey']}." in system
     assert f"- Requester session: {REQ}." in system and "- Label: files" in system
     assert child_request["messages"][-1]["content"].endswith("[Subagent Task]: count files")
-    assert "tools" not in child_request  # sub-agents get no session tools by default (SPEC D7)
+    assert "tools" not in child_request  # sub-agents get no session tools by default (docs/decisions.md D7)
 
 
 async def test_a_child_that_fails_with_http_500(engine_for, openai_server):
