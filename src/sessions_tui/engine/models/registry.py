@@ -8,14 +8,12 @@ under `models.providers`. A session uses its `modelOverride`, else its agent's m
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from sessions_tui.engine.config import Config
 from sessions_tui.engine.keys import agent_id_of
 from sessions_tui.engine.models.base import ModelClient, ModelError
 from sessions_tui.engine.models.demo import DemoModel
-
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
 
 DEMO = "demo"
 
@@ -38,10 +36,16 @@ def split_ref(ref: str) -> tuple[str, str]:
     return provider, model_id
 
 
+class ConfigHolder(Protocol):
+    """What the registry needs of the engine: its current configuration (read at each use)."""
+
+    config: Config
+
+
 class ModelRegistry:
     """One client per provider, created on first use and closed with the engine."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: ConfigHolder) -> None:
         self.engine = engine
         self._clients: dict[str, ModelClient] = {}
 
