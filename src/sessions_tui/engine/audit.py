@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from sessions_tui.engine.events import PolicyRefused
+from sessions_tui.engine.events import EventBus, PolicyRefused
+from sessions_tui.engine.store import Store
 
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
+
+class AuditHost(Protocol):
+    """What the audit log needs of the engine: its store, its event bus and its clock."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    def now(self) -> int: ...
 
 
 class AuditEntry(BaseModel):
@@ -24,7 +34,7 @@ class AuditEntry(BaseModel):
 
 
 def record_refusal(
-    engine: Engine,
+    engine: AuditHost,
     session_key: str,
     *,
     via: str,
@@ -46,6 +56,6 @@ def record_refusal(
     engine.events.publish(PolicyRefused(ts=now, session_key=session_key, via=via, reason=reason))
 
 
-def audit_entries(engine: Engine, limit: int = 100) -> list[AuditEntry]:
+def audit_entries(engine: AuditHost, limit: int = 100) -> list[AuditEntry]:
     """The newest refusals, newest first."""
     return [AuditEntry.model_validate(row, from_attributes=True) for row in engine.store.audit_rows(limit)]

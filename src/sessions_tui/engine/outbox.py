@@ -26,18 +26,16 @@ import socket
 import sqlite3
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httpx
 from pydantic import BaseModel
 
 from sessions_tui.engine.backoff import retry_delay
-from sessions_tui.engine.events import DeliveryChanged
+from sessions_tui.engine.config import Config
+from sessions_tui.engine.events import DeliveryChanged, EventBus
 from sessions_tui.engine.processes import pid_alive
-from sessions_tui.engine.store import OutboxRow
-
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.store import OutboxRow, Store
 
 MAX_RETRIES = 3
 RETRY_CAP_MS = 8000
@@ -107,10 +105,25 @@ def lease_is_live(owner: str | None, until: int | None, now_ms: int) -> bool:
     return pid_alive(int(pid_text))  # this process counts as alive too
 
 
+class OutboxHost(Protocol):
+    """What the outbox needs of the engine: its config (channels' webhooks), store, event bus and clock."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    def now(self) -> int: ...
+
+
 class Outbox:
     def __init__(
         self,
-        engine: Engine,
+        engine: OutboxHost,
         *,
         retry_base_ms: int = 1000,
         timeout_s: float = ATTEMPT_TIMEOUT_S,

@@ -13,19 +13,18 @@ import asyncio
 import os
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal
+from pathlib import Path
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from sessions_tui.engine.events import RunEnded, RunStarted
+from sessions_tui.engine.config import Config
+from sessions_tui.engine.events import EventBus, RunEnded, RunStarted
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import OwnedByOpenClaw
-from sessions_tui.engine.store import RunRow
+from sessions_tui.engine.store import RunRow, Store
 from sessions_tui.engine.surrogates import scrub_text
-
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
 
 TERMINAL = ("ok", "error", "timeout", "aborted")
 DEFAULT_RUN_TIMEOUT_SECONDS = 600
@@ -73,7 +72,26 @@ class WaitResult(BaseModel):
     ended_at: int | None = None
 
 
-Executor = Callable[["Engine", RunRecord, RunRequest], Awaitable[None]]
+class RunsHost(Protocol):
+    """What runs need of the engine: config (the default timeout), store, event bus, clock, and session owners."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    def now(self) -> int: ...
+
+    def owner_of(self, key: str) -> Path | None: ...
+
+
+HostT = TypeVar("HostT", bound=RunsHost)
+Executor = Callable[[HostT, RunRecord, RunRequest], Awaitable[None]]
+"""What runs a run: called with the engine that queued it; raises when the run fails."""
 
 
 class RunTimedOut(Exception):
@@ -84,8 +102,10 @@ def _held_by_another_process(pid: int | None) -> bool:
     return pid != os.getpid() and pid_alive(pid)
 
 
-class Runs:
-    def __init__(self, engine: Engine, executor: Executor) -> None:
+class Runs(Generic[HostT]):
+    """The run queues of one engine (`HostT`, which the executor is called with)."""
+
+    def __init__(self, engine: HostT, executor: Executor[HostT]) -> None:
         self.engine = engine
         self.executor = executor
         self._queues: dict[str, deque[tuple[RunRecord, RunRequest]]] = {}
