@@ -7,19 +7,14 @@ comes back at once. The child announces back to the requester when it is done.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import Field
-from pydantic.json_schema import SkipJsonSchema
+from typing import Any
 
 from sessions_tui.engine.events import SessionChanged
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.keys import (
-    SESSION_LABEL_MAX_LENGTH,
     is_cron_session_key,
     is_valid_agent_id,
     normalize_agent_id,
-    parse_session_label,
     subagent_depth,
 )
 from sessions_tui.engine.models.base import ModelError
@@ -27,19 +22,9 @@ from sessions_tui.engine.runs import RunRequest
 from sessions_tui.engine.subagents import SubagentRun
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.agents_list import allowed_agents
-from sessions_tui.tools.base import (
-    ToolArgs,
-    ToolCall,
-    ToolInputError,
-    ToolSpec,
-    clamp_timeout_seconds,
-    read_number,
-    read_string,
-)
+from sessions_tui.tools.base import ToolCall, ToolSpec
+from sessions_tui.tools.spawn_args import THINKING_LEVELS, SpawnArgs
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
-CLEANUP_VALUES = ("delete", "keep")
-DELIVERY_KEYS = ("target", "transport", "channel", "to", "threadId", "thread_id", "replyTo", "reply_to")
 ACCEPTED_NOTE = (
     "Auto-announce is push-based. After spawning children, do NOT call sessions_list, sessions_history, exec "
     "sleep, or any polling tool. Wait for completion events to arrive as user messages, track expected child "
@@ -52,101 +37,6 @@ DESCRIPTION = (
     "should happen in a fresh child session instead of the current one; the child announces its result back "
     "when it is done."
 )
-
-
-class SpawnArgs(ToolArgs):
-    task: str = Field(description="What the sub-agent should do.")
-    label: str | None = Field(
-        None,
-        description="A short label for logs and the dashboard (at most 512 characters).",
-        json_schema_extra={"maxLength": SESSION_LABEL_MAX_LENGTH},
-    )
-    # `acp` is read (to be refused in OpenClaw's words) but never offered.
-    runtime: str = Field(
-        "subagent", description="Only subagent is supported.", json_schema_extra={"enum": ["subagent"]}
-    )
-    agent_id: str | None = Field(None, alias="agentId", description="Spawn under another agent id (see agents_list).")
-    model: str | None = Field(None, description="Model for the child: demo or <provider>/<model id>.")
-    thinking: str | None = Field(None, description="Thinking level: " + ", ".join(THINKING_LEVELS) + ".")
-    run_timeout_seconds: int | None = Field(
-        None,
-        alias="runTimeoutSeconds",
-        ge=0,
-        description="Abort the child's run after N seconds (0 = no limit; at most 2147000).",
-    )
-    timeout_seconds: int | None = Field(
-        None, alias="timeoutSeconds", ge=0, description="Legacy alias of runTimeoutSeconds."
-    )
-    mode: Literal["run", "session"] = Field("run", description="run (default): one-shot.")
-    thread: bool = Field(False, description="Bind the child to a thread (not available here).")
-    cleanup: Literal["delete", "keep"] = Field(
-        "keep", description="delete: archive the child right after it announces; keep (default)."
-    )
-    sandbox: Literal["inherit", "require"] = Field("inherit", description="Require a sandboxed child.")
-    # Read so that they are refused as OpenClaw refuses them, never offered to a model.
-    stream_to: SkipJsonSchema[str | None] = None
-    light_context: SkipJsonSchema[bool] = False
-    resume_session_id: SkipJsonSchema[str | None] = None
-    has_attachments: SkipJsonSchema[bool] = False
-
-    @classmethod
-    def read(cls, params: dict[str, Any]) -> dict[str, Any]:
-        for key in DELIVERY_KEYS:
-            if key in params:
-                raise ToolInputError(
-                    f'sessions_spawn does not support "{key}". Use "message" or "sessions_send" for channel delivery.'
-                )
-        task = read_string(params, "task", required=True)
-        runtime = "acp" if read_string(params, "runtime") == "acp" else "subagent"
-        light = params.get("lightContext") is True
-        if runtime == "acp" and light:
-            raise ToolInputError("lightContext is only supported for runtime='subagent'.")
-        legacy_timeout = read_number(params, "timeoutSeconds")
-        timeout = read_number(params, "runTimeoutSeconds")
-        if timeout is None:
-            timeout = legacy_timeout
-        thread = params.get("thread") is True
-        mode = read_string(params, "mode")
-        return {
-            "task": task,
-            "label": _read_label(params),
-            "runtime": runtime,
-            "agent_id": read_string(params, "agentId"),
-            "model": read_string(params, "model"),
-            "thinking": read_string(params, "thinking"),
-            "run_timeout_seconds": clamp_timeout_seconds(timeout) if timeout is not None else None,
-            "timeout_seconds": clamp_timeout_seconds(legacy_timeout) if legacy_timeout is not None else None,
-            "thread": thread,
-            "mode": mode if mode in ("run", "session") else ("session" if thread else "run"),
-            "cleanup": _read_cleanup(params),
-            "sandbox": "require" if read_string(params, "sandbox") == "require" else "inherit",
-            "stream_to": read_string(params, "streamTo"),
-            "light_context": light,
-            "resume_session_id": read_string(params, "resumeSessionId"),
-            "has_attachments": bool(params.get("attachments")),
-        }
-
-
-def _read_label(params: dict[str, Any]) -> str | None:
-    """`label`: absent or blank → none; else OpenClaw's `parseSessionLabel` (a string of at most 512)."""
-    raw = params.get("label")
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None
-    try:
-        return parse_session_label(raw)
-    except ValueError as exc:
-        raise ToolInputError(str(exc)) from None
-
-
-def _read_cleanup(params: dict[str, Any]) -> str:
-    """`cleanup`: absent or blank → `keep` (as OpenClaw); else exactly `delete` or `keep`."""
-    raw = params.get("cleanup")
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return "keep"
-    value = raw.strip() if isinstance(raw, str) else raw
-    if value not in CLEANUP_VALUES:
-        raise ToolInputError('cleanup must be "delete" or "keep"')
-    return str(value)
 
 
 def _error(status: str, error: str, **extra: Any) -> dict[str, Any]:
