@@ -1,0 +1,96 @@
+"""Reading a config file: bytes → JSON5 → validated `Config`, with every failure a one-line `ConfigError`.
+
+Only a regular file is read (a FIFO would hang the start, a device never end); a missing file
+gives the defaults unless it was asked for; JSON5 that does not parse names the line and column;
+values of the wrong type are errors, out-of-range ones warnings (docs/decisions.md D14).
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import json5
+from pydantic import ValidationError
+
+from sessions_tui.engine.config.document import Config
+from sessions_tui.engine.config.errors import ConfigError, format_validation_error
+from sessions_tui.engine.config.redaction import redaction_warnings
+from sessions_tui.engine.config.rules import json_type
+from sessions_tui.engine.files import NotRegularFile, read_regular_bytes
+
+__all__ = ["LoadedConfig", "load_config", "parse_config"]
+
+
+@dataclass
+class LoadedConfig:
+    """A loaded config, its warnings, the path it came from and whether that file exists."""
+
+    config: Config
+    warnings: list[str]
+    path: Path
+    exists: bool
+
+
+def parse_config(data: Any, *, source: str = "<config>") -> tuple[Config, list[str]]:
+    """Validate already-parsed config data: `(config, warnings)`, or `ConfigError`.
+
+    `source` names the file in messages. Clamps and fallbacks of `VALUE_RULES` apply.
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: top level must be an object, got {json_type(data)}")
+    warnings: list[str] = []
+    try:
+        config = Config.model_validate(data, context={"warnings": warnings, "source": source})
+    except ValidationError as err:
+        raise ConfigError(format_validation_error(source, err)) from None
+    warnings.extend(redaction_warnings(config.logging, source))
+    return config, warnings
+
+
+_JSON5_ERROR_RE = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
+
+
+def _parse_json5(text: str, source: str) -> Any:
+    if not text.strip():
+        raise ConfigError(f"{source}: invalid JSON5: empty file")
+    try:
+        return json5.loads(text)
+    except (ValueError, RecursionError) as err:
+        why = str(err) or type(err).__name__
+        found = _JSON5_ERROR_RE.match(why)
+        if found:
+            line, reason, col = found.group(1), found.group(2), found.group(3)
+            raise ConfigError(f"{source}:{line}:{col}: invalid JSON5: {reason}") from None
+        raise ConfigError(f"{source}: invalid JSON5: {why}") from None
+
+
+def load_config(path: Path, *, required: bool = False) -> LoadedConfig:
+    """Load the JSON5 config file at `path`.
+
+    A missing file gives the defaults (`exists=False`), or `ConfigError` when `required`.
+    Unparseable JSON5, a non-object top level, an unreadable file, one that is not a regular file
+    (a FIFO or a device: never opened to wait or read forever) or a value of the wrong type
+    raise `ConfigError`; out-of-range numbers and unknown enum values become `warnings`.
+    """
+    path = Path(path)
+    source = str(path)
+    try:
+        # Only a regular file is read: a FIFO would hang the start, a device never end.
+        data_bytes = read_regular_bytes(path)
+    except (FileNotFoundError, NotADirectoryError):
+        if required:
+            raise ConfigError(f"{source}: config file not found") from None
+        return LoadedConfig(config=Config(), warnings=[], path=path, exists=False)
+    except NotRegularFile as err:
+        raise ConfigError(f"{source}: is {err.kind}, not a config file") from None
+    except OSError as err:
+        raise ConfigError(f"{source}: cannot read: {err.strerror or err}") from None
+    try:
+        text = data_bytes.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{source}: not UTF-8 text (byte {err.start})") from None
+    text = text.removeprefix("\ufeff")
+    data = _parse_json5(text, source)
+    config, warnings = parse_config(data, source=source)
+    return LoadedConfig(config=config, warnings=warnings, path=path, exists=True)

@@ -1,0 +1,66 @@
+"""The `models` section: the model providers sessions-tui can call, and the offline demo model.
+
+A provider is an OpenAI-compatible endpoint (`baseUrl`, `apiKey`, `headers`).
+"""
+
+from typing import Any
+
+from pydantic import Field
+
+from sessions_tui.engine.config.base import ConfigModel, FlooredInt
+
+__all__ = ["DemoModelConfig", "ModelsConfig", "ProviderConfig", "ProviderModelConfig"]
+
+
+class ProviderModelConfig(ConfigModel):
+    """One entry of `models.providers.<name>.models`; only `id` (and `name`) are read."""
+
+    id: str = Field(description="The model id, as a model ref names it after `<provider>/` (required).")
+    name: str | None = Field(default=None, description="A display name; default: none.")
+
+
+class ProviderConfig(ConfigModel):
+    """`models.providers.<name>`: one OpenAI-compatible endpoint."""
+
+    base_url: str | None = Field(
+        default=None, alias="baseUrl", description="The endpoint's base URL (…/v1); default: none (unusable)."
+    )
+    api_key: str | dict[str, Any] | None = Field(
+        default=None,
+        alias="apiKey",
+        description='The API key: a string, "${VAR}" (an environment variable), or a secret reference '
+        '{"source": "env", "id": "VAR"}; default: the variable <PROVIDER_NAME>_API_KEY.',
+    )
+    api: str | None = Field(default=None, description="OpenClaw's API flavour name (read, not used); default none.")
+    stream: bool = Field(
+        default=True,
+        description="sessions-tui's own: false asks for whole (non-streamed) completions; default true.",
+    )
+    models: list[ProviderModelConfig] = Field(
+        default_factory=list, description="The provider's models, for listing; default []."
+    )
+    headers: dict[str, str] | None = Field(
+        default=None, description="Extra HTTP headers sent with each request; default none."
+    )
+
+
+class DemoModelConfig(ConfigModel):
+    """sessions-tui's own `models.demo`: the offline demo model's simulated latency."""
+
+    latency_ms: FlooredInt = Field(
+        default=400, alias="latencyMs", description="Delay before the demo model answers, 0–60000 ms; default 400."
+    )
+    chunk_ms: FlooredInt = Field(
+        default=40, alias="chunkMs", description="Delay between streamed chunks, 0–10000 ms; default 40."
+    )
+
+
+class ModelsConfig(ConfigModel):
+    """`models`: providers by name, and the demo model."""
+
+    providers: dict[str, ProviderConfig] = Field(
+        default_factory=dict, description="Model providers by name (the `<provider>` of a model ref); default {}."
+    )
+    demo: DemoModelConfig = Field(
+        default_factory=DemoModelConfig, description="The offline demo model; default: 400 ms, 40 ms chunks."
+    )

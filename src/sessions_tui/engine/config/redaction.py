@@ -1,0 +1,50 @@
+"""The `logging` section's redaction settings, and the warnings that keep redaction from going quietly off.
+
+sessions-tui never shows a secret: `redactSensitive: "off"` is accepted but ignored, and a
+custom pattern that cannot be used (unsafe, or not a regular expression) is left out with a
+warning naming it, while the built-in patterns stay on.
+"""
+
+import json
+from typing import Literal
+
+from pydantic import Field
+
+from sessions_tui.engine.config.base import ConfigModel
+from sessions_tui.engine.redact_js import pattern_problem
+
+__all__ = ["LoggingConfig", "redaction_warnings"]
+
+
+class LoggingConfig(ConfigModel):
+    """`logging`: how secrets are masked in what sessions-tui shows."""
+
+    redact_sensitive: Literal["off", "tools"] = Field(
+        default="tools",
+        alias="redactSensitive",
+        description='"tools" or "off"; "off" is ignored with a warning (redaction is always on). Default "tools".',
+    )
+    redact_patterns: list[str] | None = Field(
+        default=None,
+        alias="redactPatterns",
+        description="Your own redaction patterns (JavaScript regular expressions), added to the built-in "
+        "ones; default: none.",
+    )
+
+
+def redaction_warnings(logging: LoggingConfig, source: str) -> list[str]:
+    """Redaction is never silently off: every custom pattern left out is named, with why."""
+    out = []
+    for index, raw in enumerate(logging.redact_patterns or []):
+        why = pattern_problem(raw)
+        if why:
+            out.append(
+                f"{source}: logging.redactPatterns[{index}] {json.dumps(raw)} is {why} and is ignored; "
+                "the built-in patterns stay on"
+            )
+    if logging.redact_sensitive == "off":
+        out.append(
+            f'{source}: logging.redactSensitive "off" is ignored: sessions-tui never shows a secret '
+            "(OpenClaw 2026.9.6 also redacts tool results regardless)"
+        )
+    return out
