@@ -1,0 +1,168 @@
+"""The backend seam: everything a face (the dashboard, the command line) may ask of the engine.
+
+A face holds one `Backend` and nothing of the engine. The local backend wraps the embedded
+engine in this process; a remote one (an HTTP client of a `/tools/invoke` server) implements the
+same methods. So every method that may do I/O is async, and every answer is plain data: a tool's
+result dict, pydantic models, tuples. The events a backend streams are the engine's typed events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from sessions_tui.engine.events import EngineEvent
+from sessions_tui.engine.openclaw.follow import FollowTick
+from sessions_tui.engine.subagents import AnnouncementView, ChildView
+from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+
+EventCallback = Callable[[EngineEvent], None]
+
+
+class Requester(BaseModel):
+    """Who a face calls the tools as: a session key (None: the main alias) and the sandbox flag."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str | None = None
+    sandboxed: bool = False
+
+
+class RequesterView(BaseModel):
+    """What a requester's tools may see, for the acting-as picker's one-line description."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_id: str
+    visibility: str  # self | tree | agent | all
+    restrict_to_spawned: bool
+    a2a_enabled: bool
+    a2a_allow_any: bool  # tools.agentToAgent.allow is empty: every agent
+
+
+class ImportSummary(BaseModel):
+    """What importing an OpenClaw state directory read and found wrong."""
+
+    sources: list[str]
+    problems: list[str]
+    summary: str
+
+
+class Backend(Protocol):
+    """The engine as a face sees it: tools called as a requester, events, the operator's reads."""
+
+    # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        """Where the state lives (a state directory, or a server's address), for a header line."""
+
+    @property
+    def config_warnings(self) -> list[str]:
+        """What loading the config warned about, for a face to show where its user looks."""
+
+    @property
+    def keybindings(self) -> dict[str, str]:
+        """The dashboard's key map from the config (binding id -> keys)."""
+
+    # -- keys and identity (config only, no I/O) -------------------------------------------------
+
+    def now(self) -> int:
+        """The engine's clock in epoch milliseconds (ages, countdowns)."""
+
+    def canonical(self, key: str) -> str:
+        """A session key in any spelling as the engine stores it."""
+
+    def display(self, key: str, viewer_agent_id: str | None = None) -> str:
+        """A canonical key as a person reads it, from an agent's point of view (the default one's)."""
+
+    def main_session_key(self) -> str:
+        """The default agent's main session."""
+
+    def is_sandboxed(self, key: str) -> bool:
+        """Whether the config sandboxes a session's tools (`sandbox.mode`)."""
+
+    def describe_requester(self, requester: Requester) -> RequesterView:
+        """What a requester's tools may see (visibility, sandbox clamp, agent-to-agent)."""
+
+    def redact(self, text: str) -> str:
+        """Agent text with its secrets masked, before a face prints it."""
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
+        """Run a tool as the requester; its result dict. Raises `ToolInputError` for invalid
+        arguments and `UnknownToolError` for a tool that does not exist."""
+
+    async def browse(self, requester: Requester, query: BrowseQuery, *, offset: int, limit: int) -> BrowsePage:
+        """A page of the sessions the requester may see, filtered, sorted and counted whole."""
+
+    async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The rows of some canonical keys the requester may see (live updates)."""
+
+    async def state_is_empty(self) -> bool:
+        """Whether there is no session at all, archived ones included."""
+
+    # -- the operator's reads and commands -------------------------------------------------------
+
+    async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
+        """(key, label) of every session, newest first, for the operator's pickers."""
+
+    async def children(self, requester_key: str) -> list[ChildView]:
+        """The sub-agents a session spawned, newest first, with live status."""
+
+    async def announcements(self, requester_key: str) -> list[AnnouncementView]:
+        """The sub-agent announces in a session's recent transcript, oldest first."""
+
+    async def run_label(self, run_id: str) -> str | None:
+        """A sub-agent run's label (or its task), None for an unknown run."""
+
+    async def owner_key(self, key: str) -> str | None:
+        """The session a person means by a key in any spelling, `main`, or a sessionId."""
+
+    async def owner_command(self, key: str, text: str) -> str | None:
+        """Carry out the owner's `/send on|off|inherit` in a session: its reply (None: not one)."""
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        """Have the engine's events delivered to `callback` (possibly from another thread);
+        returns the function that stops them."""
+
+    async def data_version(self) -> int:
+        """A number that moves when another process writes the state."""
+
+    # -- OpenClaw --------------------------------------------------------------------------------
+
+    async def import_openclaw(self, root: Path) -> ImportSummary:
+        """Import an OpenClaw state directory once."""
+
+    async def follow_openclaw(
+        self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool
+    ) -> None:
+        """Follow an OpenClaw until `stop` is set, `on_tick` after every tick. `own_connection`:
+        write through a connection of its own, so readers notice it like another process."""
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Attach the tools, pick up what a stopped process left, announce and archive what is due."""
+
+    async def sweep(self) -> int:
+        """Archive the finished sub-agents whose time has come; how many. Safe in a thread."""
+
+    async def drain(self) -> None:
+        """Wait for the work this process started (runs, ping-pong, announces, deliveries)."""
+
+    def left_pending_line(self) -> str | None:
+        """A warning naming the webhook deliveries left pending at exit, if any."""
+
+    async def aclose(self) -> None:
+        """Stop background work and close everything."""
+
+    def close(self) -> None:
+        """Close the store of a backend that was never started."""

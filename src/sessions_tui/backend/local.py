@@ -1,0 +1,193 @@
+"""The local backend: the embedded engine of this process behind the `Backend` seam.
+
+Each method is what a face used to do with the engine itself; the requester's context (its
+channel, its sandbox flag) is built here, so a face names a requester and never holds a `ToolCall`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sessions_tui import runtime
+from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
+from sessions_tui.engine.commands import run_owner_command
+from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.keys import DEFAULT_AGENT_ID
+from sessions_tui.engine.openclaw.follow import Follower, FollowTick, follow_beside, run_follow
+from sessions_tui.engine.openclaw.importer import import_openclaw
+from sessions_tui.engine.outbox import EXIT_WAIT_S
+from sessions_tui.engine.subagents import AnnouncementView, ChildView
+from sessions_tui.tools.access import RequesterContext
+from sessions_tui.tools.base import ToolCall
+from sessions_tui.tools.browse import BrowsePage, BrowseQuery, browse_rows, browse_sessions, state_is_empty
+from sessions_tui.tools.registry import invoke
+
+
+class LocalBackend:
+    """The `Backend` of an engine embedded in this process (the engine stays reachable as
+    `engine` for whoever built it: the command line's start-up, tests staging a scene)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return str(self.engine.state_dir)
+
+    @property
+    def config_warnings(self) -> list[str]:
+        return list(self.engine.config_warnings)
+
+    @property
+    def keybindings(self) -> dict[str, str]:
+        return dict(self.engine.config.ui.keybindings)
+
+    # -- keys and identity -----------------------------------------------------------------------
+
+    def now(self) -> int:
+        return self.engine.now()
+
+    def canonical(self, key: str) -> str:
+        return self.engine.canonical(key)
+
+    def display(self, key: str, viewer_agent_id: str | None = None) -> str:
+        return self.engine.display(key, viewer_agent_id or DEFAULT_AGENT_ID)
+
+    def main_session_key(self) -> str:
+        return self.engine.main_session_key()
+
+    def is_sandboxed(self, key: str) -> bool:
+        return self.engine.is_sandboxed(key)
+
+    def describe_requester(self, requester: Requester) -> RequesterView:
+        ctx = RequesterContext.of(
+            ToolCall(engine=self.engine, agent_session_key=requester.key, sandboxed=requester.sandboxed)
+        )
+        a2a = self.engine.a2a_policy()
+        return RequesterView(
+            agent_id=ctx.requester_agent_id,
+            visibility=ctx.visibility,
+            restrict_to_spawned=ctx.restrict_to_spawned,
+            a2a_enabled=a2a.enabled,
+            a2a_allow_any=not a2a.allow,
+        )
+
+    def redact(self, text: str) -> str:
+        return self.engine.redactor.redact(text)
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    def tool_call(self, requester: Requester) -> ToolCall:
+        """The tools' call context of a requester: its channel read from its session."""
+        key = requester.key
+        return ToolCall(
+            engine=self.engine,
+            agent_session_key=key,
+            agent_channel=self.engine.session_channel(self.engine.canonical(key)) if key is not None else None,
+            sandboxed=requester.sandboxed,
+        )
+
+    async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
+        return await invoke(self.tool_call(requester), name, args)
+
+    async def browse(self, requester: Requester, query: BrowseQuery, *, offset: int, limit: int) -> BrowsePage:
+        return browse_sessions(self.tool_call(requester), query, offset=offset, limit=limit)
+
+    async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
+        return browse_rows(self.tool_call(requester), keys)
+
+    async def state_is_empty(self) -> bool:
+        return state_is_empty(ToolCall(engine=self.engine))
+
+    # -- the operator's reads and commands -------------------------------------------------------
+
+    async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
+        return self.engine.operator_sessions(search, limit)
+
+    async def children(self, requester_key: str) -> list[ChildView]:
+        return self.engine.subagents.children(requester_key)
+
+    async def announcements(self, requester_key: str) -> list[AnnouncementView]:
+        return self.engine.subagents.announcements(requester_key)
+
+    async def run_label(self, run_id: str) -> str | None:
+        run = self.engine.subagents.get(run_id)
+        return (run.label or run.task) if run else None
+
+    async def owner_key(self, key: str) -> str | None:
+        store = self.engine.store
+        session = store.get(self.engine.canonical(key)) or store.get_by_session_id(key.strip())
+        return session.key if session else None
+
+    async def owner_command(self, key: str, text: str) -> str | None:
+        return run_owner_command(self.engine, key, text)
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        return self.engine.events.subscribe(callback)
+
+    async def data_version(self) -> int:
+        return self.engine.data_version()
+
+    # -- OpenClaw --------------------------------------------------------------------------------
+
+    async def import_openclaw(self, root: Path) -> ImportSummary:
+        report = import_openclaw(self.engine.store, self.engine.canonical, root)
+        return ImportSummary(sources=list(report.sources), problems=list(report.problems), summary=report.summary())
+
+    async def follow_openclaw(
+        self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool
+    ) -> None:
+        if own_connection:
+            await follow_beside(self.engine.store, self.engine.canonical, root, stop, on_tick)
+        else:
+            await run_follow(Follower(self.engine.store, self.engine.canonical, root), stop, on_tick)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await runtime.start(self.engine)
+
+    async def sweep(self) -> int:
+        return self.engine.subagents.sweep()
+
+    async def drain(self) -> None:
+        await self.engine.drain()
+
+    def left_pending_line(self) -> str | None:
+        """Deliveries stopped at exit stay `pending` (see outbox.py); the next process retries them."""
+        left = self.engine.outbox.left_pending
+        if not left:
+            return None
+        which = ", ".join(f"#{i}" + (f" to {channel}" if channel else "") for i, channel in left)
+        one = len(left) == 1
+        return (
+            f"warning: {'delivery' if one else 'deliveries'} {which} {'is' if one else 'are'} still pending "
+            f"(the webhook did not finish within {EXIT_WAIT_S:g} s); the next sessions-tui process to open "
+            f"this state directory will retry {'it' if one else 'them'}"
+        )
+
+    async def aclose(self) -> None:
+        await self.engine.aclose()
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> LocalBackend:
+    """The local backend of a state directory (raising `ConfigError`, `StoreError` or
+    `StateDirError`); with `demo`, the demo's sessions seeded first when it is empty."""
+    engine, _ = runtime.open_engine(state_dir, config_path)
+    if demo:
+        from sessions_tui.engine.demo import seed_demo
+
+        if seed_demo(engine, config_path):  # reopened under the demo config it may have written
+            engine.close()
+            engine, _ = runtime.open_engine(state_dir, config_path)
+    return LocalBackend(engine)
