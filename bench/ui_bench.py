@@ -30,6 +30,7 @@ from _common import in_temp_dir, verdict  # noqa: E402
 from list_bench import build  # noqa: E402 - realistic sessions of every kind, four agents
 from textual import events  # noqa: E402
 
+from sessions_tui.backend import LocalBackend
 from sessions_tui.ui.app import SessionsApp  # noqa: E402
 from sessions_tui.ui.screens.main import MainScreen  # noqa: E402
 from sessions_tui.ui.widgets.session_table import SessionTable  # noqa: E402
@@ -78,7 +79,7 @@ async def wait_for(predicate, timeout: float = 30.0) -> None:
 async def measure(count: int, tmp: Path) -> dict:
     engine, _ = build(tmp / "state", count, seed=count)
     start = time.perf_counter()
-    app = SessionsApp(engine, watch_store=False, steady=True)
+    app = SessionsApp(LocalBackend(engine), watch_store=False, steady=True)
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_for(lambda: bool(FIRST_ROWS))
         first_paint = FIRST_ROWS[0] - start

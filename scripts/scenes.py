@@ -16,6 +16,7 @@ from typing import Any
 
 import json5
 
+from sessions_tui.backend import LocalBackend
 from sessions_tui.engine import ids
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
@@ -42,6 +43,15 @@ def merge(*parts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+class StagedApp(SessionsApp):
+    """The dashboard on a local backend, with its engine at hand for staging a scene (the clock,
+    draining the work a send started, the store)."""
+
+    def __init__(self, engine: Engine, **kwargs: Any) -> None:
+        super().__init__(LocalBackend(engine), **kwargs)
+        self.engine = engine
+
+
 def demo_app(
     state: Path,
     config: dict[str, Any] | None = None,
@@ -50,7 +60,7 @@ def demo_app(
     watch_store: bool = True,
     acting_as: str = "main",
     sandboxed: bool = False,
-) -> SessionsApp:
+) -> StagedApp:
     """The demo on a fresh state directory, with the demo config plus `config`."""
     ids.use_sequence(state.name)
     if state.exists():
@@ -59,7 +69,7 @@ def demo_app(
     cfg, _ = parse_config(data)
     engine = Engine(state, cfg, clock=FrozenClock(NOW_MS))
     seed_demo(engine, None)
-    return SessionsApp(engine, acting_as=acting_as, sandboxed=sandboxed, watch_store=watch_store, steady=True)
+    return StagedApp(engine, acting_as=acting_as, sandboxed=sandboxed, watch_store=watch_store, steady=True)
 
 
 def _transcripts_loading(app: Any) -> bool:
@@ -181,7 +191,7 @@ SCENES: dict[str, tuple[Scene, int]] = {
 }
 
 
-def scene_app(name: str) -> tuple[SessionsApp, Scene]:
+def scene_app(name: str) -> tuple[StagedApp, Scene]:
     scene, latency = SCENES[name]
     return demo_app(STATE_ROOT / name, latency_ms=latency), scene
 

@@ -7,6 +7,7 @@ from rich.console import Console
 from textual.command import CommandList, CommandPalette
 from textual.widgets._footer import FooterKey
 
+from sessions_tui.backend import LocalBackend
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
@@ -108,7 +109,7 @@ async def test_a_filter_matching_nothing_clears_the_transcript_and_the_composer_
 
 
 async def test_an_empty_state_directory_says_how_to_get_the_demo(tmp_path):
-    app = SessionsApp(Engine(tmp_path / "empty", parse_config({})[0]), watch_store=False, steady=True)
+    app = SessionsApp(LocalBackend(Engine(tmp_path / "empty", parse_config({})[0])), watch_store=False, steady=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         info = text_of(app.main_screen.query_one("#page-info"))
@@ -219,7 +220,7 @@ async def test_config_warnings_are_toasts_at_start_shown_as_text(tmp_path):
     config = tmp_path / "config.json5"
     config.write_text("{ session: { agentToAgent: { maxPingPongTurns: 99 } } }")
     engine, _ = Engine.open(tmp_path / "state", config)
-    app = SessionsApp(engine, watch_store=False, steady=True)
+    app = SessionsApp(LocalBackend(engine), watch_store=False, steady=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         toasts = [n for n in app._notifications if n.title == "Config warning"]
@@ -228,7 +229,7 @@ async def test_config_warnings_are_toasts_at_start_shown_as_text(tmp_path):
         ]
         assert toasts[0].severity == "warning" and toasts[0].markup is False
     app = SessionsApp(
-        Engine(tmp_path / "other", parse_config({})[0]),
+        LocalBackend(Engine(tmp_path / "other", parse_config({})[0])),
         watch_store=False,
         steady=True,
         config_warnings=["[bold]x[/] \x1b[31m"],

@@ -354,16 +354,14 @@ async def test_errors_become_toasts_not_crashes(tmp_path):
 
 
 async def test_a_failing_worker_is_a_toast_not_a_crash(tmp_path, monkeypatch):
-    import sessions_tui.ui.screens.main as main_module
-
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
 
-        def broken(*args, **kwargs):
+        async def broken(*args, **kwargs):
             raise RuntimeError("disk on fire")
 
-        monkeypatch.setattr(main_module, "browse_sessions", broken)
+        monkeypatch.setattr(app.backend, "browse", broken)
         await pilot.press("r")
         await settle(pilot, 0.3)
         assert app.is_running

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from openclaw_fake import FakeGateway
+from sessions_tui.backend import LocalBackend
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
 from sessions_tui.ui.widgets.message_view import MessageView
@@ -16,7 +17,7 @@ GROUP = "agent:main:discord:group:123"
 
 async def test_the_dashboard_follows_openclaw_live_and_says_so(tmp_path: Path):
     gateway = FakeGateway(tmp_path / "openclaw")
-    app = SessionsApp(Engine(tmp_path / "state"), openclaw=tmp_path / "openclaw", steady=True)
+    app = SessionsApp(LocalBackend(Engine(tmp_path / "state")), openclaw=tmp_path / "openclaw", steady=True)
     try:
         async with app.run_test(size=SIZE) as pilot:
             screen = app.main_screen

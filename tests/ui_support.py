@@ -8,7 +8,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from scenes import SIZE, demo_app, scene_app, select, settle, until  # noqa: E402,F401
+from scenes import SIZE, StagedApp, demo_app, scene_app, select, settle, until  # noqa: E402,F401
 
 from sessions_tui.ui.app import SessionsApp  # noqa: E402
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui import runtime
+from sessions_tui.backend import LocalBackend
 from sessions_tui.cli_parser import build_parser, demo_state_dir
 from sessions_tui.engine.config import (
     CONFIG_FILE_NAME,
@@ -286,7 +287,7 @@ def _run_dashboard(opts: argparse.Namespace) -> int:
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
-    SessionsApp(engine, acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root).run()
+    SessionsApp(LocalBackend(engine), acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root).run()
     return EXIT_OK
 
 

@@ -37,6 +37,7 @@ import httpx
 import pytest
 
 from conftest import run_tool
+from sessions_tui.backend import LocalBackend
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.follow import Follower
@@ -270,7 +271,7 @@ def test_sessions_list_matches_the_gateways(gateway: Gateway, tmp_path: Path) ->
 
 async def test_dashboard_follows_the_gateway(gateway: Gateway, tmp_path: Path) -> None:
     engine = new_engine(tmp_path / "mirror")
-    app = SessionsApp(engine, openclaw=gateway.state)
+    app = SessionsApp(LocalBackend(engine), openclaw=gateway.state)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = app.main_screen
         header = screen.query_one("#status-header")

@@ -1,8 +1,9 @@
-"""The sessions-tui dashboard: a Textual app on the embedded engine.
+"""The sessions-tui dashboard: a Textual app on a backend (the embedded engine, or a remote one).
 
-The app owns the engine's lifecycle and the viewer's identity (acting as which session,
+The app owns the backend's lifecycle and the viewer's identity (acting as which session,
 sandboxed or not). Engine events become Textual messages; writes by other processes are noticed
-through SQLite's `data_version` (one cheap PRAGMA a quarter second) and become `StoreChanged`.
+through the backend's `data_version` (one cheap PRAGMA a quarter second, locally) and become
+`StoreChanged`. The sub-agent sweep runs in a thread worker, off the UI loop.
 """
 
 from __future__ import annotations
@@ -14,16 +15,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.worker import WorkerCancelled
 
-from sessions_tui import runtime
-from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.events import FollowStatus
-from sessions_tui.engine.openclaw.follow import FollowTick, follow_beside
+from sessions_tui.backend import Backend, EngineEvent, FollowStatus, FollowTick, Requester, agent_id_of
 from sessions_tui.terminal_text import visible
-from sessions_tui.tools.base import ToolCall
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
@@ -40,7 +38,7 @@ log = logging.getLogger(__name__)
 
 
 class SessionsApp(App[None]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # whole: a subclass elsewhere finds it too
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
     COMMANDS = App.COMMANDS | {DashboardCommands}
@@ -105,7 +103,7 @@ class SessionsApp(App[None]):
 
     def __init__(
         self,
-        engine: Engine,
+        backend: Backend,
         *,
         acting_as: str = "main",
         sandboxed: bool = False,
@@ -116,18 +114,16 @@ class SessionsApp(App[None]):
     ) -> None:
         """`steady` stops cursor blinking, for screenshots and snapshot tests; `openclaw` is an
         OpenClaw state directory to follow while the dashboard runs; `config_warnings` (by default
-        the engine's) are shown as toasts at start, where stderr is hidden by the screen."""
+        the backend's) are shown as toasts at start, where stderr is hidden by the screen."""
         super().__init__()
-        self.config_warnings = list(
-            config_warnings if config_warnings is not None else getattr(engine, "config_warnings", None) or []
-        )
+        self.config_warnings = list(config_warnings if config_warnings is not None else backend.config_warnings)
         self.openclaw = openclaw
         self._follow_stop = asyncio.Event()
         self._follow_failure: str | None = None
         self.steady = steady
-        self.engine = engine
-        self.requester_key = engine.canonical(acting_as)
-        self.sandboxed = sandboxed or engine.is_sandboxed(self.requester_key)
+        self.backend = backend
+        self.requester_key = backend.canonical(acting_as)
+        self.sandboxed = sandboxed or backend.is_sandboxed(self.requester_key)
         self.paused = False
         self.watch_store = watch_store
         self._data_version = 0
@@ -135,38 +131,31 @@ class SessionsApp(App[None]):
 
     # -- identity -------------------------------------------------------------------------------
 
-    def tool_call(self) -> ToolCall:
-        """The tool context of the acting-as session."""
-        return ToolCall(
-            engine=self.engine,
-            agent_session_key=self.requester_key,
-            agent_channel=self.engine.session_channel(self.requester_key),
-            sandboxed=self.sandboxed,
-        )
+    def requester(self) -> Requester:
+        """Who the tools run as now: the acting-as session and its sandbox flag."""
+        return Requester(key=self.requester_key, sandboxed=self.sandboxed)
 
     def requester_name(self) -> str:
         """Who the tools run as, named from the default agent's point of view: another agent's
         main shows as `agent:research:main`, never as a bare `main` that reads as agent main's."""
-        return self.engine.display(self.requester_key)
+        return self.backend.display(self.requester_key)
 
     def display_key(self, key: str) -> str:
-        from sessions_tui.engine.keys import agent_id_of
-
-        return self.engine.display(key, agent_id_of(self.requester_key)) if key else key
+        return self.backend.display(key, agent_id_of(self.requester_key)) if key else key
 
     # -- lifecycle ------------------------------------------------------------------------------
 
     async def on_mount(self) -> None:
-        keymap = dict(self.engine.config.ui.keybindings)
+        keymap = self.backend.keybindings
         if keymap:
             self.set_keymap(keymap)
-        await runtime.start(self.engine)
-        self._unsubscribe = self.engine.events.subscribe(self._on_engine_event)
-        self._data_version = self.engine.data_version()
+        await self.backend.start()
+        self._unsubscribe = self.backend.subscribe(self._on_engine_event)
+        self._data_version = await self.backend.data_version()
         if self.watch_store:
             self.set_interval(STORE_POLL_SECONDS, self._poll_store)
-        self.set_interval(SWEEP_SECONDS, self.engine.subagents.sweep)
-        await self.push_screen(MainScreen())
+        self.set_interval(SWEEP_SECONDS, self._sweep)
+        await self.push_screen(MainScreen(self.backend, self.requester, self.display_key))
         for warning in self.config_warnings:
             log.warning("config: %s", warning)
             self.log.warning("config:", warning)
@@ -194,30 +183,36 @@ class SessionsApp(App[None]):
                 await self.workers.wait_for_complete(following)
         if self._unsubscribe is not None:
             self._unsubscribe()
-        await self.engine.aclose()
+        await self.backend.aclose()
+
+    @work(group="sweep", thread=True, exit_on_error=False)
+    async def _sweep(self) -> None:
+        """Archive the sub-agents that are due, in a thread (the local store is SQLite): what it
+        archives comes back as engine events."""
+        await self.backend.sweep()
 
     async def _follow(self, root: Path) -> None:
         """Follow an OpenClaw in the background, through a store connection of its own: its
         writes reach the dashboard like another process's, through `data_version`."""
-        await follow_beside(
-            self.engine.store, self.engine.canonical, root, self._follow_stop, lambda tick: self._followed(root, tick)
+        await self.backend.follow_openclaw(
+            root, self._follow_stop, lambda tick: self._followed(root, tick), own_connection=True
         )
 
     def _followed(self, root: Path, tick: FollowTick) -> None:
         failure = "; ".join(tick.failures) or None
         if tick.first or failure != self._follow_failure or tick.changed:
             self._follow_failure = failure
-            self.engine.events.publish(
-                FollowStatus(ts=self.engine.now(), root=str(root), failure=failure, changed=len(tick.report.changed))
+            self._on_engine_event(
+                FollowStatus(ts=self.backend.now(), root=str(root), failure=failure, changed=len(tick.report.changed))
             )
 
-    def _on_engine_event(self, event: Any) -> None:
+    def _on_engine_event(self, event: EngineEvent) -> None:
         for screen in self.screen_stack:
             if isinstance(screen, MainScreen):
                 screen.post_message(EngineEventMessage(event))
 
-    def _poll_store(self) -> None:
-        version = self.engine.data_version()
+    async def _poll_store(self) -> None:
+        version = await self.backend.data_version()
         if version != self._data_version:
             self._data_version = version
             for screen in self.screen_stack:
@@ -296,11 +291,11 @@ class SessionsApp(App[None]):
             if result is None:
                 return
             key, sandboxed = result
-            self.requester_key = self.engine.canonical(key)
+            self.requester_key = self.backend.canonical(key)
             self.sandboxed = sandboxed
             self.main_screen.requester_changed()
             self.notify(
                 f"Acting as {self.requester_name()}" + (" (sandboxed)" if sandboxed else ""), timeout=3, markup=False
             )
 
-        self.push_screen(ActingAsScreen(self.engine, self.requester_key, self.sandboxed), chosen)
+        self.push_screen(ActingAsScreen(self.backend, self.requester_key, self.sandboxed), chosen)

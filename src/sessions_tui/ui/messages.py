@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from sessions_tui.engine.events import EngineEvent
+from sessions_tui.backend import EngineEvent
 
 
 class EngineEventMessage(Message):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,29 +15,27 @@ from textual.widgets import Button, Input, Label, OptionList, Static, Switch
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from sessions_tui.tools.access import RequesterContext
-from sessions_tui.tools.base import ToolCall
+from sessions_tui.backend import Backend, Requester
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.field import Field
 
 
-def describe(engine: Any, key: str, sandboxed: bool) -> str:
+def describe(backend: Backend, key: str, sandboxed: bool) -> str:
     """What a requester's tools see, in one sentence."""
-    ctx = RequesterContext.of(ToolCall(engine=engine, agent_session_key=key, sandboxed=sandboxed))
-    who = f"As {engine.display(key)}" + (" (sandboxed)" if sandboxed else "")
+    ctx = backend.describe_requester(Requester(key=key, sandboxed=sandboxed))
+    who = f"As {backend.display(key)}" + (" (sandboxed)" if sandboxed else "")
     if ctx.restrict_to_spawned:
         return f"{who}: sees only the sessions it spawned."
-    agent = ctx.requester_agent_id
+    agent = ctx.agent_id
     if ctx.visibility == "self":
         return f"{who}: sees only itself (visibility self)."
     if ctx.visibility == "tree":
         return f"{who}: sees itself and the sessions it spawned (visibility tree)."
     if ctx.visibility == "agent":
         return f"{who}: sees every session of agent {agent} (visibility agent)."
-    a2a = engine.a2a_policy()
-    if not a2a.enabled:
+    if not ctx.a2a_enabled:
         return f"{who}: sees every session of agent {agent}; other agents need tools.agentToAgent.enabled."
-    others = "every agent" if not a2a.allow else "agents allowed by tools.agentToAgent.allow"
+    others = "every agent" if ctx.a2a_allow_any else "agents allowed by tools.agentToAgent.allow"
     return f"{who}: sees the sessions of agent {agent} and of {others}."
 
 
@@ -48,18 +46,18 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     BINDINGS = [Binding("escape", "cancel", "cancel")]
 
-    def __init__(self, engine: Any, current: str, sandboxed: bool) -> None:
+    def __init__(self, backend: Backend, current: str, sandboxed: bool) -> None:
         super().__init__()
-        self.engine = engine
+        self.backend = backend
         self.current = current
         self.choice = current
         # The user's own choice: what the engine forces for the current requester is not one.
-        self.wanted = sandboxed and not engine.is_sandboxed(current)
+        self.wanted = sandboxed and not backend.is_sandboxed(current)
 
     @property
     def sandboxed(self) -> bool:
         """Whether the highlighted session would be sandboxed (the switch, or its agent)."""
-        return self.wanted or self.engine.is_sandboxed(self.choice)
+        return self.wanted or self.backend.is_sandboxed(self.choice)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="acting-as"):
@@ -91,21 +89,20 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     def _fill(self, search: str) -> None:
         """Read the sessions for `search` off the UI thread (the store is SQLite)."""
-        self.run_worker(
-            lambda: self._read_rows(search), group="acting-rows", exclusive=True, thread=True, exit_on_error=False
-        )
+        self._read_rows(search)
 
-    def _read_rows(self, search: str) -> None:
+    @work(group="acting-rows", exclusive=True, thread=True, exit_on_error=False)
+    async def _read_rows(self, search: str) -> None:
         """Main first, the current requester next if not among them, then the matches."""
-        main = self.engine.main_session_key()
+        main = self.backend.main_session_key()
         rows = [(main, "main")] + [
-            (k, label) for k, label in self.engine.operator_sessions(search or None, 200) if k != main
+            (k, label) for k, label in await self.backend.operator_sessions(search or None, 200) if k != main
         ]
         if not search and all(key != self.current for key, _ in rows):
             rows.insert(1, (self.current, ""))
         shown_rows = []
         for key, label in rows:
-            shown = self.engine.display(key)
+            shown = self.backend.display(key)
             shown_rows.append(
                 (
                     key,
@@ -114,7 +111,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
             )
         typed = None
         if search and not rows[1:] and (":" in search or search == "main"):
-            typed = Option(literal(f"use the key {search}"), id=self.engine.canonical(search))
+            typed = Option(literal(f"use the key {search}"), id=self.backend.canonical(search))
         if not get_current_worker().is_cancelled:
             self.post_message(self.Rows(search, shown_rows, typed))
 
@@ -144,7 +141,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
     def _show_choice(self) -> None:
         """The switch shows the user's choice, or on and locked where the agent sandboxes it."""
         switch = self.query_one("#acting-sandboxed", Switch)
-        forced = self.engine.is_sandboxed(self.choice)
+        forced = self.backend.is_sandboxed(self.choice)
         with switch.prevent(Switch.Changed):
             switch.value = self.sandboxed
         switch.disabled = forced
@@ -158,7 +155,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     def _describe(self) -> None:
         self.query_one("#acting-describe", Static).update(
-            literal(describe(self.engine, self.choice, self.sandboxed), style="italic")
+            literal(describe(self.backend, self.choice, self.sandboxed), style="italic")
         )
 
     @on(Input.Submitted, "#acting-filter")

@@ -6,23 +6,27 @@ changed is collected per tick and applied to the rows that differ, never a rebui
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import work
 from textual.message import Message
 from textual.screen import Screen
 
-from sessions_tui.engine.events import (
+from sessions_tui.backend import (
     Announced,
+    Backend,
+    BrowsePage,
+    BrowseQuery,
     EngineEvent,
     FollowStatus,
     MessageAppended,
+    Requester,
     RunEnded,
     RunStarted,
     RunStreamed,
     SessionChanged,
 )
-from sessions_tui.tools.browse import BrowsePage, BrowseQuery, browse_rows, browse_sessions
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.widgets.composer import Composer
@@ -55,8 +59,10 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
     """The table's live part: the screen subclass supplies the query, the page and what a diff
     means for the open session (`_update_counts`, `_rows_changed`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, backend: Backend, requester: Callable[[], Requester]) -> None:
         super().__init__()
+        self.backend = backend
+        self.requester = requester
         self.query_state = BrowseQuery()
         self.page_offset = 0
         self.total = 0
@@ -75,14 +81,14 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
 
     # -- engine events --------------------------------------------------------------------------
 
-    def on_engine_event_message(self, message: EngineEventMessage) -> None:
+    async def on_engine_event_message(self, message: EngineEventMessage) -> None:
         app: Any = self.app
         event = message.event
         if isinstance(event, FollowStatus):
             self._follow_status(event)
             return
         self.query_one(Composer).on_engine_event(event)
-        self._spawn_panel_event(event)
+        await self._spawn_panel_event(event)
         if app.paused:
             self.stale = True
             return
@@ -113,18 +119,17 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         elif was_failing and not event.failure:
             self.app.notify(f"Following OpenClaw at {event.root} again.", title="OpenClaw", timeout=4, markup=False)
 
-    def _spawn_panel_event(self, event: EngineEvent) -> None:
+    async def _spawn_panel_event(self, event: EngineEvent) -> None:
         panel = self.query_one(SpawnPanel)
-        app: Any = self.app
-        if isinstance(event, Announced) and event.kind == "subagent" and event.session_key == app.requester_key:
-            run = app.engine.subagents.get(event.run_id) if event.run_id else None
+        if isinstance(event, Announced) and event.kind == "subagent" and event.session_key == self.requester().key:
+            label = await self.backend.run_label(event.run_id) if event.run_id else None
             panel.add_announcement(
                 event.text,
                 event.child_session_key or "",
                 event.ts,
                 event.run_id or "",
                 delivery=event.delivery,
-                label=(run.label or run.task) if run else None,
+                label=label,
             )
         if isinstance(event, (SessionChanged, RunEnded)):
             panel.refresh_runs()
@@ -143,12 +148,10 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             self._load_rows(keys)
 
     @work(group="rows", thread=True, exit_on_error=False)
-    def _load_rows(self, keys: list[str]) -> None:
-        app: Any = self.app
-        self.post_message(RowsFetched(keys, browse_rows(app.tool_call(), keys)))
+    async def _load_rows(self, keys: list[str]) -> None:
+        self.post_message(RowsFetched(keys, await self.backend.browse_rows(self.requester(), keys)))
 
     def on_rows_fetched(self, event: RowsFetched) -> None:
-        app: Any = self.app
         table = self.query_one(SessionTable)
         query = self.query_state
         rows: dict[str, dict[str, Any] | None] = {}
@@ -173,7 +176,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             order = order[:PAGE_SIZE]
         before = len(table.rows_by_key)
         listed = self._shown_is_listed()
-        table.apply(rows, app.engine.now(), order)
+        table.apply(rows, self.backend.now(), order)
         self.total += len(table.rows_by_key) - before
         self._update_counts()
         self._rows_changed(listed)
@@ -185,8 +188,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         if query.kinds is not None and row.get("kind") not in query.kinds:
             return False
         if query.active_minutes:
-            app: Any = self.app
-            if (row.get("updatedAt") or 0) < app.engine.now() - query.active_minutes * 60_000:
+            if (row.get("updatedAt") or 0) < self.backend.now() - query.active_minutes * 60_000:
                 return False
         if query.search:
             needle = query.search.lower()
@@ -210,13 +212,11 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self.query_one(SpawnPanel).refresh_runs()
 
     @work(exclusive=True, group="table", thread=True, exit_on_error=False)
-    def _refresh_page_as_diff(self) -> None:
-        app: Any = self.app
-        page = browse_sessions(app.tool_call(), self.query_state, offset=self.page_offset, limit=PAGE_SIZE)
+    async def _refresh_page_as_diff(self) -> None:
+        page = await self.backend.browse(self.requester(), self.query_state, offset=self.page_offset, limit=PAGE_SIZE)
         self.post_message(PageRefreshed(page))
 
     def on_page_refreshed(self, event: PageRefreshed) -> None:
-        app: Any = self.app
         table = self.query_one(SessionTable)
         fresh = {row["_key"]: row for row in event.page.rows}
         rows: dict[str, dict[str, Any] | None] = dict(fresh)
@@ -224,7 +224,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             if key not in fresh:
                 rows[key] = None
         listed = self._shown_is_listed()
-        table.apply(rows, app.engine.now(), list(fresh))
+        table.apply(rows, self.backend.now(), list(fresh))
         self.total = event.page.total
         self._update_counts()
         self._rows_changed(listed)

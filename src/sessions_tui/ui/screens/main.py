@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
@@ -13,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
-from sessions_tui.tools.browse import BrowsePage, browse_sessions, state_is_empty
+from sessions_tui.backend import Backend, BrowsePage, Requester
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
@@ -42,8 +43,10 @@ class MainScreen(LiveRows):
             self.generation = generation
             self.store_empty = store_empty  # no session at all in the state directory
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, backend: Backend, requester: Callable[[], Requester], display_key: Callable[[str], str]) -> None:
+        """`requester` says who the tools run as at the moment of each call (acting as changes it)."""
+        super().__init__(backend, requester)
+        self.display_key = display_key
         self.generation = 0
         self.pages_loaded = 0  # how many pages the table has shown (benchmarks wait on it)
         self._open_timer: Any = None
@@ -63,27 +66,19 @@ class MainScreen(LiveRows):
                 yield SessionTable(id="sessions")
                 yield Static("", id="page-info")
             with ContentSwitcher(initial="transcript", id="side"):
-                yield TranscriptPane(id="transcript")
-                yield SpawnPanel(id="spawn")
-        yield Composer(id="composer")
+                yield TranscriptPane(self.backend, self.requester, self.display_key, id="transcript")
+                yield SpawnPanel(self.backend, self.requester, id="spawn")
+        yield Composer(self.backend, self.requester, self.display_key, id="composer")
         yield DashboardFooter()
 
-    def on_mount(self) -> None:
-        app: Any = self.app
-        transcript = self.query_one(TranscriptPane)
-        transcript.call_factory = app.tool_call
-        transcript.display_key = app.display_key
-        composer = self.query_one(Composer)
-        composer.call_factory = app.tool_call
-        composer.engine = app.engine
-        composer.display_key = app.display_key
+    async def on_mount(self) -> None:
         header = self.query_one(StatusHeader)
-        header.state_dir = str(app.engine.state_dir)
+        header.state_dir = self.backend.location
         # The first page is read here, before the first paint, so the table never opens empty;
         # it is one bounded query (a page of rows), every later one runs in a worker.
         self.generation += 1
-        first = browse_sessions(app.tool_call(), self.query_state, offset=0, limit=PAGE_SIZE)
-        self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation, self._store_empty(first)))
+        first = await self.backend.browse(self.requester(), self.query_state, offset=0, limit=PAGE_SIZE)
+        self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation, await self._store_empty(first)))
         self.requester_changed(reload=False)
         self.query_one(SessionTable).focus()
         self.query_one(TableHeader).show_sort(self.query_state.order_by, self.query_state.descending)
@@ -97,7 +92,7 @@ class MainScreen(LiveRows):
         header = self.query_one(StatusHeader)
         header.acting_as = app.requester_name()
         header.sandboxed = app.sandboxed
-        self.query_one(SpawnPanel).configure(app.engine, app.tool_call, app.requester_key)
+        self.query_one(SpawnPanel).configure(app.requester_key)
         if reload:
             self.query_one(Composer).clear_results()  # the last send was another requester's
             self._reopen = True  # the same session may now be named differently, or be gone
@@ -110,22 +105,19 @@ class MainScreen(LiveRows):
         self._load_page(self.generation, self.page_offset)
 
     @work(exclusive=True, group="table", thread=True, exit_on_error=False)
-    def _load_page(self, generation: int, offset: int) -> None:
-        app: Any = self.app
-        page = browse_sessions(app.tool_call(), self.query_state, offset=offset, limit=PAGE_SIZE)
-        self.post_message(self.PageLoaded(page, generation, self._store_empty(page)))
+    async def _load_page(self, generation: int, offset: int) -> None:
+        page = await self.backend.browse(self.requester(), self.query_state, offset=offset, limit=PAGE_SIZE)
+        self.post_message(self.PageLoaded(page, generation, await self._store_empty(page)))
 
-    def _store_empty(self, page: BrowsePage) -> bool:
+    async def _store_empty(self, page: BrowsePage) -> bool:
         """Whether an empty page means an empty state directory (asked only then: a count)."""
-        app: Any = self.app
-        return page.total == 0 and state_is_empty(app.tool_call())
+        return page.total == 0 and await self.backend.state_is_empty()
 
     def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
         if event.generation != self.generation:
             return
-        app: Any = self.app
         table = self.query_one(SessionTable)
-        table.load(event.page.rows, app.engine.now())
+        table.load(event.page.rows, self.backend.now())
         self.total = event.page.total
         self.store_empty = event.store_empty
         self.pages_loaded += 1
@@ -226,7 +218,7 @@ class MainScreen(LiveRows):
     def _tick_times(self) -> None:
         app: Any = self.app
         if not app.paused:
-            self.query_one(SessionTable).refresh_times(app.engine.now())
+            self.query_one(SessionTable).refresh_times(self.backend.now())
 
     # -- selection ------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ the send's own (`timeoutSeconds`), never a spawn's (the spawn panel has its run 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -22,17 +23,18 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from sessions_tui.engine.commands import is_send_command, run_owner_command
-from sessions_tui.engine.events import (
+from sessions_tui.backend import (
     Announced,
+    Backend,
     EngineEvent,
     PolicyRefused,
+    Requester,
     RunEnded,
     RunStarted,
     SendProgress,
+    ToolInputError,
+    is_send_command,
 )
-from sessions_tui.tools.base import ToolInputError
-from sessions_tui.tools.registry import invoke
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
@@ -69,13 +71,20 @@ class Composer(ReportsWorkerErrors, Vertical):
             self.generation = generation  # which of the composer's views it belongs to
             self.shown_key = shown_key
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        requester: Callable[[], Requester],
+        display_key: Callable[[str], str],
+        **kwargs: Any,
+    ) -> None:
+        """`requester` says who sends at the moment of sending; `display_key` names a key for the viewer."""
         super().__init__(**kwargs)
+        self.backend = backend
+        self.requester = requester
+        self.display_key = display_key
         self.key: str | None = None
         self.shown_key = ""
-        self.call_factory: Any = None  # () -> ToolCall, set by the screen
-        self.engine: Any = None
-        self.display_key: Any = lambda k: k
         self.run_id: str | None = None
         self.last_status: str | None = None
         self.waiting_run: str | None = None
@@ -157,8 +166,7 @@ class Composer(ReportsWorkerErrors, Vertical):
             return
         box.value = ""
         if is_send_command(text):
-            reply = run_owner_command(self.engine, self.key, text)
-            self._outcome(literal(reply or ""))
+            self._owner_command(self.key, text)
             return
         self._begin(self.timeout_value())
         self._send(self.key, text, self.timeout_value(), self._generation, self.shown_key)
@@ -187,11 +195,17 @@ class Composer(ReportsWorkerErrors, Vertical):
         if timeout > 0:
             self._start_countdown(timeout)
 
+    @work(group="owner-command", exit_on_error=False)
+    async def _owner_command(self, key: str, text: str) -> None:
+        """The owner's `/send on|off|inherit`: its reply is the outcome."""
+        reply = await self.backend.owner_command(key, text)
+        self._outcome(literal(reply or ""))
+
     @work(exclusive=True, group="send", exit_on_error=False)
     async def _send(self, key: str, text: str, timeout: int, generation: int, shown_key: str) -> None:
         try:
-            result = await invoke(
-                self.call_factory(), "sessions_send", {"sessionKey": key, "message": text, "timeoutSeconds": timeout}
+            result = await self.backend.call_tool(
+                "sessions_send", {"sessionKey": key, "message": text, "timeoutSeconds": timeout}, self.requester()
             )
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
@@ -224,7 +238,7 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def _start_countdown(self, timeout: int) -> None:
         self.timeout_s = timeout
-        self.deadline_ms = self.engine.now() + timeout * 1000
+        self.deadline_ms = self.backend.now() + timeout * 1000
         bar = self.query_one("#countdown", ProgressBar)
         bar.update(total=timeout, progress=0)
         bar.display = True
@@ -238,7 +252,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         self.query_one("#countdown", ProgressBar).display = False
 
     def _tick(self) -> None:
-        left_ms = max(0, self.deadline_ms - self.engine.now())
+        left_ms = max(0, self.deadline_ms - self.backend.now())
         left = (left_ms + 999) // 1000
         self.query_one("#countdown", ProgressBar).update(progress=self.timeout_s - left_ms / 1000)
         text = span("waiting ", style="bold")

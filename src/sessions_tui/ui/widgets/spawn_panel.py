@@ -8,6 +8,7 @@ the form beside the table), give it the whole body.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -19,9 +20,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sessions_tui.engine.keys import agent_id_of
-from sessions_tui.tools.base import ToolInputError
-from sessions_tui.tools.registry import invoke
+from sessions_tui.backend import AnnouncementView, Backend, ChildView, Requester, ToolInputError, agent_id_of
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import (
     clock_time,
@@ -64,13 +63,31 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
             super().__init__()
             self.session_key = session_key
 
-    def __init__(self, **kwargs: Any) -> None:
+    class RunsRead(Message):
+        """The requester's children, read off the UI loop."""
+
+        def __init__(self, requester: str, children: list[ChildView], asked: int) -> None:
+            super().__init__()
+            self.requester = requester
+            self.children = children
+            self.asked = asked  # which read it answers: an older one never overwrites a newer
+
+    class AnnouncementsRead(Message):
+        def __init__(self, requester: str, items: list[AnnouncementView]) -> None:
+            super().__init__()
+            self.requester = requester
+            self.items = items
+
+    def __init__(self, backend: Backend, requester: Callable[[], Requester], **kwargs: Any) -> None:
+        """`requester` says who spawns, at the moment of spawning."""
         super().__init__(**kwargs)
-        self.engine: Any = None
-        self.call_factory: Any = None
+        self.backend = backend
+        self.call_as = requester
         self.requester: str = ""
         self._announced: set[str] = set()
         self._child_of_run: dict[str, str] = {}
+        self._runs_asked = 0
+        self._runs_shown = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="spawn-form"):
@@ -128,10 +145,10 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
     def on_hide(self, _: Hide) -> None:
         self.screen.remove_class("-spawn-open", "-spawn-short")
 
-    def configure(self, engine: Any, call_factory: Any, requester: str) -> None:
+    def configure(self, requester: str) -> None:
         """A new requester (acting as someone else): their agents, children and announcements, and
         nothing left of the last requester's spawn."""
-        self.engine, self.call_factory, self.requester = engine, call_factory, requester
+        self.requester = requester
         self.query_one("#spawn-outcome", Static).update("")
         self.query_one("#spawn-runs", RunsTable).show({})
         self._child_of_run = {}
@@ -141,7 +158,7 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
 
     @work(exclusive=True, group="spawn-agents", exit_on_error=False)
     async def _load_agents(self) -> None:
-        self.post_message(self.AgentsLoaded(await invoke(self.call_factory(), "agents_list", {})))
+        self.post_message(self.AgentsLoaded(await self.backend.call_tool("agents_list", {}, self.call_as())))
 
     def on_spawn_panel_agents_loaded(self, event: AgentsLoaded) -> None:
         event.stop()
@@ -155,12 +172,24 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         box.remove_children()
         self._announced.clear()
         if self.requester:
-            items = [
-                self._announcement(item.text, item.child_key, item.ts, item.run_id, label=item.label)
-                for item in self.engine.subagents.announcements(self.requester)
-            ]
-            box.mount_all([item for item in reversed(items) if item is not None])
-            box.scroll_home(animate=False)
+            self._read_announcements(self.requester)
+
+    @work(exclusive=True, group="spawn-announcements", thread=True, exit_on_error=False)
+    async def _read_announcements(self, requester: str) -> None:
+        """Read off the UI loop (the local store is SQLite); shown by the message handler."""
+        self.post_message(self.AnnouncementsRead(requester, await self.backend.announcements(requester)))
+
+    def on_spawn_panel_announcements_read(self, event: AnnouncementsRead) -> None:
+        event.stop()
+        if event.requester != self.requester:
+            return
+        box = self.query_one("#announcements", VerticalScroll)
+        items = [
+            self._announcement(item.text, item.child_key, item.ts, item.run_id, label=item.label)
+            for item in event.items
+        ]
+        box.mount_all([item for item in reversed(items) if item is not None])
+        box.scroll_home(animate=False)
 
     def add_announcement(
         self,
@@ -200,16 +229,31 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         return Static(head + Text("\n") + literal(text), classes="announcement")
 
     def refresh_runs(self) -> None:
-        """Children of the requester with live status and elapsed time (row diffs).
+        """Children of the requester with live status and elapsed time (row diffs), read in a
+        thread and shown by `on_spawn_panel_runs_read`.
 
         Nothing is read while the panel is hidden; showing it refreshes it.
         """
-        if self.engine is None or not self.requester or not self.display:
+        if not self.requester or not self.display:
             return
-        now = self.engine.now()
+        self._runs_asked += 1
+        self._read_runs(self.requester, self._runs_asked)
+
+    @work(group="spawn-runs", thread=True, exit_on_error=False)
+    async def _read_runs(self, requester: str, asked: int) -> None:
+        children = await self.backend.children(requester)
+        self.post_message(self.RunsRead(requester, children, asked))
+
+    def on_spawn_panel_runs_read(self, event: RunsRead) -> None:
+        """Show the children read, unless a later read was shown already or the requester changed."""
+        event.stop()
+        if event.requester != self.requester or event.asked < self._runs_shown:
+            return
+        self._runs_shown = event.asked
+        now = self.backend.now()
         wanted: dict[str, dict[str, Text]] = {}
         self._child_of_run = {}
-        for child in self.engine.subagents.children(self.requester):
+        for child in event.children:
             end = child.ended_at or now
             self._child_of_run[child.run_id] = child.child_key
             wanted[child.run_id] = {
@@ -265,7 +309,7 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
     @work(exclusive=False, group="spawn", exit_on_error=False)
     async def _spawn(self, params: dict[str, Any], requester: str) -> None:
         try:
-            result = await invoke(self.call_factory(), "sessions_spawn", params)
+            result = await self.backend.call_tool("sessions_spawn", params, self.call_as())
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
         self.post_message(self.Spawned(result, requester, params["task"], params.get("label", "")))

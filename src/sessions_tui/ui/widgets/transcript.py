@@ -15,6 +15,7 @@ The view follows the end unless the reader scrolled up (message_scroll.py).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -24,8 +25,7 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from sessions_tui.tools.base import ToolCall, ToolInputError
-from sessions_tui.tools.registry import invoke
+from sessions_tui.backend import Backend, Requester, ToolInputError
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import elide_middle, literal, span
 from sessions_tui.ui.widgets.message_scroll import MessageScroll
@@ -60,13 +60,21 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             self.kind = kind  # "first" (replaces what is shown), "page", "tail" or "older"
             self.generation = generation
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        requester: Callable[[], Requester],
+        display_key: Callable[[str], str],
+        **kwargs: Any,
+    ) -> None:
+        """`requester` says whose view of the history is fetched, at the moment of fetching."""
         super().__init__(**kwargs)
+        self.backend = backend
+        self.requester = requester
+        self.display_key = display_key
         self.key: str | None = None
         self.shown_key: str = ""
         self.tools = False
-        self.call_factory: Any = None  # () -> ToolCall, set by the screen
-        self.display_key: Any = lambda k: k
         self.next_offset: int | None = None  # where older history starts (None: all shown)
         self.first_seq = 0  # the oldest and newest message shown (0: none)
         self.last_seq = 0
@@ -152,12 +160,12 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         )
 
     def _history(self, key: str, kind: str, generation: int, limit: int, offset: int) -> None:
-        call: ToolCall = self.call_factory()
+        requester = self.requester()
         params: dict[str, Any] = {"sessionKey": key, "limit": limit, "includeTools": self.tools}
         if offset:
             params["offset"] = offset
         try:
-            result = asyncio.run(invoke(call, "sessions_history", params))
+            result = asyncio.run(self.backend.call_tool("sessions_history", params, requester))
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
         if not get_current_worker().is_cancelled:
