@@ -20,25 +20,30 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sessions_tui import runtime
-from sessions_tui.backend import LocalBackend
-from sessions_tui.cli_parser import build_parser, demo_state_dir
-from sessions_tui.engine.config import (
+from sessions_tui.backend import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
+    DB_NAME,
+    Backend,
     ConfigError,
+    LocalBackend,
+    NoOpenClawState,
+    Requester,
+    StateDirError,
+    StoreError,
+    ToolInputError,
+    UnknownToolError,
     config_path_origin,
+    looks_like_session_id,
+    looks_like_session_key,
+    open_local,
+    require_agents,
     resolve_config_path,
     resolve_state_dir,
 )
-from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import looks_like_session_id, looks_like_session_key
-from sessions_tui.engine.store import DB_NAME, StoreError
-from sessions_tui.runtime import StateDirError, open_engine
-from sessions_tui.send_report import MessageFileError, SendReporter, left_pending_line, read_message_file
+from sessions_tui.cli_parser import build_parser, demo_state_dir
+from sessions_tui.send_report import MessageFileError, SendReporter, read_message_file
 from sessions_tui.terminal_text import json_text, visible_line
-from sessions_tui.tools.base import ToolCall, ToolInputError
-from sessions_tui.tools.registry import UnknownToolError, invoke
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -53,8 +58,6 @@ def _openclaw_root(opts: argparse.Namespace) -> Path | None:
     value = getattr(opts, "openclaw", None)
     if not value:
         return None
-    from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
-
     root = Path(value).expanduser().resolve()
     try:
         require_agents(root)
@@ -101,11 +104,12 @@ def _state_and_config(opts: argparse.Namespace, openclaw: Path | None) -> tuple[
     return state_dir, resolve_config_path(opts.config, state_dir)
 
 
-def _open_engine(opts: argparse.Namespace) -> Engine:
-    """The engine of the chosen state directory; `opts.openclaw_root` is set to `--openclaw`'s.
+def _open_backend(opts: argparse.Namespace) -> LocalBackend:
+    """The engine of the chosen state directory, as a local backend; `opts.openclaw_root` is set
+    to `--openclaw`'s.
 
-    Config warnings are printed on stderr and kept on the engine (`Engine.config_warnings`) for
-    the dashboard, whose screen would hide them.
+    Config warnings are printed on stderr and kept (`Backend.config_warnings`) for the dashboard,
+    whose screen would hide them.
     """
     openclaw = opts.openclaw_root = _openclaw_root(opts)
     state_dir, config_path = _state_and_config(opts, openclaw)
@@ -114,18 +118,12 @@ def _open_engine(opts: argparse.Namespace) -> Engine:
         config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
     _check_named_config(opts, config_path)
     try:
-        engine, _ = open_engine(state_dir, config_path)
-        if opts.demo:
-            from sessions_tui.engine.demo import seed_demo
-
-            if seed_demo(engine, config_path):  # reopened under the demo config it may have written
-                engine.close()
-                engine, _ = open_engine(state_dir, config_path)
+        backend = open_local(state_dir, config_path, demo=opts.demo)
     except (ConfigError, StoreError, StateDirError) as exc:
         raise UsageError(str(exc)) from exc
-    for warning in engine.config_warnings:
+    for warning in backend.config_warnings:
         print(f"warning: {visible_line(warning)}", file=sys.stderr)
-    return engine
+    return backend
 
 
 # The command-line arguments that are text, not paths, by the name a refusal gives them.
@@ -158,7 +156,7 @@ def _parse_args_json(text: str) -> dict[str, Any]:
     return value
 
 
-def _requester(engine: Engine, as_key: str | None, sandboxed: bool) -> ToolCall:
+def _requester(backend: Backend, as_key: str | None, sandboxed: bool) -> Requester:
     if as_key is not None:
         key = as_key.strip()
         if not key or not (looks_like_session_key(key) or looks_like_session_id(key)):
@@ -167,12 +165,9 @@ def _requester(engine: Engine, as_key: str | None, sandboxed: bool) -> ToolCall:
             raise UsageError("--as: 'current' names no session here; give a key")
     else:
         key = "main"
-    canonical = engine.canonical(key)
-    return ToolCall(
-        engine=engine,
-        agent_session_key=key if as_key is not None else None,
-        agent_channel=engine.session_channel(canonical) if as_key is not None else None,
-        sandboxed=sandboxed or engine.is_sandboxed(canonical),
+    return Requester(
+        key=key if as_key is not None else None,
+        sandboxed=sandboxed or backend.is_sandboxed(backend.canonical(key)),
     )
 
 
@@ -184,31 +179,29 @@ def print_json(value: Any) -> None:
 
 async def _run_tool(opts: argparse.Namespace) -> int:
     params = _parse_args_json(opts.args_json)
-    engine = _open_engine(opts)
+    backend = _open_backend(opts)
     try:
         openclaw = opts.openclaw_root
         if openclaw is not None:
-            from sessions_tui.engine.openclaw.importer import import_openclaw
-
-            for problem in import_openclaw(engine.store, engine.canonical, openclaw).problems:
+            for problem in (await backend.import_openclaw(openclaw)).problems:
                 print(f"warning: {visible_line(problem)}", file=sys.stderr)
-        await runtime.start(engine)
-        call = _requester(engine, opts.as_key, opts.sandboxed)
+        await backend.start()
+        requester = _requester(backend, opts.as_key, opts.sandboxed)
         try:
-            result = await invoke(call, opts.name, params)
+            result = await backend.call_tool(opts.name, params, requester)
         except (ToolInputError, UnknownToolError) as exc:
             raise UsageError(str(exc)) from exc
         print_json(result)
         # Stay for the work the tool started: the run, ping-pong, announce, deliveries.
-        await engine.drain()
+        await backend.drain()
     finally:
-        await engine.aclose()
-    _warn_left_pending(engine)
+        await backend.aclose()
+    _warn_left_pending(backend)
     return EXIT_OK
 
 
-def _warn_left_pending(engine: Engine) -> None:
-    line = left_pending_line(engine)
+def _warn_left_pending(backend: Backend) -> None:
+    line = backend.left_pending_line()
     if line is not None:
         print(visible_line(line), file=sys.stderr)
 
@@ -229,51 +222,49 @@ def _send_message(opts: argparse.Namespace) -> str:
 
 async def _run_send(opts: argparse.Namespace) -> int:
     message = _send_message(opts)
-    engine = _open_engine(opts)
+    backend = _open_backend(opts)
     try:
-        await runtime.start(engine)
-        reporter = SendReporter(engine, sys.stdout)
-        code = await reporter.send(opts.key, message, timeout=opts.timeout, call=_requester(engine, opts.as_key, False))
+        await backend.start()
+        reporter = SendReporter(backend, sys.stdout)
+        requester = _requester(backend, opts.as_key, False)
+        code = await reporter.send(opts.key, message, timeout=opts.timeout, requester=requester)
     finally:
-        await engine.aclose()
-    _warn_left_pending(engine)
+        await backend.aclose()
+    _warn_left_pending(backend)
     return code
 
 
 def _run_import(opts: argparse.Namespace) -> int:
-    from sessions_tui.engine.openclaw.importer import import_openclaw
-    from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
-
     root = Path(opts.source).expanduser()
-    engine = _open_engine(opts)
+    backend = _open_backend(opts)
     try:
         if opts.follow:
             from sessions_tui.follow_report import follow_until_stopped
 
             require_agents(root)
-            asyncio.run(follow_until_stopped(engine.store, engine.canonical, root, sys.stdout, sys.stderr))
+            asyncio.run(follow_until_stopped(backend, root, sys.stdout, sys.stderr))
             return EXIT_OK
-        report = import_openclaw(engine.store, engine.canonical, root)
+        report = asyncio.run(backend.import_openclaw(root))
     except NoOpenClawState as exc:
         raise UsageError(str(exc)) from exc
     finally:
-        engine.close()
+        backend.close()
     for problem in report.problems:
         print(visible_line(problem), file=sys.stderr)
     for source in report.sources:
         print(f"read {visible_line(source)}")
-    print(report.summary())
+    print(report.summary)
     return EXIT_OK
 
 
 def _run_demo(opts: argparse.Namespace) -> int:
     opts.demo = True
-    engine = _open_engine(opts)
+    backend = _open_backend(opts)
     try:
-        result = asyncio.run(invoke(ToolCall(engine=engine), "sessions_list", {}))
+        result = asyncio.run(backend.call_tool("sessions_list", {}, Requester()))
     finally:
-        engine.close()
-    print(f"state: {visible_line(engine.state_dir)}")
+        backend.close()
+    print(f"state: {visible_line(backend.location)}")
     for row in result["sessions"]:
         label = row.get("label") or row.get("displayName") or ""
         print(visible_line(f"{row['key']:<48} {row['kind']:<6} {row['channel']:<9} {label}"))
@@ -283,11 +274,11 @@ def _run_demo(opts: argparse.Namespace) -> int:
 def _run_dashboard(opts: argparse.Namespace) -> int:
     from sessions_tui.ui.app import SessionsApp
 
-    engine = _open_engine(opts)
+    backend = _open_backend(opts)
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
-    SessionsApp(LocalBackend(engine), acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root).run()
+    SessionsApp(backend, acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root).run()
     return EXIT_OK
 
 

@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui import __version__
-from sessions_tui.engine.config import resolve_state_dir
-from sessions_tui.tools.base import ToolSpec
-from sessions_tui.tools.registry import TOOLS
+from sessions_tui.backend import TOOLS, ToolSpec, resolve_state_dir
 
 DEMO_DIR_SUFFIX = "-demo"
 

@@ -14,9 +14,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
-from sessions_tui.engine.openclaw.mirror import Canonical
-from sessions_tui.engine.store import Store
+from sessions_tui.backend import Backend, FollowTick
 from sessions_tui.terminal_text import visible_line
 
 
@@ -55,7 +53,7 @@ def _now() -> str:
     return time.strftime("%H:%M:%S")
 
 
-async def follow_until_stopped(store: Store, canonical: Canonical, root: Path, out: IO[str], err: IO[str]) -> None:
+async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: IO[str]) -> None:
     """Follow until Ctrl+C or SIGTERM; the tick in progress finishes first."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -64,7 +62,7 @@ async def follow_until_stopped(store: Store, canonical: Canonical, root: Path, o
     printer = FollowPrinter(out, err)
     printer.say(out, f"following OpenClaw at {root} (Ctrl+C to stop)")
     try:
-        await run_follow(Follower(store, canonical, root), stop, printer.tick)
+        await backend.follow_openclaw(root, stop, printer.tick, own_connection=False)
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)

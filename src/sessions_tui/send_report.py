@@ -16,20 +16,19 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from sessions_tui.engine.commands import is_send_command, run_owner_command
-from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.events import (
+from sessions_tui.backend import (
     Announced,
+    Backend,
     DeliveryChanged,
     EngineEvent,
     PolicyRefused,
+    Requester,
     SendProgress,
+    ToolInputError,
+    is_send_command,
+    kind_of,
 )
-from sessions_tui.engine.files import kind_of
-from sessions_tui.engine.outbox import EXIT_WAIT_S
 from sessions_tui.terminal_text import visible
-from sessions_tui.tools.base import ToolCall, ToolInputError
-from sessions_tui.tools.registry import invoke
 
 _DELIVERY_WORDS = {
     "recorded": "recorded in the outbox",
@@ -77,21 +76,6 @@ def read_message_file(name: str) -> str:
     return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
 
 
-def left_pending_line(engine: Engine) -> str | None:
-    """What a command that exits tells on stderr when it stopped webhook deliveries still under way
-    (see outbox.py): they stay `pending`, and the next process to open the state directory retries them."""
-    left = engine.outbox.left_pending
-    if not left:
-        return None
-    which = ", ".join(f"#{i}" + (f" to {channel}" if channel else "") for i, channel in left)
-    one = len(left) == 1
-    return (
-        f"warning: {'delivery' if one else 'deliveries'} {which} {'is' if one else 'are'} still pending "
-        f"(the webhook did not finish within {EXIT_WAIT_S:g} s); the next sessions-tui process to open "
-        f"this state directory will retry {'it' if one else 'them'}"
-    )
-
-
 def _one_line(text: str | None, limit: int = 200) -> str:
     """Controls made visible first, so a control that is also whitespace to `split` shows too."""
     flat = " ".join(visible(text or "").split())
@@ -99,8 +83,8 @@ def _one_line(text: str | None, limit: int = 200) -> str:
 
 
 class SendReporter:
-    def __init__(self, engine: Engine, out: IO[str]) -> None:
-        self.engine = engine
+    def __init__(self, backend: Backend, out: IO[str]) -> None:
+        self.backend = backend
         self.out = out
         self.run_id: str | None = None
         self.status: str | None = None
@@ -112,29 +96,23 @@ class SendReporter:
 
     def agent_text(self, text: str | None, limit: int = 200) -> str:
         """Agent text for one line: redacted whole (a secret cut in two would slip through), then cut."""
-        return _one_line(self.engine.redactor.redact(text or ""), limit)
+        return _one_line(self.backend.redact(text or ""), limit)
 
-    def owner_key(self, key: str) -> str | None:
-        """The session a person means: a key in any spelling, `main`, or a sessionId."""
-        store = self.engine.store
-        session = store.get(self.engine.canonical(key)) or store.get_by_session_id(key.strip())
-        return session.key if session else None
-
-    async def send(self, key: str, message: str, *, timeout: float, call: ToolCall) -> int:
+    async def send(self, key: str, message: str, *, timeout: float, requester: Requester) -> int:
         if is_send_command(message):
-            target = self.owner_key(key)
+            target = await self.backend.owner_key(key)  # a key in any spelling, `main`, or a sessionId
             if target is None:
                 self.say(f"error · No session found: {key}")
                 return EXIT_REFUSED
-            self.say(run_owner_command(self.engine, target, message) or "")
+            self.say(await self.backend.owner_command(target, message) or "")
             return EXIT_OK
-        unsubscribe = self.engine.events.subscribe(self._on_event)
+        unsubscribe = self.backend.subscribe(self._on_event)
         try:
             self.say(f"→ {key}" + (f" · waiting up to {timeout:g} s" if timeout > 0 else ""))
             started = time.monotonic()
             params: dict[str, Any] = {"sessionKey": key, "message": message, "timeoutSeconds": timeout}
             try:
-                result = await invoke(call, "sessions_send", params)
+                result = await self.backend.call_tool("sessions_send", params, requester)
             except ToolInputError as exc:
                 self.say(f"error · {exc}")
                 return EXIT_REFUSED
@@ -145,13 +123,13 @@ class SendReporter:
                 if not isinstance(event, PolicyRefused):  # already told by the outcome
                     self._on_event(event)
             self._early.clear()
-            await self.engine.drain()
+            await self.backend.drain()
         finally:
             unsubscribe()
         return EXIT_OK if result.get("status") in ("ok", "accepted", "timeout") else EXIT_REFUSED
 
     def _show(self, key: str) -> str:
-        return self.engine.display(key) if key else key
+        return self.backend.display(key) if key else key
 
     def _outcome(self, result: dict[str, Any], elapsed: float) -> None:
         status = result.get("status")
@@ -164,7 +142,7 @@ class SendReporter:
         elif status == "timeout":
             self.say(f"timeout · the run goes on, see its transcript · run {run}")
         else:
-            self.say(f"{status} · {_one_line(self.engine.redactor.redact(str(result.get('error'))), 2000)}")
+            self.say(f"{status} · {_one_line(self.backend.redact(str(result.get('error'))), 2000)}")
 
     def _on_event(self, event: EngineEvent) -> None:
         if self.run_id is None:

@@ -7,6 +7,7 @@ tools' specs and errors, and the local state directory's paths and config errors
 
 from sessions_tui.backend.base import Backend, EventCallback, ImportSummary, Requester, RequesterView
 from sessions_tui.backend.local import LocalBackend, open_local
+from sessions_tui.backend.opening import StateDirError
 from sessions_tui.engine.commands import is_send_command
 from sessions_tui.engine.config import (
     CONFIG_FILE_NAME,
@@ -35,7 +36,6 @@ from sessions_tui.engine.openclaw.follow import FollowTick
 from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
 from sessions_tui.engine.store import DB_NAME, StoreError
 from sessions_tui.engine.subagents import AnnouncementView, ChildView
-from sessions_tui.runtime import StateDirError
 from sessions_tui.tools.base import ToolInputError, ToolSpec
 from sessions_tui.tools.browse import BrowsePage, BrowseQuery
 from sessions_tui.tools.registry import TOOLS, UnknownToolError

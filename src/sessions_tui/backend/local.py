@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sessions_tui import runtime
+from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
 from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.engine import Engine
@@ -152,7 +152,7 @@ class LocalBackend:
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        await runtime.start(self.engine)
+        await opening.start(self.engine)
 
     async def sweep(self) -> int:
         return self.engine.subagents.sweep()
@@ -183,11 +183,11 @@ class LocalBackend:
 def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> LocalBackend:
     """The local backend of a state directory (raising `ConfigError`, `StoreError` or
     `StateDirError`); with `demo`, the demo's sessions seeded first when it is empty."""
-    engine, _ = runtime.open_engine(state_dir, config_path)
+    engine, _ = opening.open_engine(state_dir, config_path)
     if demo:
         from sessions_tui.engine.demo import seed_demo
 
         if seed_demo(engine, config_path):  # reopened under the demo config it may have written
             engine.close()
-            engine, _ = runtime.open_engine(state_dir, config_path)
+            engine, _ = opening.open_engine(state_dir, config_path)
     return LocalBackend(engine)

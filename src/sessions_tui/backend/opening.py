@@ -1,7 +1,7 @@
 """Bringing an engine to life: the state directory checked, the tool layer attached, and what a
 crash left behind picked up.
 
-Every front end (the command line, the dashboard) opens its engine through here, so a state
+The local backend opens its engine through here (`open_local`), so a state
 directory that cannot be used is one line naming it (never a traceback, never a file changed),
 agents' tool calls work, and no interrupted run or unannounced sub-agent is forgotten.
 """
