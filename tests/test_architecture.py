@@ -1,4 +1,6 @@
-"""The shape of the code (ARCHITECTURE.md): the engine never imports Textual."""
+"""The shape of the code at run time: neither the engine nor the tools (nor the command line
+before it starts the dashboard) import Textual. Which module may import which is held by the
+import-linter contracts in pyproject.toml (`lint-imports`)."""
 
 import pkgutil
 import subprocess
@@ -29,18 +31,3 @@ def test_tools_never_import_textual():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
-
-
-def test_the_ui_never_reaches_into_the_store():
-    """ARCHITECTURE.md: the UI calls the tools, or the engine's small read API, and listens to events."""
-    from pathlib import Path
-
-    import sessions_tui.ui
-
-    ui = Path(sessions_tui.ui.__file__).parent
-    offenders = [
-        str(p.relative_to(ui))
-        for p in ui.rglob("*.py")
-        if ".store." in p.read_text() or "engine.store import" in p.read_text()
-    ]
-    assert offenders == []
