@@ -211,9 +211,10 @@ def test_realistic_openclaw_json_with_unknown_keys_loads(tmp_path):
     assert cfg.logging.redact_sensitive == "off"
     local = cfg.models.providers["local"]
     assert local.base_url == "http://127.0.0.1:8080/v1"
-    assert local.api_key == "not-needed"
+    assert local.api_key is not None and not isinstance(local.api_key, dict)
+    assert local.api_key.get_secret_value() == "not-needed"
     assert local.api == "openai-completions"
-    assert local.headers == {"X-Trace": "1"}
+    assert {name: value.get_secret_value() for name, value in (local.headers or {}).items()} == {"X-Trace": "1"}
     assert [m.id for m in local.models] == ["qwen3-8b"]
     assert cfg.channels["whatsapp"].webhook_url == "https://hooks.example.com/wa"
     assert cfg.channels["telegram"].webhook_url is None

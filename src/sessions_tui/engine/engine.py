@@ -57,7 +57,7 @@ def config_secrets(config: Config) -> list[str]:
             out.append(key)
         for header, value in (provider.headers or {}).items():
             if is_secret_field(header) or header.lower() in ("authorization", "proxy-authorization"):
-                out.append(value.split(" ", 1)[-1])
+                out.append(value.get_secret_value().split(" ", 1)[-1])
     return out
 
 

@@ -1,11 +1,13 @@
 """The `models` section: the model providers sessions-tui can call, and the offline demo model.
 
-A provider is an OpenAI-compatible endpoint (`baseUrl`, `apiKey`, `headers`).
+A provider is an OpenAI-compatible endpoint (`baseUrl`, `apiKey`, `headers`). Its API key and
+header values are secrets: they are held as `SecretStr`, so neither `repr()` nor `str()` of a
+loaded config shows them; the model client asks for them with `.get_secret_value()`.
 """
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, SecretStr, Tag
 
 from sessions_tui.engine.config.base import ConfigModel, FlooredInt
 
@@ -25,11 +27,12 @@ class ProviderConfig(ConfigModel):
     base_url: str | None = Field(
         default=None, alias="baseUrl", description="The endpoint's base URL (…/v1); default: none (unusable)."
     )
-    api_key: str | dict[str, Any] | None = Field(
+    # The "str" tag keeps the error location of a wrong type as it was when this was a plain str.
+    api_key: Annotated[SecretStr, Tag("str")] | dict[str, Any] | None = Field(
         default=None,
         alias="apiKey",
         description='The API key: a string, "${VAR}" (an environment variable), or a secret reference '
-        '{"source": "env", "id": "VAR"}; default: the variable <PROVIDER_NAME>_API_KEY.',
+        '{"source": "env", "id": "VAR"}; default: the variable <PROVIDER_NAME>_API_KEY. Never shown.',
     )
     api: str | None = Field(default=None, description="OpenClaw's API flavour name (read, not used); default none.")
     stream: bool = Field(
@@ -39,8 +42,8 @@ class ProviderConfig(ConfigModel):
     models: list[ProviderModelConfig] = Field(
         default_factory=list, description="The provider's models, for listing; default []."
     )
-    headers: dict[str, str] | None = Field(
-        default=None, description="Extra HTTP headers sent with each request; default none."
+    headers: dict[str, SecretStr] | None = Field(
+        default=None, description="Extra HTTP headers sent with each request (values never shown); default none."
     )
 
 
