@@ -28,7 +28,6 @@ import time
 import uuid
 from typing import Any, Protocol
 
-import httpx
 from pydantic import BaseModel
 
 from sessions_tui.engine.backoff import retry_delay
@@ -269,6 +268,8 @@ class Outbox:
         headers = {"Idempotency-Key": delivery.idempotency_key or f"outbox-{delivery.id}"}
         attempts = delivery.attempts
         error = "not attempted"
+        import httpx  # here, not at the top: a `tool` call that delivers nothing does not pay for it
+
         try:
             async with asyncio.timeout(self.bound_s):
                 async with httpx.AsyncClient(timeout=self.timeout_s) as client:
