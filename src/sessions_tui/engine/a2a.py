@@ -11,18 +11,18 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sessions_tui.engine.assistant_text import extract_assistant_text
 from sessions_tui.engine.events import Announced, SendProgress
+from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.keys import strip_agent_prefix
+from sessions_tui.engine.outbox import Outbox
+from sessions_tui.engine.policy import SendPolicyVerdict
 from sessions_tui.engine.refusals import SendBlocked
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.sanitize import strip_tool_messages
 from sessions_tui.engine.store import dumps
-
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,23 @@ STEP_WAIT_CAP_MS = 60_000
 # Channels whose announce goes to the session's stored route (its delivery context, last route or
 # origin) even when the key names a group or channel; the key's target is then only the fallback.
 SESSION_LOOKUP_CHANNELS = ("whatsapp", "slack")
+
+
+class A2AHost(EngineFloor, Protocol):
+    """What agent-to-agent messaging needs of the engine, besides its floor: the runs (to wait on
+    a step), the outbox (announces), the send policy and its refusals, and the way into a session."""
+
+    @property
+    def runs(self) -> Runs[Any]: ...
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+    def send_verdict(self, key: str) -> SendPolicyVerdict: ...
+
+    def refuse(self, key: str, *, via: str, reason: str, requester: str | None = None) -> None: ...
+
+    def agent(self, request: RunRequest, *, via: str, requester: str | None = None) -> str: ...
 
 
 def is_reply_skip(text: str | None) -> bool:
@@ -51,7 +68,7 @@ class ReplySnapshot:
     fingerprint: str
 
 
-def latest_assistant_reply(engine: Engine, session_key: str, limit: int = REPLY_HISTORY_LIMIT) -> ReplySnapshot | None:
+def latest_assistant_reply(engine: A2AHost, session_key: str, limit: int = REPLY_HISTORY_LIMIT) -> ReplySnapshot | None:
     """The newest assistant message with text, and a fingerprint to tell a new one from a stale one."""
     messages = strip_tool_messages(engine.store.history(session_key, limit=limit).messages)
     for message in reversed(messages):
@@ -185,7 +202,7 @@ def announce_target_from_entry(entry: dict[str, Any], thread_from_key: str | Non
     )
 
 
-def resolve_announce_target(engine: Engine, key: str) -> AnnounceTarget | None:
+def resolve_announce_target(engine: A2AHost, key: str) -> AnnounceTarget | None:
     """Where a session's announce goes. A group or channel key names its own target (and thread);
     for the channels of `SESSION_LOOKUP_CHANNELS`, and for keys that name no target, the session's
     stored route is used instead (the key's thread filling in a missing one), else the key's own."""
@@ -198,7 +215,7 @@ def resolve_announce_target(engine: Engine, key: str) -> AnnounceTarget | None:
 
 
 def deliver_announce(
-    engine: Engine,
+    engine: A2AHost,
     *,
     kind: str,
     session_key: str,
@@ -239,7 +256,7 @@ def deliver_announce(
 class A2AFlow:
     """One send's background conversation: ping-pong between requester and target, then announce."""
 
-    engine: Engine
+    engine: A2AHost
     run_id: str  # the send's run (events are tagged with it)
     target_key: str
     target_display: str

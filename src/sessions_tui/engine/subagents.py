@@ -13,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import Any, Protocol
 
 from sessions_tui.engine.a2a import (
     ANNOUNCE_SKIP,
+    A2AHost,
     AnnounceTarget,
     deliver_announce,
     is_announce_skip,
@@ -37,9 +39,6 @@ from sessions_tui.engine.subagent_records import (
     SubagentRun,
     run_of_row,
 )
-
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
 
 __all__ = [
     "STATUS_LABELS",
@@ -77,8 +76,17 @@ def announce_step_prompt(run: SubagentRun) -> str:
     )
 
 
+class SubagentsHost(A2AHost, Protocol):
+    """What the sub-agent registry needs of the engine, besides what announcing takes: background
+    work (following a child's run) and admission into the requester's session."""
+
+    def background(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
+
+    def admit(self, key: str, *, via: str, requester: str | None = None) -> None: ...
+
+
 class SubagentRegistry:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: SubagentsHost) -> None:
         self.engine = engine
 
     # -- records --------------------------------------------------------------------------------

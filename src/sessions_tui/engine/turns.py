@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from sessions_tui.engine.events import MessageAppended, RunStreamed, SessionChanged
+from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.keys import agent_id_of
 from sessions_tui.engine.models.base import (
     ModelError,
@@ -27,11 +28,8 @@ from sessions_tui.engine.models.base import (
     Usage,
     UsageEvent,
 )
+from sessions_tui.engine.models.registry import ModelRegistry, ResolvedModel
 from sessions_tui.engine.runs import RunRecord, RunRequest
-
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
-    from sessions_tui.engine.models.registry import ResolvedModel
 
 MAX_TOOL_ROUNDS = 8
 CONTEXT_MESSAGES = 100
@@ -45,7 +43,20 @@ class ToolHost(Protocol):
     async def execute(self, session_key: str, call: ToolCallRequest) -> tuple[dict[str, Any], bool]: ...
 
 
-def agent_system_prompt(engine: Engine, session_key: str) -> str:
+class TurnsHost(EngineFloor, Protocol):
+    """What a run's turns need of the engine, besides its floor: display keys, the model registry
+    and the tool host (None until the tool layer attaches it)."""
+
+    @property
+    def models(self) -> ModelRegistry: ...
+
+    @property
+    def tool_host(self) -> ToolHost | None: ...
+
+    def display(self, key: str, requester_agent_id: str) -> str: ...
+
+
+def agent_system_prompt(engine: TurnsHost, session_key: str) -> str:
     agent_id = agent_id_of(session_key)
     agent = engine.config.agent(agent_id)
     name = agent.name if agent and agent.name else agent_id
@@ -126,7 +137,7 @@ class _Partial:
         return blocks
 
 
-def _append(engine: Engine, key: str, message: dict[str, Any]) -> None:
+def _append(engine: TurnsHost, key: str, message: dict[str, Any]) -> None:
     appended = engine.store.append(key, message)
     engine.events.publish(
         MessageAppended(ts=engine.now(), session_key=key, role=message.get("role", ""), seq=appended.msg_seq)
@@ -138,7 +149,7 @@ def _count(entry: dict[str, Any], field: str) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
-def _record_usage(engine: Engine, key: str, usage: Usage, model_ref: str, provider: str) -> None:
+def _record_usage(engine: TurnsHost, key: str, usage: Usage, model_ref: str, provider: str) -> None:
     """Add a turn's usage to the session's counts. Each count grows by the turn's own share and is
     never recomputed from the others: an entry imported or seeded with only a `totalTokens` (or a
     total above in+out, OpenClaw's prompt/cache part) keeps it and grows from there."""
@@ -156,7 +167,7 @@ def _record_usage(engine: Engine, key: str, usage: Usage, model_ref: str, provid
     engine.store.patch(key, changes)
 
 
-async def execute_run(engine: Engine, record: RunRecord, request: RunRequest) -> None:
+async def execute_run(engine: TurnsHost, record: RunRecord, request: RunRequest) -> None:
     """The run executor `Runs` calls: raises on failure (the run then ends as an error)."""
     key = request.session_key
     session = engine.store.get(key)
@@ -179,14 +190,14 @@ async def execute_run(engine: Engine, record: RunRecord, request: RunRequest) ->
     _set_status(engine, request, {"status": "done", "abortedLastRun": False})
 
 
-def _set_status(engine: Engine, request: RunRequest, changes: dict[str, Any]) -> None:
+def _set_status(engine: TurnsHost, request: RunRequest, changes: dict[str, Any]) -> None:
     if request.keep_status:
         return
     engine.store.patch(request.session_key, changes)
     engine.events.publish(SessionChanged(ts=engine.now(), session_key=request.session_key))
 
 
-async def _model_rounds(engine: Engine, record: RunRecord, request: RunRequest) -> None:
+async def _model_rounds(engine: TurnsHost, record: RunRecord, request: RunRequest) -> None:
     key = request.session_key
     entry = engine.store.get(key).entry  # type: ignore[union-attr]
     ref = request.model or engine.models.default_ref(key, entry)
@@ -249,7 +260,7 @@ async def _model_rounds(engine: Engine, record: RunRecord, request: RunRequest) 
     )
 
 
-def _take(engine: Engine, run_id: str, key: str, partial: _Partial, event: ModelEvent) -> None:
+def _take(engine: TurnsHost, run_id: str, key: str, partial: _Partial, event: ModelEvent) -> None:
     """Fold one model event into the turn so far; text and thinking also stream out."""
     if isinstance(event, (TextDelta, ThinkingDelta)):
         kind = "text" if isinstance(event, TextDelta) else "thinking"
