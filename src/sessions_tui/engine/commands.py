@@ -8,12 +8,11 @@ Only a person — the dashboard's operator or `sessions-tui send` — is the own
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from pathlib import Path
+from typing import Literal, Protocol
 
-from sessions_tui.engine.events import SessionChanged
-
-if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.events import EventBus, SessionChanged
+from sessions_tui.engine.store import Store
 
 SEND_COMMAND_RE = re.compile(r"^/send(?:\s+([a-zA-Z]+))?\s*$", re.IGNORECASE)
 _MODES: dict[str, Literal["allow", "deny", "inherit"]] = {
@@ -29,6 +28,20 @@ _SAID = {"allow": "on", "deny": "off", "inherit": "inherit"}
 USAGE_REPLY = "⚙️ Usage: /send on|off|inherit"
 
 
+class CommandsHost(Protocol):
+    """What the owner's commands need of the engine: its store, event bus and clock, and session owners."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    def now(self) -> int: ...
+
+    def owner_of(self, key: str) -> Path | None: ...
+
+
 class SessionPatchError(ValueError):
     pass
 
@@ -37,7 +50,7 @@ def is_send_command(text: str) -> bool:
     return bool(SEND_COMMAND_RE.match(text.strip()))
 
 
-def set_send_policy(engine: Engine, key: str, value: str | None) -> None:
+def set_send_policy(engine: CommandsHost, key: str, value: str | None) -> None:
     """`sessions.patch {sendPolicy}`: "allow", "deny", or None to inherit the config."""
     if value is not None and value not in ("allow", "deny"):
         raise SessionPatchError('invalid sendPolicy (use "allow"|"deny")')
@@ -45,7 +58,7 @@ def set_send_policy(engine: Engine, key: str, value: str | None) -> None:
     engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
 
 
-def run_owner_command(engine: Engine, key: str, text: str) -> str | None:
+def run_owner_command(engine: CommandsHost, key: str, text: str) -> str | None:
     """Carry out a standalone owner command in a session; returns its reply, None if it is not one."""
     match = SEND_COMMAND_RE.match(text.strip())
     if not match:
