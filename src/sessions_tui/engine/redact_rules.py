@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from sessions_tui.engine.redact_vendors import VENDOR_TOKENS
+
 Style = Literal["hint", "stars", "pem"]
 """`hint`: first 6 + `…` + last 4 (`***` when short); `stars`: `***`; `pem`: first and last line."""
 
@@ -305,96 +307,7 @@ FIELD_RULES: tuple[Rule, ...] = (
 )
 
 
-_B64 = r"(?:^|(?<=[^A-Za-z0-9]))"  # not inside a longer alphanumeric run
-_ID = r"(?:^|(?<=[^A-Za-z0-9_]))"  # not inside an identifier
-
-# (prefix anchor, pattern): well-known token formats, masked with a hint.
-_VENDOR: tuple[tuple[str, str], ...] = (
-    ("sk-", r"\b(sk-[A-Za-z0-9_-]{8,})\b"),
-    ("ghp_", r"(ghp_[A-Za-z0-9]{10,})"),
-    ("github_pat_", r"(github_pat_[A-Za-z0-9_]{10,})"),
-    ("gho_", r"(gho_[A-Za-z0-9]{10,})"),
-    ("ghu_", r"(ghu_[A-Za-z0-9]{10,})"),
-    ("ghs_", r"(ghs_[A-Za-z0-9]{10,})"),
-    ("ghr_", r"(ghr_[A-Za-z0-9]{10,})"),
-    ("glpat-", r"(glpat-[A-Za-z0-9._=\-]{20,})"),
-    ("gloas-", r"(gloas-[A-Za-z0-9_-]{32,})"),
-    ("gldt-", r"(gldt-[A-Za-z0-9_-]{20,})"),
-    ("glcbt-", r"(glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,})"),
-    ("glptt-", r"(glptt-[A-Za-z0-9_-]{40,})"),
-    ("glft-", r"(glft-(?:[A-Za-z0-9_-]{20,}|[a-h0-9]+-[0-9]+_))"),
-    ("glimt-", r"(glimt-[A-Za-z0-9_-]{25,})"),
-    ("glagent-", r"(glagent-[A-Za-z0-9_-]{50,})"),
-    ("glwt-", r"(glwt-[A-Za-z0-9_-]{20,})"),
-    ("glsoat-", r"(glsoat-[A-Za-z0-9_-]{20,})"),
-    ("glffct-", r"(glffct-[A-Za-z0-9_-]{20,})"),
-    ("glrt", r"(glrtr?-[A-Za-z0-9._-]{20,})"),
-    ("gr1348941", r"(GR1348941[A-Za-z0-9_-]{20,})"),
-    ("_gitlab_session=", r"_gitlab_session=([A-Za-z0-9%._-]{20,})"),
-    ("xox", r"(xox[baprs]-[A-Za-z0-9-]{10,})"),
-    ("xapp-", r"(xapp-[A-Za-z0-9-]{10,})"),
-    ("hooks.slack.com", r"(https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/]{10,})"),
-    ("discord", r"(https://discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{20,})"),
-    ("discord", r"discord[\s\S]{0,40}?\b([A-Za-z0-9_-]{24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27})\b"),
-    ("gsk_", r"(gsk_[A-Za-z0-9_-]{10,})"),
-    ("aiza", r"(AIza[0-9A-Za-z\-_]{20,})"),
-    ("ya29.", r"(ya29\.[0-9A-Za-z_\-./+=]{10,})"),
-    ("1//0", r"(1//0[0-9A-Za-z_\-./+=]{10,})"),
-    ("eyj", r"(eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
-    ("pplx-", r"(pplx-[A-Za-z0-9_-]{10,})"),
-    ("fal_", r"(fal_[A-Za-z0-9_-]{10,})"),
-    ("fc-", _ID + r"(fc-[A-Za-z0-9]{10,})"),
-    ("bb_live_", r"(bb_live_[A-Za-z0-9_-]{10,})"),
-    ("gaaaa", _B64 + r"(gAAAA[A-Za-z0-9_=-]{20,})"),
-    ("_live_", r"([sr]k_live_[A-Za-z0-9]{10,})"),
-    ("sk_test_", r"(sk_test_[A-Za-z0-9]{10,})"),
-    ("sg.", r"(SG\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"),
-    ("npm_", r"(npm_[A-Za-z0-9]{10,})"),
-    ("pypi-", r"(pypi-[A-Za-z0-9_-]{10,})"),
-    ("_v1_", r"(do[opr]_v1_[A-Za-z0-9]{10,})"),
-    ("dp.", r"(dp\.(?:ct|pt|sa|scim|audit|st)\.[A-Za-z0-9_.-]{40,80})"),
-    ("dckr_", r"(dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,32})"),
-    ("bkua_", r"(bkua_[a-z0-9]{40})"),
-    ("ccipat_", r"(CCIPAT_[A-Za-z0-9]{22}_[A-Fa-f0-9]{40})"),
-    ("sbp_", r"(sbp_[a-z0-9]{40})"),
-    ("dapi", _B64 + r"(dapi[0-9a-f]{32}(?:-\d)?)"),
-    ("dd", r"(dd[pw]_[A-Za-z0-9]{36})"),
-    ("glsa_", r"(glsa_[A-Za-z0-9_]{41})"),
-    ("glc_eyj", r"(glc_eyJ[A-Za-z0-9+/=]{60,160})"),
-    ("nfp_", r"(nfp_[A-Za-z0-9_]{36})"),
-    ("cfpat-", r"(CFPAT-[A-Za-z0-9_\-]{40,})"),
-    ("atctt3", _B64 + r"(ATCTT3xFfG[A-Za-z0-9+/=_-]{8,})"),
-    ("atatt", _B64 + r"(ATATT[A-Za-z0-9+/=_-]{8,})"),
-    ("atbb", _B64 + r"(ATBB[A-Za-z0-9_=.-]{16,})"),
-    ("bbdc-", r"(BBDC-[A-Za-z0-9+/@_-]{40,50})"),
-    ("hrku-", r"(HRKU-AA[A-Za-z0-9_-]{20,})"),
-    ("pat-", r"(pat-(?:eu|na)1-[A-Za-z0-9]{8}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{4}-[A-Za-z0-9]{12})"),
-    ("apify_api_", r"(apify_api_[A-Za-z0-9\-]{20,})"),
-    ("flyv1", r"(FlyV1 fm\d+_[A-Za-z0-9+/=,_-]{100,})"),
-    ("fio-u-", r"(fio-u-[A-Za-z0-9_-]{40,})"),
-    ("am_", _ID + r"(am_[A-Za-z0-9_-]{10,})"),
-    ("sk_", _ID + r"(sk_[A-Za-z0-9_]{10,})"),
-    ("tvly-", r"(tvly-[A-Za-z0-9]{10,})"),
-    ("exa_", r"(exa_[A-Za-z0-9]{10,})"),
-    ("syt_", r"(syt_[A-Za-z0-9]{10,})"),
-    ("retaindb_", r"(retaindb_[A-Za-z0-9]{10,})"),
-    ("hsk-", r"(hsk-[A-Za-z0-9]{10,})"),
-    ("mem0_", r"(mem0_[A-Za-z0-9]{10,})"),
-    ("brv_", r"(brv_[A-Za-z0-9]{10,})"),
-    ("xai-", r"(xai-[A-Za-z0-9]{30,})"),
-    ("fw", _ID + r"(fw[-_][A-Za-z0-9]{30,})"),
-    ("fpk_", _ID + r"(fpk_[A-Za-z0-9]{30,})"),
-    ("ia", _B64 + r"((?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
-    ("akid", r"(AKID[A-Za-z0-9]{10,})"),
-    ("ltai", r"(LTAI[A-Za-z0-9]{10,})"),
-    ("hf_", r"(hf_[A-Za-z0-9]{10,})"),
-    ("api_org_", r"(api_org_[A-Za-z0-9]{20,})"),
-    ("r8_", r"(r8_[A-Za-z0-9]{10,})"),
-    ("bot", r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b"),
-    (":", r"\b(\d{6,}:[A-Za-z0-9_-]{20,})\b"),
-)
-
-VENDOR_RULES: tuple[Rule, ...] = tuple(_rule("token", source, (anchor,)) for anchor, source in _VENDOR)
+VENDOR_RULES: tuple[Rule, ...] = tuple(_rule("token", source, (anchor,)) for anchor, source in VENDOR_TOKENS)
 
 # An AWS secret access key: exactly 40 characters of base64 with upper, lower and a digit or
 # symbol, not part of a longer run.
