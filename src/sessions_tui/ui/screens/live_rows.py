@@ -81,14 +81,14 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
 
     # -- engine events --------------------------------------------------------------------------
 
-    async def on_engine_event_message(self, message: EngineEventMessage) -> None:
+    def on_engine_event_message(self, message: EngineEventMessage) -> None:
         app: Any = self.app
         event = message.event
         if isinstance(event, FollowStatus):
             self._follow_status(event)
             return
         self.query_one(Composer).on_engine_event(event)
-        await self._spawn_panel_event(event)
+        self._spawn_panel_event(event)
         if app.paused:
             self.stale = True
             return
@@ -119,18 +119,10 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         elif was_failing and not event.failure:
             self.app.notify(f"Following OpenClaw at {event.root} again.", title="OpenClaw", timeout=4, markup=False)
 
-    async def _spawn_panel_event(self, event: EngineEvent) -> None:
+    def _spawn_panel_event(self, event: EngineEvent) -> None:
         panel = self.query_one(SpawnPanel)
         if isinstance(event, Announced) and event.kind == "subagent" and event.session_key == self.requester().key:
-            label = await self.backend.run_label(event.run_id) if event.run_id else None
-            panel.add_announcement(
-                event.text,
-                event.child_session_key or "",
-                event.ts,
-                event.run_id or "",
-                delivery=event.delivery,
-                label=label,
-            )
+            panel.announced(event)
         if isinstance(event, (SessionChanged, RunEnded)):
             panel.refresh_runs()
 

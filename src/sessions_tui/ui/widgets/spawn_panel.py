@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sessions_tui.backend import AnnouncementView, Backend, ChildView, Requester, ToolInputError, agent_id_of
+from sessions_tui.backend import Announced, AnnouncementView, Backend, ChildView, Requester, ToolInputError, agent_id_of
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import (
     clock_time,
@@ -77,6 +77,15 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
             super().__init__()
             self.requester = requester
             self.items = items
+
+    class AnnouncementLabelled(Message):
+        """An announce that just arrived, with its run's label read off the UI loop."""
+
+        def __init__(self, requester: str, event: Announced, label: str | None) -> None:
+            super().__init__()
+            self.requester = requester
+            self.event = event
+            self.label = label
 
     def __init__(self, backend: Backend, requester: Callable[[], Requester], **kwargs: Any) -> None:
         """`requester` says who spawns, at the moment of spawning."""
@@ -190,6 +199,29 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         ]
         box.mount_all([item for item in reversed(items) if item is not None])
         box.scroll_home(animate=False)
+
+    def announced(self, event: Announced) -> None:
+        """A sub-agent's announce reached the requester: shown once its run's label is read."""
+        self._label_announcement(self.requester, event)
+
+    @work(group="spawn-announced", thread=True, exit_on_error=False)
+    async def _label_announcement(self, requester: str, event: Announced) -> None:
+        label = await self.backend.run_label(event.run_id) if event.run_id else None
+        self.post_message(self.AnnouncementLabelled(requester, event, label))
+
+    def on_spawn_panel_announcement_labelled(self, message: AnnouncementLabelled) -> None:
+        message.stop()
+        if message.requester != self.requester:
+            return  # another requester's: the new requester's announcements are being read
+        event = message.event
+        self.add_announcement(
+            event.text,
+            event.child_session_key or "",
+            event.ts,
+            event.run_id or "",
+            delivery=event.delivery,
+            label=message.label,
+        )
 
     def add_announcement(
         self,
