@@ -127,9 +127,6 @@ class Engine:
         task.add_done_callback(self._background.discard)
         return task
 
-    def busy(self) -> bool:
-        return bool(self._background) or self.runs.pending() > 0 or self.outbox.busy()
-
     async def drain(self, delivery_wait: float = EXIT_WAIT_S) -> None:
         """Wait until every run and background task this process started has finished, then for
         its webhook deliveries at most `delivery_wait` seconds (those left stay pending, see outbox.py)."""

@@ -219,9 +219,6 @@ class Outbox:
         self._tasks[task] = (delivery_id, channel)
         task.add_done_callback(lambda done: self._tasks.pop(done, None))
 
-    def busy(self) -> bool:
-        return bool(self._tasks)
-
     async def settle(self, timeout: float = EXIT_WAIT_S) -> None:
         """Wait for this process's deliveries, at most `timeout` seconds; those still under way go on."""
         tasks = [t for t in self._tasks if not t.done()]

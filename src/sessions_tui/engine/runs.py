@@ -94,10 +94,6 @@ Executor = Callable[[HostT, RunRecord, RunRequest], Awaitable[None]]
 """What runs a run: called with the engine that queued it; raises when the run fails."""
 
 
-class RunTimedOut(Exception):
-    pass
-
-
 def _held_by_another_process(pid: int | None) -> bool:
     return pid != os.getpid() and pid_alive(pid)
 

@@ -194,8 +194,3 @@ class ToolSpec:
 
 def new_run_id() -> str:
     return new_uuid()
-
-
-def compact(payload: dict[str, Any]) -> dict[str, Any]:
-    """Drop absent (None) fields, as JSON.stringify drops `undefined`."""
-    return {k: v for k, v in payload.items() if v is not None}
