@@ -22,7 +22,13 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed
 	$(BIN)/sessions-tui --demo
 
+# The checks that hold the code's shape run first (types, lint, format, layers: docs/architecture.md),
+# then the suite.
 test: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests scripts bench
+	$(BIN)/ruff format --check src tests scripts bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n 2
 
 # The interop tests against the real OpenClaw gateway: the first run downloads node 24 and
