@@ -1,4 +1,4 @@
-"""`sessions-tui send`: a person's send, as the owner (SPEC D15), told as it happens.
+"""`sessions-tui send`: a person's send, as the owner (docs/decisions.md D15), told as it happens.
 
 The send is `sessions_send` (same gating, same results); a standalone `/send on|off|inherit`
 is the owner's command instead. Then it follows the background work — ping-pong turns, the

@@ -1,6 +1,6 @@
 """The composer: `sessions_send` into the selected session, with a live countdown and the outcome.
 
-A standalone `/send on|off|inherit` is the owner's command instead (SPEC D15). After the send
+A standalone `/send on|off|inherit` is the owner's command instead (docs/decisions.md D15). After the send
 returns, the ping-pong turns and the announce are added as they happen.
 
 The message is one line: `enter` sends it, as `ctrl+s` does anywhere in the composer (a chat
