@@ -34,6 +34,7 @@ from sessions_tui.engine.files import kind_of
 from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
 from sessions_tui.engine.openclaw.follow import FollowTick
 from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
+from sessions_tui.engine.session_search import row_matches
 from sessions_tui.engine.store import DB_NAME, StoreError
 from sessions_tui.engine.subagents import AnnouncementView, ChildView
 from sessions_tui.tools.base import ToolInputError, ToolSpec
@@ -83,6 +84,7 @@ __all__ = [
     "looks_like_session_key",
     "open_local",
     "require_agents",
+    "row_matches",
     "resolve_config_path",
     "resolve_state_dir",
 ]

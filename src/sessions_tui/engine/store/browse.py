@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sessions_tui.engine.session_search import search_sql
 from sessions_tui.engine.store.connection import StoreBase
 from sessions_tui.engine.store.sessions import StoredSession, row_to_session
 
@@ -91,12 +92,9 @@ class BrowsePart(StoreBase):
             where.append("label = ?")
             args.append(label)
         if search:
-            where.append(
-                "(instr(lower(key), ?) OR instr(lower(session_id), ?) OR instr(lower(coalesce(label, '')), ?)"
-                " OR instr(lower(coalesce(json_extract(entry, '$.displayName'), '')), ?)"
-                " OR instr(lower(coalesce(json_extract(entry, '$.subject'), '')), ?))"
-            )
-            args += [search.lower()] * 5
+            condition, search_args = search_sql(search)
+            where.append(condition)
+            args += search_args
         sql = f"SELECT * FROM sessions WHERE {' AND '.join(where)} ORDER BY updated_at DESC, key"
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
@@ -151,13 +149,9 @@ class BrowsePart(StoreBase):
             where.append("updated_at >= ?")
             args.append(flt.active_since)
         if flt.search:
-            needle = flt.search.lower()
-            where.append(
-                "(instr(lower(key), ?) OR instr(lower(coalesce(label, '')), ?) "
-                "OR instr(lower(coalesce(display_name, '')), ?) OR instr(lower(session_id), ?) "
-                "OR instr(channel, ?))"
-            )
-            args += [needle] * 5
+            condition, search_args = search_sql(flt.search)
+            where.append(condition)
+            args += search_args
         if flt.keys is not None:
             where.append(f"key IN ({', '.join('?' * len(flt.keys)) or 'NULL'})")
             args += flt.keys

@@ -26,6 +26,7 @@ from sessions_tui.backend import (
     RunStarted,
     RunStreamed,
     SessionChanged,
+    row_matches,
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
@@ -182,14 +183,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         if query.active_minutes:
             if (row.get("updatedAt") or 0) < self.backend.now() - query.active_minutes * 60_000:
                 return False
-        if query.search:
-            needle = query.search.lower()
-            haystack = " ".join(
-                str(row.get(f) or "") for f in ("_key", "key", "label", "displayName", "sessionId", "channel")
-            ).lower()
-            if needle not in haystack:
-                return False
-        return True
+        return not query.search or row_matches(row, query.search)
 
     # -- other processes ------------------------------------------------------------------------
 
