@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from sessions_tui.engine.run_end import RunEnd
+
 log = logging.getLogger(__name__)
 
 
@@ -54,7 +56,7 @@ class RunEnded(_Event):
     type: Literal["run_ended"] = "run_ended"
     run_id: str
     session_key: str
-    status: str  # ok | error | timeout | aborted
+    status: RunEnd
     error: str | None = None
 
 

@@ -23,6 +23,7 @@ from sessions_tui.engine.events import EventBus, RunEnded, RunStarted
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import OwnedByOpenClaw
+from sessions_tui.engine.run_end import RunEnd, RunState
 from sessions_tui.engine.store import RunRow, Store
 from sessions_tui.engine.surrogates import scrub_text
 
@@ -53,7 +54,7 @@ class RunRequest(BaseModel):
 class RunRecord(BaseModel):
     run_id: str
     session_key: str
-    status: Literal["queued", "running", "ok", "error", "timeout", "aborted"] = "queued"
+    status: RunState = "queued"
     error: str | None = None
     lane: str = "main"
     created_at: int = 0
@@ -66,7 +67,7 @@ class WaitResult(BaseModel):
     """The answer to waiting on a run, as OpenClaw's `agent.wait` gives it: the run's end, or `timeout`."""
 
     run_id: str
-    status: Literal["ok", "error", "timeout", "aborted", "pending"]
+    status: RunEnd | Literal["pending"]
     error: str | None = None
     started_at: int | None = None
     ended_at: int | None = None

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from sessions_tui.engine.run_end import SubagentOutcome
 from sessions_tui.engine.store import SubagentRow
 
 STATUS_LABELS = {
@@ -30,7 +31,7 @@ class SubagentRun(BaseModel):
     cleanup: str = "keep"
     created_at: int
     ended_at: int | None = None
-    outcome: str | None = None  # ok | error | timeout | unknown
+    outcome: SubagentOutcome | None = None
     outcome_error: str | None = None
     announce_state: str = "waiting"  # waiting | pending | announcing | done
     announced_at: int | None = None

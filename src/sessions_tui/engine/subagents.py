@@ -30,6 +30,7 @@ from sessions_tui.engine.events import Announced, MessageAppended, SessionChange
 from sessions_tui.engine.keys import is_subagent_session_key
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import SendBlocked
+from sessions_tui.engine.run_end import outcome_of, session_status_of
 from sessions_tui.engine.runs import TERMINAL, RunRequest
 from sessions_tui.engine.store import SubagentRow
 from sessions_tui.engine.subagent_records import (
@@ -188,7 +189,7 @@ class SubagentRegistry:
         run = self.get(run_id)
         if run is None:
             return
-        outcome = {"ok": "ok", "timeout": "timeout", "error": "error", "aborted": "error"}.get(status, "unknown")
+        outcome = outcome_of(status)
         if run.ended_at is None:
             now = self.engine.now()
             self.engine.store.end_subagent_run(run_id, ended_at=now, outcome=outcome, outcome_error=error)
@@ -201,8 +202,7 @@ class SubagentRegistry:
         if session is None:
             return
         started = session.entry.get("startedAt")
-        status = {"ok": "done", "timeout": "timeout", "error": "failed"}.get(outcome, "failed")
-        changes: dict[str, Any] = {"status": status, "endedAt": ended_at}
+        changes: dict[str, Any] = {"status": session_status_of(outcome), "endedAt": ended_at}
         if isinstance(started, int):
             changes["runtimeMs"] = max(0, ended_at - started)
         self.engine.store.patch(run.child_key, changes)

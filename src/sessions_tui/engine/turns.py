@@ -29,6 +29,7 @@ from sessions_tui.engine.models.base import (
     UsageEvent,
 )
 from sessions_tui.engine.models.registry import ModelRegistry, ResolvedModel
+from sessions_tui.engine.run_end import session_status_of
 from sessions_tui.engine.runs import RunRecord, RunRequest
 
 MAX_TOOL_ROUNDS = 8
@@ -184,10 +185,11 @@ async def execute_run(engine: TurnsHost, record: RunRecord, request: RunRequest)
     try:
         await _model_rounds(engine, record, request)
     except BaseException as exc:
-        status = "timeout" if isinstance(exc, (asyncio.CancelledError, asyncio.TimeoutError)) else "failed"
-        _set_status(engine, request, {"status": status, "abortedLastRun": status == "timeout"})
+        timed_out = isinstance(exc, (asyncio.CancelledError, asyncio.TimeoutError))
+        status = session_status_of("timeout" if timed_out else "error")
+        _set_status(engine, request, {"status": status, "abortedLastRun": timed_out})
         raise
-    _set_status(engine, request, {"status": "done", "abortedLastRun": False})
+    _set_status(engine, request, {"status": session_status_of("ok"), "abortedLastRun": False})
 
 
 def _set_status(engine: TurnsHost, request: RunRequest, changes: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from sessions_tui.engine.keys import (
     classify_session_kind,
     entry_channel,
 )
+from sessions_tui.engine.run_end import SESSION_STATUSES
 from sessions_tui.engine.sanitize import HISTORY_MAX_BYTES, HistoryResult, sanitize_history, strip_tool_messages
 from sessions_tui.engine.store import StoredSession
 from sessions_tui.tools.access import RequesterContext, guard_for
@@ -37,7 +38,7 @@ MAX_LIMIT = 200
 MAX_MESSAGE_LIMIT = 20
 # All inline messages of one page together: never more than one sessions_history answer.
 LIST_MESSAGES_MAX_BYTES = HISTORY_MAX_BYTES
-STATUSES = ("running", "done", "failed", "killed", "timeout")
+STATUSES = SESSION_STATUSES
 
 DESCRIPTION = (
     "List visible sessions with optional filters for kind, recent activity, and last messages. "
