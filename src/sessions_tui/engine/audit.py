@@ -2,35 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
-from pydantic import BaseModel
+from sessions_tui.engine.events import PolicyRefused
+from sessions_tui.engine.hosts import EngineFloor
+from sessions_tui.engine.store import AuditEntry
 
-from sessions_tui.engine.events import EventBus, PolicyRefused
-from sessions_tui.engine.store import Store
-
-
-class AuditHost(Protocol):
-    """What the audit log needs of the engine: its store, its event bus and its clock."""
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def events(self) -> EventBus: ...
-
-    def now(self) -> int: ...
-
-
-class AuditEntry(BaseModel):
-    id: int
-    ts: int
-    kind: str
-    session_key: str | None
-    requester: str | None
-    via: str | None
-    reason: str | None
-    data: dict[str, Any]
+AuditHost = EngineFloor
+"""What the audit log needs of the engine: its store, its event bus and its clock."""
 
 
 def record_refusal(
@@ -58,4 +37,4 @@ def record_refusal(
 
 def audit_entries(engine: AuditHost, limit: int = 100) -> list[AuditEntry]:
     """The newest refusals, newest first."""
-    return [AuditEntry.model_validate(row, from_attributes=True) for row in engine.store.audit_rows(limit)]
+    return engine.store.audit_rows(limit)

@@ -8,11 +8,10 @@ Only a person — the dashboard's operator or `sessions-tui send` — is the own
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
-from sessions_tui.engine.events import EventBus, SessionChanged
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.events import SessionChanged
+from sessions_tui.engine.hosts import OwnedFloor
 
 SEND_COMMAND_RE = re.compile(r"^/send(?:\s+([a-zA-Z]+))?\s*$", re.IGNORECASE)
 _MODES: dict[str, Literal["allow", "deny", "inherit"]] = {
@@ -28,18 +27,8 @@ _SAID = {"allow": "on", "deny": "off", "inherit": "inherit"}
 USAGE_REPLY = "⚙️ Usage: /send on|off|inherit"
 
 
-class CommandsHost(Protocol):
-    """What the owner's commands need of the engine: its store, event bus and clock, and session owners."""
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def events(self) -> EventBus: ...
-
-    def now(self) -> int: ...
-
-    def owner_of(self, key: str) -> Path | None: ...
+CommandsHost = OwnedFloor
+"""What the owner's commands need of the engine: its store, event bus and clock, and session owners."""
 
 
 class SessionPatchError(ValueError):

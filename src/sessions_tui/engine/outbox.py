@@ -26,15 +26,15 @@ import socket
 import sqlite3
 import time
 import uuid
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel
 
 from sessions_tui.engine.backoff import retry_delay
-from sessions_tui.engine.config import Config
-from sessions_tui.engine.events import DeliveryChanged, EventBus
+from sessions_tui.engine.events import DeliveryChanged
+from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.processes import pid_alive
-from sessions_tui.engine.store import OutboxRow, Store
+from sessions_tui.engine.store import OutboxRow
 
 MAX_RETRIES = 3
 RETRY_CAP_MS = 8000
@@ -104,19 +104,8 @@ def lease_is_live(owner: str | None, until: int | None, now_ms: int) -> bool:
     return pid_alive(int(pid_text))  # this process counts as alive too
 
 
-class OutboxHost(Protocol):
-    """What the outbox needs of the engine: its config (channels' webhooks), store, event bus and clock."""
-
-    @property
-    def config(self) -> Config: ...
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def events(self) -> EventBus: ...
-
-    def now(self) -> int: ...
+OutboxHost = EngineFloor
+"""What the outbox needs of the engine: its config (channels' webhooks), store, event bus and clock."""
 
 
 class Outbox:

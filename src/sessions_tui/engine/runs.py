@@ -13,18 +13,17 @@ import asyncio
 import os
 from collections import deque
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from sessions_tui.engine.config import Config
-from sessions_tui.engine.events import EventBus, RunEnded, RunStarted
+from sessions_tui.engine.events import RunEnded, RunStarted
+from sessions_tui.engine.hosts import OwnedFloor
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.run_end import RunEnd, RunState
-from sessions_tui.engine.store import RunRow, Store
+from sessions_tui.engine.store import RunRow
 from sessions_tui.engine.surrogates import scrub_text
 
 TERMINAL = ("ok", "error", "timeout", "aborted")
@@ -73,21 +72,8 @@ class WaitResult(BaseModel):
     ended_at: int | None = None
 
 
-class RunsHost(Protocol):
-    """What runs need of the engine: config (the default timeout), store, event bus, clock, and session owners."""
-
-    @property
-    def config(self) -> Config: ...
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def events(self) -> EventBus: ...
-
-    def now(self) -> int: ...
-
-    def owner_of(self, key: str) -> Path | None: ...
+RunsHost = OwnedFloor
+"""What runs need of the engine: config (the default timeout), store, event bus, clock, and session owners."""
 
 
 HostT = TypeVar("HostT", bound=RunsHost)

@@ -8,7 +8,7 @@ schema and its migration are in `schema`. No module outside this package writes 
 
 from __future__ import annotations
 
-from sessions_tui.engine.store.audit import AuditPart, AuditRow
+from sessions_tui.engine.store.audit import AuditEntry, AuditPart
 from sessions_tui.engine.store.browse import SORT_COLUMNS, BrowsePart, SessionFilter
 from sessions_tui.engine.store.codec import dumps, exact_dumps
 from sessions_tui.engine.store.connection import StoreBase, StoreError
@@ -32,7 +32,7 @@ __all__ = [
     "SORT_COLUMNS",
     "TRANSCRIPT_VERSION",
     "Appended",
-    "AuditRow",
+    "AuditEntry",
     "HistoryPage",
     "OutboxRow",
     "RunRow",

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from sessions_tui.engine.store.connection import StoreBase
 
 
-@dataclass(frozen=True)
-class AuditRow:
-    """One row of `audit`."""
+class AuditEntry(BaseModel):
+    """One row of `audit`: a refused send, where it came from and why."""
+
+    model_config = ConfigDict(frozen=True)
 
     id: int
     ts: int
@@ -43,12 +45,12 @@ class AuditPart(StoreBase):
                 (ts, kind, session_key, requester, via, reason, json.dumps(data)),
             )
 
-    def audit_rows(self, limit: int = 100) -> list[AuditRow]:
+    def audit_rows(self, limit: int = 100) -> list[AuditEntry]:
         """The newest `limit` entries, newest first."""
         with self.read() as conn:
             rows = conn.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [
-            AuditRow(
+            AuditEntry(
                 id=r["id"],
                 ts=r["ts"],
                 kind=r["kind"],
