@@ -19,7 +19,7 @@ from sessions_tui.engine.store.registry import RegistryPart, SubagentRow
 from sessions_tui.engine.store.runs import RunRow, RunsPart
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
 from sessions_tui.engine.store.sessions import StoredSession, derived_columns
-from sessions_tui.engine.store.transcripts import Appended, HistoryPage, new_entry_id
+from sessions_tui.engine.store.transcripts import Appended, HistoryPage
 
 
 class Store(ImportsPart, BrowsePart, RunsPart, RegistryPart, OutboxPart, AuditPart):
@@ -46,5 +46,4 @@ __all__ = [
     "dumps",
     "exact_dumps",
     "message_of_line",
-    "new_entry_id",
 ]

@@ -39,10 +39,6 @@ class HistoryPage:
     start: int  # msg_seq of the first message minus one
 
 
-def new_entry_id() -> str:
-    return ids.new_entry_id()
-
-
 def _ordered_line(line: dict[str, Any]) -> dict[str, Any]:
     """OpenClaw's field order: type, id, parentId, timestamp, then the rest."""
     head: dict[str, Any] = {k: line[k] for k in ("type", "id", "parentId", "timestamp") if k in line}
@@ -109,7 +105,7 @@ class TranscriptsPart(SessionsPart):
             if text is None:
                 line = dict(line)
                 if "id" not in line:
-                    line["id"] = new_entry_id()
+                    line["id"] = ids.new_entry_id()
                     line["parentId"] = parent
                     line.setdefault("timestamp", iso_from_ms(now))
                 text = dumps(_ordered_line(line))

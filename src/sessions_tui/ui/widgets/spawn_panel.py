@@ -238,7 +238,7 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         box = self.query_one("#announcements", VerticalScroll)
         # Newest first, so the newest shows from its head (who, status, result) at the top of the
         # list however tall it is; scrolling to a widget after a refresh raced the layout.
-        box.mount(item, before=0) if box.children else box.mount(item)
+        box.mount(item, before=0 if box.children else None)
         box.scroll_home(animate=False)
 
     def _announcement(
