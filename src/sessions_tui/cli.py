@@ -27,7 +27,6 @@ from sessions_tui.backend import (
     Backend,
     ConfigError,
     LocalBackend,
-    NoOpenClawState,
     Requester,
     StateDirError,
     StoreError,
@@ -37,12 +36,10 @@ from sessions_tui.backend import (
     looks_like_session_id,
     looks_like_session_key,
     open_local,
-    require_agents,
     resolve_config_path,
     resolve_state_dir,
 )
 from sessions_tui.cli_parser import build_parser, demo_state_dir
-from sessions_tui.send_report import MessageFileError, SendReporter, read_message_file
 from sessions_tui.terminal_text import json_text, visible_line
 
 EXIT_OK = 0
@@ -58,6 +55,8 @@ def _openclaw_root(opts: argparse.Namespace) -> Path | None:
     value = getattr(opts, "openclaw", None)
     if not value:
         return None
+    from sessions_tui.backend import NoOpenClawState, require_agents
+
     root = Path(value).expanduser().resolve()
     try:
         require_agents(root)
@@ -214,6 +213,8 @@ def _send_message(opts: argparse.Namespace) -> str:
         return str(opts.message)  # checked to be text by _check_text_arguments
     if opts.message is not None:
         raise UsageError("send: MESSAGE and --message-file do not go together: give one")
+    from sessions_tui.send_report import MessageFileError, read_message_file
+
     try:
         return read_message_file(opts.message_file)
     except MessageFileError as exc:
@@ -221,6 +222,8 @@ def _send_message(opts: argparse.Namespace) -> str:
 
 
 async def _run_send(opts: argparse.Namespace) -> int:
+    from sessions_tui.send_report import SendReporter
+
     message = _send_message(opts)
     backend = _open_backend(opts)
     try:
@@ -235,6 +238,8 @@ async def _run_send(opts: argparse.Namespace) -> int:
 
 
 def _run_import(opts: argparse.Namespace) -> int:
+    from sessions_tui.backend import NoOpenClawState, require_agents
+
     root = Path(opts.source).expanduser()
     backend = _open_backend(opts)
     try:
@@ -287,6 +292,9 @@ _NO_DEMO = {"demo": "it writes the demo already", "import-openclaw": "the demo h
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # pydantic looks for plugins in every installed package's metadata when it builds its first
+    # validator; sessions-tui uses none, and the scan is a good part of a `tool` call's start.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     parser = build_parser()
     opts = parser.parse_args(argv)
     try:

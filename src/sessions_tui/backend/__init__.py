@@ -3,43 +3,77 @@
 `Backend` (base.py) is the seam; `LocalBackend` (local.py) puts the embedded engine behind it.
 The names below are what the faces need besides: the engine's typed events, key helpers, the
 tools' specs and errors, and the local state directory's paths and config errors.
+
+Each name is loaded from its module when it is first used (PEP 562), so a command loads only what
+it touches: `sessions-tui tool` never loads the dashboard's reads or the OpenClaw side.
 """
 
-from sessions_tui.backend.base import Backend, EventCallback, ImportSummary, Requester, RequesterView
-from sessions_tui.backend.local import LocalBackend, open_local
-from sessions_tui.backend.opening import StateDirError
-from sessions_tui.engine.commands import is_send_command
-from sessions_tui.engine.config import (
-    CONFIG_FILE_NAME,
-    CONFIG_PATH_ENV,
-    ConfigError,
-    config_path_origin,
-    resolve_config_path,
-    resolve_state_dir,
-)
-from sessions_tui.engine.events import (
-    Announced,
-    DeliveryChanged,
-    EngineEvent,
-    FollowStatus,
-    MessageAppended,
-    PolicyRefused,
-    RunEnded,
-    RunStarted,
-    RunStreamed,
-    SendProgress,
-    SessionChanged,
-)
-from sessions_tui.engine.files import kind_of
-from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
-from sessions_tui.engine.openclaw.follow import FollowTick
-from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
-from sessions_tui.engine.session_search import row_matches
-from sessions_tui.engine.store import DB_NAME, StoreError
-from sessions_tui.engine.subagents import AnnouncementView, ChildView
-from sessions_tui.tools.base import ToolInputError, ToolSpec
-from sessions_tui.tools.browse import BrowsePage, BrowseQuery
-from sessions_tui.tools.registry import TOOLS, UnknownToolError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.base import Backend, EventCallback, ImportSummary, Requester, RequesterView
+    from sessions_tui.backend.local import LocalBackend, open_local
+    from sessions_tui.backend.opening import StateDirError
+    from sessions_tui.engine.commands import is_send_command
+    from sessions_tui.engine.config import (
+        CONFIG_FILE_NAME,
+        CONFIG_PATH_ENV,
+        ConfigError,
+        config_path_origin,
+        resolve_config_path,
+        resolve_state_dir,
+    )
+    from sessions_tui.engine.events import (
+        Announced,
+        DeliveryChanged,
+        EngineEvent,
+        FollowStatus,
+        MessageAppended,
+        PolicyRefused,
+        RunEnded,
+        RunStarted,
+        RunStreamed,
+        SendProgress,
+        SessionChanged,
+    )
+    from sessions_tui.engine.files import kind_of
+    from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
+    from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
+    from sessions_tui.engine.session_search import row_matches
+    from sessions_tui.engine.store import DB_NAME, StoreError
+    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.tools.base import ToolInputError, ToolSpec
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.registry import TOOLS, UnknownToolError
+
+_HOMES = {
+    "sessions_tui.backend.base": "Backend EventCallback ImportSummary Requester RequesterView",
+    "sessions_tui.backend.local": "LocalBackend open_local",
+    "sessions_tui.backend.opening": "StateDirError",
+    "sessions_tui.engine.commands": "is_send_command",
+    "sessions_tui.engine.config": (
+        "CONFIG_FILE_NAME CONFIG_PATH_ENV ConfigError config_path_origin resolve_config_path resolve_state_dir"
+    ),
+    "sessions_tui.engine.events": (
+        "Announced DeliveryChanged EngineEvent FollowStatus MessageAppended PolicyRefused RunEnded RunStarted "
+        "RunStreamed SendProgress SessionChanged"
+    ),
+    "sessions_tui.engine.files": "kind_of",
+    "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
+    "sessions_tui.engine.openclaw.follow": "FollowTick",
+    "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
+    "sessions_tui.engine.session_search": "row_matches",
+    "sessions_tui.engine.store": "DB_NAME StoreError",
+    "sessions_tui.engine.subagents": "AnnouncementView ChildView",
+    "sessions_tui.tools.base": "ToolInputError ToolSpec",
+    "sessions_tui.tools.browse": "BrowsePage BrowseQuery",
+    "sessions_tui.tools.registry": "TOOLS UnknownToolError",
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -88,3 +122,16 @@ __all__ = [
     "resolve_config_path",
     "resolve_state_dir",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -11,19 +11,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from sessions_tui.engine.events import EngineEvent
-from sessions_tui.engine.openclaw.follow import FollowTick
-from sessions_tui.engine.subagents import AnnouncementView, ChildView
-from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+from sessions_tui.engine.lazy_model import LazyModel
+
+if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
+    from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
 
 EventCallback = Callable[[EngineEvent], None]
 
 
-class Requester(BaseModel):
+class Requester(LazyModel):
     """Who a face calls the tools as: a session key (None: the main alias) and the sandbox flag."""
 
     model_config = ConfigDict(frozen=True)
@@ -32,7 +35,7 @@ class Requester(BaseModel):
     sandboxed: bool = False
 
 
-class RequesterView(BaseModel):
+class RequesterView(LazyModel):
     """What a requester's tools may see, for the acting-as picker's one-line description."""
 
     model_config = ConfigDict(frozen=True)
@@ -44,7 +47,7 @@ class RequesterView(BaseModel):
     a2a_allow_any: bool  # tools.agentToAgent.allow is empty: every agent
 
 
-class ImportSummary(BaseModel):
+class ImportSummary(LazyModel):
     """What importing an OpenClaw state directory read and found wrong."""
 
     sources: list[str]

@@ -9,21 +9,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
 from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
-from sessions_tui.engine.openclaw.follow import Follower, FollowTick, follow_beside, run_follow
-from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.outbox import EXIT_WAIT_S
-from sessions_tui.engine.subagents import AnnouncementView, ChildView
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.browse import BrowsePage, BrowseQuery, browse_rows, browse_sessions, state_is_empty
 from sessions_tui.tools.registry import invoke
+
+if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
+    from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
 
 
 class LocalBackend:
@@ -96,12 +97,18 @@ class LocalBackend:
         return await invoke(self.tool_call(requester), name, args)
 
     async def browse(self, requester: Requester, query: BrowseQuery, *, offset: int, limit: int) -> BrowsePage:
+        from sessions_tui.tools.browse import browse_sessions
+
         return browse_sessions(self.tool_call(requester), query, offset=offset, limit=limit)
 
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
+        from sessions_tui.tools.browse import browse_rows
+
         return browse_rows(self.tool_call(requester), keys)
 
     async def state_is_empty(self) -> bool:
+        from sessions_tui.tools.browse import state_is_empty
+
         return state_is_empty(ToolCall(engine=self.engine))
 
     # -- the operator's reads and commands -------------------------------------------------------
@@ -138,12 +145,16 @@ class LocalBackend:
     # -- OpenClaw --------------------------------------------------------------------------------
 
     async def import_openclaw(self, root: Path) -> ImportSummary:
+        from sessions_tui.engine.openclaw.importer import import_openclaw
+
         report = import_openclaw(self.engine.store, self.engine.canonical, root)
         return ImportSummary(sources=list(report.sources), problems=list(report.problems), summary=report.summary())
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool
     ) -> None:
+        from sessions_tui.engine.openclaw.follow import Follower, follow_beside, run_follow
+
         if own_connection:
             await follow_beside(self.engine.store, self.engine.canonical, root, stop, on_tick)
         else:

@@ -14,7 +14,7 @@ from typing import Any
 
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
-from sessions_tui.engine.config import Config, LoadedConfig, load_config
+from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.keys import (
     DEFAULT_AGENT_ID,
@@ -27,7 +27,6 @@ from sessions_tui.engine.keys import (
     parse_agent_session_key,
 )
 from sessions_tui.engine.models.registry import ModelRegistry
-from sessions_tui.engine.openclaw.layout import owner_root
 from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.policy import (
     AgentToAgentPolicy,
@@ -73,7 +72,7 @@ class Engine:
         config_path: Path | None = None,
     ) -> None:
         self.state_dir = Path(state_dir).expanduser()
-        self.config = config or Config()
+        self.config = config or defaults_of(Config)
         self.config_path = config_path
         self.clock = clock or Clock()
         self.store = Store(self.state_dir, self.clock)
@@ -154,7 +153,11 @@ class Engine:
     def owner_of(self, key: str) -> Path | None:
         """The OpenClaw state directory a session belongs to (docs/decisions.md D17); None for the engine's own."""
         source = self.store.import_source_of(key)
-        return owner_root(source) if source is not None else None
+        if source is None:
+            return None
+        from sessions_tui.engine.openclaw.layout import owner_root  # OpenClaw's side loads when it is used
+
+        return owner_root(source)
 
     def admit(self, key: str, *, via: str, requester: str | None = None) -> None:
         """Let something into a session, or raise `SendBlocked` after recording why not: the

@@ -10,14 +10,15 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import RunEnd
 
 log = logging.getLogger(__name__)
 
 
-class _Event(BaseModel):
+class _Event(LazyModel):
     ts: int = 0
 
 

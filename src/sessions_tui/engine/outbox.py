@@ -28,11 +28,10 @@ import time
 import uuid
 from typing import Any
 
-from pydantic import BaseModel
-
 from sessions_tui.engine.backoff import retry_delay
 from sessions_tui.engine.events import DeliveryChanged
 from sessions_tui.engine.hosts import EngineFloor
+from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.store import OutboxRow
 
@@ -48,7 +47,7 @@ LEASE_S = 2 * DELIVERY_BOUND_S
 """A lease outlives the delivery it covers; an expired one may be taken by anyone."""
 
 
-class Delivery(BaseModel):
+class Delivery(LazyModel):
     id: int
     created_at: int
     kind: str

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from sessions_tui.engine.redact_vendors import VENDOR_TOKENS
@@ -31,14 +32,24 @@ class Edit:
 
 @dataclass(frozen=True)
 class Rule:
-    """A regex whose capture `group` (or last non-empty group when None) is the secret."""
+    """A regex whose capture `group` (or last non-empty group when None) is the secret.
+
+    The regex is compiled when the rule first runs: a process that redacts nothing (most `tool`
+    calls) does not pay for compiling some hundred patterns, and one that does compiles only the
+    rules whose anchors its text contains.
+    """
 
     name: str
-    pattern: re.Pattern[str]
+    source: str | re.Pattern[str]
     anchors: tuple[str, ...]
     style: Style = "hint"
     group: int | None = None
     keep: Callable[[re.Match[str]], bool] | None = None  # a match it must leave alone
+    flags: int = 0
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return self.source if isinstance(self.source, re.Pattern) else re.compile(self.source, self.flags)
 
     def edits(self, text: str) -> Iterator[Edit]:
         for match in self.pattern.finditer(text):
@@ -163,7 +174,7 @@ def _rule(
     flags: int = _CI,
     keep: Callable[[re.Match[str]], bool] | None = None,
 ) -> Rule:
-    return Rule(name, re.compile(source, flags), anchors, style, group, keep)
+    return Rule(name, source, anchors, style, group, keep, flags)
 
 
 _ENV_KEY = rf"[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b"

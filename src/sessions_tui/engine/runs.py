@@ -15,11 +15,12 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.hosts import OwnedFloor
 from sessions_tui.engine.ids import new_uuid
+from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.run_end import RunEnd, RunState
@@ -32,7 +33,7 @@ INTERRUPTED = "interrupted: the process running it stopped"
 CROSS_PROCESS_POLL_SECONDS = 0.05
 
 
-class RunRequest(BaseModel):
+class RunRequest(LazyModel):
     """What a run does: a message into a session, with the context the caller adds."""
 
     session_key: str
@@ -50,7 +51,7 @@ class RunRequest(BaseModel):
     keep_status: bool = False  # leave the session's status alone (a finished child's announce step)
 
 
-class RunRecord(BaseModel):
+class RunRecord(LazyModel):
     run_id: str
     session_key: str
     status: RunState = "queued"
@@ -62,7 +63,7 @@ class RunRecord(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-class WaitResult(BaseModel):
+class WaitResult(LazyModel):
     """The answer to waiting on a run, as OpenClaw's `agent.wait` gives it: the run's end, or `timeout`."""
 
     run_id: str

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import SubagentOutcome
 from sessions_tui.engine.store import SubagentRow
 
@@ -20,7 +21,7 @@ STATUS_LABELS = {
 }
 
 
-class SubagentRun(BaseModel):
+class SubagentRun(LazyModel):
     """One registry record."""
 
     run_id: str
@@ -45,7 +46,7 @@ class SubagentRun(BaseModel):
         return STATUS_LABELS.get(self.outcome or "unknown", STATUS_LABELS["unknown"])
 
 
-class ChildView(BaseModel):
+class ChildView(LazyModel):
     """A spawned child as the operator's spawn panel shows it."""
 
     run_id: str
@@ -58,7 +59,7 @@ class ChildView(BaseModel):
     total_tokens: int | float | None = None
 
 
-class AnnouncementView(BaseModel):
+class AnnouncementView(LazyModel):
     """An announce that reached a requester's session."""
 
     run_id: str

@@ -6,13 +6,15 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import ConfigDict, model_validator
 
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.json_depth import MAX_JSON_DEPTH, nesting_error
+from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.surrogates import has_surrogates, scrub_json
 from sessions_tui.tools.schema import wire_parameters
 
@@ -126,7 +128,7 @@ def checked_arguments(params: dict[str, Any]) -> dict[str, Any]:
     return scrub_json(params) if dirty else params
 
 
-class ToolArgs(BaseModel):
+class ToolArgs(LazyModel):
     """Base of the argument models: `checked_arguments`, then OpenClaw's reading rules (`read`), then
     pydantic's types.
 
@@ -168,7 +170,7 @@ class ToolSpec:
     """A tool as agents see it (name, label, description, argument model) and its implementation.
 
     `parameters`, the JSON schema offered to models, is generated from `arguments`, the model the
-    tool parses its arguments with.
+    tool parses its arguments with, when it is first asked for (a model's schema is built then).
     """
 
     name: str
@@ -176,10 +178,10 @@ class ToolSpec:
     description: str
     arguments: type[ToolArgs]
     run: ToolFn
-    parameters: dict[str, Any] = field(init=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "parameters", wire_parameters(self.arguments))
+    @cached_property
+    def parameters(self) -> dict[str, Any]:
+        return wire_parameters(self.arguments)
 
     def openai_function(self) -> dict[str, Any]:
         return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from sessions_tui.engine.keys import (
     SAFE_SESSION_ID_RE,
@@ -19,6 +19,7 @@ from sessions_tui.engine.keys import (
     classify_session_kind,
     entry_channel,
 )
+from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import SESSION_STATUSES
 from sessions_tui.engine.sanitize import HISTORY_MAX_BYTES, HistoryResult, sanitize_history, strip_tool_messages
 from sessions_tui.engine.store import StoredSession
@@ -81,7 +82,7 @@ class ListArgs(ToolArgs):
         }
 
 
-class DeliveryContext(BaseModel):
+class DeliveryContext(LazyModel):
     model_config = ConfigDict(extra="ignore")
     channel: str | None = None
     to: str | None = None
@@ -89,12 +90,12 @@ class DeliveryContext(BaseModel):
     threadId: str | int | float | None = None
 
 
-class Origin(BaseModel):
+class Origin(LazyModel):
     provider: str | None = None
     accountId: str | None = None
 
 
-class SessionRow(BaseModel):
+class SessionRow(LazyModel):
     """One row of `sessions_list`, in OpenClaw's field order; absent fields are omitted."""
 
     key: str

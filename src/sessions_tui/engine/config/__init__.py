@@ -23,7 +23,7 @@ from sessions_tui.engine.config.agents import (
     SandboxDefaults,
     SubagentDefaults,
 )
-from sessions_tui.engine.config.base import ConfigModel, FlooredInt, ModelRef, ModelRefField
+from sessions_tui.engine.config.base import ConfigModel, FlooredInt, ModelRef, ModelRefField, defaults_of
 from sessions_tui.engine.config.channels import ChannelConfig
 from sessions_tui.engine.config.document import Config
 from sessions_tui.engine.config.errors import ConfigError
@@ -98,6 +98,7 @@ __all__ = [
     "ToolsSessionsConfig",
     "ToolsSubagentsConfig",
     "UiConfig",
+    "defaults_of",
     "apply_value_rules",
     "config_path_origin",
     "load_config",

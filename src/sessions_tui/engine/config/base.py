@@ -8,12 +8,14 @@ floored, as OpenClaw floors them.
 """
 
 import math
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar, cast
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-__all__ = ["ConfigModel", "FlooredInt", "ModelRef", "ModelRefField"]
+from sessions_tui.engine.lazy_model import LazyModel
+
+__all__ = ["ConfigModel", "FlooredInt", "ModelRef", "ModelRefField", "defaults_of"]
 
 
 def _floor_number(value: Any) -> Any:
@@ -28,7 +30,7 @@ def _floor_number(value: Any) -> Any:
 FlooredInt = Annotated[int, BeforeValidator(_floor_number)]
 
 
-class ConfigModel(BaseModel):
+class ConfigModel(LazyModel):
     """The base of every config section: strict types, camelCase aliases, unknown keys ignored."""
 
     model_config = ConfigDict(
@@ -37,6 +39,21 @@ class ConfigModel(BaseModel):
         extra="ignore",
         validate_default=False,
     )
+
+
+_Section = TypeVar("_Section", bound=ConfigModel)
+
+
+def defaults_of(model: type[_Section]) -> _Section:
+    """`model()` without running a validator: with no input there is nothing to check (defaults are
+    not validated), and building the validators of every section is most of a `tool` call's
+    start-up when there is no config file. Each section's defaults are built the same way."""
+    sections = {
+        name: defaults_of(factory)
+        for name, info in model.model_fields.items()
+        if isinstance(factory := info.default_factory, type) and issubclass(factory, ConfigModel)
+    }
+    return cast(_Section, model.model_construct(_fields_set=set(), **sections))  # the plugin types it as the base
 
 
 class ModelRef(ConfigModel):

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import json5
 from pydantic import ValidationError
 
+from sessions_tui.engine.config.base import defaults_of
 from sessions_tui.engine.config.document import Config
 from sessions_tui.engine.config.errors import ConfigError, format_validation_error
 from sessions_tui.engine.config.redaction import redaction_warnings
@@ -54,6 +54,8 @@ _JSON5_ERROR_RE = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL
 def _parse_json5(text: str, source: str) -> Any:
     if not text.strip():
         raise ConfigError(f"{source}: invalid JSON5: empty file")
+    import json5  # only when there is a file to read
+
     try:
         return json5.loads(text)
     except (ValueError, RecursionError) as err:
@@ -81,7 +83,7 @@ def load_config(path: Path, *, required: bool = False) -> LoadedConfig:
     except (FileNotFoundError, NotADirectoryError):
         if required:
             raise ConfigError(f"{source}: config file not found") from None
-        return LoadedConfig(config=Config(), warnings=[], path=path, exists=False)
+        return LoadedConfig(config=defaults_of(Config), warnings=[], path=path, exists=False)
     except NotRegularFile as err:
         raise ConfigError(f"{source}: is {err.kind}, not a config file") from None
     except OSError as err:

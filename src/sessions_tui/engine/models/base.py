@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from sessions_tui.engine.lazy_model import LazyModel
 
 
-class ModelRequest(BaseModel):
+class ModelRequest(LazyModel):
     """One model turn."""
 
     model: str  # the model id at the provider, e.g. "gpt-4o-mini" or "demo"
@@ -24,7 +26,7 @@ class ModelRequest(BaseModel):
     session_key: str = ""  # which session runs the turn (the demo model reads it)
 
 
-class ToolCallRequest(BaseModel):
+class ToolCallRequest(LazyModel):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
@@ -34,7 +36,7 @@ class ToolCallRequest(BaseModel):
     arguments_error: str | None = None
 
 
-class Usage(BaseModel):
+class Usage(LazyModel):
     input: int = 0
     output: int = 0
     cache_read: int = 0
@@ -42,27 +44,27 @@ class Usage(BaseModel):
     cost_usd: float | None = None
 
 
-class TextDelta(BaseModel):
+class TextDelta(LazyModel):
     type: Literal["text"] = "text"
     text: str
 
 
-class ThinkingDelta(BaseModel):
+class ThinkingDelta(LazyModel):
     type: Literal["thinking"] = "thinking"
     text: str
 
 
-class ToolCallEvent(BaseModel):
+class ToolCallEvent(LazyModel):
     type: Literal["tool_call"] = "tool_call"
     call: ToolCallRequest
 
 
-class UsageEvent(BaseModel):
+class UsageEvent(LazyModel):
     type: Literal["usage"] = "usage"
     usage: Usage
 
 
-class TurnDone(BaseModel):
+class TurnDone(LazyModel):
     type: Literal["done"] = "done"
     stop_reason: str = "stop"  # "stop" | "toolUse" | "length" | …
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.store.connection import StoreBase
 
 
-class AuditEntry(BaseModel):
+class AuditEntry(LazyModel):
     """One row of `audit`: a refused send, where it came from and why."""
 
     model_config = ConfigDict(frozen=True)

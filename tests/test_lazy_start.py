@@ -1,0 +1,74 @@
+"""A `sessions-tui tool` call loads only what it uses: the requirement is a fast start, and these
+checks name what must stay out of its way (the timing itself is bench/startup_bench.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sessions_tui.engine.config import Config, defaults_of, parse_config
+from sessions_tui.engine.config.base import ConfigModel
+
+_TOOL_CALL = """
+import json, sys
+from sessions_tui.cli import main
+from sessions_tui.engine.config import Config
+code = main(["--state", sys.argv[1], "tool", "agents_list"])
+print(json.dumps({
+    "code": code,
+    "modules": sorted(sys.modules),
+    "config_validator_built": Config.__pydantic_complete__,
+}))
+"""
+
+
+def _tool_call(state: Path) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _TOOL_CALL, str(state)], capture_output=True, text=True, timeout=60, check=True
+    )
+    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_a_tool_call_loads_neither_the_dashboard_nor_http_nor_openclaw(tmp_path: Path) -> None:
+    result = _tool_call(tmp_path)
+    assert result["code"] == 0
+    modules = result["modules"]
+    assert isinstance(modules, list)
+    unwanted = (
+        "textual",
+        "httpx",
+        "json5",
+        "sessions_tui.engine.openclaw",
+        "sessions_tui.tools.browse",
+        "sessions_tui.ui",
+    )
+    loaded = [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
+    assert loaded == []
+    assert "sessions_tui.tools.registry" in modules  # the call did run through the tools
+
+
+def test_no_config_file_builds_no_config_validator(tmp_path: Path) -> None:
+    assert _tool_call(tmp_path)["config_validator_built"] is False
+
+
+def _sections(model: ConfigModel) -> list[ConfigModel]:
+    found = [model]
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, ConfigModel):
+            found += _sections(value)
+    return found
+
+
+def test_defaults_without_validation_are_the_validated_defaults() -> None:
+    built = defaults_of(Config)
+    validated = Config()
+    assert built == validated
+    assert built.model_dump(by_alias=True) == validated.model_dump(by_alias=True)
+    assert [type(s) for s in _sections(built)] == [type(s) for s in _sections(validated)]
+    assert all(not s.model_fields_set for s in _sections(built))  # nothing counts as written in a file
+    parsed, warnings = parse_config({})
+    assert parsed == built and warnings == []
