@@ -26,6 +26,7 @@ from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
+from sessions_tui.ui.theme import THEME
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import SessionTable
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
@@ -116,6 +117,8 @@ class SessionsApp(App[None]):
         OpenClaw state directory to follow while the dashboard runs; `config_warnings` (by default
         the backend's) are shown as toasts at start, where stderr is hidden by the screen."""
         super().__init__()
+        self.register_theme(THEME)
+        self.theme = THEME.name  # the dashboard's colours; any other theme may replace it
         self.config_warnings = list(config_warnings if config_warnings is not None else backend.config_warnings)
         self.openclaw = openclaw
         self._follow_stop = asyncio.Event()

@@ -12,21 +12,23 @@ from datetime import UTC, datetime
 from rich.text import Text
 
 from sessions_tui.terminal_text import visible as visible  # one table for the dashboard and the CLI
+from sessions_tui.ui.theme import themed
 
 STATUS_ICONS = {"running": "▶", "done": "✓", "failed": "✗", "killed": "✗", "timeout": "⏱"}
 ROLE_STYLES = {
-    "user": "bold #7fb4ff",
-    "assistant": "bold #9ee493",
-    "toolResult": "bold #e5c07b",
-    "tool": "bold #e5c07b",
-    "system": "bold #c678dd",
+    "user": "bold $text-primary",
+    "assistant": "bold $success",
+    "toolResult": "bold $warning",
+    "tool": "bold $warning",
+    "system": "bold $accent",
 }
 
 
 def span(text: str, style: str = "") -> Text:
-    """Text whose style stays on its own characters when concatenated (a Rich base style would spread)."""
+    """Text whose style stays on its own characters when concatenated (a Rich base style would spread);
+    `$name` in `style` is the theme's colour."""
     out = Text()
-    out.append(text, style=style or None)
+    out.append(text, style=themed(style) or None)
     return out
 
 

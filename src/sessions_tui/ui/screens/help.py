@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from sessions_tui.ui.text import span
+from sessions_tui.ui.theme import themed
 
 ESC = (
     "back: leaves the composer, the filters or the transcript for the table (the filter stays); "
@@ -120,7 +121,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         table = self.table
-        table.add_column(style="bold #7fb4ff", justify="right", no_wrap=True)
+        table.add_column(style=themed("bold $text-primary"), justify="right", no_wrap=True)
         table.add_column()
         for group, entries in GROUPS:
             table.add_row(span(group, style="bold reverse"), "")

@@ -37,6 +37,7 @@ from sessions_tui.backend import (
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import literal, one_line, span
+from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
 
 DEFAULT_TIMEOUT = 30
@@ -256,7 +257,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         left = (left_ms + 999) // 1000
         self.query_one("#countdown", ProgressBar).update(progress=self.timeout_s - left_ms / 1000)
         text = span("waiting ", style="bold")
-        text.append(f"{left} s left", style="bold #e5c07b")
+        text.append(f"{left} s left", style=themed("bold $warning"))
         if self.waiting_run:
             text.append(f"   ·   run {self.waiting_run[:8]}… running", style="dim")
         self._outcome(text)
@@ -269,18 +270,18 @@ class Composer(ReportsWorkerErrors, Vertical):
     def _show_result(self, result: dict[str, Any], seconds: float) -> None:
         status = result.get("status")
         if status == "ok":
-            text = span("ok", style="bold #9ee493") + span(f" · replied in {seconds:.1f} s", style="")
+            text = span("ok", style="bold $success") + span(f" · replied in {seconds:.1f} s", style="")
             reply = result.get("reply")
             text.append("\n")
             text.append_text(literal(one_line(reply, 300)) if reply else span("(no new reply)", style="dim"))
         elif status == "accepted":
-            text = span("accepted", style="bold #7fb4ff") + Text(" · run goes on")
+            text = span("accepted", style="bold $text-primary") + Text(" · run goes on")
         elif status == "timeout":
-            text = span("timeout", style="bold #e5c07b") + Text(" · run goes on, see transcript")
+            text = span("timeout", style="bold $warning") + Text(" · run goes on, see transcript")
         elif status == "forbidden":
-            text = span("forbidden", style="bold #e06c75") + Text(" · ") + literal(result.get("error", ""))
+            text = span("forbidden", style="bold $error") + Text(" · ") + literal(result.get("error", ""))
         else:
-            text = Text(str(status), style="bold #e06c75") + Text(" · ") + literal(result.get("error", ""))
+            text = Text(str(status), style=themed("bold $error")) + Text(" · ") + literal(result.get("error", ""))
         self._outcome(text)
 
     def on_engine_event(self, event: EngineEvent) -> None:
@@ -319,9 +320,9 @@ class Composer(ReportsWorkerErrors, Vertical):
                 self._add_log(span("announce · stays silent (ANNOUNCE_SKIP)", style="dim"))
         elif isinstance(event, Announced) and event.run_id == self.run_id:
             where = _DELIVERY.get(event.delivery or "", event.delivery or "")
-            self._add_log(span(f"announce ({where}) · ", style="bold #c678dd") + literal(one_line(event.text, 200)))
+            self._add_log(span(f"announce ({where}) · ", style="bold $accent") + literal(one_line(event.text, 200)))
         elif isinstance(event, PolicyRefused) and event.session_key in (self.key,):
-            self._add_log(span("forbidden · ", style="bold #e06c75") + literal(event.reason))
+            self._add_log(span("forbidden · ", style="bold $error") + literal(event.reason))
 
     def _late_reply(self, event: RunEnded) -> None:
         """The run of a send that timed out ended: in the outcome while it shows that send, else a
@@ -333,7 +334,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         else:
             said = f"{run} ended after the timeout: {event.status}" + (f" · {event.error}" if event.error else "")
         if event.run_id == self.run_id:
-            self._outcome(literal(said, style="bold #9ee493" if event.status == "ok" else "bold #e06c75"))
+            self._outcome(literal(said, style="bold $success" if event.status == "ok" else "bold $error"))
         else:
             self.app.notify(f"{shown}: {said}", title="sessions_send", timeout=10, markup=False)
 

@@ -6,6 +6,7 @@ shorter words are used; `● live` / `⏸ paused` is always shown. The full path
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -16,6 +17,14 @@ MIN_PATH = 12  # a path elided to fewer cells than this says nothing: it is left
 
 
 class StatusHeader(Static):
+    COMPONENT_CLASSES = {  # their colours: app.tcss, from the theme
+        "header--live",
+        "header--paused",
+        "header--follow",
+        "header--follow-failed",
+        "header--sandboxed",
+    }
+
     state_dir: reactive[str] = reactive("")
     acting_as: reactive[str] = reactive("main")
     sandboxed: reactive[bool] = reactive(False)
@@ -54,14 +63,16 @@ class StatusHeader(Static):
             counts.append(f"  {self.total:,} sessions", style="")
             counts.append(f" ({self.running} running)", style="dim")
         state = Text("  ")
-        state.append("⏸ paused" if self.paused else "● live", style="bold #e5c07b" if self.paused else "bold #9ee493")
+        live = ("⏸ paused", "header--paused") if self.paused else ("● live", "header--live")
+        state.append(live[0], style=self._style(live[1]))
         follow = Text()
         follow_path = ""
         if self.follow_root:
             if self.follow_failure:
-                follow.append("  ✗ OpenClaw follow failed" if not compact else "  ✗ OpenClaw", style="bold #e06c75")
+                failed = "  ✗ OpenClaw follow failed" if not compact else "  ✗ OpenClaw"
+                follow.append(failed, style=self._style("header--follow-failed"))
             else:
-                follow.append("  ⇄ OpenClaw ", style="bold #61afef")
+                follow.append("  ⇄ OpenClaw ", style=self._style("header--follow"))
                 follow_path = visible(self.follow_root)
         sandboxed = (" (sbx)" if compact else " (sandboxed)") if self.sandboxed else ""
         acting = visible(self.acting_as)
@@ -71,7 +82,7 @@ class StatusHeader(Static):
         who = Text()
         who.append("  as ", style="dim")
         who.append(acting, style="bold")
-        who.append(sandboxed, style="bold #e5c07b")
+        who.append(sandboxed, style=self._style("header--sandboxed"))
         state_label = "  state " if not compact else "  "
         state_path = visible(self.state_dir)
         room = width - fixed - len(acting)
@@ -89,6 +100,11 @@ class StatusHeader(Static):
             text.truncate(max(0, width - state.cell_len), overflow="ellipsis")
         text.append_text(state)
         return text, state_room > 0 or not state_path
+
+    def _style(self, component: str) -> Style:
+        """A part's colour and weight only (its background is the header's)."""
+        style = self.get_component_rich_style(component, partial=True)
+        return Style(color=style.color, bold=style.bold)
 
     @staticmethod
     def _allot(room: int, follow: int, label: int, state: int) -> tuple[int, int]:

@@ -21,11 +21,12 @@ from rich.text import Text
 from textual.widget import Widget
 
 from sessions_tui.ui.text import ROLE_STYLES, clock_time, literal, one_line, span
+from sessions_tui.ui.theme import themed
 
 TOOL_TEXT_LINES = 12
 BODY, NESTED = 2, 4  # indents of a message's blocks and of what is nested in a block
-TOOL_STYLE = "bold #e5c07b"
-ERROR_STYLE = "#e06c75"
+TOOL_STYLE = "bold $warning"
+ERROR_STYLE = "$error"
 
 Part = tuple[int, Text]  # (indent, text): one block of a message as drawn
 
@@ -79,6 +80,14 @@ class MessageView(Widget):
         self.open_thinking: set[int] = set()  # indexes of the thinking blocks shown open
         self._parts: list[Part] | None = None
 
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._retheme, init=False)
+
+    def _retheme(self) -> None:
+        """The parts hold the theme's colours: build them again in the new one."""
+        self._parts = None
+        self.refresh()
+
     @property
     def seq(self) -> int:
         return message_seq(self.message)
@@ -109,7 +118,7 @@ class MessageView(Widget):
         message = self.message
         role = message.get("role", "?")
         text = Text()
-        text.append(role if isinstance(role, str) else "?", style=ROLE_STYLES.get(role, "bold"))
+        text.append(role if isinstance(role, str) else "?", style=themed(ROLE_STYLES.get(role, "bold")))
         text.append(f"  {clock_time(message.get('timestamp'))}", style="dim")
         provenance = message.get("provenance")
         if isinstance(provenance, dict) and provenance.get("sourceTool"):
@@ -118,9 +127,9 @@ class MessageView(Widget):
             text.append(f"  from {one_line(who, 60)} via {one_line(provenance['sourceTool'], 40)}", style="dim italic")
         announce = message.get("announce")
         if isinstance(announce, dict):
-            text.append(f"  announce · {one_line(announce.get('status', '?'), 20)}", style="bold #c678dd")
+            text.append(f"  announce · {one_line(announce.get('status', '?'), 20)}", style=themed("bold $accent"))
         if message.get("stopReason") == "error":
-            text.append("  error", style="bold #e06c75")
+            text.append("  error", style=themed("bold $error"))
         return text
 
     def _build(self) -> list[Part]:

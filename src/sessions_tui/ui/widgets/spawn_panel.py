@@ -30,6 +30,7 @@ from sessions_tui.ui.text import (
     short_number,
     span,
 )
+from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
 from sessions_tui.ui.widgets.spawn_runs import RunsTable, status_cell
 
@@ -257,7 +258,7 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         name = label or one_line(child_key, 40)
         head = span(f"{clock_time(ts)} ", style="dim") + literal(one_line(name, 32), style="bold")
         if delivery == "forbidden":
-            head.append("  refused by the send policy", style="#e06c75")
+            head.append("  refused by the send policy", style=themed("$error"))
         return Static(head + Text("\n") + literal(text), classes="announcement")
 
     def refresh_runs(self) -> None:
@@ -355,11 +356,11 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         result = event.result
         outcome = self.query_one("#spawn-outcome", Static)
         if result.get("status") == "accepted":
-            outcome.update(span("accepted · ", style="bold #9ee493") + literal(result["childSessionKey"]))
+            outcome.update(span("accepted · ", style="bold $success") + literal(result["childSessionKey"]))
             for field_id, sent in (("#spawn-task", event.task), ("#spawn-label", event.label)):
                 box = self.query_one(field_id, Input)
                 if box.value.strip() == sent:
                     box.value = ""
         else:
-            outcome.update(span(f"{result.get('status')} · ", style="bold #e06c75") + literal(result.get("error", "")))
+            outcome.update(span(f"{result.get('status')} · ", style="bold $error") + literal(result.get("error", "")))
         self.refresh_runs()

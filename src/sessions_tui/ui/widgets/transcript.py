@@ -28,6 +28,7 @@ from textual.worker import get_current_worker
 from sessions_tui.backend import Backend, Requester, ToolInputError
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import elide_middle, literal, span
+from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.message_scroll import MessageScroll
 from sessions_tui.ui.widgets.message_view import MessageView, StreamView, message_seq
 
@@ -254,7 +255,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
 
     def _show_error(self, result: dict[str, Any]) -> None:
         self._page_pending = False
-        error = literal(f"{result.get('status')}: {result.get('error')}", style="#e06c75")
+        error = literal(f"{result.get('status')}: {result.get('error')}", style="$error")
         self.query_one("#transcript-title", Static).update(Text.assemble((self.shown_key, "bold"), "  ") + error)
         self.query_one("#transcript-badges", Static).update("")
         self.query_one(MessageScroll).remove_children(MessageView)
@@ -289,8 +290,8 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         ):
             if flags.get(flag):
                 badges.append(f"   {label} ", style="")
-                badges.append("●", style="bold #e5c07b")
+                badges.append("●", style=themed("bold $warning"))
         if flags.get("droppedMessages") and not flags.get("hardCapped"):
             badges.append("   dropped ", style="")
-            badges.append("●", style="bold #e5c07b")
+            badges.append("●", style=themed("bold $warning"))
         self.query_one("#transcript-badges", Static).update(badges)
