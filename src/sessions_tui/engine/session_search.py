@@ -14,10 +14,31 @@ ROW_FIELDS = ("_key", "label", "displayName", "sessionId", "channel")
 """The same fields as a browsed row names them (`_key`: the stored key; `key` is as shown)."""
 
 
-def search_sql(needle: str) -> tuple[str, list[str]]:
-    """A WHERE condition matching `needle` in any searched column, and its arguments."""
+INDEXED_LENGTH = 3
+"""Needles at least this long are looked up in the trigram index `sessions_search` first."""
+
+
+def search_sql(needle: str, *, indexed: bool = False) -> tuple[str, list[str]]:
+    """A WHERE condition on `sessions` matching `needle` in any searched column, and its arguments.
+
+    `indexed`: a needle of three characters or more is first looked up in the trigram index
+    (store/browse_schema.py, `search_phrase`), which folds case at least as widely as `lower`, so it
+    only narrows the candidates; the per-column condition after it is what decides, for every caller.
+    """
+    lowered = needle.lower()
     condition = " OR ".join(f"instr(lower(coalesce({column}, '')), ?)" for column in SEARCH_COLUMNS)
-    return f"({condition})", [needle.lower()] * len(SEARCH_COLUMNS)
+    args = [lowered] * len(SEARCH_COLUMNS)
+    phrase = search_phrase(needle)
+    if not indexed or phrase is None:
+        return f"({condition})", args
+    lookup = "rowid IN (SELECT rowid FROM sessions_search WHERE sessions_search MATCH ?)"
+    return f"({lookup} AND ({condition}))", [phrase, *args]
+
+
+def search_phrase(needle: str) -> str | None:
+    """The trigram index's query for `needle` (None: too short for the index)."""
+    lowered = needle.lower()
+    return '"' + lowered.replace('"', '""') + '"' if len(lowered) >= INDEXED_LENGTH else None
 
 
 def row_matches(row: Mapping[str, Any], needle: str) -> bool:

@@ -1,7 +1,10 @@
 """Lists of sessions: the newest-first list `sessions_list` reads, and the filtered, sorted pages views browse.
 
-Both filter on the index's derived columns and order on its indexes; `browse` reads the keys of a
-page from the covering index `sessions_browse` first, then the whole rows of just that page.
+Both filter on the index's derived columns and order on its indexes. `browse_keyset` pages by the
+sort value and key of the row before the page (keyset paging), reading a page's keys in order from
+the sort column's index (store/browse_schema.py), then the whole rows of just that page, so a deep
+page costs what the first one does; `browse_count` counts the filtered set apart, so a view can
+paint first and count after.
 """
 
 from __future__ import annotations
@@ -9,20 +12,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.session_search import search_sql
+from sessions_tui.engine.session_search import search_phrase, search_sql
 from sessions_tui.engine.store.connection import StoreBase
 from sessions_tui.engine.store.sessions import StoredSession, row_to_session
 
+Cursor = tuple[Any, str]
+"""Where a page starts or ends: a row's sort value and its key."""
+
 SORT_COLUMNS = {
     "updated": "updated_at",
-    "key": "DISPLAY",
-    "label": "coalesce(label, display_name, '')",
-    "model": "coalesce(json_extract(entry, '$.model'), '')",
-    "tokens": "coalesce(json_extract(entry, '$.totalTokens'), 0)",
-    "status": "coalesce(json_extract(entry, '$.status'), '')",
+    "key": "sort_display",
+    "label": "sort_label",
+    "model": "sort_model",
+    "tokens": "sort_tokens",
+    "status": "sort_status",
     "channel": "channel",
-    "kind": "KIND",
+    "kind": "sort_kind",
 }
+"""Sort name -> the indexed column (generated columns of store/browse_schema.py)."""
 
 
 @dataclass
@@ -44,11 +51,9 @@ class SessionFilter:
     shown_as_main: str | None = None  # the key the viewer sees as `main` (for sorting by key)
 
 
-# How keys are shown (docs/decisions.md D9), for sorting: the viewer's main is `main`, agent main's cron,
-# hook and node sessions keep their bare spelling.
-_DISPLAY_EXPR = (
-    "(CASE WHEN key = ? OR key = 'global' THEN 'main' WHEN agent_id = 'main' AND (rest LIKE 'cron:%' "
-    "OR rest LIKE 'hook:%' OR rest LIKE 'node-%' OR rest LIKE 'node:%') THEN rest ELSE key END)"
+# The kind as shown for a main key other than `main` (`sort_kind` assumes `main`).
+_KIND_EXPR = (
+    "(CASE WHEN key = 'global' THEN 'main' WHEN rest = ? THEN 'main' WHEN kind = 'main' THEN 'other' ELSE kind END)"
 )
 
 
@@ -109,21 +114,10 @@ class BrowsePart(StoreBase):
             rows = rows[:limit]
         return [row_to_session(r, self.state_dir) for r in rows], has_more
 
-    def browse(
-        self,
-        flt: SessionFilter,
-        *,
-        order_by: str = "updated",
-        descending: bool = True,
-        limit: int | None = 200,
-        offset: int = 0,
-        count: bool = True,
-    ) -> tuple[list[StoredSession], int]:
-        """A filtered, sorted page of sessions and the size of the whole filtered set."""
-        kind_expr = (
-            "(CASE WHEN key = 'global' THEN 'main' WHEN rest = ? THEN 'main' "
-            "WHEN kind = 'main' THEN 'other' ELSE kind END)"
-        )
+    def _where(self, conn: Any, flt: SessionFilter) -> tuple[list[str], list[Any], str]:
+        """The filter as WHERE conditions (joined by AND), their arguments, and what to read them
+        from: the table, or for a search that must test most rows, the index that covers them."""
+        source = "sessions"
         where = ["listable = 1", "key != 'unknown'"]
         args: list[Any] = []
         if not flt.include_global:
@@ -131,8 +125,8 @@ class BrowsePart(StoreBase):
         if not flt.include_archived:
             where.append("archived_at IS NULL")
         if flt.agent_ids is not None:
-            # `+agent_id`: not through the agent index, so the page can be read in order from
-            # `sessions_browse` and stop after `limit` rows instead of sorting every match.
+            # `+`: not through an index, so the page is read in order from the sort column's index
+            # and stops after `limit` rows instead of sorting every match.
             where.append(f"+agent_id IN ({', '.join('?' * len(flt.agent_ids)) or 'NULL'})")
             args += flt.agent_ids
         if flt.scope_agent is not None and flt.scope in ("self", "tree"):
@@ -143,42 +137,154 @@ class BrowsePart(StoreBase):
             where.append("(spawned_by = ? OR parent_session_key = ?)")
             args += [flt.spawned_by, flt.spawned_by]
         if flt.kinds is not None:
-            where.append(f"{kind_expr} IN ({', '.join('?' * len(flt.kinds)) or 'NULL'})")
-            args += [flt.main_key, *flt.kinds]
+            kind, kind_args = _kind(flt)
+            where.append(f"+{kind} IN ({', '.join('?' * len(flt.kinds)) or 'NULL'})")
+            args += [*kind_args, *flt.kinds]
         if flt.active_since is not None:
             where.append("updated_at >= ?")
             args.append(flt.active_since)
         if flt.search:
-            condition, search_args = search_sql(flt.search)
+            narrow = _narrow(conn, flt.search)
+            condition, search_args = search_sql(flt.search, indexed=narrow)
+            if not narrow and not _dense(conn, condition, search_args):
+                source = "sessions INDEXED BY sessions_browse"
             where.append(condition)
             args += search_args
         if flt.keys is not None:
             where.append(f"key IN ({', '.join('?' * len(flt.keys)) or 'NULL'})")
             args += flt.keys
+        return where, args, source
+
+    def _rows(self, conn: Any, keys: list[str]) -> list[StoredSession]:
+        """The whole rows of `keys`, in that order."""
+        found = {}
+        for chunk in range(0, len(keys), 500):
+            part = keys[chunk : chunk + 500]
+            for row in conn.execute(f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part):
+                found[row["key"]] = row
+        return [row_to_session(found[k], self.state_dir) for k in keys if k in found]
+
+    def browse(
+        self,
+        flt: SessionFilter,
+        *,
+        order_by: str = "updated",
+        descending: bool = True,
+        limit: int | None = 200,
+        offset: int = 0,
+        count: bool = True,
+    ) -> tuple[list[StoredSession], int]:
+        """A filtered, sorted page by position and the size of the whole filtered set (-1 unless
+        `count`). Paging views use `browse_keyset`, whose deep pages do not skip rows one by one."""
+        with self.read() as conn:
+            where, args, source = self._where(conn, flt)
+        column, order_args = _kind(flt) if order_by == "kind" else (SORT_COLUMNS.get(order_by, "updated_at"), [])
+        if order_by == "key":  # the viewer's own main is shown, and sorted, as `main`
+            column, order_args = "(CASE WHEN key = ? THEN 'main' ELSE sort_display END)", [flt.shown_as_main or ""]
         clause = " AND ".join(where)
-        column = SORT_COLUMNS.get(order_by, "updated_at")
-        order_args: list[Any] = []
-        if column == "KIND":
-            column = kind_expr
-            order_args.append(flt.main_key)
-        elif column == "DISPLAY":
-            column = _DISPLAY_EXPR
-            order_args.append(flt.shown_as_main or "")
-        direction = "DESC" if descending else "ASC"
-        # Filter and order on the covering index `sessions_browse` (small entries, no JSON),
-        # then read the whole rows of just the page.
-        sql = f"SELECT key FROM sessions WHERE {clause} ORDER BY {column} {direction}, key"
+        sql = f"SELECT key FROM {source} WHERE {clause} ORDER BY {column} {'DESC' if descending else 'ASC'}, key"
         page_args: list[Any] = []
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             page_args = [limit, offset]
         with self.read() as conn:
             keys = [r[0] for r in conn.execute(sql, (*args, *order_args, *page_args))]
-            found = {}
-            for chunk in range(0, len(keys), 500):
-                part = keys[chunk : chunk + 500]
-                for row in conn.execute(f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part):
-                    found[row["key"]] = row
-            total = conn.execute(f"SELECT COUNT(*) FROM sessions WHERE {clause}", args).fetchone()[0] if count else -1
-        rows = [found[k] for k in keys if k in found]
-        return [row_to_session(r, self.state_dir) for r in rows], total
+            sessions = self._rows(conn, keys)
+            total = conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {clause}", args).fetchone()[0] if count else -1
+        return sessions, total
+
+    def browse_count(self, flt: SessionFilter) -> int:
+        """How many sessions the filter lets through (a search the trigram index cannot narrow tests
+        every row, from the index that covers the searched columns)."""
+        with self.read() as conn:
+            where, args, source = self._where(conn, flt)
+            if flt.search and "sessions_search" not in " ".join(where):
+                source = "sessions INDEXED BY sessions_browse"
+            return int(conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(where)}", args).fetchone()[0])
+
+    def browse_keyset(
+        self,
+        flt: SessionFilter,
+        *,
+        order_by: str = "updated",
+        descending: bool = True,
+        limit: int = 100,
+        after: Cursor | None = None,
+        before: Cursor | None = None,
+    ) -> tuple[list[StoredSession], list[Cursor]]:
+        """The page of sessions just after the row `after` (or just before `before`; neither: the
+        first page) in the sorted, filtered order, and each row's cursor. Ties are broken by key,
+        ascending in both directions. Fewer than `limit` rows before `before` read the first page."""
+        with self.read() as conn:
+            where, args, source = self._where(conn, flt)
+        column, col_args = _kind(flt) if order_by == "kind" else (SORT_COLUMNS.get(order_by, "updated_at"), [])
+        backwards = before is not None
+        cursor = before if backwards else after
+        ascending = descending == backwards  # the order rows are read in: the reverse one before `before`
+        special = flt.shown_as_main if order_by == "key" and flt.shown_as_main else None
+        page_where, page_args = list(where), list(args)
+        if special:  # shown (and sorted) as `main`, unlike its `sort_display`: placed below
+            page_where.append("key != ?")
+            page_args.append(special)
+        if cursor is not None:
+            beyond, key_beyond = (">" if ascending else "<"), ("<" if backwards else ">")
+            page_where.append(f"{column} {beyond}= ? AND ({column} {beyond} ? OR key {key_beyond} ?)")
+            page_args += [*col_args, cursor[0], *col_args, cursor[0], cursor[1]]
+        sql = (
+            f"SELECT {column}, key FROM {source} WHERE {' AND '.join(page_where)} "
+            f"ORDER BY {column} {'ASC' if ascending else 'DESC'}, key {'DESC' if backwards else 'ASC'} LIMIT ?"
+        )
+
+        def first(a: Cursor, b: Cursor) -> bool:  # whether `a` is read before `b`
+            if a[0] != b[0]:
+                return bool(a[0] < b[0]) == ascending
+            return (a[1] < b[1]) != backwards
+
+        with self.read() as conn:
+            found: list[Cursor] = [(r[0], r[1]) for r in conn.execute(sql, (*col_args, *page_args, *col_args, limit))]
+            if special:
+                hit = conn.execute(f"SELECT 1 FROM sessions WHERE {' AND '.join(where)} AND key = ?", (*args, special))
+                mine: Cursor = ("main", special)
+                if hit.fetchone() and (cursor is None or first(cursor, mine)):
+                    at = next((i for i, c in enumerate(found) if first(mine, c)), len(found))
+                    found = (found[:at] + [mine] + found[at:])[:limit]
+            if backwards:
+                if len(found) < limit:
+                    return self.browse_keyset(flt, order_by=order_by, descending=descending, limit=limit)
+                found.reverse()
+            sessions = self._rows(conn, [key for _, key in found])
+        shown = {s.key for s in sessions}
+        return sessions, [c for c in found if c[1] in shown]
+
+
+def _kind(flt: SessionFilter) -> tuple[str, list[Any]]:
+    """The kind as shown, as an indexed column when the main key is the default one."""
+    return ("sort_kind", []) if flt.main_key == "main" else (_KIND_EXPR, [flt.main_key])
+
+
+NARROW = 2000
+"""A search the trigram index finds in fewer sessions than this is read through it; a wider one is
+tested row by row along the sort order, where a page's worth of matches come soon."""
+
+
+def _narrow(conn: Any, needle: str) -> bool:
+    """Whether to look `needle` up in the trigram index: it can, and few sessions match it."""
+    phrase = search_phrase(needle)
+    if phrase is None:
+        return False
+    sql = "SELECT count(*) FROM (SELECT 1 FROM sessions_search WHERE sessions_search MATCH ? LIMIT ?)"
+    return int(conn.execute(sql, (phrase, NARROW)).fetchone()[0]) < NARROW
+
+
+SAMPLE = 4000
+"""How many of the newest sessions `_dense` tests a search on."""
+
+
+def _dense(conn: Any, condition: str, args: list[str]) -> bool:
+    """Whether at least one in a hundred of the newest sessions match: then a page's worth of
+    matches comes soon along any sort order; otherwise every row is tested from the covering index."""
+    sql = (
+        "SELECT count(*) FROM (SELECT key, label, display_name, session_id, channel "
+        f"FROM sessions INDEXED BY sessions_browse LIMIT ?) WHERE {condition}"
+    )
+    return int(conn.execute(sql, (SAMPLE, *args)).fetchone()[0]) * 100 >= SAMPLE

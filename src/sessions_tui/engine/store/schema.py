@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 2  # 2: outbox.idempotency_key, lease_owner, lease_until
+from sessions_tui.engine.store.browse_schema import add_browse_indexes
+
+SCHEMA_VERSION = 3  # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -146,4 +148,5 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
             if column.split()[0] not in have:
                 conn.execute(f"ALTER TABLE outbox ADD COLUMN {column}")
         conn.execute("UPDATE outbox SET idempotency_key = lower(hex(randomblob(16))) WHERE idempotency_key IS NULL")
+    add_browse_indexes(conn, fill_search=version < 3)  # 3: sort columns, their indexes, the search index
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")

@@ -1,0 +1,72 @@
+"""The indexes the dashboard's table pages on: one per sort column and direction, and a trigram
+index for its text search, so a page, a sort or a keystroke reads about a page of rows whatever
+the size of the store (schema 3).
+
+The sorted values that live inside the JSON entry or are expressions (model, tokens, status, the
+label shown, the key as shown, the kind as shown) are virtual generated columns: computed, never
+stored, but indexable. `sessions_search` is an FTS5 trigram table kept in step by triggers; it
+only narrows the candidates, the search's own condition (session_search.py) still decides.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+GENERATED = {
+    "sort_model": "coalesce(json_extract(entry, '$.model'), '')",
+    "sort_tokens": "coalesce(json_extract(entry, '$.totalTokens'), 0)",
+    "sort_status": "coalesce(json_extract(entry, '$.status'), '')",
+    "sort_label": "coalesce(label, display_name, '')",
+    # The key as shown (docs/decisions.md D9) but for the viewer's own main, which browse.py
+    # places itself: agent main's cron, hook and node sessions keep their bare spelling.
+    "sort_display": (
+        "CASE WHEN key = 'global' THEN 'main' WHEN agent_id = 'main' AND (rest LIKE 'cron:%' "
+        "OR rest LIKE 'hook:%' OR rest LIKE 'node-%' OR rest LIKE 'node:%') THEN rest ELSE key END"
+    ),
+    # The kind as shown when the main key is `main` (the default); another main key sorts on the expression.
+    "sort_kind": (
+        "CASE WHEN key = 'global' THEN 'main' WHEN rest = 'main' THEN 'main' "
+        "WHEN kind = 'main' THEN 'other' ELSE kind END"
+    ),
+}
+"""Generated column -> its expression."""
+
+SORTED = ("sort_model", "sort_tokens", "sort_status", "sort_label", "sort_display", "sort_kind", "channel")
+SEARCHED = ("key", "label", "display_name", "session_id", "channel")
+
+_NEW = ", ".join("new." + c for c in SEARCHED)
+_INSERT = f"INSERT INTO sessions_search(rowid, {', '.join(SEARCHED)}) VALUES (new.rowid, {_NEW});"
+_TRIGGERS = (
+    f"CREATE TRIGGER IF NOT EXISTS sessions_search_insert AFTER INSERT ON sessions BEGIN {_INSERT} END",
+    "CREATE TRIGGER IF NOT EXISTS sessions_search_delete AFTER DELETE ON sessions BEGIN "
+    "DELETE FROM sessions_search WHERE rowid = old.rowid; END",
+    f"CREATE TRIGGER IF NOT EXISTS sessions_search_update AFTER UPDATE OF {', '.join(SEARCHED)} ON sessions BEGIN "
+    f"DELETE FROM sessions_search WHERE rowid = old.rowid; {_INSERT} END",
+)
+
+
+def add_browse_indexes(conn: sqlite3.Connection, *, fill_search: bool) -> None:
+    """Add what is missing of the generated columns, their indexes and the search index; with
+    `fill_search`, index the sessions already stored (an older file)."""
+    have = {r[1] for r in conn.execute("PRAGMA table_xinfo(sessions)")}
+    for column, expression in GENERATED.items():
+        if column not in have:
+            conn.execute(f"ALTER TABLE sessions ADD COLUMN {column} GENERATED ALWAYS AS ({expression}) VIRTUAL")
+    # Ties are broken by key ascending in both directions, so each direction has its index. Only
+    # listed sessions, and with the columns the usual filters test, so a page is read from the index
+    # alone until the rows it keeps are looked up.
+    for column in ("updated_at", *SORTED):
+        for direction in ("asc", "desc"):
+            conn.execute(
+                f"CREATE INDEX IF NOT EXISTS sessions_sort_{column}_{direction} ON sessions("
+                f"{column} {direction.upper()}, key, archived_at, agent_id) WHERE listable = 1"
+            )
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS sessions_search USING fts5({', '.join(SEARCHED)}, tokenize = 'trigram')"
+    )
+    for statement in _TRIGGERS:
+        conn.execute(statement)
+    if fill_search:
+        conn.execute("DELETE FROM sessions_search")
+        columns = ", ".join(SEARCHED)
+        conn.execute(f"INSERT INTO sessions_search(rowid, {columns}) SELECT rowid, {columns} FROM sessions")
