@@ -97,11 +97,14 @@ class ImportsPart(TranscriptsPart):
             if not row:
                 raise StoreError(f"No session found: {key}")
             conn.execute("DELETE FROM transcript WHERE session_id = ?", (row["session_id"],))
+            # Recorded as having no mirror: the first line below writes it whole again (header
+            # included); with no lines, it goes (a missing mirror reads as empty).
             conn.execute(
-                "UPDATE sessions SET last_seq = 0, msg_count = 0, last_entry_id = NULL, mirror_size = -1 WHERE key = ?",
+                "UPDATE sessions SET last_seq = 0, msg_count = 0, last_entry_id = NULL, mirror_size = 0 WHERE key = ?",
                 (key,),
             )
-            self._rebuild_mirror(conn, conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone())
+            if not lines:
+                self._drop_mirror(row)
             self._patch(conn, key, {k: v for k, v in entry.items() if k != "sessionId"})
             if lines:
                 self._append_lines(conn, key, lines, raw=raw, touch=False)
@@ -122,7 +125,5 @@ class ImportsPart(TranscriptsPart):
         updated = entry.get("updatedAt")
         created = updated if isinstance(updated, int) and not isinstance(updated, bool) else None
         with self.write() as conn:
-            self._create(conn, key, entry, session_id=session_id, created_at=created)
-            if lines:
-                self._append_lines(conn, key, lines, raw=raw, touch=False)
+            self._create_with_lines(conn, key, entry, session_id=session_id, created_at=created, lines=lines, raw=raw)
             self._record_import(conn, source, key, source_lines, entry)

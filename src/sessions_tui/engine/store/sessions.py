@@ -1,19 +1,17 @@
 """The session index: one row per session key, with its entry (OpenClaw's session fields) as JSON.
 
 Columns that views filter and sort on (label, kind, channel…) are derived from the key and entry
-on every write. Creating a session also writes its transcript mirror's header line.
+on every write. A session's transcript mirror file is created with its first line (transcripts.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.keys import (
     SAFE_SESSION_ID_RE,
@@ -27,7 +25,6 @@ from sessions_tui.engine.keys import (
 )
 from sessions_tui.engine.store.codec import dumps, str_or_none
 from sessions_tui.engine.store.connection import StoreBase, StoreError
-from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.surrogates import loads, scrub_json
 
 _DEFAULT_ALIAS = MainAlias.of()
@@ -46,6 +43,19 @@ class StoredSession:
     msg_count: int
     mirror_path: str
     entry: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TranscriptTail:
+    """A transcript's counters as the session row keeps them: lines, messages, last entry id, mirror bytes."""
+
+    last_seq: int = 0
+    msg_count: int = 0
+    last_entry_id: str | None = None
+    mirror_size: int = 0  # 0: no mirror file yet (transcripts.py)
+
+
+_EMPTY = TranscriptTail()
 
 
 def derived_columns(key: str, entry: dict[str, Any]) -> dict[str, Any]:
@@ -132,7 +142,7 @@ class SessionsPart(StoreBase):
         session_id: str | None = None,
         created_at: int | None = None,
     ) -> StoredSession:
-        """Add a session with a fresh transcript (header line written to the mirror)."""
+        """Add a session with an empty transcript (its mirror file comes with the first line)."""
         with self.write() as conn:
             return self._create(conn, key, entry, session_id=session_id, created_at=created_at)
 
@@ -152,14 +162,12 @@ class SessionsPart(StoreBase):
         *,
         session_id: str | None = None,
         created_at: int | None = None,
+        tail: TranscriptTail = _EMPTY,
     ) -> StoredSession:
-        if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
-            raise StoreError(f"Session already exists: {key}")
+        """Insert the row; `tail` is the transcript it is created with (imports write its lines after)."""
         sid = session_id or new_uuid()
         if not SAFE_SESSION_ID_RE.match(sid):
             raise StoreError(f"Invalid session ID: {sid}")
-        if conn.execute("SELECT 1 FROM sessions WHERE session_id = ?", (sid,)).fetchone():
-            raise StoreError(f"Session ID already in use: {sid}")
         now = self.now()
         created = created_at if created_at is not None else now
         data = scrub_json(dict(entry or {}))  # its strings also fill columns: no lone surrogates
@@ -171,20 +179,6 @@ class SessionsPart(StoreBase):
             data["updatedAt"] = int(updated)
         agent_id = agent_id_of(key)
         path = self.transcript_path_for(agent_id, sid)
-        header = {
-            "type": "session",
-            "version": TRANSCRIPT_VERSION,
-            "id": sid,
-            "timestamp": iso_from_ms(created),
-            "cwd": str(self.state_dir),
-        }
-        header_bytes = (dumps(header) + "\n").encode("utf-8")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, header_bytes)
-        finally:
-            os.close(fd)
         columns = {
             "key": key,
             "agent_id": agent_id,
@@ -193,14 +187,24 @@ class SessionsPart(StoreBase):
             "updated_at": int(data["updatedAt"]),
             "listable": 0 if is_cron_run_session_key(key) else 1,
             "mirror_path": str(path.relative_to(self.state_dir)),
-            "mirror_size": len(header_bytes),
+            "last_seq": tail.last_seq,
+            "msg_count": tail.msg_count,
+            "last_entry_id": tail.last_entry_id,
+            "mirror_size": tail.mirror_size,
             "entry": dumps(data),
             **derived_columns(key, data),
         }
-        conn.execute(
-            f"INSERT INTO sessions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-            tuple(columns.values()),
-        )
+        try:
+            conn.execute(
+                f"INSERT INTO sessions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                tuple(columns.values()),
+            )
+        except sqlite3.IntegrityError as exc:  # a key or sessionId already there: one check, the index's
+            if "sessions.key" in str(exc):
+                raise StoreError(f"Session already exists: {key}") from exc
+            if "sessions.session_id" in str(exc):
+                raise StoreError(f"Session ID already in use: {sid}") from exc
+            raise
         return StoredSession(
             key=key,
             agent_id=agent_id,
@@ -208,7 +212,7 @@ class SessionsPart(StoreBase):
             created_at=created,
             updated_at=int(data["updatedAt"]),
             archived_at=None,
-            msg_count=0,
+            msg_count=tail.msg_count,
             mirror_path=str(path),
             entry=data,
         )

@@ -4,6 +4,8 @@ Each transcript is mirrored, append-only, as an OpenClaw JSONL file. The mirror 
 the write lock is held, and the byte size it should have is committed with the session's row: a
 line left behind by a process that died before its commit is cut off at the session's next append
 (or the file is rebuilt whole if it went missing), so the mirror always converges on the database.
+A session's mirror file is created with its first line: a session with no lines has none, and a
+missing mirror reads as empty (recorded size 0).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine import ids
@@ -19,7 +22,7 @@ from sessions_tui.engine.store.codec import dumps, int_or_zero
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.messages import is_message_line, message_of_line
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
-from sessions_tui.engine.store.sessions import SessionsPart, row_to_session
+from sessions_tui.engine.store.sessions import SessionsPart, TranscriptTail
 from sessions_tui.engine.surrogates import loads
 
 
@@ -44,6 +47,86 @@ def _ordered_line(line: dict[str, Any]) -> dict[str, Any]:
     head: dict[str, Any] = {k: line[k] for k in ("type", "id", "parentId", "timestamp") if k in line}
     head.update({k: v for k, v in line.items() if k not in head})
     return head
+
+
+def mirror_header(session_id: str, created_at: int, state_dir: Path) -> str:
+    """The mirror's first line, as OpenClaw writes a transcript's session header."""
+    header = {
+        "type": "session",
+        "version": TRANSCRIPT_VERSION,
+        "id": session_id,
+        "timestamp": iso_from_ms(created_at),
+        "cwd": str(state_dir),
+    }
+    return dumps(header)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """`path` holding `data` alone, created (with its directory) if missing: one open, one write."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+_INSERT_LINE = "INSERT INTO transcript (session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?)"
+
+
+class _Lines:
+    """Lines to append after `before`: their rows, their mirror bytes, and the counters after them.
+
+    A line without an `id` gets a fresh one, chained to the previous line by `parentId` and
+    stamped with `now`; `raw`, when given, is each line's verbatim text (imports).
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        before: TranscriptTail,
+        lines: list[dict[str, Any]],
+        raw: list[str] | None,
+        now: int,
+    ) -> None:
+        last_seq, msg_count, parent = before.last_seq, before.msg_count, before.last_entry_id
+        self.rows: list[tuple[str, int, int | None, str | None, str]] = []
+        self.appended: list[Appended] = []
+        texts: list[str] = []
+        for i, line in enumerate(lines):
+            text = raw[i] if raw is not None else None
+            if text is None:
+                line = dict(line)
+                if "id" not in line:
+                    line["id"] = ids.new_entry_id()
+                    line["parentId"] = parent
+                    line.setdefault("timestamp", iso_from_ms(now))
+                text = dumps(_ordered_line(line))
+            last_seq += 1
+            msg_seq = None
+            if is_message_line(line):
+                msg_count += 1
+                msg_seq = msg_count
+            entry_id = line.get("id")
+            if isinstance(entry_id, str) and entry_id:
+                parent = entry_id
+            else:
+                entry_id = None
+            self.rows.append((session_id, last_seq, msg_seq, entry_id, text))
+            texts.append(text)
+            self.appended.append(Appended(seq=last_seq, msg_seq=msg_seq, entry_id=entry_id or ""))
+        texts.append("")
+        self.data = "\n".join(texts).encode("utf-8") if lines else b""
+        self.last_seq, self.msg_count, self.parent = last_seq, msg_count, parent
 
 
 class TranscriptsPart(SessionsPart):
@@ -91,92 +174,97 @@ class TranscriptsPart(SessionsPart):
         touch: bool,
     ) -> list[Appended]:
         now = self.now()
-        out: list[Appended] = []
-        row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        row = conn.execute(
+            """SELECT session_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
+                      mirror_size FROM sessions WHERE key = ?""",
+            (key,),
+        ).fetchone()
         if not row:
             raise StoreError(f"No session found: {key}")
-        session = row_to_session(row, self.state_dir)
-        last_seq, msg_count = int_or_zero(row["last_seq"]), session.msg_count
-        parent = row["last_entry_id"]
-        mirror_size = self._reconcile_mirror(conn, row)
-        chunks: list[bytes] = []
-        for i, line in enumerate(lines):
-            text = raw[i] if raw is not None else None
-            if text is None:
-                line = dict(line)
-                if "id" not in line:
-                    line["id"] = ids.new_entry_id()
-                    line["parentId"] = parent
-                    line.setdefault("timestamp", iso_from_ms(now))
-                text = dumps(_ordered_line(line))
-            last_seq += 1
-            msg_seq = None
-            if is_message_line(line):
-                msg_count += 1
-                msg_seq = msg_count
-            entry_id = line.get("id") if isinstance(line.get("id"), str) else None
-            if entry_id:
-                parent = entry_id
-            conn.execute(
-                "INSERT INTO transcript (session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?)",
-                (session.session_id, last_seq, msg_seq, entry_id, text),
-            )
-            chunks.append((text + "\n").encode("utf-8"))
-            out.append(Appended(seq=last_seq, msg_seq=msg_seq, entry_id=entry_id or ""))
-        data = b"".join(chunks)
-        if data:
-            fd = os.open(session.mirror_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, data)
-            finally:
-                os.close(fd)
-        updated_at = max(now, session.updated_at) if touch else session.updated_at
+        before = TranscriptTail(int_or_zero(row["last_seq"]), int(row["msg_count"]), row["last_entry_id"])
+        new = _Lines(row["session_id"], before, lines, raw, now)
+        mirror_size = int(row["mirror_size"])
+        if new.rows:
+            mirror_size = self._write_mirror(conn, row, new.data)
+            conn.executemany(_INSERT_LINE, new.rows)
+        updated_at = max(now, int(row["updated_at"])) if touch else int(row["updated_at"])
         conn.execute(
             """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
                    mirror_size = ?, updated_at = ?,
                    entry = json_set(entry, '$.updatedAt', ?) WHERE key = ?""",
-            (last_seq, msg_count, parent, mirror_size + len(data), updated_at, updated_at, key),
+            (new.last_seq, new.msg_count, new.parent, mirror_size, updated_at, updated_at, key),
         )
-        return out
+        return new.appended
 
-    def _reconcile_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row) -> int:
-        """Bring the mirror file back to the size the database recorded; returns that size."""
+    def _create_with_lines(
+        self,
+        conn: sqlite3.Connection,
+        key: str,
+        entry: dict[str, Any],
+        *,
+        session_id: str,
+        created_at: int | None,
+        lines: list[dict[str, Any]],
+        raw: list[str],
+    ) -> None:
+        """A new session and its first lines: one row written, its mirror file in one write."""
+        created = created_at if created_at is not None else self.now()
+        new = _Lines(session_id, TranscriptTail(), lines, raw, self.now())
+        data = (
+            (mirror_header(session_id, created, self.state_dir) + "\n").encode("utf-8") + new.data if new.rows else b""
+        )
+        tail = TranscriptTail(new.last_seq, new.msg_count, new.parent, len(data))
+        session = self._create(conn, key, entry, session_id=session_id, created_at=created, tail=tail)
+        if new.rows:  # after the row: a sessionId already in use fails there, before any file is touched
+            _write_new(Path(session.mirror_path), data)
+            conn.executemany(_INSERT_LINE, new.rows)
+
+    def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
+        """Add `data` (whole lines) to the session's mirror in one write; returns its new size.
+
+        A session gets its mirror file with its first line (an empty session costs no file). A
+        mirror that does not have the size the database recorded is first cut back to it, or, if
+        shorter or missing, written again whole from the header and the stored lines.
+        """
         path = self.state_dir / row["mirror_path"]
         expected = int(row["mirror_size"])
+        if expected > 0 and self._mirror_at(path, expected):
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            try:
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
+            return expected + len(data)
+        stored = [] if row["last_seq"] == 0 else self._stored_lines(conn, row["session_id"])
+        head = mirror_header(row["session_id"], row["created_at"], self.state_dir)
+        data = "\n".join([head, *stored, ""]).encode("utf-8") + data
+        _write_new(path, data)
+        return len(data)
+
+    def _drop_mirror(self, row: sqlite3.Row) -> None:
+        """Remove a session's mirror file (its transcript is now empty)."""
+        try:
+            os.unlink(self.state_dir / row["mirror_path"])
+        except FileNotFoundError:
+            pass
+
+    @staticmethod
+    def _mirror_at(path: Path, expected: int) -> bool:
+        """Whether the mirror holds at least `expected` bytes, cutting off any beyond (a line
+        written by a process that died before its commit)."""
         try:
             actual = os.path.getsize(path)
         except OSError:
-            actual = -1
-        if actual == expected:
-            return expected
-        if actual > expected > 0:
+            return False
+        if actual > expected:
             os.truncate(path, expected)
-            return expected
-        return self._rebuild_mirror(conn, row)
+        return actual >= expected
 
-    def _rebuild_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row) -> int:
-        sid = row["session_id"]
-        header = {
-            "type": "session",
-            "version": TRANSCRIPT_VERSION,
-            "id": sid,
-            "timestamp": iso_from_ms(row["created_at"]),
-            "cwd": str(self.state_dir),
-        }
-        parts = [dumps(header)]
-        parts += [r[0] for r in conn.execute("SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (sid,))]
-        data = ("\n".join(parts) + "\n").encode("utf-8")
-        path = self.state_dir / row["mirror_path"]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".rebuild")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-        conn.execute("UPDATE sessions SET mirror_size = ? WHERE key = ?", (len(data), row["key"]))
-        return len(data)
+    @staticmethod
+    def _stored_lines(conn: sqlite3.Connection, session_id: str) -> list[str]:
+        return [
+            r[0] for r in conn.execute("SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (session_id,))
+        ]
 
     def history(self, key: str, limit: int | None = None, offset: int = 0) -> HistoryPage:
         """The newest `limit` messages before the newest `offset` ones, oldest first."""
