@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the scenes
 from _common import check, in_temp_dir, verdict  # noqa: E402
-from scenes import demo_app, settle  # type: ignore[import-not-found]  # noqa: E402
 from textual.geometry import Region  # noqa: E402
 from textual.strip import Strip  # noqa: E402
 
+from scenes import demo_app, settle  # type: ignore[import-not-found]  # noqa: E402
 from sessions_tui.ui.widgets.message_view import MessageView  # noqa: E402
 from sessions_tui.ui.widgets.transcript import TranscriptPane  # noqa: E402
 

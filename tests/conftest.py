@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from scenes import merge  # one deep-merge for configs, shared with the scenes
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-
-from scenes import merge  # noqa: E402 - one deep-merge for configs, shared with the scenes
 
 pytest_plugins = ["openai_fixture"]
 

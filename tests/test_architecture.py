@@ -1,10 +1,13 @@
-"""The shape of the code at run time: neither the engine nor the tools (nor the command line
+"""The shape of the code: neither the engine nor the tools (nor the command line
 before it starts the dashboard) import Textual. Which module may import which is held by the
-import-linter contracts in pyproject.toml (`lint-imports`)."""
+import-linter contracts in pyproject.toml (`lint-imports`). The tests stand on their own: none
+imports from scripts/ (the scripts may use the tests' helpers)."""
 
+import ast
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import sessions_tui.engine
 
@@ -31,3 +34,52 @@ def test_tools_never_import_textual():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+TESTS = Path(__file__).resolve().parent
+SCRIPTS = TESTS.parent / "scripts"
+
+
+def _scripts_reached(path: Path) -> list[str]:
+    """Where the test module `path` imports a module of scripts/ or puts scripts/ on sys.path."""
+    scripts = {p.stem for p in SCRIPTS.glob("*.py")}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "import_module" and node.args and isinstance(node.args[0], ast.Constant):
+                names = [str(node.args[0].value)]
+            target = ast.unparse(node.func.value)
+            if target == "sys.path" and "scripts" in ast.unparse(node):
+                found.append(f"{path.name}:{node.lineno}: scripts/ on sys.path")
+        elif isinstance(node, ast.AugAssign) and ast.unparse(node.target) == "sys.path":
+            if "scripts" in ast.unparse(node.value):
+                found.append(f"{path.name}:{node.lineno}: scripts/ on sys.path")
+        found += [f"{path.name}:{node.lineno}: imports {n}" for n in names if n.split(".")[0] in scripts | {"scripts"}]
+    return found
+
+
+def test_tests_never_reach_into_scripts():
+    """Tests stand on their own: scripts may use the tests' helpers (the scenes), never the reverse."""
+    assert {"screenshots", "record_redaction_oracle"} <= {p.stem for p in SCRIPTS.glob("*.py")}
+    found = [hit for path in sorted(TESTS.rglob("*.py")) for hit in _scripts_reached(path)]
+    assert found == []
+
+
+def test_the_check_sees_both_ways_of_reaching_scripts(tmp_path):
+    bad = tmp_path / "test_bad.py"
+    bad.write_text(
+        "import sys\nsys.path.insert(0, str(ROOT / 'scripts'))\nfrom screenshots import main\n"
+        "import importlib\nimportlib.import_module('record_redaction_oracle')\n",
+        encoding="utf-8",
+    )
+    assert sorted(_scripts_reached(bad)) == [
+        "test_bad.py:2: scripts/ on sys.path",
+        "test_bad.py:3: imports screenshots",
+        "test_bad.py:5: imports record_redaction_oracle",
+    ]

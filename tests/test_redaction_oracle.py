@@ -1,6 +1,6 @@
 """Our redaction against the real OpenClaw gateway's, as recorded (no node needed here).
 
-tests/fixtures/redaction/openclaw-2026.9.6.json holds the corpus of scripts/record_redaction_oracle.py
+tests/fixtures/redaction/openclaw-2026.9.6.json holds the corpus of oracle_corpus.py
 (every kind of secret_corpus.py and hand-written hard cases, random generated secrets) with what
 OpenClaw 2026.9.6's `redactToolPayloadText` made of each. For every entry: we never leak the
 secret; where the gateway does not leak it either, our output is the gateway's, character for
@@ -12,13 +12,12 @@ with `scripts/openclaw-gateway.sh install && .venv/bin/python scripts/record_red
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from oracle_corpus import corpus
 from secret_corpus import leaks
 from sessions_tui.engine.redact import default_redactor
 
@@ -72,8 +71,7 @@ def _ids(entries: list[dict[str, str]]) -> list[str]:
 
 
 def test_the_fixture_is_the_recorders_corpus() -> None:
-    recorder: Any = importlib.import_module("record_redaction_oracle")  # scripts/, on sys.path (conftest)
-    expected = [{"kind": c.kind, "input": c.input, "core": c.core} for c in recorder.corpus()]
+    expected = [{"kind": c.kind, "input": c.input, "core": c.core} for c in corpus()]
     assert [{k: e[k] for k in ("kind", "input", "core")} for e in ENTRIES] == expected
     kinds = {e["kind"] for e in ENTRIES}
     assert set(KNOWN_DIFFERENCES) <= kinds and set(GATEWAY_LEAKS) <= kinds

@@ -1,4 +1,5 @@
-"""Snapshots of the key screens: the scenes of scripts/scenes.py (frozen clock, fixed ids and paths).
+"""Snapshots of the key screens: the scenes of scenes.py (frozen clock, fixed ids, the state under a
+home directory of the test's own, shown as `~/…`).
 
 Every scene at 160x48 (named by the scene alone); the key scenes also at 80x24 and 100x30
 (`main-80x24`…), where the layout stacks, wraps and drops columns. The README's screenshots are
@@ -7,8 +8,8 @@ the same scenes (scripts/screenshots.py). After a deliberate change run
 """
 
 import pytest
-from scenes import SMALL_SCENES, SMALL_SIZES, scene_lock
 
+from scenes import SMALL_SCENES, SMALL_SIZES
 from ui_support import SIZE, scene_app
 
 SCENE_NAMES = [
@@ -26,7 +27,8 @@ CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [
 
 
 @pytest.mark.parametrize(("name", "size"), CASES)
-def test_screen(snap_compare, name, size):
-    with scene_lock(name):  # another run on this machine waits: the scene's path is fixed
-        app, scene = scene_app(name)
-        assert snap_compare(app, terminal_size=size, run_before=scene)
+def test_screen(snap_compare, monkeypatch, tmp_path, name, size):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))  # the screen shows the state as ~/.local/share/sessions-tui
+    app, scene = scene_app(name, home)
+    assert snap_compare(app, terminal_size=size, run_before=scene)

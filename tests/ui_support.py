@@ -1,16 +1,11 @@
-"""Dashboard test support: the scenes of scripts/scenes.py plus a few readers of what is shown."""
+"""Dashboard test support: the scenes of scenes.py plus a few readers of what is shown."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-
-from scenes import SIZE, StagedApp, demo_app, scene_app, select, settle, until  # noqa: E402,F401
-
-from sessions_tui.ui.app import SessionsApp  # noqa: E402
+from scenes import SIZE, StagedApp, demo_app, scene_app, select, settle, until  # noqa: F401
+from sessions_tui.ui.app import SessionsApp
 
 
 def text_of(widget: Any) -> str:

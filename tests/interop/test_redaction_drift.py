@@ -29,7 +29,7 @@ INSTALL_TIMEOUT = 1800  # first use downloads ~650 MB
 def test_the_gateway_still_masks_the_corpus_as_recorded() -> None:
     done = subprocess.run(["bash", str(SCRIPT), "install"], capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
     assert done.returncode == 0, f"openclaw-gateway.sh install failed:\n{done.stdout}\n{done.stderr}"
-    recorder: Any = importlib.import_module("record_redaction_oracle")  # scripts/, on sys.path (conftest)
+    recorder: Any = importlib.import_module("oracle_corpus")  # tests/oracle_corpus.py
     recorded: list[dict[str, str]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
     cases = recorder.corpus()
     assert [c.input for c in cases] == [e["input"] for e in recorded], "the corpus changed: re-record the fixture"

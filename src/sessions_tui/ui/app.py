@@ -23,6 +23,7 @@ from textual.worker import WorkerCancelled
 from sessions_tui.backend import Backend, EngineEvent, FollowStatus, FollowTick, Requester, agent_id_of
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
+from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
@@ -162,7 +163,8 @@ class SessionsApp(App[None]):
         for warning in self.config_warnings:
             log.warning("config: %s", warning)
             self.log.warning("config:", warning)
-            self.notify(visible(warning), title="Config warning", severity="warning", timeout=15, markup=False)
+            shown = visible(home_relative(warning))
+            self.notify(shown, title="Config warning", severity="warning", timeout=15, markup=False)
         if self.openclaw is not None:
             self.run_worker(self._follow(self.openclaw), name="openclaw-follow", group="follow", exit_on_error=False)
         self.call_after_refresh(self._freeze_startup_objects)

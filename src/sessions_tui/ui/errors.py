@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from textual.worker import Worker, WorkerState
 
+from sessions_tui.terminal_text import visible
+from sessions_tui.ui.paths import home_relative
+
 
 class ReportsWorkerErrors:
     """Mixed into every widget or screen that runs workers (their state messages do not bubble)."""
@@ -12,5 +15,9 @@ class ReportsWorkerErrors:
         if event.state == WorkerState.ERROR:
             error = event.worker.error
             self.app.notify(  # type: ignore[attr-defined]
-                f"{type(error).__name__}: {error}", title="Something went wrong", severity="error", timeout=8
+                f"{type(error).__name__}: {visible(home_relative(str(error)))}",
+                title="Something went wrong",
+                severity="error",
+                timeout=8,
+                markup=False,  # an error's text is data: `[x]` in a path stays as written
             )

@@ -2,7 +2,8 @@
 
 Everything an agent wrote goes through `literal`, which builds a Rich `Text` (so `[bold]` stays
 two brackets and a word) with control characters replaced by visible symbols (so an escape
-sequence shows as `␛[31m` instead of colouring the terminal).
+sequence shows as `␛[31m` instead of colouring the terminal), and the user's home shown as `~`
+(an announcement names its transcript's path).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import UTC, datetime
 from rich.text import Text
 
 from sessions_tui.terminal_text import visible as visible  # one table for the dashboard and the CLI
+from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.theme import themed
 
 STATUS_ICONS = {"running": "▶", "done": "✓", "failed": "✗", "killed": "✗", "timeout": "⏱"}
@@ -33,8 +35,8 @@ def span(text: str, style: str = "") -> Text:
 
 
 def literal(text: object, style: str = "") -> Text:
-    """Agent text as a Rich Text: no markup parsing, no terminal control."""
-    return span(visible(text if isinstance(text, str) else str(text)), style)
+    """Agent text as a Rich Text: no markup parsing, no terminal control, the home directory as `~`."""
+    return span(visible(home_relative(text if isinstance(text, str) else str(text))), style)
 
 
 def elide_middle(text: str, width: int) -> str:

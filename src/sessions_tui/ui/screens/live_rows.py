@@ -30,6 +30,7 @@ from sessions_tui.backend import (
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
+from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import SessionTable
@@ -111,14 +112,15 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         header.follow_failure = event.failure or ""
         if event.failure and not was_failing:
             self.app.notify(
-                f"Following OpenClaw failed: {event.failure}",
+                f"Following OpenClaw failed: {home_relative(event.failure)}",
                 title="OpenClaw",
                 severity="error",
                 timeout=10,
                 markup=False,
             )
         elif was_failing and not event.failure:
-            self.app.notify(f"Following OpenClaw at {event.root} again.", title="OpenClaw", timeout=4, markup=False)
+            again = f"Following OpenClaw at {home_relative(event.root)} again."
+            self.app.notify(again, title="OpenClaw", timeout=4, markup=False)
 
     def _spawn_panel_event(self, event: EngineEvent) -> None:
         panel = self.query_one(SpawnPanel)

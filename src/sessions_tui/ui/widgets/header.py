@@ -1,7 +1,8 @@
 """The top line: where the engine is, who the tools run as, how many sessions, live or paused.
 
 It fits its width: the state path (then the followed OpenClaw path) is elided in the middle, then
-shorter words are used; `● live` / `⏸ paused` is always shown. The full paths are the tooltip.
+shorter words are used; `● live` / `⏸ paused` is always shown. The paths show the home directory as
+`~`; the tooltip has them whole.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import elide_middle, visible
 
 MIN_PATH = 12  # a path elided to fewer cells than this says nothing: it is left out instead
@@ -73,7 +75,7 @@ class StatusHeader(Static):
                 follow.append(failed, style=self._style("header--follow-failed"))
             else:
                 follow.append("  ⇄ OpenClaw ", style=self._style("header--follow"))
-                follow_path = visible(self.follow_root)
+                follow_path = visible(home_relative(self.follow_root))
         sandboxed = (" (sbx)" if compact else " (sandboxed)") if self.sandboxed else ""
         acting = visible(self.acting_as)
         fixed = brand.cell_len + len("  as ") + len(sandboxed) + follow.cell_len + counts.cell_len + state.cell_len
@@ -84,7 +86,7 @@ class StatusHeader(Static):
         who.append(acting, style="bold")
         who.append(sandboxed, style=self._style("header--sandboxed"))
         state_label = "  state " if not compact else "  "
-        state_path = visible(self.state_dir)
+        state_path = visible(home_relative(self.state_dir))
         room = width - fixed - len(acting)
         follow_room, state_room = self._allot(room, len(follow_path), len(state_label), len(state_path))
         text = brand

@@ -1,16 +1,18 @@
-"""The dashboard's key screens, staged on the demo state: used by the README's screenshots
-(`scripts/screenshots.py`) and by the snapshot tests, so both show exactly the same thing.
+"""The dashboard's key screens, staged on the demo state: used by the snapshot tests and by the
+README's screenshots (`scripts/screenshots.py`), so both show exactly the same thing.
 
-Every scene runs on a fresh demo with a frozen clock, repeatable ids and a fixed state path.
+Every scene runs on a fresh demo with a frozen clock and repeatable ids, its state where a real
+user's is by default (`~/.local/share/sessions-tui`) under a home directory of its own: the caller
+points HOME there, and the screen shows the path as `~/…` whatever that directory is, so two runs
+at once never share a directory and still show the same screen.
 """
 
 from __future__ import annotations
 
-import fcntl
+import os
 import shutil
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,7 @@ SIZE = (160, 48)  # the README's screenshots and the snapshots without a size in
 SMALL_SIZES = [(80, 24), (100, 30)]  # the key scenes are snapshot at these too (`main-80x24`…)
 SMALL_SCENES = ["main", "transcript-tools-off", "spawn-announcement"]
 NOW_MS = 1_776_081_600_000  # 2026-04-13T12:00:00Z
-STATE_ROOT = Path("/tmp/sessions-tui-scenes")
+STATE_UNDER_HOME = Path(".local/share/sessions-tui")  # the default state directory on Linux
 DEV = "agent:main:discord:group:dev"
 FAMILY = "agent:main:whatsapp:group:family"
 
@@ -60,9 +62,11 @@ def demo_app(
     watch_store: bool = True,
     acting_as: str = "main",
     sandboxed: bool = False,
+    seed: str | None = None,
 ) -> StagedApp:
-    """The demo on a fresh state directory, with the demo config plus `config`."""
-    ids.use_sequence(state.name)
+    """The demo on a fresh state directory, with the demo config plus `config`; its ids are
+    repeatable, drawn from `seed` (by default the directory's name)."""
+    ids.use_sequence(seed or state.name)
     if state.exists():
         shutil.rmtree(state)
     data = merge(json5.loads(DEMO_CONFIG), {"models": {"demo": {"latencyMs": latency_ms, "chunkMs": 0}}}, config or {})
@@ -191,20 +195,9 @@ SCENES: dict[str, tuple[Scene, int]] = {
 }
 
 
-def scene_app(name: str) -> tuple[StagedApp, Scene]:
+def scene_app(name: str, home: Path) -> tuple[StagedApp, Scene]:
+    """Scene `name` on a fresh demo under `home`, which must be the user's home (HOME) meanwhile."""
+    if Path(os.path.expanduser("~")) != home:
+        raise RuntimeError(f"point HOME at {home} first: the scene's paths show relative to it")
     scene, latency = SCENES[name]
-    return demo_app(STATE_ROOT / name, latency_ms=latency), scene
-
-
-@contextmanager
-def scene_lock(name: str) -> Iterator[None]:
-    """Hold scene `name`'s state directory while it is staged and shot: its path is fixed (it is
-    on the screen), so two runs at once on one machine (tests and screenshots, two checkouts)
-    would otherwise write one directory together."""
-    STATE_ROOT.mkdir(parents=True, exist_ok=True)
-    with open(STATE_ROOT / f".{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    return demo_app(home / STATE_UNDER_HOME, latency_ms=latency, seed=name), scene
