@@ -101,8 +101,27 @@ class Backend(Protocol):
         """Run a tool as the requester; its result dict. Raises `ToolInputError` for invalid
         arguments and `UnknownToolError` for a tool that does not exist."""
 
-    async def browse(self, requester: Requester, query: BrowseQuery, *, offset: int, limit: int) -> BrowsePage:
-        """A page of the sessions the requester may see, filtered, sorted and counted whole."""
+    async def browse(
+        self,
+        requester: Requester,
+        query: BrowseQuery,
+        *,
+        offset: int,
+        limit: int,
+        after: tuple[Any, str] | None = None,
+        before: tuple[Any, str] | None = None,
+        count: bool = True,
+    ) -> BrowsePage:
+        """A page of the sessions the requester may see, filtered and sorted: at `offset`, or the
+        page after another's `last` / before its `first` (keyset paging: a deep page costs what
+        the first does; `offset` is then only reported back). `count`: the filtered set counted
+        whole too (else `total` is -1; `browse_count` counts apart)."""
+
+    async def browse_count(
+        self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
+    ) -> int:
+        """How many sessions `browse` pages through for the query; -1 if `cancelled()` turned true
+        meanwhile (a count over a large store stops soon after)."""
 
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
         """The rows of some canonical keys the requester may see (live updates)."""

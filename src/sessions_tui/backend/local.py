@@ -96,10 +96,28 @@ class LocalBackend:
     async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
         return await invoke(self.tool_call(requester), name, args)
 
-    async def browse(self, requester: Requester, query: BrowseQuery, *, offset: int, limit: int) -> BrowsePage:
+    async def browse(
+        self,
+        requester: Requester,
+        query: BrowseQuery,
+        *,
+        offset: int,
+        limit: int,
+        after: tuple[Any, str] | None = None,
+        before: tuple[Any, str] | None = None,
+        count: bool = True,
+    ) -> BrowsePage:
         from sessions_tui.tools.browse import browse_sessions
 
-        return browse_sessions(self.tool_call(requester), query, offset=offset, limit=limit)
+        call = self.tool_call(requester)
+        return browse_sessions(call, query, offset=offset, limit=limit, after=after, before=before, count=count)
+
+    async def browse_count(
+        self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
+    ) -> int:
+        from sessions_tui.tools.browse import count_sessions
+
+        return count_sessions(self.tool_call(requester), query, cancelled)
 
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
         from sessions_tui.tools.browse import browse_rows

@@ -8,6 +8,7 @@ requester's visibility (docs/decisions.md D1) into a store filter and builds eac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,8 +33,10 @@ class BrowseQuery:
 @dataclass
 class BrowsePage:
     rows: list[dict[str, Any]] = field(default_factory=list)
-    total: int = 0
+    total: int = 0  # -1: not counted (the view counts apart, `count_sessions`)
     offset: int = 0
+    first: tuple[Any, str] | None = None  # where the page starts and ends, to page on by keyset
+    last: tuple[Any, str] | None = None
 
 
 def visibility_filter(call: ToolCall, ctx: RequesterContext) -> SessionFilter:
@@ -68,19 +71,53 @@ def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> dict[
     return row
 
 
-def browse_sessions(call: ToolCall, query: BrowseQuery, *, offset: int = 0, limit: int = 500) -> BrowsePage:
-    engine = call.engine
-    ctx = RequesterContext.of(call)
+def _filter(call: ToolCall, ctx: RequesterContext, query: BrowseQuery) -> SessionFilter:
     flt = visibility_filter(call, ctx)
     flt.kinds = query.kinds
     flt.search = query.search or None
     flt.include_archived = query.include_archived
     if query.active_minutes:
-        flt.active_since = active_since(engine.now(), query.active_minutes)
-    sessions, total = engine.store.browse(
-        flt, order_by=query.order_by, descending=query.descending, limit=limit, offset=offset
+        flt.active_since = active_since(call.engine.now(), query.active_minutes)
+    return flt
+
+
+def browse_sessions(
+    call: ToolCall,
+    query: BrowseQuery,
+    *,
+    offset: int = 0,
+    limit: int = 500,
+    after: tuple[Any, str] | None = None,
+    before: tuple[Any, str] | None = None,
+    count: bool = True,
+) -> BrowsePage:
+    """A page by position (`offset`), or with `after` / `before` (a page's `last` / `first`) the
+    page after or before another, found by keyset whatever its depth. `offset` is then only
+    reported back. Not `count`: the total is -1, for a view that paints first and counts after."""
+    ctx = RequesterContext.of(call)
+    flt = _filter(call, ctx, query)
+    store = call.engine.store
+    if after is None and before is None and offset:
+        sessions, total = store.browse(
+            flt, order_by=query.order_by, descending=query.descending, limit=limit, offset=offset, count=count
+        )
+        return BrowsePage(rows=[_row(call, ctx, s) for s in sessions], total=total, offset=offset)
+    sessions, cursors = store.browse_keyset(
+        flt, order_by=query.order_by, descending=query.descending, limit=limit, after=after, before=before
     )
-    return BrowsePage(rows=[_row(call, ctx, s) for s in sessions], total=total, offset=offset)
+    total = store.browse_count(flt) if count else -1
+    return BrowsePage(
+        rows=[_row(call, ctx, s) for s in sessions],
+        total=total,
+        offset=offset,
+        first=cursors[0] if cursors else None,
+        last=cursors[-1] if cursors else None,
+    )
+
+
+def count_sessions(call: ToolCall, query: BrowseQuery, cancelled: Callable[[], bool] | None = None) -> int:
+    """How many sessions `browse_sessions` pages through for this query (-1: `cancelled()` meanwhile)."""
+    return call.engine.store.browse_count(_filter(call, RequesterContext.of(call), query), cancelled)
 
 
 def state_is_empty(call: ToolCall) -> bool:

@@ -9,6 +9,9 @@ paint first and count after.
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +62,9 @@ _KIND_EXPR = (
 
 class BrowsePart(StoreBase):
     """Sessions by filter, in pages."""
+
+    _count_conn: sqlite3.Connection | None = None
+    _count_lock = threading.Lock()
 
     def list_sessions(
         self,
@@ -193,14 +199,37 @@ class BrowsePart(StoreBase):
             total = conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {clause}", args).fetchone()[0] if count else -1
         return sessions, total
 
-    def browse_count(self, flt: SessionFilter) -> int:
-        """How many sessions the filter lets through (a search the trigram index cannot narrow tests
-        every row, from the index that covers the searched columns)."""
-        with self.read() as conn:
+    def browse_count(self, flt: SessionFilter, cancelled: Callable[[], bool] | None = None) -> int:
+        """How many sessions the filter lets through; -1 if `cancelled()` turned true meanwhile.
+
+        On a connection of its own, so a count never holds up the store's other reads (the next
+        page), and stops within a few milliseconds of being cancelled. A search the trigram index
+        cannot narrow tests every row, from the index that covers the searched columns."""
+        with self._count_lock:
+            if self._count_conn is None:
+                self._count_conn = sqlite3.connect(self.db_path, timeout=60.0, check_same_thread=False)
+            conn = self._count_conn
             where, args, source = self._where(conn, flt)
             if flt.search and "sessions_search" not in " ".join(where):
                 source = "sessions INDEXED BY sessions_browse"
-            return int(conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(where)}", args).fetchone()[0])
+            conn.set_progress_handler((lambda: int(cancelled())) if cancelled else None, 20_000)
+            try:
+                return int(
+                    conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(where)}", args).fetchone()[0]
+                )
+            except sqlite3.OperationalError:
+                if cancelled is not None and cancelled():
+                    return -1
+                raise
+            finally:
+                conn.set_progress_handler(None, 0)
+
+    def close(self) -> None:
+        with self._count_lock:
+            if self._count_conn is not None:
+                self._count_conn.close()
+                self._count_conn = None
+        super().close()
 
     def browse_keyset(
         self,

@@ -16,6 +16,7 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
 from sessions_tui.backend import Backend, BrowsePage, Requester
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
+from sessions_tui.ui.screens.table_count import TableCounted
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
@@ -53,6 +54,12 @@ class MainScreen(LiveRows):
         self._page_shown_at = 0.0
         self._typed_at = 0.0
         self._reopen = False  # open the cursor's session after the next page even if already open
+        # Keyset paging: the page shown was read after / before the rows `_from` names (none: the first
+        # page) and starts and ends at `_first` / `_last` (a row's sort value and key).
+        self._from: tuple[Any, Any] = (None, None)
+        self._first: Any = None
+        self._last: Any = None
+        self.counted = False  # whether `total` is the count of the current filter (it comes after the page)
         self.store_empty = False
 
     # -- layout ---------------------------------------------------------------------------------
@@ -74,10 +81,10 @@ class MainScreen(LiveRows):
     async def on_mount(self) -> None:
         header = self.query_one(StatusHeader)
         header.state_dir = self.backend.location
-        # The first page is read here, before the first paint, so the table never opens empty;
-        # it is one bounded query (a page of rows), every later one runs in a worker.
+        # The first page (one bounded query, not counted) is read before the first paint, so the
+        # table never opens empty; every later one runs in a worker.
         self.generation += 1
-        first = await self.backend.browse(self.requester(), self.query_state, offset=0, limit=PAGE_SIZE)
+        first = await self.backend.browse(self.requester(), self.query_state, offset=0, limit=PAGE_SIZE, count=False)
         self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation, await self._store_empty(first)))
         self.requester_changed(reload=False)
         self.query_one(SessionTable).focus()
@@ -101,24 +108,42 @@ class MainScreen(LiveRows):
     # -- table ----------------------------------------------------------------------------------
 
     def reload_table(self) -> None:
+        """Read the shown page again (the first one after a filter or sort change), then count."""
         self.generation += 1
-        self._load_page(self.generation, self.page_offset)
+        self._from = self._from if self.page_offset else (None, None)
+        self._load_page(self.generation, self.page_offset, *self._from)
 
     @work(exclusive=True, group="table", thread=True, exit_on_error=False)
-    async def _load_page(self, generation: int, offset: int) -> None:
-        page = await self.backend.browse(self.requester(), self.query_state, offset=offset, limit=PAGE_SIZE)
+    async def _load_page(self, generation: int, offset: int, after: Any = None, before: Any = None) -> None:
+        page = await self.backend.browse(
+            self.requester(), self.query_state, offset=offset, limit=PAGE_SIZE, after=after, before=before, count=False
+        )
         self.post_message(self.PageLoaded(page, generation, await self._store_empty(page)))
+
+    @work(exclusive=True, group="count", thread=True, exit_on_error=False)
+    async def _count(self, generation: int) -> None:
+        """The filtered set's size, after its page is painted; given up once another page is asked for."""
+        total = await self.backend.browse_count(
+            self.requester(), self.query_state, cancelled=lambda: generation != self.generation
+        )
+        if total >= 0:
+            self.post_message(TableCounted(total, generation))
 
     async def _store_empty(self, page: BrowsePage) -> bool:
         """Whether an empty page means an empty state directory (asked only then: a count)."""
-        return page.total == 0 and await self.backend.state_is_empty()
+        return not page.rows and not page.offset and await self.backend.state_is_empty()
 
     def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
         if event.generation != self.generation:
             return
         table = self.query_one(SessionTable)
         table.load(event.page.rows, self.backend.now())
-        self.total = event.page.total
+        self._first, self._last = event.page.first, event.page.last
+        self.counted = event.page.total >= 0 or not event.page.rows
+        if self.counted:
+            self.total = max(event.page.total, 0)
+        else:
+            self._count(event.generation)
         self.store_empty = event.store_empty
         self.pages_loaded += 1
         self._page_shown_at = time.monotonic()
@@ -131,18 +156,25 @@ class MainScreen(LiveRows):
             # listed; otherwise the session under the cursor opens (once typing pauses).
             self._open_soon(OPEN_AFTER_TYPING_SECONDS if self._typing() else OPEN_DELAY_SECONDS)
 
+    def on_table_counted(self, event: TableCounted) -> None:
+        if event.generation == self.generation:  # not a count of the filter before
+            self.total, self.counted = event.total, True
+            self._update_counts()
+
     def _update_counts(self) -> None:
         table = self.query_one(SessionTable)
         header = self.query_one(StatusHeader)
-        header.total = self.total
+        if self.counted:  # until the count comes, the last one stays (it comes right after the page)
+            header.total = self.total
         header.running = sum(1 for r in table.rows_by_key.values() if r.get("status") == "running")
         if not table.row_count:
             self.query_one("#page-info", Static).update(literal(" " + self.empty_note(), style="#e5c07b"))
             return
         first = self.page_offset + 1
         last = self.page_offset + table.row_count
-        text = span(f" rows {first:,}–{last:,} of {self.total:,}", style="dim")
-        if self.total > PAGE_SIZE:
+        of = f"{self.total:,}" if self.counted else "…"
+        text = span(f" rows {first:,}–{last:,} of {of}", style="dim")
+        if self.total > PAGE_SIZE or self.page_offset or (not self.counted and table.row_count >= PAGE_SIZE):
             text.append("   [ previous page   ] next page", style="dim")
         self.query_one("#page-info", Static).update(text)
 
@@ -210,10 +242,15 @@ class MainScreen(LiveRows):
         self.reload_table()
 
     def page(self, step: int) -> None:
-        offset = max(0, min(self.page_offset + step * PAGE_SIZE, max(0, self.total - 1) // PAGE_SIZE * PAGE_SIZE))
-        if offset != self.page_offset:
-            self.page_offset = offset
-            self.reload_table()
+        """`[` / `]`: the page just after the shown one's last row or before its first (keyset paging)."""
+        full = self.query_one(SessionTable).row_count >= PAGE_SIZE
+        if (step > 0 and (not full or (self.counted and self.page_offset + PAGE_SIZE >= self.total))) or (
+            step < 0 and not self.page_offset
+        ):
+            return
+        self._from = (self._last, None) if step > 0 else (None, self._first)
+        self.page_offset = max(0, self.page_offset + (1 if step > 0 else -1) * PAGE_SIZE)
+        self.reload_table()
 
     def _tick_times(self) -> None:
         app: Any = self.app
