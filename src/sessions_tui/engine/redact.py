@@ -170,6 +170,7 @@ class Redactor:
             else:
                 custom.append(Rule(f"logging.redactPatterns[{index}]", compiled, ()))
         self.rules: tuple[Rule, ...] = BUILT_IN_RULES + tuple(custom)
+        self._anchors = tuple(sorted({anchor for rule in self.rules for anchor in rule.anchors}))
         self.pattern_problems: tuple[tuple[int, str, str], ...] = tuple(problems)
         self.known_secrets = tuple(sorted({s for s in known_secrets if len(s) >= KNOWN_SECRET_MIN_LENGTH}))
 
@@ -180,9 +181,10 @@ class Redactor:
     def find(self, text: str) -> list[Edit]:
         """Every secret span in `text`, as the rules found them (overlaps included)."""
         lower = text.lower()
+        present = {anchor for anchor in self._anchors if anchor in lower}  # each looked for once
         edits: list[Edit] = []
         for rule in self.rules:
-            if not rule.anchors or any(anchor in lower for anchor in rule.anchors):
+            if not rule.anchors or not present.isdisjoint(rule.anchors):
                 edits.extend(rule.edits(text))
         for scan in SCANNERS:
             edits.extend(scan(text))
