@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from sessions_tui.engine.keys import classify_session_kind
 from sessions_tui.engine.policy import resolve_send_policy
+from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall, active_since
@@ -61,9 +63,26 @@ def visibility_filter(call: ToolCall, ctx: RequesterContext) -> SessionFilter:
     return flt
 
 
+def _redacted(redactor: Redactor, value: Any) -> Any:
+    """`redactor.redact_strings(value)`, each string redacted once: a page's rows repeat most of
+    their strings (kinds, channels, models, statuses), and the next page or keystroke many of its rows."""
+    if isinstance(value, str):
+        return _redact(redactor, value)
+    if isinstance(value, dict):
+        return {_redacted(redactor, k): _redacted(redactor, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(redactor, item) for item in value]
+    return value
+
+
+@lru_cache(maxsize=1 << 16)
+def _redact(redactor: Redactor, text: str) -> str:
+    return redactor.redact(text)
+
+
 def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> dict[str, Any]:
     kind = classify_session_kind(session.key, session.entry.get("kind"), call.engine.alias)
-    row: dict[str, Any] = call.engine.redactor.redact_strings(build_row(call, ctx, session, kind).dump())
+    row: dict[str, Any] = _redacted(call.engine.redactor, build_row(call, ctx, session, kind).dump())
     row["_key"] = session.key  # the canonical key, for views that act on the row (never shown)
     verdict = resolve_send_policy(call.engine.config.session.send_policy, entry=session.entry, session_key=session.key)
     row["_send"] = verdict.decision  # the effective send policy (docs/decisions.md D6)

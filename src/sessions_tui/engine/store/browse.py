@@ -212,7 +212,7 @@ class BrowsePart(StoreBase):
             where, args, source = self._where(conn, flt)
             if flt.search and "sessions_search" not in " ".join(where):
                 source = "sessions INDEXED BY sessions_browse"
-            conn.set_progress_handler((lambda: int(cancelled())) if cancelled else None, 20_000)
+            conn.set_progress_handler((lambda: int(cancelled())) if cancelled else None, 1_000_000)
             try:
                 return int(
                     conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(where)}", args).fetchone()[0]
