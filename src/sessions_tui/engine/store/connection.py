@@ -9,15 +9,21 @@ store (the modules beside this one) build on `StoreBase`.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.store.mirror_files import MirrorWriter
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
+
+DEFAULT_CACHE_KIB = -2000  # SQLite's default page cache: 2 MB (negative: KiB)
+BULK_CACHE_KIB = -65536  # 64 MB while a batch writes: an import touches index pages all over
+WAL_AUTOCHECKPOINT_PAGES = 1000  # SQLite's default
 
 
 class StoreError(Exception):
@@ -35,6 +41,8 @@ class StoreBase:
         self._lock = threading.RLock()
         self._batching = False
         self._batch_began = 0.0
+        self._bulk = False
+        self.mirrors = MirrorWriter()
         self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute("PRAGMA busy_timeout=60000")
@@ -65,6 +73,10 @@ class StoreBase:
         """
         with self._lock:
             if self._batching and not self._conn.in_transaction:
+                if not self._bulk:
+                    self._bulk = True
+                    self._conn.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
+                    self._conn.execute("PRAGMA wal_autocheckpoint=0")
                 self._conn.execute("BEGIN IMMEDIATE")
                 self._batch_began = time.monotonic()
             if self._conn.in_transaction:
@@ -90,7 +102,11 @@ class StoreBase:
         """Many writes in few transactions: an import of thousands of sessions commits once per
         batch, not once per session. Yields `checkpoint()`, to call between units of work; it
         commits once `seconds` have passed since the batch's first write, so other writers never
-        wait longer than that. Nothing is locked until the first write."""
+        wait longer than that. Nothing is locked until the first write.
+
+        A batch that writes works in bulk: a larger page cache, and the WAL checkpointed once at
+        its end rather than every thousand pages (each checkpoint rewrites the same index pages
+        and waits for the disk); new mirror files are created by `mirrors` meanwhile."""
         with self._lock:
             if self._batching:
                 raise StoreError("a batch is already open on this store")
@@ -98,6 +114,7 @@ class StoreBase:
 
             def checkpoint() -> None:
                 if self._conn.in_transaction and time.monotonic() - self._batch_began >= seconds:
+                    self.mirrors.drain()
                     self._conn.execute("COMMIT")
                     self._lock.release()  # let this process's other threads in between batches
                     self._lock.acquire()
@@ -105,14 +122,34 @@ class StoreBase:
             try:
                 yield checkpoint
             except BaseException:
+                with suppress(OSError):
+                    self.mirrors.drain()
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
             else:
+                self.mirrors.drain()
                 if self._conn.in_transaction:
                     self._conn.execute("COMMIT")
             finally:
                 self._batching = False
+                self._end_bulk()
+
+    def _end_bulk(self) -> None:
+        """Back to the usual cache and checkpoints, after checkpointing what the batch wrote."""
+        if not self._bulk:
+            return
+        self._bulk = False
+        if self._conn.in_transaction:  # a failed COMMIT
+            self._conn.execute("ROLLBACK")
+        self._conn.execute(f"PRAGMA cache_size={DEFAULT_CACHE_KIB}")
+        self._conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
+        try:
+            wal_bytes = os.path.getsize(f"{self.db_path}-wal")
+        except OSError:
+            return
+        if wal_bytes > WAL_AUTOCHECKPOINT_PAGES * 4096:  # what the usual checkpoints would have done
+            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

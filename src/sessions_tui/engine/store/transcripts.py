@@ -21,6 +21,7 @@ from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.store.codec import dumps, int_or_zero
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.messages import is_message_line, message_of_line
+from sessions_tui.engine.store.mirror_files import write_all, write_new
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.store.sessions import SessionsPart, TranscriptTail
 from sessions_tui.engine.surrogates import loads
@@ -59,25 +60,6 @@ def mirror_header(session_id: str, created_at: int, state_dir: Path) -> str:
         "cwd": str(state_dir),
     }
     return dumps(header)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """`path` holding `data` alone, created (with its directory) if missing: one open, one write."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        _write_all(fd, data)
-    finally:
-        os.close(fd)
 
 
 _INSERT_LINE = "INSERT INTO transcript (session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?)"
@@ -216,7 +198,10 @@ class TranscriptsPart(SessionsPart):
         tail = TranscriptTail(new.last_seq, new.msg_count, new.parent, len(data))
         session = self._create(conn, key, entry, session_id=session_id, created_at=created, tail=tail)
         if new.rows:  # after the row: a sessionId already in use fails there, before any file is touched
-            _write_new(Path(session.mirror_path), data)
+            if self._batching:
+                self.mirrors.submit(Path(session.mirror_path), data)
+            else:
+                write_new(Path(session.mirror_path), data)
             conn.executemany(_INSERT_LINE, new.rows)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
@@ -226,23 +211,25 @@ class TranscriptsPart(SessionsPart):
         mirror that does not have the size the database recorded is first cut back to it, or, if
         shorter or missing, written again whole from the header and the stored lines.
         """
+        self.mirrors.drain()  # a file still being created is not looked at before it is there
         path = self.state_dir / row["mirror_path"]
         expected = int(row["mirror_size"])
         if expected > 0 and self._mirror_at(path, expected):
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
             finally:
                 os.close(fd)
             return expected + len(data)
         stored = [] if row["last_seq"] == 0 else self._stored_lines(conn, row["session_id"])
         head = mirror_header(row["session_id"], row["created_at"], self.state_dir)
         data = "\n".join([head, *stored, ""]).encode("utf-8") + data
-        _write_new(path, data)
+        write_new(path, data)
         return len(data)
 
     def _drop_mirror(self, row: sqlite3.Row) -> None:
         """Remove a session's mirror file (its transcript is now empty)."""
+        self.mirrors.drain()
         try:
             os.unlink(self.state_dir / row["mirror_path"])
         except FileNotFoundError:
