@@ -84,6 +84,7 @@ async def measure(count: int, tmp: Path) -> dict:
         await wait_for(lambda: bool(FIRST_ROWS))
         first_paint = FIRST_ROWS[0] - start
         screen = app.main_screen
+        await wait_for(lambda: screen.counted)  # the count comes after the first page
         total = screen.total
         await pilot.press("slash")
         await pilot.pause(0.3)
@@ -99,6 +100,7 @@ async def measure(count: int, tmp: Path) -> dict:
             await wait_for(lambda shown=shown: PAINTS[-1] >= shown)
             samples.append(PAINTS[-1] - t0)
             await asyncio.sleep(0.05)  # a typist's pace, not a burst
+        await wait_for(lambda: screen.counted)
         narrowed = screen.total
         await pilot.press("escape")  # back to the table
         await pilot.press("right_square_bracket")  # page 2 of the whole set

@@ -1,0 +1,139 @@
+"""Keyset paging of the session table: pages read after a row's sort value and key (or before it)
+are exactly the pages by position, for every sort column in both directions, across runs of equal
+sort values; and a store file of schema 2 migrates to the indexed schema."""
+
+import sqlite3
+
+import pytest
+
+from conftest import add_session
+from sessions_tui.engine.store import SORT_COLUMNS, SessionFilter, Store
+from sessions_tui.engine.store.schema import _SCHEMA, SCHEMA_VERSION
+
+AGENTS = ["main", "ops"]
+
+
+def _fill(engine):
+    """Sessions with few distinct values per sort column, so pages split runs of ties."""
+    kinds = ["main", "discord:group:g{}", "cron:job-{}", "subagent:s{}", "hook:h{}", "node-{}", "telegram:direct:{}"]
+    for i in range(47):
+        agent = AGENTS[i % 2]
+        rest = kinds[i % len(kinds)].format(i) if i >= 2 or i % len(kinds) else "main"
+        rest = f"slack:channel:c{i}" if rest == "main" and i >= 2 else rest
+        entry = {
+            "updatedAt": 1_000 + (i % 5) * 10,  # five distinct times
+            "model": ["gpt-5", "", "claude"][i % 3],
+            "totalTokens": [100, 0, 5000, 100][i % 4],
+            "label": ["alpha", "beta", None][i % 3],
+        }
+        if i % 6 == 0:
+            entry["status"] = ["done", "failed"][i % 2]
+        if i % 4 == 1:
+            entry["displayName"] = f"Room {i % 3}"
+        add_session(engine, f"agent:{agent}:{rest}", **{k: v for k, v in entry.items() if v is not None})
+
+
+def _flt(**kw):
+    return SessionFilter(agent_ids=AGENTS, shown_as_main="agent:main:main", **kw)
+
+
+def _walk(store, flt, order_by, descending, size):
+    """Every page forward by keyset, then every page backward from the last one."""
+    forward, page, cursors = [], *store.browse_keyset(flt, order_by=order_by, descending=descending, limit=size)
+    pages = []
+    while page:
+        pages.append((page, cursors))
+        forward += [s.key for s in page]
+        page, cursors = store.browse_keyset(
+            flt, order_by=order_by, descending=descending, limit=size, after=cursors[-1]
+        )
+    backward = [[s.key for s in pages[-1][0]]]
+    first = pages[-1][1][0]
+    while len(backward) < len(pages):
+        page, cursors = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=size, before=first)
+        backward.insert(0, [s.key for s in page])
+        first = cursors[0]
+    return forward, backward
+
+
+@pytest.mark.parametrize("order_by", list(SORT_COLUMNS))
+@pytest.mark.parametrize("descending", [True, False])
+def test_keyset_pages_are_the_pages_by_position(make_engine, order_by, descending):
+    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    _fill(engine)
+    store, flt = engine.store, _flt()
+    whole = [s.key for s in store.browse(flt, order_by=order_by, descending=descending, limit=None)[0]]
+    assert len(whole) == 47
+    forward, backward = _walk(store, flt, order_by, descending, 5)
+    assert forward == whole
+    assert backward[:-1] == [whole[i : i + 5] for i in range(0, 45, 5)]
+    assert [k for page in backward for k in page] == whole
+    # a deep page read after its predecessor's last row is the page at that offset
+    page, _ = store.browse(flt, order_by=order_by, descending=descending, limit=5, offset=35)
+    _, cursors = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=35)
+    deep, _ = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=5, after=cursors[-1])
+    assert [s.key for s in deep] == [s.key for s in page]
+
+
+def test_keyset_paging_under_a_filter_and_search(make_engine):
+    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    _fill(engine)
+    store = engine.store
+    for flt in (_flt(search="ROOM"), _flt(search="ro"), _flt(kinds=["cron", "other"]), _flt(search="agent:ops")):
+        whole = [s.key for s in store.browse(flt, order_by="label", descending=False, limit=None)[0]]
+        forward, backward = _walk(store, flt, "label", False, 3)
+        assert forward == whole and [k for page in backward for k in page] == whole
+        assert store.browse_count(flt) == len(whole) == store.browse(flt, limit=1)[1]
+
+
+def test_the_viewers_main_sorts_as_main(make_engine):
+    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    _fill(engine)
+    forward, _ = _walk(engine.store, _flt(), "key", False, 4)
+    whole = [s.key for s in engine.store.browse(_flt(), order_by="key", descending=False, limit=None)[0]]
+    assert forward == whole
+    assert whole.index("agent:main:main") > whole.index("agent:main:hook:h4")  # 'main' > 'hook:…'
+
+
+def test_a_cancelled_count_gives_up(make_engine):
+    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    _fill(engine)
+    assert engine.store.browse_count(_flt(), cancelled=lambda: False) == 47
+    assert engine.store.browse_count(_flt(), cancelled=lambda: True) in (-1, 47)  # too small to be interrupted
+
+
+def test_a_schema_2_file_migrates(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    conn = sqlite3.connect(state / "sessions.sqlite3")
+    conn.executescript(_SCHEMA)
+    conn.execute(
+        "INSERT INTO sessions (key, agent_id, session_id, created_at, updated_at, label, display_name, rest, kind, "
+        "channel, mirror_path, entry) VALUES ('agent:main:discord:group:dev', 'main', 's-1', 1, 2, 'Dev Chat', "
+        "'Dev', 'discord:group:dev', 'group', 'discord', 'x.jsonl', '{\"model\": \"gpt-5\", \"totalTokens\": 7}')"
+    )
+    conn.execute("PRAGMA user_version=2")
+    conn.commit()
+    conn.close()
+    store = Store(state)
+    try:
+        with store.read() as c:
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+            row = c.execute("SELECT sort_model, sort_tokens, sort_label FROM sessions").fetchone()
+        assert tuple(row) == ("gpt-5", 7, "Dev Chat")
+        flt = SessionFilter(search="dev chat")  # found through the search index filled by the migration
+        assert [s.key for s in store.browse_keyset(flt, order_by="model")[0]] == ["agent:main:discord:group:dev"]
+        with store.write() as c:  # the triggers keep the search index in step
+            c.execute("UPDATE sessions SET label = 'Ops room'")
+        assert store.browse_count(SessionFilter(search="ops room")) == 1
+        assert store.browse_count(SessionFilter(search="dev chat")) == 0
+    finally:
+        store.close()
+    again = Store(state)  # opening a migrated file again changes nothing
+    try:
+        assert again.browse_count(SessionFilter(search="discord")) == 1
+        with again.write() as c:
+            c.execute("DELETE FROM sessions")
+            assert c.execute("SELECT count(*) FROM sessions_search").fetchone()[0] == 0
+    finally:
+        again.close()
