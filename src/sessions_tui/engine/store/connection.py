@@ -24,6 +24,7 @@ from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, u
 DEFAULT_CACHE_KIB = -2000  # SQLite's default page cache: 2 MB (negative: KiB)
 BULK_CACHE_KIB = -65536  # 64 MB while a batch writes: an import touches index pages all over
 WAL_AUTOCHECKPOINT_PAGES = 1000  # SQLite's default
+BUSY_TIMEOUT_MS = 60_000
 
 
 class StoreError(Exception):
@@ -45,7 +46,7 @@ class StoreBase:
         self.mirrors = MirrorWriter()
         self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA busy_timeout=60000")
+        self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
@@ -149,7 +150,13 @@ class StoreBase:
         except OSError:
             return
         if wal_bytes > WAL_AUTOCHECKPOINT_PAGES * 4096:  # what the usual checkpoints would have done
-            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            # TRUNCATE also gives the grown WAL's disk space back; a reader in the way is waited
+            # for only briefly (the pages it does not hold are checkpointed all the same).
+            self._conn.execute("PRAGMA busy_timeout=100")
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
