@@ -137,3 +137,10 @@ def test_a_schema_2_file_migrates(tmp_path):
             assert c.execute("SELECT count(*) FROM sessions_search").fetchone()[0] == 0
     finally:
         again.close()
+
+
+def test_the_agents_by_skipping_are_the_distinct_agents(make_engine):
+    engine = make_engine()
+    assert engine.store.browse_agent_ids() == []
+    _fill(engine)
+    assert sorted(engine.store.browse_agent_ids()) == sorted(engine.store.agent_ids()) == AGENTS

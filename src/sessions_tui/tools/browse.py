@@ -52,7 +52,7 @@ def visibility_filter(call: ToolCall, ctx: RequesterContext) -> SessionFilter:
     )
     if ctx.visibility == "all":
         a2a = engine.a2a_policy()
-        flt.agent_ids = [a for a in engine.store.agent_ids() if a == agent or a2a.is_allowed(agent, a)]
+        flt.agent_ids = [a for a in engine.store.browse_agent_ids() if a == agent or a2a.is_allowed(agent, a)]
     else:
         flt.agent_ids = [agent]
     if ctx.visibility in ("self", "tree"):

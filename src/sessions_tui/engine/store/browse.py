@@ -120,6 +120,17 @@ class BrowsePart(StoreBase):
             rows = rows[:limit]
         return [row_to_session(r, self.state_dir) for r in rows], has_more
 
+    def browse_agent_ids(self) -> list[str]:
+        """The agents that have sessions (those of `agent_ids`), by skipping along the agent index
+        from one agent to the next: a lookup per agent instead of a pass over every session."""
+        sql = (
+            "WITH RECURSIVE a(id) AS (SELECT min(agent_id) FROM sessions UNION ALL "
+            "SELECT (SELECT min(agent_id) FROM sessions WHERE agent_id > a.id) FROM a WHERE a.id IS NOT NULL) "
+            "SELECT id FROM a WHERE id IS NOT NULL"
+        )
+        with self.read() as conn:
+            return [r[0] for r in conn.execute(sql)]
+
     def _where(self, conn: Any, flt: SessionFilter) -> tuple[list[str], list[Any], str]:
         """The filter as WHERE conditions (joined by AND), their arguments, and what to read them
         from: the table, or for a search that must test most rows, the index that covers them."""
