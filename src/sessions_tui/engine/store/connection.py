@@ -183,4 +183,9 @@ class StoreBase:
         return self.state_dir / "agents" / agent_id / "sessions"
 
     def transcript_path_for(self, agent_id: str, session_id: str) -> Path:
-        return self.sessions_dir(agent_id) / f"{session_id}.jsonl"
+        return self.state_dir / mirror_relpath(agent_id, session_id)
+
+
+def mirror_relpath(agent_id: str, session_id: str) -> str:
+    """A session's mirror file, relative to the state directory (as the index records it)."""
+    return f"agents/{agent_id}/sessions/{session_id}.jsonl"

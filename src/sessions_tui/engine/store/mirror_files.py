@@ -21,12 +21,12 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def write_new(path: Path, data: bytes) -> None:
+def write_new(path: Path | str, data: bytes) -> None:
     """`path` holding `data` alone, created (with its directory) if missing: one open, one write."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         write_all(fd, data)
@@ -39,12 +39,12 @@ class MirrorWriter:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._queue: deque[tuple[Path, bytes]] = deque()
+        self._queue: deque[tuple[Path | str, bytes]] = deque()
         self._busy = False  # the thread holds an item taken off the queue
         self._thread: threading.Thread | None = None
         self._error: OSError | None = None
 
-    def submit(self, path: Path, data: bytes) -> None:
+    def submit(self, path: Path | str, data: bytes) -> None:
         with self._cond:
             self._queue.append((path, data))
             if self._thread is None:

@@ -7,6 +7,7 @@ on every write. A session's transcript mirror file is created with its first lin
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from sessions_tui.engine.keys import (
     strip_agent_prefix,
 )
 from sessions_tui.engine.store.codec import dumps, str_or_none
-from sessions_tui.engine.store.connection import StoreBase, StoreError
+from sessions_tui.engine.store.connection import StoreBase, StoreError, mirror_relpath
 from sessions_tui.engine.surrogates import loads, scrub_json
 
 _DEFAULT_ALIAS = MainAlias.of()
@@ -178,7 +179,7 @@ class SessionsPart(StoreBase):
         else:
             data["updatedAt"] = int(updated)
         agent_id = agent_id_of(key)
-        path = self.transcript_path_for(agent_id, sid)
+        mirror = mirror_relpath(agent_id, sid)
         columns = {
             "key": key,
             "agent_id": agent_id,
@@ -186,7 +187,7 @@ class SessionsPart(StoreBase):
             "created_at": created,
             "updated_at": int(data["updatedAt"]),
             "listable": 0 if is_cron_run_session_key(key) else 1,
-            "mirror_path": str(path.relative_to(self.state_dir)),
+            "mirror_path": mirror,
             "last_seq": tail.last_seq,
             "msg_count": tail.msg_count,
             "last_entry_id": tail.last_entry_id,
@@ -213,7 +214,7 @@ class SessionsPart(StoreBase):
             updated_at=int(data["updatedAt"]),
             archived_at=None,
             msg_count=tail.msg_count,
-            mirror_path=str(path),
+            mirror_path=os.path.join(self.state_dir, mirror),
             entry=data,
         )
 

@@ -199,9 +199,9 @@ class TranscriptsPart(SessionsPart):
         session = self._create(conn, key, entry, session_id=session_id, created_at=created, tail=tail)
         if new.rows:  # after the row: a sessionId already in use fails there, before any file is touched
             if self._batching:
-                self.mirrors.submit(Path(session.mirror_path), data)
+                self.mirrors.submit(session.mirror_path, data)
             else:
-                write_new(Path(session.mirror_path), data)
+                write_new(session.mirror_path, data)
             conn.executemany(_INSERT_LINE, new.rows)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
