@@ -242,9 +242,9 @@ class MainScreen(LiveRows):
         self.reload_table()
 
     def page(self, step: int) -> None:
-        """`[` / `]`: the page just after the shown one's last row or before its first (keyset paging)."""
-        full = self.query_one(SessionTable).row_count >= PAGE_SIZE
-        if (step > 0 and (not full or (self.counted and self.page_offset + PAGE_SIZE >= self.total))) or (
+        """`[` / `]`: the page just after the shown one's last row (once counted: not past the end)
+        or before its first (keyset paging)."""
+        if (step > 0 and (not self.counted or self.page_offset + PAGE_SIZE >= self.total)) or (
             step < 0 and not self.page_offset
         ):
             return
