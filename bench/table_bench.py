@@ -202,6 +202,7 @@ def bench(tmp: Path) -> int:
     keys, sorts = ui["keys"], ui["sorts"]
     print(f"{COUNT:,} sessions, {ui['total']:,} visible to main")
     print(f"filter keystroke -> paint   {describe(keys)}")
+    print(f"  each ({KEYSTROKES!r} typed, then erased): {', '.join(f'{k * 1000:.0f}' for k in keys)} ms")
     for name, value in sorts.items():
         print(f"sort {name:<14} -> paint {value * 1000:7.1f} ms")
     print(f"next page (]) -> paint     {ui['next_page'] * 1000:7.1f} ms")

@@ -143,7 +143,7 @@ class MainScreen(LiveRows):
         if self.counted:
             self.total = max(event.page.total, 0)
         else:
-            self._count(event.generation)
+            self.call_after_refresh(self._count, event.generation)  # once the page is painted
         self.store_empty = event.store_empty
         self.pages_loaded += 1
         self._page_shown_at = time.monotonic()
