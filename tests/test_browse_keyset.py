@@ -144,3 +144,15 @@ def test_the_agents_by_skipping_are_the_distinct_agents(make_engine):
     assert engine.store.browse_agent_ids() == []
     _fill(engine)
     assert sorted(engine.store.browse_agent_ids()) == sorted(engine.store.agent_ids()) == AGENTS
+
+
+@pytest.mark.parametrize("needle", ["oom", "ROOM 1", 'a"b', "x*y", "AND", 'OR "', "g1", "Ünï", "s1-", "alph"])
+def test_the_search_index_only_narrows(make_engine, needle):
+    """Through the trigram index (a browse) or not (the list), a search matches the same sessions."""
+    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    _fill(engine)
+    add_session(engine, 'agent:main:discord:group:a"b', label='x*y AND OR "q"')
+    add_session(engine, "agent:main:discord:group:uni", displayName="ÜnÏcode")
+    listed = {s.key for s in engine.store.list_sessions(search=needle)[0]}
+    browsed = {s.key for s in engine.store.browse(SessionFilter(search=needle), limit=None)[0]}
+    assert browsed == listed

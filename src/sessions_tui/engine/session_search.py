@@ -36,9 +36,11 @@ def search_sql(needle: str, *, indexed: bool = False) -> tuple[str, list[str]]:
 
 
 def search_phrase(needle: str) -> str | None:
-    """The trigram index's query for `needle` (None: too short for the index)."""
+    """The trigram index's query for `needle`: every trigram of it, anywhere in the session's
+    searched fields (a superset of the matches; None: too short for the index)."""
     lowered = needle.lower()
-    return '"' + lowered.replace('"', '""') + '"' if len(lowered) >= INDEXED_LENGTH else None
+    trigrams = dict.fromkeys(lowered[i : i + 3] for i in range(len(lowered) - INDEXED_LENGTH + 1))
+    return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams) or None
 
 
 def row_matches(row: Mapping[str, Any], needle: str) -> bool:
