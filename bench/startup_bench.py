@@ -1,9 +1,15 @@
 """How fast a `sessions-tui tool …` call starts and exits, and what its imports cost.
 
 `sessions-tui tool agents_list` on an empty state directory, as a fresh process each time (what a
-script or an agent calling the command line pays): 3 warm-up runs (the OS page cache), then 15
-timed runs, wall clock from spawn to exit. Also printed: the modules whose imports cost most in
-one run (`python -X importtime`, cumulative), so a regression names its cause.
+script or an agent calling the command line pays): 3 warm-up runs (the OS page cache, and the
+bytecode cache they write under the temporary directory, as an installed program has its `.pyc`
+files whatever PYTHONDONTWRITEBYTECODE says here), then 15 timed runs, wall clock from spawn to exit.
+
+Timed alongside, interleaved run by run so that load on the machine hits both alike: the floor any
+such command stands on here — the interpreter importing asyncio, sqlite3 and pydantic and
+validating one small model (what checking a tool's arguments costs at the least). Also printed:
+the modules whose imports cost most in one run (`python -X importtime`, cumulative), so a
+regression names its cause.
 
 Requirement: median **≤ 0.12 s**.
 """
@@ -28,29 +34,33 @@ def command(state: Path) -> list[str]:
     return [sys.executable, "-m", "sessions_tui", "--state", str(state), "tool", "agents_list"]
 
 
-def environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_TUI_")}
+FLOOR = [
+    sys.executable,
+    "-c",
+    "import asyncio, sqlite3, pydantic\nclass Args(pydantic.BaseModel):\n    limit: int = 0\nArgs(limit=1)",
+]
+
+
+def environment(pycache: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_TUI_") and k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT / "src")
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
     return env
 
 
-def run_once(state: Path) -> float:
+def run_once(argv: list[str], env: dict[str, str], *, tool: bool = True) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(command(state), capture_output=True, text=True, env=environment(), timeout=60)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
     elapsed = time.perf_counter() - start
-    if proc.returncode != 0 or '"agents"' not in proc.stdout:
+    if proc.returncode != 0 or (tool and '"agents"' not in proc.stdout):
         raise SystemExit(f"FAIL: the command failed (exit {proc.returncode}): {proc.stderr.strip()[:400]}")
     return elapsed
 
 
-def import_costs(state: Path, top: int = 20) -> list[tuple[int, str]]:
+def import_costs(state: Path, env: dict[str, str], top: int = 20) -> list[tuple[int, str]]:
     """(cumulative µs, module indented by depth) of the costliest imports of one run, to depth 4."""
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", *command(state)[1:]],
-        capture_output=True,
-        text=True,
-        env=environment(),
-        timeout=60,
+        [sys.executable, "-X", "importtime", *command(state)[1:]], capture_output=True, text=True, env=env, timeout=60
     )
     costs = []
     for line in proc.stderr.splitlines():
@@ -66,14 +76,23 @@ def import_costs(state: Path, top: int = 20) -> list[tuple[int, str]]:
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
+        env = environment(Path(tmp) / "pycache")
         for _ in range(WARMUP):
-            run_once(state)
-        samples = [run_once(state) for _ in range(RUNS)]
-        costs = import_costs(state)
+            run_once(command(state), env)
+            run_once(FLOOR, env, tool=False)
+        samples, floor = [], []
+        for _ in range(RUNS):
+            samples.append(run_once(command(state), env))
+            floor.append(run_once(FLOOR, env, tool=False))
+        costs = import_costs(state, env)
     median = statistics.median(samples)
     print(
         f"sessions-tui tool agents_list, empty state, {RUNS} runs: median {median * 1000:.0f} ms, "
         f"min {min(samples) * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms"
+    )
+    print(
+        f"floor (python: import asyncio, sqlite3, pydantic; validate one model): median "
+        f"{statistics.median(floor) * 1000:.0f} ms, min {min(floor) * 1000:.0f} ms"
     )
     print("costliest imports (cumulative):")
     for micros, name in costs:
