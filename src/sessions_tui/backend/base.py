@@ -72,6 +72,10 @@ class Backend(Protocol):
     def keybindings(self) -> dict[str, str]:
         """The dashboard's key map from the config (binding id -> keys)."""
 
+    @property
+    def theme(self) -> str | None:
+        """The dashboard's theme named in the config (`ui.theme`), None for the dashboard's own."""
+
     # -- keys and identity (config only, no I/O) -------------------------------------------------
 
     def now(self) -> int:

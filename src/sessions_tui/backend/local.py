@@ -48,6 +48,10 @@ class LocalBackend:
     def keybindings(self) -> dict[str, str]:
         return dict(self.engine.config.ui.keybindings)
 
+    @property
+    def theme(self) -> str | None:
+        return self.engine.config.ui.theme
+
     # -- keys and identity -----------------------------------------------------------------------
 
     def now(self) -> int:

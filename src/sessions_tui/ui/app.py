@@ -119,8 +119,8 @@ class SessionsApp(App[None]):
         the backend's) are shown as toasts at start, where stderr is hidden by the screen."""
         super().__init__()
         self.register_theme(THEME)
-        self.theme = THEME.name  # the dashboard's colours; any other theme may replace it
         self.config_warnings = list(config_warnings if config_warnings is not None else backend.config_warnings)
+        self.theme = self._configured_theme(backend.theme)
         self.openclaw = openclaw
         self._follow_stop = asyncio.Event()
         self._follow_failure: str | None = None
@@ -146,6 +146,18 @@ class SessionsApp(App[None]):
 
     def display_key(self, key: str) -> str:
         return self.backend.display(key, agent_id_of(self.requester_key)) if key else key
+
+    def _configured_theme(self, name: str | None) -> str:
+        """The theme `ui.theme` names, else the dashboard's own (an unknown name is a config warning)."""
+        if name is None or name == THEME.name:
+            return THEME.name
+        if name in self.available_themes:
+            return name
+        known = ", ".join(sorted(self.available_themes))
+        self.config_warnings.append(
+            f"ui.theme: no theme is called {name!r}; the dashboard's own is used (known: {known})"
+        )
+        return THEME.name
 
     # -- lifecycle ------------------------------------------------------------------------------
 

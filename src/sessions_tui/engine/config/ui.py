@@ -8,7 +8,14 @@ __all__ = ["UiConfig"]
 
 
 class UiConfig(ConfigModel):
-    """sessions-tui's own section: `keybindings` maps an action name to key string(s)."""
+    """sessions-tui's own section: `keybindings` maps an action name to key string(s); `theme` names
+    the dashboard's colours."""
+
+    theme: str | None = Field(
+        None,
+        description='The dashboard\'s theme by name, e.g. "textual-light", "nord", "gruvbox" (the command '
+        'palette\'s "Change theme" lists them); default: its own, "sessions-dark".',
+    )
 
     keybindings: dict[str, str] = Field(
         default_factory=dict,
