@@ -39,8 +39,18 @@ SWEEP_SECONDS = 60.0
 log = logging.getLogger(__name__)
 
 
+_UI = Path(__file__).parent
+
+
 class SessionsApp(App[None]):
-    CSS_PATH = Path(__file__).with_name("app.tcss")  # whole: a subclass elsewhere finds it too
+    # Absolute paths, so a subclass elsewhere finds them too; in this order, as one sheet.
+    CSS_PATH = [
+        _UI / "app.tcss",
+        _UI / "widgets" / "transcript.tcss",
+        _UI / "widgets" / "composer.tcss",
+        _UI / "widgets" / "spawn_panel.tcss",
+        _UI / "screens" / "modals.tcss",
+    ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
     COMMANDS = App.COMMANDS | {DashboardCommands}
