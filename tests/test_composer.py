@@ -89,3 +89,15 @@ async def test_an_idle_composer_takes_two_rows_and_grows_for_a_sends_news(tmp_pa
         await until(
             pilot, lambda: composer.content_region.height > rows and outcome.region.height >= 1, "the outcome's row"
         )
+
+
+async def test_the_owners_send_command_answers_in_the_outcome(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        await pilot.press("enter", *"/send off", "enter")
+        outcome = app.main_screen.query_one("#outcome")
+        await until(pilot, lambda: "Send policy set to off." in text_of(outcome), "the command's reply")
+        table = app.main_screen.query_one("#sessions")
+        await until(pilot, lambda: str(table.cell(DEV, "send")) == "deny*", "the override in the table")

@@ -238,7 +238,10 @@ class SessionsApp(App[None]):
             if isinstance(screen, MainScreen):
                 screen.post_message(EngineEventMessage(event))
 
+    @work(group="store-poll", exclusive=True, thread=True, exit_on_error=False)
     async def _poll_store(self) -> None:
+        """Whether another process committed, asked in a thread: the store's lock may be held by a
+        reader for a moment, and the event loop must never wait for it."""
         version = await self.backend.data_version()
         if version != self._data_version:
             self._data_version = version

@@ -63,6 +63,13 @@ class Composer(ReportsWorkerErrors, Vertical):
         Binding("shift+tab", "step_field(-1)", show=False),
     ]
 
+    class OwnerReplied(Message):
+        """The owner's `/send` command was carried out; `reply` says what it did."""
+
+        def __init__(self, reply: str) -> None:
+            super().__init__()
+            self.reply = reply
+
     class Sent(Message):
         """`sessions_send` returned."""
 
@@ -196,11 +203,14 @@ class Composer(ReportsWorkerErrors, Vertical):
         if timeout > 0:
             self._start_countdown(timeout)
 
-    @work(group="owner-command", exit_on_error=False)
+    @work(group="owner-command", thread=True, exit_on_error=False)
     async def _owner_command(self, key: str, text: str) -> None:
-        """The owner's `/send on|off|inherit`: its reply is the outcome."""
+        """The owner's `/send on|off|inherit`, in a thread (it writes the store): its reply is the outcome."""
         reply = await self.backend.owner_command(key, text)
-        self._outcome(literal(reply or ""))
+        self.post_message(self.OwnerReplied(reply or ""))
+
+    def on_composer_owner_replied(self, event: OwnerReplied) -> None:
+        self._outcome(literal(event.reply))
 
     @work(exclusive=True, group="send", exit_on_error=False)
     async def _send(self, key: str, text: str, timeout: int, generation: int, shown_key: str) -> None:
