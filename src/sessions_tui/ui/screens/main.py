@@ -155,6 +155,7 @@ class MainScreen(LiveRows):
             # A filter, sort or page change: the cursor stays on the open session while it is
             # listed; otherwise the session under the cursor opens (once typing pauses).
             self._open_soon(OPEN_AFTER_TYPING_SECONDS if self._typing() else OPEN_DELAY_SECONDS)
+        self.call_later(table.paint_now)  # not at the next frame: it can be 33 ms away
 
     def on_table_counted(self, event: TableCounted) -> None:
         if event.generation == self.generation:  # not a count of the filter before
@@ -168,10 +169,9 @@ class MainScreen(LiveRows):
             header.total = self.total
         header.running = sum(1 for r in table.rows_by_key.values() if r.get("status") == "running")
         if not table.row_count:
-            self.query_one("#page-info", Static).update(literal(" " + self.empty_note(), style="#e5c07b"))
+            self.query_one("#page-info", Static).update(literal(" " + self.empty_note(), style="$warning"))
             return
-        first = self.page_offset + 1
-        last = self.page_offset + table.row_count
+        first, last = self.page_offset + 1, self.page_offset + table.row_count
         of = f"{self.total:,}" if self.counted else "…"
         text = span(f" rows {first:,}–{last:,} of {of}", style="dim")
         if self.total > PAGE_SIZE or self.page_offset or (not self.counted and table.row_count >= PAGE_SIZE):

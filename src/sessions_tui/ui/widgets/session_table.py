@@ -57,6 +57,7 @@ DROP_ORDER = ["model", "channel", "send", "tokens", "kind", "label", "updated"]
 KEY_MAX = 48
 GAP = "  "
 LINE = "line"
+COMPOSED_KEPT = 4096  # composed lines kept for the rows shown lately
 
 
 def fit_columns(width: int) -> dict[str, int]:
@@ -87,9 +88,9 @@ def cells(row: dict[str, Any], now_ms: int) -> dict[str, Text]:
     denied = row.get("_send") == "deny"
     key = literal(row["key"])
     if denied:
-        key = span("⊘ ", style="bold #e06c75") + key
+        key = span("⊘ ", style="bold $error") + key
     label = row.get("label") or row.get("displayName") or ""
-    send = span("deny" if denied else "allow", style="#e06c75" if denied else "dim")
+    send = span("deny" if denied else "allow", style="$error" if denied else "dim")
     if row.get("sendPolicy") in ("allow", "deny"):
         send.append("*", style="bold")
     status = row.get("status")
@@ -110,6 +111,24 @@ def cells(row: dict[str, Any], now_ms: int) -> dict[str, Text]:
     }
 
 
+def shown_fields(row: dict[str, Any], now_ms: int) -> tuple[Any, ...]:
+    """Everything `cells` reads of a row (the update time as shown): rows with equal fields show
+    the same line, so a line is composed once for all of them (`SessionTable` keeps recent ones)."""
+    return (
+        row["key"],
+        row.get("_send"),
+        row.get("label") or row.get("displayName"),
+        row.get("sendPolicy"),
+        row.get("status"),
+        bool(row.get("archived")),
+        row.get("kind"),
+        row.get("channel"),
+        relative_time(row.get("updatedAt"), now_ms),
+        row.get("model"),
+        row.get("totalTokens"),
+    )
+
+
 def compose_line(values: dict[str, Text], widths: dict[str, int] | None = None) -> Text:
     """The row as one line of the shown columns, each cut to its width with … where too long."""
     widths = widths or fit_columns(10_000)
@@ -117,8 +136,10 @@ def compose_line(values: dict[str, Text], widths: dict[str, int] | None = None) 
     shown = [c for c in COLUMNS if c.key in widths]
     for index, column in enumerate(shown):
         width = widths[column.key]
-        cell = values[column.key].copy()
-        cell.truncate(width, overflow="ellipsis")
+        cell = values[column.key]
+        if cell.cell_len > width:  # most cells fit: copied and cut only when not
+            cell = cell.copy()
+            cell.truncate(width, overflow="ellipsis")
         pad = width - cell.cell_len
         if column.right:
             line.append(" " * pad)
@@ -179,6 +200,9 @@ class SessionTable(DataTable[Text]):
         self.cells_by_key: dict[str, dict[str, Text]] = {}
         self.now_ms = 0
         self.widths = fit_columns(10_000)  # the columns shown and their widths
+        # Recently shown rows' cells and line by what they show (`shown_fields`) at the current
+        # widths: the next keystroke or page shows many of the same rows.
+        self._composed: dict[tuple[Any, ...], tuple[dict[str, Text], Text]] = {}
 
     def on_mount(self) -> None:
         self.add_column("", key=LINE, width=line_width(self.widths))
@@ -189,6 +213,7 @@ class SessionTable(DataTable[Text]):
         if widths == self.widths:
             return
         self.widths = widths
+        self._composed.clear()
         self.columns[ColumnKey(LINE)].width = line_width(widths)
         for key, values in self.cells_by_key.items():
             self.update_cell(key, LINE, compose_line(values, widths), update_width=True)
@@ -200,15 +225,33 @@ class SessionTable(DataTable[Text]):
         """What a column of a row shows (for tests and views)."""
         return self.cells_by_key[key][column]
 
+    def _composed_row(self, row: dict[str, Any]) -> tuple[dict[str, Text], Text]:
+        """The row's cells and line, composed once for as long as it shows the same."""
+        shown = shown_fields(row, self.now_ms)
+        composed = self._composed.get(shown)
+        if composed is None:
+            if len(self._composed) >= COMPOSED_KEPT:
+                self._composed.clear()
+            values = cells(row, self.now_ms)
+            composed = self._composed[shown] = (values, compose_line(values, self.widths))
+        return composed
+
     def _add(self, row: dict[str, Any]) -> None:
-        values = cells(row, self.now_ms)
-        self.add_row(compose_line(values, self.widths), key=row["_key"])
+        values, line = self._composed_row(row)
+        self.add_row(line, key=row["_key"])
         self.rows_by_key[row["_key"]] = row
         self.cells_by_key[row["_key"]] = values
 
     def load(self, rows: list[dict[str, Any]], now_ms: int) -> None:
-        """Show a new page (a filter, sort or page change), keeping the cursor's session if it stays."""
+        """Show a new page (a filter, sort or page change), keeping the cursor's session if it stays.
+        The same page again (a keystroke that changes no row) leaves the table as it is."""
         self.now_ms = now_ms
+        if [r["_key"] for r in rows] == [row.key.value for row in self.ordered_rows] and all(
+            self._composed_row(row)[0] is self.cells_by_key[row["_key"]] for row in rows
+        ):
+            self.rows_by_key = {row["_key"]: row for row in rows}
+            self.refresh()  # painted again as it is: from DataTable's line cache
+            return
         current = self.current_key()
         self.clear()
         self.rows_by_key.clear()
@@ -217,6 +260,26 @@ class SessionTable(DataTable[Text]):
             self._add(row)
         if current in self.rows_by_key:
             self.move_cursor(row=self.get_row_index(current), animate=False)
+        self._settle()
+
+    def paint_now(self) -> None:
+        """Paint the table now instead of at the screen's next frame: Textual paints at most every
+        1/60 s on a fixed grid, and after an idle moment (a keystroke's echo painted, its page read)
+        the next frame can come up to two frames (33 ms) later. The table is painted even if its own
+        request to be (sent when it next idles) has not reached the screen yet; the rest of the
+        screen follows at the next frame."""
+        screen = self.screen
+        if self.display:
+            screen._dirty_widgets.add(self)
+        screen._on_timer_update()
+
+    def _settle(self) -> None:
+        """Take in the new rows now (DataTable does it when idle), so the page can be painted at once."""
+        if self._require_update_dimensions:
+            self._require_update_dimensions = False
+            new_rows = self._new_rows.copy()
+            self._new_rows.clear()
+            self._update_dimensions(new_rows)
 
     def apply(self, changed: dict[str, dict[str, Any] | None], now_ms: int, order: list[str] | None = None) -> None:
         """Row diffs: update rows that differ, add new rows, remove rows that left.
@@ -234,10 +297,10 @@ class SessionTable(DataTable[Text]):
             if key not in self.rows_by_key:
                 self._add(row)
                 continue
-            values = cells(row, now_ms)
-            if any(values[c] != self.cells_by_key[key][c] for c in values):
-                self.update_cell(key, LINE, compose_line(values, self.widths))
-                self.cells_by_key[key] = values
+            values, line = self._composed_row(row)
+            if values is not self.cells_by_key[key] and any(values[c] != self.cells_by_key[key][c] for c in values):
+                self.update_cell(key, LINE, line)
+            self.cells_by_key[key] = values
             self.rows_by_key[key] = row
         if order is not None:
             self.order_by_keys(order)
