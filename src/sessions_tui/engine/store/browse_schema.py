@@ -37,13 +37,41 @@ SEARCHED = ("key", "label", "display_name", "session_id", "channel")
 
 _NEW = ", ".join("new." + c for c in SEARCHED)
 _INSERT = f"INSERT INTO sessions_search(rowid, {', '.join(SEARCHED)}) VALUES (new.rowid, {_NEW});"
+_INSERT_TRIGGER = f"CREATE TRIGGER IF NOT EXISTS sessions_search_insert AFTER INSERT ON sessions BEGIN {_INSERT} END"
 _TRIGGERS = (
-    f"CREATE TRIGGER IF NOT EXISTS sessions_search_insert AFTER INSERT ON sessions BEGIN {_INSERT} END",
+    _INSERT_TRIGGER,
     "CREATE TRIGGER IF NOT EXISTS sessions_search_delete AFTER DELETE ON sessions BEGIN "
     "DELETE FROM sessions_search WHERE rowid = old.rowid; END",
     f"CREATE TRIGGER IF NOT EXISTS sessions_search_update AFTER UPDATE OF {', '.join(SEARCHED)} ON sessions BEGIN "
     f"DELETE FROM sessions_search WHERE rowid = old.rowid; {_INSERT} END",
 )
+_ROWID_ROOM = 1 << 62
+"""Below this rowid, a new row's rowid is the largest plus one (SQLite picks at random only at 2**63 - 1)."""
+
+
+def defer_search(conn: sqlite3.Connection) -> int | None:
+    """Stop indexing new sessions one by one, in the caller's transaction: the insert trigger goes
+    until `catch_up_search` (an index write per trigger costs more than the session's own insert).
+    Returns the watermark to hand it (the largest rowid so far), None if it cannot defer."""
+    top = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM sessions").fetchone()[0])
+    if top >= _ROWID_ROOM:
+        return None
+    conn.execute("DROP TRIGGER IF EXISTS sessions_search_insert")
+    return top
+
+
+def catch_up_search(conn: sqlite3.Connection, watermark: int) -> None:
+    """Index, with one statement, the sessions inserted since `defer_search` (their rowids are all
+    above its watermark; those an update trigger already indexed are left), and bring the insert
+    trigger back. The same transaction drops and restores the trigger: no committed state lacks it,
+    and a transaction that dies on the way leaves the index as it was."""
+    columns = ", ".join(SEARCHED)
+    conn.execute(
+        f"INSERT INTO sessions_search(rowid, {columns}) SELECT rowid, {columns} FROM sessions WHERE rowid > ?1 "
+        "AND rowid NOT IN (SELECT rowid FROM sessions_search WHERE rowid > ?1)",
+        (watermark,),
+    )
+    conn.execute(_INSERT_TRIGGER)
 
 
 def add_browse_indexes(conn: sqlite3.Connection, *, fill_search: bool) -> None:

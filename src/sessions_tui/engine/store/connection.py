@@ -18,6 +18,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.store.browse_schema import catch_up_search, defer_search
 from sessions_tui.engine.store.mirror_files import MirrorWriter
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
 
@@ -29,6 +30,10 @@ BUSY_TIMEOUT_MS = 60_000
 
 class StoreError(Exception):
     """A request the store cannot carry out (unknown session, duplicate key, bad id)."""
+
+
+class BatchAborted(Exception):
+    """A batch's write failed halfway: its transaction was undone, the batch cannot go on."""
 
 
 class StoreBase:
@@ -43,6 +48,7 @@ class StoreBase:
         self._batching = False
         self._batch_began = 0.0
         self._bulk = False
+        self._search_watermark: int | None = None  # a batch's transaction indexes its new sessions at its end
         self.mirrors = MirrorWriter()
         self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
@@ -50,6 +56,9 @@ class StoreBase:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
+        # Savepoints and statements with triggers keep their undo pages in a sub-journal: in memory,
+        # not in a temporary file written page by page (most of a bulk import's system time).
+        self._conn.execute("PRAGMA temp_store=MEMORY")
         self._migrate()
 
     def _migrate(self) -> None:
@@ -66,11 +75,15 @@ class StoreBase:
             self._conn.close()
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self, *, savepoint: bool = True) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction: the cross-process write lock is held throughout.
 
         Inside a `batch()`, a savepoint in the batch's transaction instead: a failed write is
-        undone alone and the batch goes on.
+        undone alone and the batch goes on. With `savepoint=False`, a batch's write has none (a
+        savepoint copies every page it touches, most of a bulk insert's cost): a write that fails
+        before it changed a row is left as if it never ran and the batch goes on, one that fails
+        after undoes the whole transaction and raises `BatchAborted`. For writes whose first
+        change is the only one that can fail short of I/O errors (a new session's row).
         """
         with self._lock:
             if self._batching and not self._conn.in_transaction:
@@ -79,7 +92,20 @@ class StoreBase:
                     self._conn.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
                     self._conn.execute("PRAGMA wal_autocheckpoint=0")
                 self._conn.execute("BEGIN IMMEDIATE")
+                self._search_watermark = defer_search(self._conn)
                 self._batch_began = time.monotonic()
+            if self._batching and not savepoint:
+                changes = self._conn.total_changes
+                try:
+                    yield self._conn
+                except BaseException as exc:
+                    if self._conn.total_changes == changes:
+                        raise
+                    self._conn.execute("ROLLBACK")
+                    if not isinstance(exc, Exception):
+                        raise  # an interrupt stays one
+                    raise BatchAborted(f"a write failed halfway ({exc!r}); the batch's transaction is undone") from exc
+                return
             if self._conn.in_transaction:
                 self._conn.execute("SAVEPOINT write")
                 try:
@@ -107,7 +133,8 @@ class StoreBase:
 
         A batch that writes works in bulk: a larger page cache, and the WAL checkpointed once at
         its end rather than every thousand pages (each checkpoint rewrites the same index pages
-        and waits for the disk); new mirror files are created by `mirrors` meanwhile."""
+        and waits for the disk); new mirror files are created by `mirrors` meanwhile, and the
+        sessions written are indexed for search once per transaction, just before it commits."""
         with self._lock:
             if self._batching:
                 raise StoreError("a batch is already open on this store")
@@ -115,8 +142,7 @@ class StoreBase:
 
             def checkpoint() -> None:
                 if self._conn.in_transaction and time.monotonic() - self._batch_began >= seconds:
-                    self.mirrors.drain()
-                    self._conn.execute("COMMIT")
+                    self._commit_batch()
                     self._lock.release()  # let this process's other threads in between batches
                     self._lock.acquire()
 
@@ -129,12 +155,21 @@ class StoreBase:
                     self._conn.execute("ROLLBACK")
                 raise
             else:
-                self.mirrors.drain()
                 if self._conn.in_transaction:
-                    self._conn.execute("COMMIT")
+                    self._commit_batch()
+                else:
+                    self.mirrors.drain()
             finally:
                 self._batching = False
                 self._end_bulk()
+
+    def _commit_batch(self) -> None:
+        """Commit the batch's transaction once its mirror files are written and its sessions indexed
+        for search."""
+        self.mirrors.drain()
+        if self._search_watermark is not None:
+            catch_up_search(self._conn, self._search_watermark)
+        self._conn.execute("COMMIT")
 
     def _end_bulk(self) -> None:
         """Back to the usual cache and checkpoints, after checkpointing what the batch wrote."""

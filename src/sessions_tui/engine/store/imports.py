@@ -121,9 +121,10 @@ class ImportsPart(TranscriptsPart):
         source: str,
         source_lines: int,
     ) -> None:
-        """Create a session with its transcript and record where it came from: all or nothing."""
+        """Create a session with its transcript and record where it came from: all or nothing (its
+        row's insert is the first write and the only one that can fail on the data)."""
         updated = entry.get("updatedAt")
         created = updated if isinstance(updated, int) and not isinstance(updated, bool) else None
-        with self.write() as conn:
+        with self.write(savepoint=False) as conn:
             self._create_with_lines(conn, key, entry, session_id=session_id, created_at=created, lines=lines, raw=raw)
             self._record_import(conn, source, key, source_lines, entry)

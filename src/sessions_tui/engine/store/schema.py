@@ -11,9 +11,24 @@ import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes
 
-SCHEMA_VERSION = 3  # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py)
+SCHEMA_VERSION = 4
+# 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
+# 4: transcript a rowid table (below)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
+
+_TRANSCRIPT = """
+CREATE TABLE IF NOT EXISTS transcript (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    msg_seq INTEGER,
+    entry_id TEXT,
+    line TEXT NOT NULL,
+    UNIQUE (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS transcript_by_msg_seq
+    ON transcript(session_id, msg_seq) WHERE msg_seq IS NOT NULL;
+"""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -47,16 +62,6 @@ CREATE INDEX IF NOT EXISTS sessions_by_kind ON sessions(kind, updated_at DESC);
 CREATE INDEX IF NOT EXISTS sessions_browse ON sessions(
     updated_at DESC, key, agent_id, kind, rest, channel, listable, archived_at, label, display_name,
     session_id, spawned_by, parent_session_key);
-CREATE TABLE IF NOT EXISTS transcript (
-    session_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    msg_seq INTEGER,
-    entry_id TEXT,
-    line TEXT NOT NULL,
-    PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS transcript_by_msg_seq
-    ON transcript(session_id, msg_seq) WHERE msg_seq IS NOT NULL;
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     session_key TEXT NOT NULL,
@@ -137,11 +142,16 @@ def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def migrate(conn: sqlite3.Connection, version: int) -> None:
-    """Create what is missing and bring a file of schema `version` up to date, in the caller's transaction."""
-    for statement in _SCHEMA.split(";"):
+def _run(conn: sqlite3.Connection, script: str) -> None:
+    for statement in script.split(";"):
         if statement.strip():
             conn.execute(statement)
+
+
+def migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Create what is missing and bring a file of schema `version` up to date, in the caller's transaction."""
+    _run(conn, _SCHEMA)
+    _run(conn, _TRANSCRIPT)
     if version < 2:  # the outbox's Idempotency-Key per delivery, and a process's lease on one (outbox.py)
         have = {r[1] for r in conn.execute("PRAGMA table_info(outbox)")}
         for column in ("idempotency_key TEXT", "lease_owner TEXT", "lease_until INTEGER"):
@@ -149,4 +159,23 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
                 conn.execute(f"ALTER TABLE outbox ADD COLUMN {column}")
         conn.execute("UPDATE outbox SET idempotency_key = lower(hex(randomblob(16))) WHERE idempotency_key IS NULL")
     add_browse_indexes(conn, fill_search=version < 3)  # 3: sort columns, their indexes, the search index
+    if 0 < version < 4:
+        _transcript_by_rowid(conn)
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+
+def _transcript_by_rowid(conn: sqlite3.Connection) -> None:
+    """Schema 4: transcript lines in a rowid table, its key an index. Lines are stored in the order
+    they are written (appended, not spread over a tree ordered by the session's random UUID), so a
+    batch of new lines rewrites few pages: an import writes a fraction of the bytes it did."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'transcript'").fetchone()
+    if row is None or "WITHOUT ROWID" not in row[0].upper():
+        return
+    conn.execute("ALTER TABLE transcript RENAME TO transcript_schema3")
+    conn.execute("DROP INDEX IF EXISTS transcript_by_msg_seq")
+    _run(conn, _TRANSCRIPT)
+    conn.execute(
+        "INSERT INTO transcript (session_id, seq, msg_seq, entry_id, line) "
+        "SELECT session_id, seq, msg_seq, entry_id, line FROM transcript_schema3 ORDER BY session_id, seq"
+    )
+    conn.execute("DROP TABLE transcript_schema3")
