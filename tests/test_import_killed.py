@@ -236,6 +236,20 @@ def assert_exact(state: Path, sources: list[Source]) -> None:
             assert cursor == len(source.lines) + 1, key  # the header and every line, consumed once
     finally:
         store.close()
+    assert_search_exact(state)
+
+
+def assert_search_exact(state: Path) -> None:
+    """The search index holds exactly the stored sessions (a batch indexes its sessions just before
+    each commit), its insert trigger in place."""
+    conn = sqlite3.connect(state / DB_NAME)
+    try:
+        columns = "rowid, key, label, display_name, session_id, channel"
+        rows = sorted(conn.execute(f"SELECT {columns} FROM sessions"))
+        assert sorted(conn.execute(f"SELECT {columns} FROM sessions_search")) == rows
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'sessions_search_insert'").fetchone()[0]
+    finally:
+        conn.close()
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
@@ -253,6 +267,7 @@ def test_an_import_killed_again_and_again_leaves_every_line_exactly_once(tmp_pat
         killed += kill_after_progress(root, state, home=tmp_path, rise=rise)
     assert killed >= 3, "the import finished before it could be killed: make the source bigger"
     assert 0 < progress(state) < 2 * total + sum(len(s.lines) for s in sources)
+    assert_search_exact(state)  # as the kills left it
     import_to_completion(root, state, tmp_path)
     assert_exact(state, sources)
 

@@ -14,12 +14,11 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.store.browse_schema import catch_up_search, defer_search
-from sessions_tui.engine.store.mirror_files import MirrorWriter
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
 
 DEFAULT_CACHE_KIB = -2000  # SQLite's default page cache: 2 MB (negative: KiB)
@@ -49,7 +48,6 @@ class StoreBase:
         self._batch_began = 0.0
         self._bulk = False
         self._search_watermark: int | None = None  # a batch's transaction indexes its new sessions at its end
-        self.mirrors = MirrorWriter()
         self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -82,7 +80,8 @@ class StoreBase:
         undone alone and the batch goes on. With `savepoint=False`, a batch's write has none (a
         savepoint copies every page it touches, most of a bulk insert's cost): a write that fails
         before it changed a row is left as if it never ran and the batch goes on, one that fails
-        after undoes the whole transaction and raises `BatchAborted`. For writes whose first
+        after undoes the whole transaction and its error ends the batch (a `StoreError` becomes
+        `BatchAborted`, which callers do not take for one write's failure). For writes whose first
         change is the only one that can fail short of I/O errors (a new session's row).
         """
         with self._lock:
@@ -102,9 +101,11 @@ class StoreBase:
                     if self._conn.total_changes == changes:
                         raise
                     self._conn.execute("ROLLBACK")
-                    if not isinstance(exc, Exception):
-                        raise  # an interrupt stays one
-                    raise BatchAborted(f"a write failed halfway ({exc!r}); the batch's transaction is undone") from exc
+                    if isinstance(exc, StoreError):  # which a caller may take for one write's failure, and go on
+                        raise BatchAborted(
+                            f"a write failed halfway ({exc}); the batch's transaction is undone"
+                        ) from exc
+                    raise
                 return
             if self._conn.in_transaction:
                 self._conn.execute("SAVEPOINT write")
@@ -133,8 +134,8 @@ class StoreBase:
 
         A batch that writes works in bulk: a larger page cache, and the WAL checkpointed once at
         its end rather than every thousand pages (each checkpoint rewrites the same index pages
-        and waits for the disk); new mirror files are created by `mirrors` meanwhile, and the
-        sessions written are indexed for search once per transaction, just before it commits."""
+        and waits for the disk); the sessions written are indexed for search once per transaction,
+        just before it commits."""
         with self._lock:
             if self._batching:
                 raise StoreError("a batch is already open on this store")
@@ -149,24 +150,18 @@ class StoreBase:
             try:
                 yield checkpoint
             except BaseException:
-                with suppress(OSError):
-                    self.mirrors.drain()
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
                 raise
             else:
                 if self._conn.in_transaction:
                     self._commit_batch()
-                else:
-                    self.mirrors.drain()
             finally:
                 self._batching = False
                 self._end_bulk()
 
     def _commit_batch(self) -> None:
-        """Commit the batch's transaction once its mirror files are written and its sessions indexed
-        for search."""
-        self.mirrors.drain()
+        """Commit the batch's transaction once its new sessions are indexed for search."""
         if self._search_watermark is not None:
             catch_up_search(self._conn, self._search_watermark)
         self._conn.execute("COMMIT")

@@ -198,10 +198,7 @@ class TranscriptsPart(SessionsPart):
         tail = TranscriptTail(new.last_seq, new.msg_count, new.parent, len(data))
         session = self._create(conn, key, entry, session_id=session_id, created_at=created, tail=tail)
         if new.rows:  # after the row: a sessionId already in use fails there, before any file is touched
-            if self._batching:
-                self.mirrors.submit(session.mirror_path, data)
-            else:
-                write_new(session.mirror_path, data)
+            write_new(session.mirror_path, data)
             conn.executemany(_INSERT_LINE, new.rows)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
@@ -211,7 +208,6 @@ class TranscriptsPart(SessionsPart):
         mirror that does not have the size the database recorded is first cut back to it, or, if
         shorter or missing, written again whole from the header and the stored lines.
         """
-        self.mirrors.drain()  # a file still being created is not looked at before it is there
         path = self.state_dir / row["mirror_path"]
         expected = int(row["mirror_size"])
         if expected > 0 and self._mirror_at(path, expected):
@@ -229,7 +225,6 @@ class TranscriptsPart(SessionsPart):
 
     def _drop_mirror(self, row: sqlite3.Row) -> None:
         """Remove a session's mirror file (its transcript is now empty)."""
-        self.mirrors.drain()
         try:
             os.unlink(self.state_dir / row["mirror_path"])
         except FileNotFoundError:
