@@ -3,7 +3,8 @@ comes after the page, and every page shows the rows the same page by position ho
 
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.browse import BrowseQuery, browse_sessions
-from ui_support import SIZE, demo_app, ordered_keys, settle, text_of
+from sessions_tui.ui.messages import StoreChanged
+from ui_support import SIZE, demo_app, ordered_keys, settle, text_of, until
 
 
 async def test_pages_forward_and_back_show_the_pages_by_position(tmp_path):
@@ -36,3 +37,35 @@ async def test_pages_forward_and_back_show_the_pages_by_position(tmp_path):
         await pilot.press("left_square_bracket")  # the first page: stays
         await settle(pilot)
         assert ordered_keys(app) == by_position[0] and screen.page_offset == 0
+
+
+async def test_another_process_writing_refreshes_the_shown_page_by_keyset_and_counts_after(tmp_path):
+    app = demo_app(tmp_path / "s")
+    for i in range(241):
+        app.engine.store.create(f"agent:main:discord:group:g{i:03}", {"updatedAt": 5_000 + i // 7})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        shown = ordered_keys(app)
+        table = screen.query_one("#sessions")
+        changed = next(k for k in table.rows_by_key if table.rows_by_key[k]["key"] == shown[10])
+        # Another process: a label on the shown page changes, a session is added past its end.
+        app.engine.store.patch(changed, {"label": "renamed elsewhere"})
+        app.engine.store.create("agent:main:discord:group:oldest", {"updatedAt": 1})
+        reads = []
+        browse = app.backend.browse
+
+        async def noting(*args, **kwargs):  # type: ignore[no-untyped-def]
+            reads.append(kwargs)
+            return await browse(*args, **kwargs)
+
+        app.backend.browse = noting
+        screen.post_message(StoreChanged())
+        await settle(pilot)
+        await until(pilot, lambda: screen.counted and screen.total == 251, "the count after the refresh")
+        assert reads and all(r["after"] is not None and r["count"] is False for r in reads)  # keyset, not counted
+        assert ordered_keys(app) == shown
+        assert str(table.cell(changed, "label")) == "renamed elsewhere"
+        assert "rows 101–200 of 251" in text_of(screen.query_one("#page-info"))

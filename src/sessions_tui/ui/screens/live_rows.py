@@ -12,6 +12,7 @@ from typing import Any
 from textual import work
 from textual.message import Message
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from sessions_tui.backend import (
     Announced,
@@ -31,6 +32,7 @@ from sessions_tui.backend import (
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.paths import home_relative
+from sessions_tui.ui.screens.table_count import TableCounted
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import SessionTable
@@ -52,9 +54,10 @@ class RowsFetched(Message):
 class PageRefreshed(Message):
     """The shown page read again after another process wrote: applied as a diff."""
 
-    def __init__(self, page: BrowsePage) -> None:
+    def __init__(self, page: BrowsePage, generation: int) -> None:
         super().__init__()
         self.page = page
+        self.generation = generation
 
 
 class LiveRows(ReportsWorkerErrors, Screen[None]):
@@ -70,6 +73,13 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self.total = 0
         self.pending_keys: set[str] = set()
         self.stale = False
+        self.generation = 0  # of the page asked for last: older pages and counts are dropped
+        # Keyset paging: the page shown was read after / before the rows `_from` names (none: the first
+        # page) and starts and ends at `_first` / `_last` (a row's sort value and key).
+        self._from: tuple[Any, Any] = (None, None)
+        self._first: Any = None
+        self._last: Any = None
+        self.counted = False  # whether `total` is the count of the current filter (it comes after the page)
 
     def _update_counts(self) -> None:
         """Say how many rows are shown (the screen implements it)."""
@@ -201,11 +211,37 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
 
     @work(exclusive=True, group="table", thread=True, exit_on_error=False)
     async def _refresh_page_as_diff(self) -> None:
-        page = await self.backend.browse(self.requester(), self.query_state, offset=self.page_offset, limit=PAGE_SIZE)
-        self.post_message(PageRefreshed(page))
+        """The shown page read again as it was read (by keyset, from the same row), not counted."""
+        generation = self.generation
+        after, before = self._from if self.page_offset else (None, None)
+        page = await self.backend.browse(
+            self.requester(),
+            self.query_state,
+            offset=self.page_offset,
+            limit=PAGE_SIZE,
+            after=after,
+            before=before,
+            count=False,
+        )
+        self.post_message(PageRefreshed(page, generation))
+
+    @work(exclusive=True, group="count", thread=True, exit_on_error=False)
+    async def _count(self, generation: int) -> None:
+        """The filtered set's size, after its page is painted; given up once another page or count
+        is asked for."""
+        worker = get_current_worker()
+        total = await self.backend.browse_count(
+            self.requester(), self.query_state, cancelled=lambda: generation != self.generation or worker.is_cancelled
+        )
+        if total >= 0:
+            self.post_message(TableCounted(total, generation))
 
     def on_page_refreshed(self, event: PageRefreshed) -> None:
+        """Applied as a diff, then counted again once painted (the last count shows meanwhile)."""
+        if event.generation != self.generation:
+            return  # read for a filter, sort or page no longer shown
         table = self.query_one(SessionTable)
+        self._first, self._last = event.page.first, event.page.last
         fresh = {row["_key"]: row for row in event.page.rows}
         rows: dict[str, dict[str, Any] | None] = dict(fresh)
         for key in table.rows_by_key:
@@ -213,9 +249,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
                 rows[key] = None
         listed = self._shown_is_listed()
         table.apply(rows, self.backend.now(), list(fresh))
-        self.total = event.page.total
         self._update_counts()
         self._rows_changed(listed)
+        self.call_after_refresh(self._count, self.generation)
 
     def resume(self) -> None:
         if self.stale:

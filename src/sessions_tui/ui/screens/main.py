@@ -48,18 +48,11 @@ class MainScreen(LiveRows):
         """`requester` says who the tools run as at the moment of each call (acting as changes it)."""
         super().__init__(backend, requester)
         self.display_key = display_key
-        self.generation = 0
         self.pages_loaded = 0  # how many pages the table has shown (benchmarks wait on it)
         self._open_timer: Any = None
         self._page_shown_at = 0.0
         self._typed_at = 0.0
         self._reopen = False  # open the cursor's session after the next page even if already open
-        # Keyset paging: the page shown was read after / before the rows `_from` names (none: the first
-        # page) and starts and ends at `_first` / `_last` (a row's sort value and key).
-        self._from: tuple[Any, Any] = (None, None)
-        self._first: Any = None
-        self._last: Any = None
-        self.counted = False  # whether `total` is the count of the current filter (it comes after the page)
         self.store_empty = False
 
     # -- layout ---------------------------------------------------------------------------------
@@ -119,15 +112,6 @@ class MainScreen(LiveRows):
             self.requester(), self.query_state, offset=offset, limit=PAGE_SIZE, after=after, before=before, count=False
         )
         self.post_message(self.PageLoaded(page, generation, await self._store_empty(page)))
-
-    @work(exclusive=True, group="count", thread=True, exit_on_error=False)
-    async def _count(self, generation: int) -> None:
-        """The filtered set's size, after its page is painted; given up once another page is asked for."""
-        total = await self.backend.browse_count(
-            self.requester(), self.query_state, cancelled=lambda: generation != self.generation
-        )
-        if total >= 0:
-            self.post_message(TableCounted(total, generation))
 
     async def _store_empty(self, page: BrowsePage) -> bool:
         """Whether an empty page means an empty state directory (asked only then: a count)."""
