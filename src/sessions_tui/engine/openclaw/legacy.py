@@ -69,13 +69,14 @@ class LegacyTranscript:
         elif physical and parse_line(physical[-1])[0] is None:
             physical.pop()  # a line still being written: leave it for the next read
         out.cursor = max(cursor, len(physical))
-        for number, raw in enumerate(physical, start=1):
-            if number <= cursor:
-                continue
+        take = out.take
+        for number, raw in enumerate(physical[cursor:], start=cursor + 1):
             line = raw.rstrip("\r")
             if not line.strip():
                 continue
-            out.take(line, f"{self.path}:{number}", self.report)
+            why = take(line)
+            if why is not None:
+                self.report.problem(f"{self.path}:{number}: {why}; line skipped")
         return out
 
     def read_all(self) -> Chunk:

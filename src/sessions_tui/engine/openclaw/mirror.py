@@ -68,14 +68,16 @@ class Chunk:
     raw: list[str]
     cursor: int
 
-    def take(self, text: str, where: str, report: ImportReport) -> None:
-        """Add one line as read, unless it is not a transcript line (reported) or a header."""
+    def take(self, text: str) -> str | None:
+        """Add one line as read, unless it is a header; returns why it is not a transcript line,
+        if it is not (the caller reports it, naming where it is: built only then)."""
         obj, why = parse_line(text)
         if obj is None:
-            report.problem(f"{where}: {why}; line skipped")
-        elif obj.get("type") != "session":
+            return why
+        if obj.get("type") != "session":
             self.lines.append(obj)
             self.raw.append(text)
+        return None
 
 
 class TranscriptSource(Protocol):
@@ -196,10 +198,10 @@ class Mirror:
         store = self.store
         done = store.imported_lines(source.source_id)
         if done is None:
-            existing = store.get(key)
-            if existing is None:
+            existing_id = store.session_id_of(key)
+            if existing_id is None:
                 return self._create(key, source, transcript, report)
-            if existing.session_id != source.session_id or store.import_source_of(key) is None:
+            if existing_id != source.session_id or store.import_source_of(key) is None:
                 report.problem(f"{source.where}: a session {key} already exists here; skipped")
                 return "skipped"
             # The same OpenClaw session imported before from its other layout (an OpenClaw
@@ -209,7 +211,7 @@ class Mirror:
                 # Taken whole again; its cursor is recorded with the lines (a cursor of 0 recorded
                 # on its own first would, after a kill, have the next run append every line twice).
                 return self._replace(key, source, transcript, report)
-            store.record_import(source.source_id, key, count + 1, existing.entry)
+            store.record_import(source.source_id, key, count + 1, (store.get(key) or _NO_SESSION).entry)
             done = count + 1
         previous = store.imported_session_id(source.source_id)
         if previous is not None and previous != source.session_id:
@@ -308,6 +310,7 @@ def _no_checkpoint() -> None:
 
 class _NoSession:
     archived_at: int | None = None
+    entry: dict[str, Any] = {}  # noqa: RUF012 - read only
 
 
 _NO_SESSION = _NoSession()

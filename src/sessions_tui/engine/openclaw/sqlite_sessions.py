@@ -80,7 +80,9 @@ class SqliteTranscript:
             if event.text is None:
                 self.report.problem(f"{self.where}: seq {event.seq}: {event.problem}; line skipped")
                 continue
-            out.take(event.text, f"{self.where}: seq {event.seq}", self.report)
+            why = out.take(event.text)
+            if why is not None:
+                self.report.problem(f"{self.where}: seq {event.seq}: {why}; line skipped")
         return out
 
     def read_all(self) -> Chunk:

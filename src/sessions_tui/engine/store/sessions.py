@@ -105,6 +105,12 @@ class SessionsPart(StoreBase):
             row = self._conn.execute("SELECT * FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return row_to_session(row, self.state_dir) if row else None
 
+    def session_id_of(self, key: str) -> str | None:
+        """The sessionId stored under `key`, if any (one indexed lookup, no entry parsed)."""
+        with self._lock:
+            row = self._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
     def count(self, include_archived: bool = False) -> int:
         sql = "SELECT COUNT(*) FROM sessions"
         if not include_archived:

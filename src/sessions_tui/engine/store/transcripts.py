@@ -82,7 +82,6 @@ class _Lines:
     ) -> None:
         last_seq, msg_count, parent = before.last_seq, before.msg_count, before.last_entry_id
         self.rows: list[tuple[str, int, int | None, str | None, str]] = []
-        self.appended: list[Appended] = []
         texts: list[str] = []
         for i, line in enumerate(lines):
             text = raw[i] if raw is not None else None
@@ -105,10 +104,15 @@ class _Lines:
                 entry_id = None
             self.rows.append((session_id, last_seq, msg_seq, entry_id, text))
             texts.append(text)
-            self.appended.append(Appended(seq=last_seq, msg_seq=msg_seq, entry_id=entry_id or ""))
         texts.append("")
         self.data = "\n".join(texts).encode("utf-8") if lines else b""
         self.last_seq, self.msg_count, self.parent = last_seq, msg_count, parent
+
+    def appended(self) -> list[Appended]:
+        """What each line became (built on demand: an import does not ask)."""
+        return [
+            Appended(seq=seq, msg_seq=msg_seq, entry_id=entry_id or "") for _, seq, msg_seq, entry_id, _ in self.rows
+        ]
 
 
 class TranscriptsPart(SessionsPart):
@@ -176,7 +180,7 @@ class TranscriptsPart(SessionsPart):
                    entry = json_set(entry, '$.updatedAt', ?) WHERE key = ?""",
             (new.last_seq, new.msg_count, new.parent, mirror_size, updated_at, updated_at, key),
         )
-        return new.appended
+        return new.appended()
 
     def _create_with_lines(
         self,
