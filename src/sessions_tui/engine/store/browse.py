@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.session_search import search_phrase, search_sql
+from sessions_tui.engine.session_search import search_sql
 from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.search_plan import COVERING, KnownMatches, plan_search
 from sessions_tui.engine.store.sessions import StoredSession, row_to_session
 
 Cursor = tuple[Any, str]
@@ -161,16 +162,20 @@ class BrowsePart(StoreBase):
             where.append("updated_at >= ?")
             args.append(flt.active_since)
         if flt.search:
-            narrow = _narrow(conn, flt.search)
-            condition, search_args = search_sql(flt.search, indexed=narrow)
-            if not narrow and not _dense(conn, where, args, condition, search_args):
-                source = "sessions INDEXED BY sessions_browse"
+            source, condition, search_args = plan_search(conn, where, args, flt.search, self._known_matches())
             where.append(condition)
             args += search_args
         if flt.keys is not None:
             where.append(f"key IN ({', '.join('?' * len(flt.keys)) or 'NULL'})")
             args += flt.keys
         return where, args, source
+
+    def _known_matches(self) -> KnownMatches:
+        """This store's kept matches of rare searches (search_plan.py)."""
+        known = self.__dict__.get("_known")
+        if known is None:
+            known = self.__dict__["_known"] = KnownMatches()
+        return known
 
     def _rows(self, conn: Any, keys: list[str]) -> list[StoredSession]:
         """The whole rows of `keys`, in that order."""
@@ -221,8 +226,8 @@ class BrowsePart(StoreBase):
                 self._count_conn = sqlite3.connect(self.db_path, timeout=60.0, check_same_thread=False)
             conn = self._count_conn
             where, args, source = self._where(conn, flt)
-            if flt.search and "sessions_search" not in " ".join(where):
-                source = "sessions INDEXED BY sessions_browse"
+            if flt.search and source == "sessions" and not where[-1].startswith("(rowid IN"):
+                source = COVERING  # every row is tested: from the index that covers the searched columns
             # Every 100,000 SQLite steps (about 2 ms): a count the next keystroke made stale stops
             # before it takes a core from that keystroke's page (a 2-core machine has no spare one).
             conn.set_progress_handler((lambda: int(cancelled())) if cancelled else None, 100_000)
@@ -302,33 +307,3 @@ class BrowsePart(StoreBase):
 def _kind(flt: SessionFilter) -> tuple[str, list[Any]]:
     """The kind as shown, as an indexed column when the main key is the default one."""
     return ("sort_kind", []) if flt.main_key == "main" else (_KIND_EXPR, [flt.main_key])
-
-
-NARROW = 2000
-"""A search the trigram index finds in fewer sessions than this is read through it; a wider one is
-tested row by row along the sort order, where a page's worth of matches come soon."""
-
-
-def _narrow(conn: Any, needle: str) -> bool:
-    """Whether to look `needle` up in the trigram index: it can, and few sessions match it."""
-    phrase = search_phrase(needle)
-    if phrase is None:
-        return False
-    sql = "SELECT count(*) FROM (SELECT 1 FROM sessions_search WHERE sessions_search MATCH ? LIMIT ?)"
-    return int(conn.execute(sql, (phrase, NARROW)).fetchone()[0]) < NARROW
-
-
-SAMPLE = 4000
-"""How many of the newest sessions `_dense` tests a search on."""
-
-
-def _dense(conn: Any, where: list[str], args: list[Any], condition: str, search_args: list[str]) -> bool:
-    """Whether at least one in a hundred of the newest sessions the rest of the filter (`where`)
-    lets through match: then a page's worth of matches comes soon along any sort order; otherwise
-    every row is tested from the covering index. Sessions the table never lists (a cron job's runs)
-    are not in the sample: they made needles they match look dense, and their pages slow."""
-    sql = (
-        "SELECT count(*) FROM (SELECT key, label, display_name, session_id, channel "
-        f"FROM sessions INDEXED BY sessions_browse WHERE {' AND '.join(where)} LIMIT ?) WHERE {condition}"
-    )
-    return int(conn.execute(sql, (*args, SAMPLE, *search_args)).fetchone()[0]) * 100 >= SAMPLE
