@@ -13,6 +13,7 @@ Run: .venv/bin/python bench/import_bench.py
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import time
@@ -143,15 +144,17 @@ def bench(tmp: Path) -> int:
     )
     cfg, _ = parse_config({})
     engine = Engine(tmp / "state", cfg, clock=FrozenClock(NOW_MS))
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), os.times()
     report = import_openclaw(engine.store, engine.canonical, tmp / "openclaw")
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, os.times()
     print(report.summary())
     for problem in report.problems[:10]:
         print(f"  problem: {problem}")
     print(
         f"import: {elapsed:.2f} s, {report.sessions_imported / elapsed:,.0f} sessions/s, "
-        f"{report.lines_imported / elapsed:,.0f} transcript lines/s"
+        f"{report.lines_imported / elapsed:,.0f} transcript lines/s; CPU user {cpu.user - cpu0.user:.2f} s, "
+        f"system {cpu.system - cpu0.system:.2f} s (creating files on a filesystem that has just deleted many "
+        "shows here as system time)"
     )
     stored = engine.store.count(include_archived=True)
     engine.close()
