@@ -171,3 +171,17 @@ def test_a_schema_3_file_gets_its_transcripts_in_a_rowid_table(tmp_path, clock):
     again = Store(tmp_path, clock)  # opening it again changes nothing
     assert again.transcript_lines("agent:main:telegram:direct:0") == before[0]
     again.close()
+
+
+def test_a_batch_that_adds_no_session_leaves_the_schema_alone(tmp_path, clock):
+    store = Store(tmp_path, clock)
+    import_one(store, 1)
+    with store.read() as conn:
+        before = conn.execute("PRAGMA schema_version").fetchone()[0]
+    with store.batch(seconds=0) as checkpoint:
+        store.append_lines("agent:main:telegram:direct:1", [line(99)])
+        checkpoint()
+    with store.read() as conn:
+        assert conn.execute("PRAGMA schema_version").fetchone()[0] == before  # readers keep their statements
+    assert_search_exact(store)
+    store.close()

@@ -91,7 +91,7 @@ class StoreBase:
                     self._conn.execute(f"PRAGMA cache_size={BULK_CACHE_KIB}")
                     self._conn.execute("PRAGMA wal_autocheckpoint=0")
                 self._conn.execute("BEGIN IMMEDIATE")
-                self._search_watermark = defer_search(self._conn)
+                self._search_watermark = None
                 self._batch_began = time.monotonic()
             if self._batching and not savepoint:
                 changes = self._conn.total_changes
@@ -160,10 +160,18 @@ class StoreBase:
                 self._batching = False
                 self._end_bulk()
 
+    def _defer_search(self) -> None:
+        """Before a session's row is inserted: in a batch, its transaction's new sessions are
+        indexed for search together just before it commits (a batch that adds none leaves the
+        schema alone)."""
+        if self._batching and self._search_watermark is None and self._conn.in_transaction:
+            self._search_watermark = defer_search(self._conn)
+
     def _commit_batch(self) -> None:
         """Commit the batch's transaction once its new sessions are indexed for search."""
         if self._search_watermark is not None:
             catch_up_search(self._conn, self._search_watermark)
+            self._search_watermark = None
         self._conn.execute("COMMIT")
 
     def _end_bulk(self) -> None:

@@ -201,6 +201,7 @@ class SessionsPart(StoreBase):
             "entry": dumps(data),
             **derived_columns(key, data),
         }
+        self._defer_search()
         try:
             conn.execute(
                 f"INSERT INTO sessions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
