@@ -15,12 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.styles import RenderStyles
 from textual.events import Click, Resize
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey, RowDoesNotExist
 
@@ -186,6 +190,17 @@ class TableHeader(Horizontal):
                 title.styles.width = widths[column.key] + (len(GAP) if column.key != last else 0)
 
 
+class _PaintStyles:
+    """A component's styles with its Rich style worked out once (for one paint)."""
+
+    def __init__(self, styles: RenderStyles) -> None:
+        self._styles = styles
+        self.rich_style = styles.rich_style
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._styles, name)
+
+
 class SessionTable(DataTable[Text]):
     """Rows are keyed by canonical session key; `apply` changes only the rows that differ."""
 
@@ -206,6 +221,35 @@ class SessionTable(DataTable[Text]):
 
     def on_mount(self) -> None:
         self.add_column("", key=LINE, width=line_width(self.widths))
+
+    # DataTable asks for its own and its components' Rich styles once or more per line it renders,
+    # and each is worked out through every ancestor's styles: a third of a page's paint. Within one
+    # paint they cannot change, so each is worked out once per paint.
+    _paint_styles: dict[tuple[str, ...], Any] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._paint_styles = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_styles = None
+
+    @property
+    def rich_style(self) -> Style:
+        styles = self._paint_styles
+        if styles is None:
+            return super().rich_style
+        if () not in styles:
+            styles[()] = super().rich_style
+        return styles[()]  # type: ignore[no-any-return]
+
+    def get_component_styles(self, *names: str) -> RenderStyles:
+        styles = self._paint_styles
+        if styles is None:
+            return super().get_component_styles(*names)
+        if names not in styles:
+            styles[names] = _PaintStyles(super().get_component_styles(*names))
+        return styles[names]  # type: ignore[no-any-return]
 
     def on_resize(self, _: Resize) -> None:
         """Show the columns that fit the new width (the rows are recomposed, none rebuilt)."""
