@@ -160,6 +160,7 @@ class TableHeader(Horizontal):
     """Column titles; clicking one asks to sort by it (again: the other way round)."""
 
     def compose(self) -> ComposeResult:
+        self._shown = {column.key: column.title for column in COLUMNS}
         for column in COLUMNS:
             classes = "column-title" + (" sortable" if column.sort else "")
             yield Static(column.title, classes=classes, id=f"col-{column.key}")
@@ -176,9 +177,13 @@ class TableHeader(Horizontal):
             self.post_message(SessionTable.SortRequested(sort))
 
     def show_sort(self, order_by: str, descending: bool) -> None:
+        """Mark the sorted column; only the titles that change are updated (each update lays the
+        screen out again, while the sorted page is being read)."""
         for column in COLUMNS:
-            mark = ("▼" if descending else "▲") if column.sort == order_by else ""
-            self.query_one(f"#col-{column.key}", Static).update(column.title + mark)
+            title = column.title + (("▼" if descending else "▲") if column.sort == order_by else "")
+            if self._shown.get(column.key) != title:
+                self._shown = {**self._shown, column.key: title}
+                self.query_one(f"#col-{column.key}", Static).update(title)
 
     def show_columns(self, widths: dict[str, int]) -> None:
         """Show the titles of the columns the table shows, at their widths."""
