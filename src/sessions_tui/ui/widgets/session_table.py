@@ -1,20 +1,16 @@
 """The session table: one row per visible session, updated in place as sessions change.
 
-Each row is composed once into a single line of fixed-width columns, so the table renders one
-cell per row instead of one per column (nine times fewer renders: a filter keystroke repaints in
-a few milliseconds). The column titles live in `TableHeader`, whose titles sort on click.
-
-The columns that fit the table's width are shown; the others drop in `DROP_ORDER` (MODEL first:
-the same for most sessions; CHANNEL next: usually spelled in the key; SEND: a `deny` also shows
-as `⊘` beside the key; then TOKENS, KIND, LABEL, UPDATED). KEY and ST always stay, and KEY takes
-the width left over, up to `KEY_MAX`.
+Each row is one line of columns (table_line.py), composed when first painted and kept while the
+row shows the same, so a filter keystroke or a page repaints in a few milliseconds. The column
+titles live in `TableHeader`, whose titles sort on click.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
@@ -26,134 +22,14 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import DataTable, Static
-from textual.widgets.data_table import ColumnKey, RowDoesNotExist
+from textual.widgets.data_table import ColumnKey, RowDoesNotExist, RowKey
 
-from sessions_tui.ui.text import (
-    STATUS_ICONS,
-    literal,
-    relative_time,
-    short_number,
-    span,
-)
+from sessions_tui.ui.widgets.table_line import COLUMNS as COLUMNS
+from sessions_tui.ui.widgets.table_line import DROP_ORDER as DROP_ORDER
+from sessions_tui.ui.widgets.table_line import GAP, cells, compose_line, fit_columns, line_width, shown_fields
 
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    title: str
-    sort: str | None  # sort key of tools.browse, or None
-    width: int
-    right: bool = False
-
-
-COLUMNS = [
-    Column("key", "KEY", "key", 24),
-    Column("kind", "KIND", "kind", 5),
-    Column("channel", "CHANNEL", "channel", 8),
-    Column("label", "LABEL", "label", 14),
-    Column("updated", "UPDATED", "updated", 7),
-    Column("model", "MODEL", "model", 8),
-    Column("tokens", "TOKENS", "tokens", 6, right=True),
-    Column("status", "ST", "status", 2),
-    Column("send", "SEND", None, 6),  # "allow*" / "deny*": the override mark always shows
-]
-DROP_ORDER = ["model", "channel", "send", "tokens", "kind", "label", "updated"]
-KEY_MAX = 48
-GAP = "  "
 LINE = "line"
 COMPOSED_KEPT = 4096  # composed lines kept for the rows shown lately
-
-
-def fit_columns(width: int) -> dict[str, int]:
-    """The columns shown in `width` cells (in table order) and each one's width.
-
-    Columns drop in `DROP_ORDER` until the rest fit; KEY then takes what is left, up to `KEY_MAX`.
-    """
-    shown = [c.key for c in COLUMNS]
-
-    def total(keys: list[str]) -> int:
-        return sum(c.width for c in COLUMNS if c.key in keys) + len(GAP) * (len(keys) - 1)
-
-    for column in DROP_ORDER:
-        if total(shown) <= width:
-            break
-        shown.remove(column)
-    widths = {c.key: c.width for c in COLUMNS if c.key in shown}
-    widths["key"] = max(widths["key"], min(KEY_MAX, widths["key"] + width - total(shown)))
-    return widths
-
-
-def line_width(widths: dict[str, int]) -> int:
-    return sum(widths.values()) + len(GAP) * (len(widths) - 1)
-
-
-def cells(row: dict[str, Any], now_ms: int) -> dict[str, Text]:
-    """What each column shows for a row of `tools.browse`."""
-    denied = row.get("_send") == "deny"
-    key = literal(row["key"])
-    if denied:
-        key = span("⊘ ", style="bold $error") + key
-    label = row.get("label") or row.get("displayName") or ""
-    send = span("deny" if denied else "allow", style="$error" if denied else "dim")
-    if row.get("sendPolicy") in ("allow", "deny"):
-        send.append("*", style="bold")
-    status = row.get("status")
-    if row.get("archived"):
-        status_cell = span("ar", style="dim")
-    else:
-        status_cell = span(STATUS_ICONS.get(status or "", "·"), style="bold" if status == "running" else "dim")
-    return {
-        "key": key,
-        "kind": Text(row.get("kind", "")),
-        "channel": literal(row.get("channel", "")),
-        "label": literal(label),
-        "updated": Text(relative_time(row.get("updatedAt"), now_ms)),
-        "model": literal(row.get("model") or ""),
-        "tokens": Text(short_number(row.get("totalTokens"))),
-        "status": status_cell,
-        "send": send,
-    }
-
-
-def shown_fields(row: dict[str, Any], now_ms: int) -> tuple[Any, ...]:
-    """Everything `cells` reads of a row (the update time as shown): rows with equal fields show
-    the same line, so a line is composed once for all of them (`SessionTable` keeps recent ones)."""
-    return (
-        row["key"],
-        row.get("_send"),
-        row.get("label") or row.get("displayName"),
-        row.get("sendPolicy"),
-        row.get("status"),
-        bool(row.get("archived")),
-        row.get("kind"),
-        row.get("channel"),
-        relative_time(row.get("updatedAt"), now_ms),
-        row.get("model"),
-        row.get("totalTokens"),
-    )
-
-
-def compose_line(values: dict[str, Text], widths: dict[str, int] | None = None) -> Text:
-    """The row as one line of the shown columns, each cut to its width with … where too long."""
-    widths = widths or fit_columns(10_000)
-    line = Text(no_wrap=True, end="")
-    shown = [c for c in COLUMNS if c.key in widths]
-    for index, column in enumerate(shown):
-        width = widths[column.key]
-        cell = values[column.key]
-        if cell.cell_len > width:  # most cells fit: copied and cut only when not
-            cell = cell.copy()
-            cell.truncate(width, overflow="ellipsis")
-        pad = width - cell.cell_len
-        if column.right:
-            line.append(" " * pad)
-            line.append_text(cell)
-        else:
-            line.append_text(cell)
-            line.append(" " * pad)
-        if index < len(shown) - 1:
-            line.append(GAP)
-    return line
 
 
 class TableHeader(Horizontal):
@@ -206,7 +82,33 @@ class _PaintStyles:
         return getattr(self._styles, name)
 
 
-class SessionTable(DataTable[Text]):
+class _Line:
+    """A row's line as the table holds it: composed when first painted (a page shows about 40 of
+    its 100 rows) or asked for, and reused while the row shows the same (`shown`)."""
+
+    __slots__ = ("_table", "row", "shown", "now_ms", "_composed")
+
+    def __init__(self, table: SessionTable, row: dict[str, Any], now_ms: int) -> None:
+        self._table, self.row, self.now_ms = table, row, now_ms
+        self.shown = shown_fields(row, now_ms)
+        self._composed: tuple[dict[str, Text], Text] | None = table._composed.get(self.shown)
+
+    @property
+    def composed(self) -> tuple[dict[str, Text], Text]:
+        """The row's cells and its line."""
+        if self._composed is None:
+            self._composed = self._table._line_parts(self)
+        return self._composed
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.composed[1]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        width = line_width(self._table.widths)  # what the composed line measures, without composing it
+        return Measurement(width, width)
+
+
+class SessionTable(DataTable[Any]):
     """Rows are keyed by canonical session key; `apply` changes only the rows that differ."""
 
     class SortRequested(Message):
@@ -217,7 +119,7 @@ class SessionTable(DataTable[Text]):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, show_header=False, cell_padding=0, **kwargs)
         self.rows_by_key: dict[str, dict[str, Any]] = {}
-        self.cells_by_key: dict[str, dict[str, Text]] = {}
+        self.lines_by_key: dict[str, _Line] = {}
         self.now_ms = 0
         self.widths = fit_columns(10_000)  # the columns shown and their widths
         # Recently shown rows' cells and line by what they show (`shown_fields`) at the current
@@ -264,39 +166,44 @@ class SessionTable(DataTable[Text]):
         self.widths = widths
         self._composed.clear()
         self.columns[ColumnKey(LINE)].width = line_width(widths)
-        for key, values in self.cells_by_key.items():
-            self.update_cell(key, LINE, compose_line(values, widths), update_width=True)
+        for key, line in self.lines_by_key.items():
+            self.lines_by_key[key] = _Line(self, line.row, line.now_ms)
+            self.update_cell(key, LINE, self.lines_by_key[key], update_width=True)
         self.refresh(layout=True)
         for header in self.screen.query(TableHeader):
             header.show_columns(widths)
 
     def cell(self, key: str, column: str) -> Text:
         """What a column of a row shows (for tests and views)."""
-        return self.cells_by_key[key][column]
+        return self.lines_by_key[key].composed[0][column]
 
-    def _composed_row(self, row: dict[str, Any]) -> tuple[dict[str, Text], Text]:
-        """The row's cells and line, composed once for as long as it shows the same."""
-        shown = shown_fields(row, self.now_ms)
-        composed = self._composed.get(shown)
+    def get_cell(self, row_key: RowKey | str, column_key: ColumnKey | str) -> Text:
+        """The row's line, composed."""
+        line = super().get_cell(row_key, column_key)
+        return line.composed[1] if isinstance(line, _Line) else line
+
+    def _line_parts(self, line: _Line) -> tuple[dict[str, Text], Text]:
+        """A row's cells and line, composed once for as long as it shows the same."""
+        composed = self._composed.get(line.shown)
         if composed is None:
             if len(self._composed) >= COMPOSED_KEPT:
                 self._composed.clear()
-            values = cells(row, self.now_ms)
-            composed = self._composed[shown] = (values, compose_line(values, self.widths))
+            values = cells(line.row, line.now_ms)
+            composed = self._composed[line.shown] = (values, compose_line(values, self.widths))
         return composed
 
     def _add(self, row: dict[str, Any]) -> None:
-        values, line = self._composed_row(row)
+        line = _Line(self, row, self.now_ms)
         self.add_row(line, key=row["_key"])
         self.rows_by_key[row["_key"]] = row
-        self.cells_by_key[row["_key"]] = values
+        self.lines_by_key[row["_key"]] = line
 
     def load(self, rows: list[dict[str, Any]], now_ms: int) -> None:
         """Show a new page (a filter, sort or page change), keeping the cursor's session if it stays.
         The same page again (a keystroke that changes no row) leaves the table as it is."""
         self.now_ms = now_ms
         if [r["_key"] for r in rows] == [row.key.value for row in self.ordered_rows] and all(
-            self._composed_row(row)[0] is self.cells_by_key[row["_key"]] for row in rows
+            shown_fields(row, now_ms) == self.lines_by_key[row["_key"]].shown for row in rows
         ):
             self.rows_by_key = {row["_key"]: row for row in rows}
             self.refresh()  # painted again as it is: from DataTable's line cache
@@ -304,7 +211,7 @@ class SessionTable(DataTable[Text]):
         current = self.current_key()
         self.clear()
         self.rows_by_key.clear()
-        self.cells_by_key.clear()
+        self.lines_by_key.clear()
         for row in rows:
             self._add(row)
         if current in self.rows_by_key:
@@ -341,15 +248,15 @@ class SessionTable(DataTable[Text]):
                 if key in self.rows_by_key:
                     self.remove_row(key)
                     del self.rows_by_key[key]
-                    del self.cells_by_key[key]
+                    del self.lines_by_key[key]
                 continue
             if key not in self.rows_by_key:
                 self._add(row)
                 continue
-            values, line = self._composed_row(row)
-            if values is not self.cells_by_key[key] and any(values[c] != self.cells_by_key[key][c] for c in values):
+            line = _Line(self, row, now_ms)
+            if line.shown != self.lines_by_key[key].shown:
                 self.update_cell(key, LINE, line)
-            self.cells_by_key[key] = values
+                self.lines_by_key[key] = line
             self.rows_by_key[key] = row
         if order is not None:
             self.order_by_keys(order)
