@@ -141,6 +141,7 @@ class SessionsApp(App[None]):
         self.paused = False
         self.watch_store = watch_store
         self._data_version = 0
+        self._polling = False  # a check of the store is under way (one at a time, never cancelled)
         self._unsubscribe: Any = None
 
     # -- identity -------------------------------------------------------------------------------
@@ -238,11 +239,19 @@ class SessionsApp(App[None]):
             if isinstance(screen, MainScreen):
                 screen.post_message(EngineEventMessage(event))
 
-    @work(group="store-poll", exclusive=True, thread=True, exit_on_error=False)
-    async def _poll_store(self) -> None:
+    def _poll_store(self) -> None:
+        if not self._polling:  # the last check still waits for the store: this tick is skipped
+            self._polling = True
+            self._check_store()
+
+    @work(group="store-poll", thread=True, exit_on_error=False)
+    async def _check_store(self) -> None:
         """Whether another process committed, asked in a thread: the store's lock may be held by a
         reader for a moment, and the event loop must never wait for it."""
-        version = await self.backend.data_version()
+        try:
+            version = await self.backend.data_version()
+        finally:
+            self._polling = False
         if version != self._data_version:
             self._data_version = version
             for screen in self.screen_stack:
