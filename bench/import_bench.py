@@ -52,6 +52,43 @@ def legacy_key(agent: str, i: int, rng: random.Random) -> str:
     return f"agent:{agent}:subagent:{i}"
 
 
+def message(n: int, ts: int, rng: random.Random) -> dict:
+    """The n-th message of a transcript: a user question, an assistant tool call, its result, an answer."""
+    phase = n % 4
+    if phase == 0:
+        return {"role": "user", "content": f"question {n}: " + "lorem ipsum " * rng.randint(2, 20), "timestamp": ts}
+    if phase == 1:
+        return {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "let me check"},
+                {"type": "toolCall", "id": f"call_{n}", "name": "exec", "arguments": {"cmd": "ls -la"}},
+            ],
+            "provider": "openai",
+            "model": "gpt-5",
+            "stopReason": "toolUse",
+            "usage": {"input": 900, "output": 30, "totalTokens": 930},
+            "timestamp": ts,
+        }
+    if phase == 2:
+        return {
+            "role": "toolResult",
+            "toolCallId": f"call_{n - 1}",
+            "toolName": "exec",
+            "content": [{"type": "text", "text": "total 0\n" * rng.randint(1, 10)}],
+            "isError": False,
+            "timestamp": ts,
+        }
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "done. " * rng.randint(1, 30)}],
+        "provider": "openai",
+        "model": "gpt-5",
+        "stopReason": "stop",
+        "timestamp": ts,
+    }
+
+
 def transcript(session_id: str, start: int, rng: random.Random) -> str:
     lines = [
         json.dumps(
@@ -61,40 +98,7 @@ def transcript(session_id: str, start: int, rng: random.Random) -> str:
     parent = None
     for n in range(LINES):
         ts = start + (n + 1) * 1000
-        phase = n % 4
-        if phase == 0:
-            msg = {"role": "user", "content": f"question {n}: " + "lorem ipsum " * rng.randint(2, 20), "timestamp": ts}
-        elif phase == 1:
-            msg = {
-                "role": "assistant",
-                "content": [
-                    {"type": "text", "text": "let me check"},
-                    {"type": "toolCall", "id": f"call_{n}", "name": "exec", "arguments": {"cmd": "ls -la"}},
-                ],
-                "provider": "openai",
-                "model": "gpt-5",
-                "stopReason": "toolUse",
-                "usage": {"input": 900, "output": 30, "totalTokens": 930},
-                "timestamp": ts,
-            }
-        elif phase == 2:
-            msg = {
-                "role": "toolResult",
-                "toolCallId": f"call_{n - 1}",
-                "toolName": "exec",
-                "content": [{"type": "text", "text": "total 0\n" * rng.randint(1, 10)}],
-                "isError": False,
-                "timestamp": ts,
-            }
-        else:
-            msg = {
-                "role": "assistant",
-                "content": [{"type": "text", "text": "done. " * rng.randint(1, 30)}],
-                "provider": "openai",
-                "model": "gpt-5",
-                "stopReason": "stop",
-                "timestamp": ts,
-            }
+        msg = message(n, ts, rng)
         entry_id = f"{rng.getrandbits(32):08x}"
         lines.append(
             json.dumps(

@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import check, in_temp_dir, verdict  # noqa: E402
+from import_bench import message  # noqa: E402 - the same message mix and sizes
 
 from sessions_tui.engine.clock import FrozenClock  # noqa: E402
 from sessions_tui.engine.store import DB_NAME, Store  # noqa: E402
@@ -64,43 +65,6 @@ def mirror_usage(state: Path) -> Usage:
     return usage
 
 
-def message(n: int, rng: random.Random) -> dict:
-    phase = n % 4
-    ts = NOW_MS + n * 1000
-    if phase == 0:
-        return {"role": "user", "content": f"question {n}: " + "lorem ipsum " * rng.randint(2, 20), "timestamp": ts}
-    if phase == 1:
-        return {
-            "role": "assistant",
-            "content": [
-                {"type": "text", "text": "let me check"},
-                {"type": "toolCall", "id": f"call_{n}", "name": "exec", "arguments": {"cmd": "ls -la"}},
-            ],
-            "provider": "openai",
-            "model": "gpt-5",
-            "stopReason": "toolUse",
-            "usage": {"input": 900, "output": 30, "totalTokens": 930},
-            "timestamp": ts,
-        }
-    if phase == 2:
-        return {
-            "role": "toolResult",
-            "toolCallId": f"call_{n - 1}",
-            "toolName": "exec",
-            "content": [{"type": "text", "text": "total 0\n" * rng.randint(1, 10)}],
-            "isError": False,
-            "timestamp": ts,
-        }
-    return {
-        "role": "assistant",
-        "content": [{"type": "text", "text": "done. " * rng.randint(1, 30)}],
-        "provider": "openai",
-        "model": "gpt-5",
-        "stopReason": "stop",
-        "timestamp": ts,
-    }
-
-
 def build(state: Path, messages: int) -> tuple[Usage, Usage, Usage]:
     """(SQLite while open, SQLite once closed, mirrors) of SESSIONS sessions of `messages` each."""
     rng = random.Random(11)
@@ -111,7 +75,7 @@ def build(state: Path, messages: int) -> tuple[Usage, Usage, Usage]:
             entry = {"updatedAt": NOW_MS - i * 60_000, "chatType": "group", "lastChannel": "telegram", "model": "gpt-5"}
             store.create(key, entry)
             if messages:
-                lines = [{"type": "message", "message": message(n, rng)} for n in range(messages)]
+                lines = [{"type": "message", "message": message(n, NOW_MS + n * 1000, rng)} for n in range(messages)]
                 store.append_lines(key, lines, touch=False)
             checkpoint()
     check(store.count() == SESSIONS, f"{store.count()} sessions stored, not {SESSIONS}")
