@@ -2,9 +2,9 @@
 
 import pytest
 from rich.text import Text
-from scenes import DEV
 from textual.widgets import Footer
 
+from scenes import DEV
 from sessions_tui.engine.keys import SESSION_KINDS
 from sessions_tui.ui.text import elide_middle, short_number
 from sessions_tui.ui.widgets.session_table import COLUMNS, DROP_ORDER, cells, compose_line, fit_columns
