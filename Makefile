@@ -25,8 +25,8 @@ run: $(VENV)/.installed
 # The checks that hold the code's shape run first (types, lint, format, layers: docs/architecture.md),
 # then the suite.
 test: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests scripts bench
-	$(BIN)/ruff format --check src tests scripts bench
+	$(BIN)/ruff check --no-cache src tests scripts bench
+	$(BIN)/ruff format --no-cache --check src tests scripts bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n 2
