@@ -153,14 +153,16 @@ class MainScreen(LiveRows):
             header.total = self.total
         header.running = sum(1 for r in table.rows_by_key.values() if r.get("status") == "running")
         if not table.row_count:
-            self.query_one("#page-info", Static).update(literal(" " + self.empty_note(), style="$warning"))
+            self.query_one("#page-info", Static).update(
+                literal(" " + self.empty_note(), style="$warning"), layout=False
+            )
             return
         first, last = self.page_offset + 1, self.page_offset + table.row_count
         of = f"{self.total:,}" if self.counted else "…"
         text = span(f" rows {first:,}–{last:,} of {of}", style="dim")
         if self.total > PAGE_SIZE or self.page_offset or (not self.counted and table.row_count >= PAGE_SIZE):
             text.append("   [ previous page   ] next page", style="dim")
-        self.query_one("#page-info", Static).update(text)
+        self.query_one("#page-info", Static).update(text, layout=False)  # one line, its size fixed: no layout
 
     def empty_note(self, long: bool = False) -> str:
         """Why the table is empty, and what to do about it."""

@@ -53,13 +53,14 @@ class TableHeader(Horizontal):
             self.post_message(SessionTable.SortRequested(sort))
 
     def show_sort(self, order_by: str, descending: bool) -> None:
-        """Mark the sorted column; only the titles that change are updated (each update lays the
-        screen out again, while the sorted page is being read)."""
+        """Mark the sorted column; only the titles that change are repainted, and none is laid out
+        again (each title's width is set by `show_columns`): a layout of the screen, while the sorted
+        page is being read, made the page's paint that follows a full one."""
         for column in COLUMNS:
             title = column.title + (("▼" if descending else "▲") if column.sort == order_by else "")
             if self._shown.get(column.key) != title:
                 self._shown = {**self._shown, column.key: title}
-                self.query_one(f"#col-{column.key}", Static).update(title)
+                self.query_one(f"#col-{column.key}", Static).update(title, layout=False)
 
     def show_columns(self, widths: dict[str, int]) -> None:
         """Show the titles of the columns the table shows, at their widths."""
