@@ -205,10 +205,10 @@ class Runs(Generic[HostT]):
         Check and claim are one write transaction, so of two processes (the dashboard and a
         `sessions-tui send`, say) only one runs a session's turn at a time.
         """
-        started_at = self.engine.now()
-        if not self.engine.store.claim_run(
-            record.run_id, record.session_key, started_at, held_elsewhere=_held_by_another_process
-        ):
+        started_at = self.engine.store.claim_run(
+            record.run_id, record.session_key, held_elsewhere=_held_by_another_process
+        )
+        if started_at is None:
             return False
         record.status, record.started_at = "running", started_at
         return True

@@ -92,20 +92,21 @@ class RunsPart(StoreBase):
             rows = conn.execute("SELECT run_id, pid FROM runs WHERE status IN ('queued', 'running')").fetchall()
         return [(row["run_id"], row["pid"]) for row in rows]
 
-    def claim_run(
-        self, run_id: str, session_key: str, started_at: int, *, held_elsewhere: Callable[[int | None], bool]
-    ) -> bool:
+    def claim_run(self, run_id: str, session_key: str, *, held_elsewhere: Callable[[int | None], bool]) -> int | None:
         """Mark a run running, unless a running run of the same session has a pid `held_elsewhere`
-        says is another live process: check and claim in one write transaction."""
+        says is another live process: check and claim in one write transaction. Returns when it
+        started (read inside the transaction, so it is never before the end another process
+        committed for its run of the session), None when not claimed."""
         with self.write() as conn:
             rows = conn.execute(
                 "SELECT pid FROM runs WHERE session_key = ? AND status = 'running' AND run_id != ?",
                 (session_key, run_id),
             ).fetchall()
             if any(held_elsewhere(row["pid"]) for row in rows):
-                return False
+                return None
+            started_at = self.now()
             conn.execute(
                 "UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
                 ("running", started_at, run_id),
             )
-            return True
+            return started_at
