@@ -109,7 +109,10 @@ async def until(pilot: Any, condition: Callable[[], bool], what: str, timeout: f
 
 
 async def select(pilot: Any, key: str, *, whole_page: bool = True) -> None:
+    """Move the cursor to `key` once the table lists it (a session that has just arrived, from
+    another process or a follow, is counted in the header before its page is read again)."""
     table = pilot.app.main_screen.query_one("#sessions")
+    await until(pilot, lambda: any(row.value == key for row in table.rows), f"{key} in the table")
     table.move_cursor(row=table.get_row_index(key))
     await settle(pilot, whole_page=whole_page)
 
