@@ -16,15 +16,11 @@ from conftest import run_tool
 from openclaw_fake import FakeGateway
 from sessions_tui.engine.openclaw.follow import Follower
 from sessions_tui.engine.store import Store, StoreError
+from test_store import mirror_lines
 
 KEY = "agent:main:main"
 EMPTY = "agent:main:discord:group:888"
 EMPTY_ID = "88800000-0000-4000-8000-000000000888"
-
-
-def mirror_lines(path: str) -> list[dict]:
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
 
 
 def test_a_new_session_has_no_mirror_file(tmp_path, clock):
