@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from _common import ToolRunner, check, in_temp_dir, verdict  # noqa: E402
 from import_bench import LINES, NOW_MS, build_source  # noqa: E402
 
-from openclaw_fake import make_store  # noqa: E402  - the real store's schema, writable here
+from openclaw_fake import make_store, navigation_json  # noqa: E402  - the real store's schema, writable here
 from sessions_tui.engine.clock import FrozenClock  # noqa: E402
 from sessions_tui.engine.config import parse_config  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
@@ -75,18 +75,7 @@ def sqlite_from_legacy(legacy: Path, root: Path) -> int:
                 text = json.dumps(json.loads(line), separators=(",", ":"))  # the gateway's spelling
                 data = text.encode("utf-8")
                 if len(data) >= COMPRESS_FROM and seq > 0:
-                    nav = json.dumps(
-                        {
-                            "version": 1,
-                            "report": {"kind": "canonical"},
-                            "navigation": {},
-                            "reset": {},
-                            "model": {},
-                            "modelBytes": len(data),
-                            "modelWithoutCheckpointBytes": len(data),
-                            "withoutCustomDataBytes": len(data),
-                        }
-                    )
+                    nav = navigation_json(len(data))
                     conn.execute(
                         "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, "
                         "event_utf8_bytes, navigation_json) VALUES (?, ?, NULL, 0, ?, ?, ?)",

@@ -71,6 +71,22 @@ def make_store(path: Path, source: Path = FIXTURE_DB, with_rows: bool = True) ->
     return path
 
 
+def navigation_json(size: int) -> str:
+    """The `navigation_json` the gateway stores beside a zstd-compressed line of `size` bytes."""
+    return json.dumps(
+        {
+            "version": 1,
+            "report": {"kind": "canonical"},
+            "navigation": {},
+            "reset": {},
+            "model": {},
+            "modelBytes": size,
+            "modelWithoutCheckpointBytes": size,
+            "withoutCustomDataBytes": size,
+        }
+    )
+
+
 class FakeGateway:
     """Writes one agent's store the way the gateway does (each call one transaction)."""
 
@@ -230,18 +246,7 @@ class FakeGateway:
         text = json.dumps(line, separators=(",", ":"), ensure_ascii=False)
         if compress:
             data = text.encode("utf-8")
-            navigation = json.dumps(
-                {
-                    "version": 1,
-                    "report": {"kind": "canonical"},
-                    "navigation": {},
-                    "reset": {},
-                    "model": {},
-                    "modelBytes": len(data),
-                    "modelWithoutCheckpointBytes": len(data),
-                    "withoutCustomDataBytes": len(data),
-                }
-            )
+            navigation = navigation_json(len(data))
             self.conn.execute(
                 "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, "
                 "event_utf8_bytes, navigation_json) VALUES (?, ?, NULL, ?, ?, ?, ?)",

@@ -3,6 +3,7 @@ checks name what must stay out of its way (the timing itself is bench/startup_be
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -72,3 +73,13 @@ def test_defaults_without_validation_are_the_validated_defaults() -> None:
     assert all(not s.model_fields_set for s in _sections(built))  # nothing counts as written in a file
     parsed, warnings = parse_config({})
     assert parsed == built and warnings == []
+
+
+def test_every_backend_name_loads_from_the_module_its_table_names() -> None:
+    import sessions_tui.backend as backend
+
+    homes = backend._HOME_OF
+    assert sorted(backend.__all__) == sorted(homes)  # the exported names and the loading table agree
+    for name, module in homes.items():
+        value = getattr(backend, name)
+        assert getattr(importlib.import_module(module), name) is value

@@ -16,7 +16,7 @@ import pytest
 import zstandard
 
 from conftest import run_tool
-from openclaw_fake import FIXTURE, FakeGateway, copy_fixture
+from openclaw_fake import FIXTURE, FakeGateway, copy_fixture, navigation_json
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.agent_db import AgentDb
 from sessions_tui.engine.openclaw.follow import Follower
@@ -352,18 +352,7 @@ def insert_raw_line(gateway: FakeGateway, key: str, line: bytes, *, compress: bo
     sid = gateway.session_id(key)
     seq = gateway.last_seq(sid) + 1
     if compress:
-        navigation = json.dumps(
-            {
-                "version": 1,
-                "report": {"kind": "canonical"},
-                "navigation": {},
-                "reset": {},
-                "model": {},
-                "modelBytes": len(line),
-                "modelWithoutCheckpointBytes": len(line),
-                "withoutCustomDataBytes": len(line),
-            }
-        )
+        navigation = navigation_json(len(line))
         gateway.conn.execute(
             "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, "
             "navigation_json) VALUES (?, ?, NULL, 0, ?, ?, ?)",
