@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from sessions_tui.ui.text import STATUS_ICONS, span
+from sessions_tui.ui.widgets.column_fit import fit_widths
 
 STATUS_WORDS = {"running": "running", "done": "done", "failed": "failed", "killed": "killed", "timeout": "timed out"}
 STATUS_WIDTH = max(len(f"{STATUS_ICONS.get(s, '·')} {w}") for s, w in STATUS_WORDS.items())
@@ -50,18 +51,8 @@ PADDING = 1  # DataTable's cell padding, each side
 
 def fit_run_columns(width: int) -> dict[str, int]:
     """The runs columns shown in `width` cells and their widths; LABEL takes what is left, up to LABEL_MAX."""
-    shown = [c.key for c in RUN_COLUMNS]
-
-    def total(keys: list[str]) -> int:
-        return sum(c.width + 2 * PADDING for c in RUN_COLUMNS if c.key in keys)
-
-    for key in RUN_DROP:
-        if total(shown) <= width:
-            break
-        shown.remove(key)
-    widths = {c.key: c.width for c in RUN_COLUMNS if c.key in shown}
-    widths["label"] = max(widths["label"], min(LABEL_MAX, widths["label"] + width - total(shown)))
-    return widths
+    widths = {c.key: c.width for c in RUN_COLUMNS}
+    return fit_widths(widths, RUN_DROP, width, flexible="label", flexible_max=LABEL_MAX, per_column=2 * PADDING)
 
 
 class RunsTable(DataTable[Text]):

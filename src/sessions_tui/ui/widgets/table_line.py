@@ -22,6 +22,7 @@ from sessions_tui.ui.text import (
     short_number,
     span,
 )
+from sessions_tui.ui.widgets.column_fit import fit_widths
 
 
 @dataclass(frozen=True)
@@ -54,18 +55,8 @@ def fit_columns(width: int) -> dict[str, int]:
 
     Columns drop in `DROP_ORDER` until the rest fit; KEY then takes what is left, up to `KEY_MAX`.
     """
-    shown = [c.key for c in COLUMNS]
-
-    def total(keys: list[str]) -> int:
-        return sum(c.width for c in COLUMNS if c.key in keys) + len(GAP) * (len(keys) - 1)
-
-    for column in DROP_ORDER:
-        if total(shown) <= width:
-            break
-        shown.remove(column)
-    widths = {c.key: c.width for c in COLUMNS if c.key in shown}
-    widths["key"] = max(widths["key"], min(KEY_MAX, widths["key"] + width - total(shown)))
-    return widths
+    widths = {c.key: c.width for c in COLUMNS}
+    return fit_widths(widths, DROP_ORDER, width, flexible="key", flexible_max=KEY_MAX, between=len(GAP))
 
 
 def line_width(widths: dict[str, int]) -> int:
