@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 DEFAULT_AGENT_ID = "main"
@@ -56,8 +57,12 @@ class ParsedAgentKey:
 
 def parse_agent_session_key(key: object) -> ParsedAgentKey | None:
     """Split `agent:<id>:<rest>`; None for any other shape."""
-    if not isinstance(key, str):
-        return None
+    return _parse_agent_key(key) if isinstance(key, str) else None
+
+
+@lru_cache(maxsize=4096)
+def _parse_agent_key(key: str) -> ParsedAgentKey | None:
+    """Memoised: a session's key is parsed several times per write (its agent, kind, channel…)."""
     parts = [p for p in key.strip().lower().split(":") if p]
     if len(parts) < 3 or parts[0] != "agent":
         return None

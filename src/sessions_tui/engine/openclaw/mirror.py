@@ -10,7 +10,6 @@ any moment leaves nothing half-written. Sessions that came from OpenClaw belong 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -294,9 +293,7 @@ class Mirror:
             known = self.store.imported_lines(source.source_id) is not None
             then = "kept the one imported before" if known else "using the import time"
             report.problem(f"{source.where}: updatedAt {why} ({_shown(updated)}); {then}")
-        try:
-            json.dumps(entry, allow_nan=False)
-        except ValueError:
+        if _has_non_finite(entry):
             dropped: list[tuple[str, float]] = []
             entry = _finite(entry, "", dropped)
             for path, value in dropped:
@@ -328,6 +325,17 @@ def is_time(value: Any) -> bool:
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _has_non_finite(value: Any) -> bool:
+    """Whether a non-finite number is anywhere in `value` (a walk: json.dumps cost an import more)."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, dict):
+        return any(_has_non_finite(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_non_finite(item) for item in value)
+    return False
 
 
 def _finite(value: Any, path: str, dropped: list[tuple[str, float]]) -> Any:

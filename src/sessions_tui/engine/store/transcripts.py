@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +53,16 @@ def _ordered_line(line: dict[str, Any]) -> dict[str, Any]:
 
 def mirror_header(session_id: str, created_at: int, state_dir: Path) -> str:
     """The mirror's first line, as OpenClaw writes a transcript's session header."""
-    header = {
-        "type": "session",
-        "version": TRANSCRIPT_VERSION,
-        "id": session_id,
-        "timestamp": iso_from_ms(created_at),
-        "cwd": str(state_dir),
-    }
-    return dumps(header)
+    return (
+        f'{{"type":"session","version":{TRANSCRIPT_VERSION},"id":{dumps(session_id)},'
+        f'"timestamp":"{iso_from_ms(created_at)}","cwd":{_cwd_json(state_dir)}}}'
+    )
+
+
+@lru_cache(maxsize=16)
+def _cwd_json(state_dir: Path) -> str:
+    """The header's `cwd` as JSON: the same for every mirror of a store (dumps-ing it cost an import more)."""
+    return dumps(str(state_dir))
 
 
 _INSERT_LINE = "INSERT INTO transcript (session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?)"
