@@ -2,7 +2,8 @@
 # The real OpenClaw gateway on loopback, for sessions-tui's interop tests (`make test-openclaw`).
 #
 #   openclaw-gateway.sh install
-#   openclaw-gateway.sh start --state DIR --port P [--token T] [--seed-from LEGACY_STATE] [--timeout S]
+#   openclaw-gateway.sh start --state DIR --port P [--token T] [--seed-from LEGACY_STATE] [--config FILE]
+#                             [--timeout S]
 #   openclaw-gateway.sh stop  --state DIR
 #   openclaw-gateway.sh call  --state DIR [--port P] [--token T] METHOD JSON
 #   openclaw-gateway.sh redact < STRINGS.json
@@ -18,6 +19,8 @@
 #            converted to OpenClaw's SQLite store by `openclaw doctor --session-sqlite import`
 #            before the gateway starts. Without --token a random token is made. Either way it is
 #            kept in DIR/gateway.token (mode 600) for `call`, and never printed.
+#            With --config, FILE (an openclaw.json, JSON5 allowed) becomes DIR/openclaw.json, e.g.
+#            to set gateway.tools.allow / gateway.tools.deny; port, bind and auth are forced anyway.
 #            Log: DIR/gateway.log; pid: DIR/gateway.pid; port: DIR/gateway.port.
 # stop       Stop the gateway started on DIR (SIGTERM to its process group, SIGKILL after 30 s).
 # call       One gateway RPC through OpenClaw's own CLI (`openclaw gateway call METHOD --params
@@ -156,13 +159,14 @@ seed() {  # copy LEGACY's agents/*/sessions into STATE and convert them to the S
 }
 
 cmd_start() {
-  local state="" port="" token="" seed_from="" timeout=180 pid
+  local state="" port="" token="" seed_from="" config="" timeout=180 pid
   while [ $# -gt 0 ]; do
     case "$1" in
       --state) state="$2"; shift 2 ;;
       --port) port="$2"; shift 2 ;;
       --token) token="$2"; shift 2 ;;
       --seed-from) seed_from="$2"; shift 2 ;;
+      --config) config="$2"; shift 2 ;;
       --timeout) timeout="$2"; shift 2 ;;
       *) say "start: unknown argument $1"; usage ;;
     esac
@@ -187,6 +191,10 @@ cmd_start() {
   [ -n "$token" ] || token="$("$NODE" -p 'require("crypto").randomBytes(24).toString("hex")')"
   (umask 077 && printf '%s\n' "$token" >"$state/gateway.token")
   echo "$port" >"$state/gateway.port"
+  if [ -n "$config" ]; then
+    [ -f "$config" ] || die "--config: no file $config"
+    cp "$config" "$state/openclaw.json"
+  fi
   [ -f "$state/openclaw.json" ] || write_config "$state" "$port"
   [ -z "$seed_from" ] || seed "$seed_from" "$state"
 
