@@ -8,6 +8,7 @@ calls it; the tools apply the requester's point of view.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -45,11 +46,16 @@ VISIBILITIES = ("self", "tree", "agent", "all")
 
 def config_secrets(config: Config) -> list[str]:
     """The secret values the configuration holds or points at (API keys, secret-looking
-    headers): masked wherever they appear, whatever their shape."""
+    headers, gateway tokens): masked wherever they appear, whatever their shape."""
     from sessions_tui.engine.models.api_key import resolve_api_key
     from sessions_tui.engine.redact import is_secret_field
+    from sessions_tui.engine.secret_refs import secret_text
 
     out: list[str] = []
+    for token in (config.gateway.auth.token, config.gateway.remote.token, os.environ.get("SESSIONS_TUI_TOKEN")):
+        value = secret_text(token)
+        if value:
+            out.append(value)
     for name, provider in config.models.providers.items():
         key = resolve_api_key(name, provider)
         if key:

@@ -14,6 +14,7 @@ from pydantic import Field, ValidationInfo, model_validator
 from sessions_tui.engine.config.agents import AgentConfig, AgentsConfig
 from sessions_tui.engine.config.base import ConfigModel
 from sessions_tui.engine.config.channels import ChannelConfig
+from sessions_tui.engine.config.gateway import GatewayConfig
 from sessions_tui.engine.config.providers import ModelsConfig
 from sessions_tui.engine.config.redaction import LoggingConfig
 from sessions_tui.engine.config.rules import apply_value_rules, show_number
@@ -45,6 +46,10 @@ class Config(ConfigModel):
         default_factory=dict, description="Delivery channels by name (webhooks); default {}."
     )
     ui: UiConfig = Field(default_factory=UiConfig, description="sessions-tui's own dashboard settings.")
+    gateway: GatewayConfig = Field(
+        default_factory=GatewayConfig,
+        description="The HTTP face (`serve`) and the gateway OpenClaw sessions send through.",
+    )
 
     @model_validator(mode="before")
     @classmethod

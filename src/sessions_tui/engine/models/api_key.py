@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from pydantic import SecretStr
 
 from sessions_tui.engine.config import ProviderConfig
+from sessions_tui.engine.secret_refs import secret_text
 
 __all__ = ["resolve_api_key"]
 
-_ENV_REF_RE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
 
 
@@ -40,11 +40,7 @@ def resolve_api_key(provider_name: str, provider: ProviderConfig, env: Mapping[s
     secret = provider.api_key
     raw = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
     if isinstance(raw, str) and raw.strip():
-        text = raw.strip()
-        found = _ENV_REF_RE.match(text)
-        if found:
-            return _env_value(env, found.group(1))
-        return text
+        return secret_text(raw, env)
     if isinstance(raw, dict):
         source = str(raw.get("source", "env")).strip().lower()
         var = raw.get("id") or raw.get("name")
