@@ -53,9 +53,9 @@ def config_secrets(config: Config) -> list[str]:
 
     out: list[str] = []
     for token in (config.gateway.auth.token, config.gateway.remote.token, os.environ.get("SESSIONS_TUI_TOKEN")):
-        value = secret_text(token)
-        if value:
-            out.append(value)
+        text = secret_text(token)
+        if text:
+            out.append(text)
     for name, provider in config.models.providers.items():
         key = resolve_api_key(name, provider)
         if key:
