@@ -1,6 +1,7 @@
 """Keyset paging of the session table: pages read after a row's sort value and key (or before it)
 are exactly the pages by position, for every sort column in both directions, across runs of equal
-sort values; and a store file of schema 2 migrates to the indexed schema."""
+sort values, each read from the column's one index; and store files of schema 2 and 4 migrate to
+the indexed schema."""
 
 import sqlite3
 
@@ -8,6 +9,7 @@ import pytest
 
 from conftest import add_session
 from sessions_tui.engine.store import SORT_COLUMNS, SessionFilter, Store
+from sessions_tui.engine.store.browse_schema import SORTED
 from sessions_tui.engine.store.schema import _SCHEMA, SCHEMA_VERSION
 
 AGENTS = ["main", "ops"]
@@ -118,7 +120,7 @@ def test_a_schema_2_file_migrates(tmp_path):
     store = Store(state)
     try:
         with store.read() as c:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
             row = c.execute("SELECT sort_model, sort_tokens, sort_label FROM sessions").fetchone()
         assert tuple(row) == ("gpt-5", 7, "Dev Chat")
         flt = SessionFilter(search="dev chat")  # found through the search index filled by the migration
@@ -156,3 +158,85 @@ def test_the_search_index_only_narrows(make_engine, needle):
     listed = {s.key for s in engine.store.list_sessions(search=needle)[0]}
     browsed = {s.key for s in engine.store.browse(SessionFilter(search=needle), limit=None)[0]}
     assert browsed == listed
+
+
+class _Recorder:
+    """The store's connection, noting each statement run on it (and its arguments)."""
+
+    def __init__(self, conn):
+        self._conn = conn
+        self.statements = []
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def execute(self, sql, args=()):
+        self.statements.append((sql, tuple(args)))
+        return self._conn.execute(sql, args)
+
+
+@pytest.mark.parametrize("order_by", list(SORT_COLUMNS))
+@pytest.mark.parametrize("descending", [True, False])
+def test_each_sort_reads_its_one_index_in_either_direction(make_engine, order_by, descending):
+    """Ties follow the sort's direction, so the column's one index gives the page in order, read
+    forwards or backwards, for the first page and the pages after and before a row: no sorting."""
+    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    _fill(engine)
+    store, flt = engine.store, _flt()
+    column = SORT_COLUMNS[order_by]
+    _, cursors = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=20)
+    recorder = store._conn = _Recorder(store._conn)
+    try:
+        for where in ({}, {"after": cursors[9]}, {"before": cursors[9]}):
+            recorder.statements.clear()
+            store.browse_keyset(flt, order_by=order_by, descending=descending, limit=5, **where)
+            sql, args = next(s for s in recorder.statements if s[0].startswith(f"SELECT {column}, key"))
+            plan = [r[3] for r in recorder._conn.execute(f"EXPLAIN QUERY PLAN {sql}", args)]
+            assert len(plan) == 1 and f"USING INDEX sessions_sort_{column}" in plan[0], (where, plan)
+            assert not any("TEMP B-TREE" in step for step in plan)
+    finally:
+        store._conn = recorder._conn
+
+
+def test_a_schema_4_file_gets_one_index_per_sort_column(tmp_path):
+    """Schema 4's ascending and descending index of each sort column, and its indexes by time and
+    by kind that no query reads, give way to one index per sort column; the sessions stay found."""
+    state = tmp_path / "state"
+    store = Store(state)
+    try:
+        store.create("agent:main:discord:group:dev", {"label": "Dev Chat", "model": "gpt-5"})
+        store.create("agent:main:telegram:direct:bob", {"label": "Bob"})
+    finally:
+        store.close()
+    conn = sqlite3.connect(state / "sessions.sqlite3")  # the file as schema 4 left it
+    for column in ("updated_at", *SORTED):
+        conn.execute(f"DROP INDEX sessions_sort_{column}")
+        for direction in ("asc", "desc"):
+            conn.execute(
+                f"CREATE INDEX sessions_sort_{column}_{direction} ON sessions("
+                f"{column} {direction.upper()}, key, archived_at, agent_id) WHERE listable = 1"
+            )
+    conn.execute("CREATE INDEX sessions_by_updated ON sessions(updated_at DESC)")
+    conn.execute("CREATE INDEX sessions_by_kind ON sessions(kind, updated_at DESC)")
+    conn.execute("PRAGMA user_version=4")
+    conn.commit()
+    conn.close()
+    store = Store(state)
+    try:
+        with store.read() as c:
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+            indexes = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert {f"sessions_sort_{column}" for column in ("updated_at", *SORTED)} <= indexes
+        assert not [i for i in indexes if i.endswith(("_asc", "_desc"))]
+        assert not indexes & {"sessions_by_updated", "sessions_by_kind"}
+        for order_by in SORT_COLUMNS:
+            for descending in (True, False):
+                keys = [
+                    s.key for s in store.browse_keyset(SessionFilter(), order_by=order_by, descending=descending)[0]
+                ]
+                assert sorted(keys) == ["agent:main:discord:group:dev", "agent:main:telegram:direct:bob"]
+        assert [s.key for s in store.browse_keyset(SessionFilter(search="dev chat"))[0]] == [
+            "agent:main:discord:group:dev"
+        ]
+    finally:
+        store.close()

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from sessions_tui.engine.store import DB_NAME, SessionFilter, Store, StoreError
+from sessions_tui.engine.store import DB_NAME, SCHEMA_VERSION, SessionFilter, Store, StoreError
 from sessions_tui.engine.store.browse_schema import SEARCHED
 from sessions_tui.engine.store.connection import BatchAborted
 
@@ -154,7 +154,7 @@ def test_a_schema_3_file_gets_its_transcripts_in_a_rowid_table(tmp_path, clock):
 
     store = Store(tmp_path, clock)
     with store.read() as c:
-        assert c.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         sql = c.execute("SELECT sql FROM sqlite_master WHERE name = 'transcript'").fetchone()[0]
         indexes = {r[1] for r in c.execute("PRAGMA index_list(transcript)")}
         assert not c.execute("SELECT count(*) FROM sqlite_master WHERE name = 'transcript_schema3'").fetchone()[0]

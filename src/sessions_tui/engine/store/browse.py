@@ -204,7 +204,8 @@ class BrowsePart(StoreBase):
         if order_by == "key":  # the viewer's own main is shown, and sorted, as `main`
             column, order_args = "(CASE WHEN key = ? THEN 'main' ELSE sort_display END)", [flt.shown_as_main or ""]
         clause = " AND ".join(where)
-        sql = f"SELECT key FROM {source} WHERE {clause} ORDER BY {column} {'DESC' if descending else 'ASC'}, key"
+        direction = "DESC" if descending else "ASC"
+        sql = f"SELECT key FROM {source} WHERE {clause} ORDER BY {column} {direction}, key {direction}"
         page_args: list[Any] = []
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
@@ -260,8 +261,9 @@ class BrowsePart(StoreBase):
         before: Cursor | None = None,
     ) -> tuple[list[StoredSession], list[Cursor]]:
         """The page of sessions just after the row `after` (or just before `before`; neither: the
-        first page) in the sorted, filtered order, and each row's cursor. Ties are broken by key,
-        ascending in both directions. Fewer than `limit` rows before `before` read the first page."""
+        first page) in the sorted, filtered order, and each row's cursor. Ties are broken by key in
+        the sort's direction, so one index per column serves both (read backwards for the other).
+        Fewer than `limit` rows before `before` read the first page."""
         with self.read() as conn:
             where, args, source = self._where(conn, flt)
         column, col_args = _kind(flt) if order_by == "kind" else (SORT_COLUMNS.get(order_by, "updated_at"), [])
@@ -274,18 +276,19 @@ class BrowsePart(StoreBase):
             page_where.append("key != ?")
             page_args.append(special)
         if cursor is not None:
-            beyond, key_beyond = (">" if ascending else "<"), ("<" if backwards else ">")
-            page_where.append(f"{column} {beyond}= ? AND ({column} {beyond} ? OR key {key_beyond} ?)")
+            beyond = ">" if ascending else "<"
+            page_where.append(f"{column} {beyond}= ? AND ({column} {beyond} ? OR key {beyond} ?)")
             page_args += [*col_args, cursor[0], *col_args, cursor[0], cursor[1]]
+        direction = "ASC" if ascending else "DESC"
         sql = (
             f"SELECT {column}, key FROM {source} WHERE {' AND '.join(page_where)} "
-            f"ORDER BY {column} {'ASC' if ascending else 'DESC'}, key {'DESC' if backwards else 'ASC'} LIMIT ?"
+            f"ORDER BY {column} {direction}, key {direction} LIMIT ?"
         )
 
         def first(a: Cursor, b: Cursor) -> bool:  # whether `a` is read before `b`
             if a[0] != b[0]:
                 return bool(a[0] < b[0]) == ascending
-            return (a[1] < b[1]) != backwards
+            return bool(a[1] < b[1]) == ascending
 
         with self.read() as conn:
             found: list[Cursor] = [(r[0], r[1]) for r in conn.execute(sql, (*col_args, *page_args, *col_args, limit))]

@@ -1,6 +1,6 @@
-"""The indexes the dashboard's table pages on: one per sort column and direction, and a trigram
-index for its text search, so a page, a sort or a keystroke reads about a page of rows whatever
-the size of the store (schema 3).
+"""The indexes the dashboard's table pages on: one per sort column (read forwards or backwards), and
+a trigram index for its text search, so a page, a sort or a keystroke reads about a page of rows
+whatever the size of the store (schema 3; one index per column since schema 5).
 
 The sorted values that live inside the JSON entry or are expressions (model, tokens, status, the
 label shown, the key as shown, the kind as shown) are virtual generated columns: computed, never
@@ -74,6 +74,14 @@ def catch_up_search(conn: sqlite3.Connection, watermark: int) -> None:
     conn.execute(_INSERT_TRIGGER)
 
 
+def drop_paired_indexes(conn: sqlite3.Connection) -> None:
+    """Schema 4 and older: the ascending and descending index of each sort column (ties were
+    broken by key ascending in both directions) go; `add_browse_indexes` adds one each instead."""
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'").fetchall():
+        if name.startswith("sessions_sort_") and name.endswith(("_asc", "_desc")):
+            conn.execute(f'DROP INDEX "{name}"')
+
+
 def add_browse_indexes(conn: sqlite3.Connection, *, fill_search: bool) -> None:
     """Add what is missing of the generated columns, their indexes and the search index; with
     `fill_search`, index the sessions already stored (an older file)."""
@@ -81,15 +89,14 @@ def add_browse_indexes(conn: sqlite3.Connection, *, fill_search: bool) -> None:
     for column, expression in GENERATED.items():
         if column not in have:
             conn.execute(f"ALTER TABLE sessions ADD COLUMN {column} GENERATED ALWAYS AS ({expression}) VIRTUAL")
-    # Ties are broken by key ascending in both directions, so each direction has its index. Only
-    # listed sessions, and with the columns the usual filters test, so a page is read from the index
-    # alone until the rows it keeps are looked up.
+    # Ties are broken by key in the sort's direction, so one index serves both directions (read
+    # backwards for a descending sort). Only listed sessions, and with the columns the usual filters
+    # test, so a page is read from the index alone until the rows it keeps are looked up.
     for column in ("updated_at", *SORTED):
-        for direction in ("asc", "desc"):
-            conn.execute(
-                f"CREATE INDEX IF NOT EXISTS sessions_sort_{column}_{direction} ON sessions("
-                f"{column} {direction.upper()}, key, archived_at, agent_id) WHERE listable = 1"
-            )
+        conn.execute(
+            f"CREATE INDEX IF NOT EXISTS sessions_sort_{column} ON sessions("
+            f"{column}, key, archived_at, agent_id) WHERE listable = 1"
+        )
     conn.execute(
         # Trigrams only, no positions or sizes (detail none, columnsize 0): a fraction of the cost per
         # session written, and still enough to narrow a search to the sessions holding all its trigrams.

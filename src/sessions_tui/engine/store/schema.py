@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import sqlite3
 
-from sessions_tui.engine.store.browse_schema import add_browse_indexes
+from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
-# 4: transcript a rowid table (below)
+# 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
+# kind or by time alone: no query reads them)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -53,12 +54,10 @@ CREATE TABLE IF NOT EXISTS sessions (
     mirror_size INTEGER NOT NULL DEFAULT 0,
     entry TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS sessions_by_updated ON sessions(updated_at DESC);
 CREATE INDEX IF NOT EXISTS sessions_by_spawned_by ON sessions(spawned_by);
 CREATE INDEX IF NOT EXISTS sessions_by_parent ON sessions(parent_session_key);
 CREATE INDEX IF NOT EXISTS sessions_by_label ON sessions(label);
 CREATE INDEX IF NOT EXISTS sessions_by_agent ON sessions(agent_id, updated_at DESC);
-CREATE INDEX IF NOT EXISTS sessions_by_kind ON sessions(kind, updated_at DESC);
 CREATE INDEX IF NOT EXISTS sessions_browse ON sessions(
     updated_at DESC, key, agent_id, kind, rest, channel, listable, archived_at, label, display_name,
     session_id, spawned_by, parent_session_key);
@@ -158,6 +157,10 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
             if column.split()[0] not in have:
                 conn.execute(f"ALTER TABLE outbox ADD COLUMN {column}")
         conn.execute("UPDATE outbox SET idempotency_key = lower(hex(randomblob(16))) WHERE idempotency_key IS NULL")
+    if 0 < version < 5:  # every index a session's write maintains costs an import its share
+        drop_paired_indexes(conn)
+        conn.execute("DROP INDEX IF EXISTS sessions_by_updated")
+        conn.execute("DROP INDEX IF EXISTS sessions_by_kind")
     add_browse_indexes(conn, fill_search=version < 3)  # 3: sort columns, their indexes, the search index
     if 0 < version < 4:
         _transcript_by_rowid(conn)
