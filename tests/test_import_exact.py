@@ -14,7 +14,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sessions_tui.engine.openclaw.importer import import_openclaw
+from sessions_tui.engine.store.mirror_files import MirrorWriter
 from sessions_tui.engine.store.schema import DB_NAME
 
 FIXTURE = Path(__file__).parent / "fixtures" / "import_exact.json"
@@ -124,7 +127,11 @@ def snapshot(state: Path, tmp: Path) -> dict[str, Any]:
     return json.loads(json.dumps(out).replace(json.dumps(str(tmp))[1:-1], "<tmp>"))
 
 
-def test_a_small_import_and_its_update_write_the_same_rows_and_mirror_bytes(tmp_path, make_engine):
+@pytest.mark.parametrize("spawn_after", [64, 1], ids=["own-thread", "child-process"])
+def test_a_small_import_and_its_update_write_the_same_rows_and_mirror_bytes(
+    tmp_path, make_engine, monkeypatch, spawn_after
+):
+    monkeypatch.setattr(MirrorWriter, "spawn_after", spawn_after)  # who writes the mirrors changes nothing
     build(tmp_path / "openclaw")
     engine = make_engine()
     first = import_openclaw(engine.store, engine.canonical, tmp_path / "openclaw")

@@ -22,7 +22,7 @@ from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.store.codec import dumps, int_or_zero
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.messages import is_message_line, message_of_line
-from sessions_tui.engine.store.mirror_files import write_all, write_new
+from sessions_tui.engine.store.mirror_files import MirrorWriter, write_all, write_new
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.store.sessions import SessionsPart, TranscriptTail
 from sessions_tui.engine.surrogates import loads
@@ -205,7 +205,10 @@ class TranscriptsPart(SessionsPart):
         tail = TranscriptTail(new.last_seq, new.msg_count, new.parent, len(data))
         session = self._create(conn, key, entry, session_id=session_id, created_at=created, tail=tail)
         if new.rows:  # after the row: a sessionId already in use fails there, before any file is touched
-            write_new(session.mirror_path, data)
+            if self._batching:
+                self._mirror_writer().add(session.mirror_path, data)  # written before the batch commits
+            else:
+                write_new(session.mirror_path, data)
             conn.executemany(_INSERT_LINE, new.rows)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
@@ -215,6 +218,7 @@ class TranscriptsPart(SessionsPart):
         mirror that does not have the size the database recorded is first cut back to it, or, if
         shorter or missing, written again whole from the header and the stored lines.
         """
+        self._sync_mirrors()
         path = self.state_dir / row["mirror_path"]
         expected = int(row["mirror_size"])
         if expected > 0 and self._mirror_at(path, expected):
@@ -230,8 +234,34 @@ class TranscriptsPart(SessionsPart):
         write_new(path, data)
         return len(data)
 
+    _writer: MirrorWriter | None = None
+
+    def _mirror_writer(self) -> MirrorWriter:
+        if self._writer is None:
+            self._writer = MirrorWriter()
+        return self._writer
+
+    def _sync_mirrors(self) -> None:
+        """The batch's new mirrors written before one of them is appended to or removed."""
+        if self._writer is not None and self._writer.pending:
+            self._writer.sync()
+
+    def _commit_batch(self) -> None:
+        """A batch commits the sizes of its new mirrors only once they are all written."""
+        if self._writer is not None:
+            self._writer.sync()
+        super()._commit_batch()
+
+    def _end_bulk(self) -> None:
+        try:
+            super()._end_bulk()
+        finally:
+            if self._writer is not None:
+                self._writer.close()
+
     def _drop_mirror(self, row: sqlite3.Row) -> None:
         """Remove a session's mirror file (its transcript is now empty)."""
+        self._sync_mirrors()
         try:
             os.unlink(self.state_dir / row["mirror_path"])
         except FileNotFoundError:
