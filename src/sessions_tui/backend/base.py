@@ -105,6 +105,10 @@ class Backend(Protocol):
         """Run a tool as the requester; its result dict. Raises `ToolInputError` for invalid
         arguments and `UnknownToolError` for a tool that does not exist."""
 
+    def tools_for(self, requester: Requester) -> list[str]:
+        """The tools the requester's session may call (its agent's tool policy: a sub-agent's
+        deny lists), before any face's own limits."""
+
     async def browse(
         self,
         requester: Requester,

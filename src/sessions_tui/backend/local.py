@@ -17,7 +17,6 @@ from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.outbox import EXIT_WAIT_S
-from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
 
@@ -70,17 +69,9 @@ class LocalBackend:
         return self.engine.is_sandboxed(key)
 
     def describe_requester(self, requester: Requester) -> RequesterView:
-        ctx = RequesterContext.of(
-            ToolCall(engine=self.engine, agent_session_key=requester.key, sandboxed=requester.sandboxed)
-        )
-        a2a = self.engine.a2a_policy()
-        return RequesterView(
-            agent_id=ctx.requester_agent_id,
-            visibility=ctx.visibility,
-            restrict_to_spawned=ctx.restrict_to_spawned,
-            a2a_enabled=a2a.enabled,
-            a2a_allow_any=not a2a.allow,
-        )
+        from sessions_tui.backend.describe import describe_requester
+
+        return describe_requester(self.engine, requester)
 
     def redact(self, text: str) -> str:
         return self.engine.redactor.redact(text)
@@ -99,6 +90,14 @@ class LocalBackend:
 
     async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
         return await invoke(self.tool_call(requester), name, args)
+
+    def tools_for(self, requester: Requester) -> list[str]:
+        from sessions_tui.tools.host import EngineToolHost
+        from sessions_tui.tools.registry import TOOLS
+
+        host = self.engine.tool_host
+        key = self.engine.canonical(requester.key) if requester.key else self.engine.main_session_key()
+        return host.allowed(key) if isinstance(host, EngineToolHost) else list(TOOLS)
 
     async def browse(
         self,

@@ -16,21 +16,15 @@ from typing import Any
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
+from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.keys import (
-    DEFAULT_AGENT_ID,
-    MainAlias,
-    agent_id_of,
-    canonical_key,
     classify_session_kind,
-    display_key,
     entry_channel,
-    parse_agent_session_key,
 )
 from sessions_tui.engine.models.registry import ModelRegistry
 from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.policy import (
-    AgentToAgentPolicy,
     SendPolicyVerdict,
     resolve_send_policy,
 )
@@ -66,7 +60,7 @@ def config_secrets(config: Config) -> list[str]:
     return out
 
 
-class Engine:
+class Engine(ConfigPolicies):
     """State, config and the derived policies of one state directory."""
 
     def __init__(
@@ -77,13 +71,11 @@ class Engine:
         clock: Clock | None = None,
         config_path: Path | None = None,
     ) -> None:
+        super().__init__(config or defaults_of(Config))
         self.state_dir = Path(state_dir).expanduser()
-        self.config = config or defaults_of(Config)
         self.config_path = config_path
         self.clock = clock or Clock()
         self.store = Store(self.state_dir, self.clock)
-        session = self.config.session
-        self.alias = MainAlias.of(session.main_key, session.scope)
         self.redactor = Redactor(
             mode=self.config.logging.redact_sensitive,
             patterns=self.config.logging.redact_patterns,
@@ -191,32 +183,7 @@ class Engine:
         """Moves when another process commits to the state directory (see `Store.data_version`)."""
         return self.store.data_version()
 
-    # -- keys ---------------------------------------------------------------------------------
-
-    def canonical(self, key: str, agent_id: str = DEFAULT_AGENT_ID) -> str:
-        return canonical_key(key, self.alias, agent_id)
-
-    def display(self, key: str, requester_agent_id: str = DEFAULT_AGENT_ID) -> str:
-        return display_key(key, self.alias, requester_agent_id)
-
-    def main_session_key(self, agent_id: str = DEFAULT_AGENT_ID) -> str:
-        return self.alias.main_session_key(agent_id)
-
-    # -- policies -----------------------------------------------------------------------------
-
-    def a2a_policy(self) -> AgentToAgentPolicy:
-        a2a = self.config.tools.agent_to_agent
-        return AgentToAgentPolicy(enabled=a2a.enabled is True, allow=tuple(a2a.allow or ()))
-
-    def visibility(self, sandboxed: bool) -> str:
-        """OpenClaw's effective visibility: a sandbox clamp of `spawned` turns anything but `tree` to `tree`."""
-        value = self.config.tools.sessions.visibility
-        if sandboxed and self.sandbox_visibility() == "spawned" and value != "tree":
-            return "tree"
-        return value
-
-    def sandbox_visibility(self) -> str:
-        return self.config.agents.defaults.sandbox.session_tools_visibility
+    # -- the operator's reads -----------------------------------------------------------------
 
     def operator_sessions(self, search: str | None = None, limit: int = 200) -> list[tuple[str, str]]:
         """(key, label) of every session, newest first: for the operator's own pickers."""
@@ -228,14 +195,3 @@ class Engine:
         session = self.store.get(key)
         channel = entry_channel(key, classify_session_kind(key, None, self.alias), session.entry if session else {})
         return None if channel == "unknown" else channel
-
-    def is_sandboxed(self, key: str) -> bool:
-        """Whether a session's agent runs it sandboxed (`sandbox.mode`: off, non-main, all)."""
-        mode = self.config.sandbox_mode(agent_id_of(key))
-        if mode == "all":
-            return True
-        if mode == "non-main":
-            parsed = parse_agent_session_key(key)
-            is_main = key == "global" or bool(parsed and parsed.rest == self.alias.main_key)
-            return not is_main
-        return False

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import agent_id_of, internal_key, is_subagent_session_key
 from sessions_tui.engine.policy import AgentToAgentPolicy
@@ -62,13 +63,17 @@ class RequesterContext:
 
     @classmethod
     def of(cls, call: ToolCall) -> RequesterContext:
-        engine = call.engine
-        raw = (call.agent_session_key or "").strip()
-        internal = engine.canonical(internal_key(raw, engine.alias)) if raw else None
-        effective = internal or engine.main_session_key()
+        return cls.for_requester(call.engine, call.agent_session_key, call.sandboxed)
+
+    @classmethod
+    def for_requester(cls, policies: ConfigPolicies, key: str | None, sandboxed: bool) -> RequesterContext:
+        """The context of a requester key (None: the main session), from the config alone."""
+        raw = (key or "").strip()
+        internal = policies.canonical(internal_key(raw, policies.alias)) if raw else None
+        effective = internal or policies.main_session_key()
         restrict = (
-            call.sandboxed
-            and engine.sandbox_visibility() == "spawned"
+            sandboxed
+            and policies.sandbox_visibility() == "spawned"
             and internal is not None
             and not is_subagent_session_key(internal)
         )
@@ -77,8 +82,8 @@ class RequesterContext:
             effective_requester_key=effective,
             requester_agent_id=agent_id_of(effective),
             restrict_to_spawned=restrict,
-            sandboxed=call.sandboxed,
-            visibility=engine.visibility(call.sandboxed),
+            sandboxed=sandboxed,
+            visibility=policies.visibility(sandboxed),
         )
 
 
