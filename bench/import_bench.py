@@ -135,6 +135,16 @@ def build_source(root: Path) -> int:
     return per_agent * len(AGENTS)
 
 
+def file_creation_us(where: Path, count: int = 1000) -> float:
+    """Microseconds this filesystem takes to create an empty file now (it varies tenfold with its
+    state: after many deletions, each creation costs far more). The files are left in place."""
+    where.mkdir()
+    t0 = time.perf_counter()
+    for n in range(count):
+        os.close(os.open(where / f"{uuid.UUID(int=n, version=4)}.jsonl", os.O_WRONLY | os.O_CREAT, 0o600))
+    return (time.perf_counter() - t0) / count * 1e6
+
+
 def main() -> int:
     return in_temp_dir("import-bench-", bench)
 
@@ -145,6 +155,10 @@ def bench(tmp: Path) -> int:
     print(
         f"setup: legacy store of {expected} sessions x (header + {LINES} lines) "
         f"in {time.perf_counter() - t0:.1f} s ({tmp})"
+    )
+    probe = file_creation_us(tmp / "probe")
+    print(
+        f"this filesystem creates a file in {probe:.0f} us now (x {expected} mirrors = {probe * expected / 1e6:.1f} s)"
     )
     cfg, _ = parse_config({})
     engine = Engine(tmp / "state", cfg, clock=FrozenClock(NOW_MS))
@@ -159,6 +173,10 @@ def bench(tmp: Path) -> int:
         f"{report.lines_imported / elapsed:,.0f} transcript lines/s; CPU user {cpu.user - cpu0.user:.2f} s, "
         f"system {cpu.system - cpu0.system:.2f} s (creating files on a filesystem that has just deleted many "
         "shows here as system time)"
+    )
+    print(
+        f"  the mirror-writing process: CPU user {cpu.children_user - cpu0.children_user:.2f} s, "
+        f"system {cpu.children_system - cpu0.children_system:.2f} s (on the other core, alongside the import)"
     )
     stored = engine.store.count(include_archived=True)
     engine.close()
