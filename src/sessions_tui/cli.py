@@ -287,6 +287,17 @@ def _run_dashboard(opts: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_serve(opts: argparse.Namespace) -> int:
+    from sessions_tui.cli_serve import ServeRefused, run_serve
+
+    backend = _open_backend(opts)
+    try:
+        asyncio.run(run_serve(opts, backend))
+    except ServeRefused as exc:
+        raise UsageError(str(exc)) from exc
+    return EXIT_OK
+
+
 # The commands `--demo` (given before them) means nothing to, and why.
 _NO_DEMO = {"demo": "it writes the demo already", "import-openclaw": "the demo has sessions of its own"}
 
@@ -311,6 +322,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_demo(opts)
         if opts.command == "import-openclaw":
             return _run_import(opts)
+        if opts.command == "serve":
+            return _run_serve(opts)
         return _run_dashboard(opts)
     except UsageError as exc:
         print(f"sessions-tui: {visible_line(exc)}", file=sys.stderr)

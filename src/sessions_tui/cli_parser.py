@@ -252,4 +252,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
         "until Ctrl+C or SIGTERM",
     )
+
+    serve = _subcommand(
+        sub,
+        "serve",
+        "answer OpenClaw's HTTP tool API on this state directory, for scripts and remote dashboards",
+        _wrapped(
+            "Serves POST /tools/invoke as OpenClaw's gateway does (bearer token, its status codes, its HTTP "
+            "deny list: sessions_send and sessions_spawn only when gateway.tools.allow names them), GET /health "
+            "and /readyz, and the engine's live events for 'sessions-tui --remote URL' dashboards.\n\n"
+            "The token: --token, else $SESSIONS_TUI_TOKEN, else gateway.auth.token in the config. Without one "
+            "it listens on loopback only, with a new random token written to <state>/serve.token (mode 600). "
+            "A host other than loopback needs a token. Ctrl+C or SIGTERM stops it after the work under way."
+        ),
+        epilog="example: SESSIONS_TUI_TOKEN=$(cat ~/.sessions-tui-token) sessions-tui serve --host 0.0.0.0",
+    )
+    _global_options(serve, suppress=True, demo=on_demo)
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    serve.add_argument(
+        "--port", type=int, default=None, help="the port (default: gateway.port in the config, else 18789; 0: any free)"
+    )
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="the bearer token clients must send (other local users can see it: prefer $SESSIONS_TUI_TOKEN)",
+    )
+    serve.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
     return parser

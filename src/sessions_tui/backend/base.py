@@ -76,6 +76,9 @@ class Backend(Protocol):
     def theme(self) -> str | None:
         """The dashboard's theme named in the config (`ui.theme`), None for the dashboard's own."""
 
+    def public_config(self) -> dict[str, Any]:
+        """The config a remote face may see (`wire.PUBLIC_CONFIG_SECTIONS`): never a secret or a URL."""
+
     # -- keys and identity (config only, no I/O) -------------------------------------------------
 
     def now(self) -> int:

@@ -51,6 +51,11 @@ class LocalBackend:
     def theme(self) -> str | None:
         return self.engine.config.ui.theme
 
+    def public_config(self) -> dict[str, Any]:
+        from sessions_tui.backend.wire import PUBLIC_CONFIG_SECTIONS
+
+        return self.engine.config.model_dump(mode="json", by_alias=True, include=set(PUBLIC_CONFIG_SECTIONS))
+
     # -- keys and identity -----------------------------------------------------------------------
 
     def now(self) -> int:

@@ -1,0 +1,140 @@
+"""The operator API's bodies: what a remote dashboard asks `sessions-tui serve` beyond the tools.
+
+`POST /sessions-tui/v1/<op>` with the op's request model as JSON, answered with its answer model.
+Declared once here; the server (server/operator.py) validates requests and the remote backend
+(backend/remote.py) validates answers with the same models. Every text in an answer that may hold
+agent output is redacted by the server before it leaves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field
+
+from sessions_tui.backend.base import Requester, RequesterView
+from sessions_tui.engine.lazy_model import LazyModel
+
+API_PREFIX = "/sessions-tui/v1"
+
+PUBLIC_CONFIG_SECTIONS = ("session", "tools", "agents", "logging", "ui")
+"""The config a remote face may see: key spellings, visibility, sandboxing, redaction patterns,
+keys and theme. Never providers, channels or the gateway section (they hold secrets and URLs)."""
+
+
+class WireModel(LazyModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Empty(WireModel):
+    pass
+
+
+class Info(WireModel):
+    """What a remote face needs once: the server's public config and its warnings."""
+
+    name: str = "sessions-tui"
+    version: str
+    config: dict[str, Any]
+    config_warnings: list[str] = Field(default_factory=list)
+
+
+class Query(WireModel):
+    """`tools.browse.BrowseQuery` on the wire."""
+
+    kinds: list[str] | None = None
+    active_minutes: int | None = None
+    search: str | None = None
+    order_by: str = "updated"
+    descending: bool = True
+    include_archived: bool = False
+
+
+class BrowseRequest(WireModel):
+    requester: Requester
+    query: Query
+    offset: int = Field(default=0, ge=0)
+    limit: int = Field(default=500, ge=1, le=5000)
+    after: tuple[Any, str] | None = None
+    before: tuple[Any, str] | None = None
+    count: bool = True
+
+
+class BrowseAnswer(WireModel):
+    rows: list[dict[str, Any]]
+    total: int
+    offset: int
+    first: tuple[Any, str] | None = None
+    last: tuple[Any, str] | None = None
+
+
+class CountRequest(WireModel):
+    requester: Requester
+    query: Query
+
+
+class Count(WireModel):
+    count: int
+
+
+class RowsRequest(WireModel):
+    requester: Requester
+    keys: list[str] = Field(max_length=5000)
+
+
+class Rows(WireModel):
+    rows: dict[str, dict[str, Any]]
+
+
+class Flag(WireModel):
+    value: bool
+
+
+class Number(WireModel):
+    value: int
+
+
+class SessionsRequest(WireModel):
+    search: str | None = None
+    limit: int = Field(default=200, ge=1, le=5000)
+
+
+class SessionsAnswer(WireModel):
+    sessions: list[tuple[str, str]]
+
+
+class KeyRequest(WireModel):
+    key: str
+
+
+class RunRequest(WireModel):
+    run_id: str
+
+
+class Text(WireModel):
+    value: str | None
+
+
+class CommandRequest(WireModel):
+    key: str
+    text: str
+
+
+class ChildViews(WireModel):
+    children: list[dict[str, Any]]
+
+
+class AnnouncementViews(WireModel):
+    announcements: list[dict[str, Any]]
+
+
+class RequesterRequest(WireModel):
+    requester: Requester
+
+
+class Tools(WireModel):
+    tools: list[str]
+
+
+class DescribeAnswer(WireModel):
+    view: RequesterView

@@ -1,0 +1,90 @@
+"""The ASGI application of `sessions-tui serve` (Starlette): its routes and their order of checks.
+
+- `POST /tools/invoke` — OpenClaw's tool endpoint (invoke.py).
+- `GET /health` — the process is up; `GET /readyz` — the engine is started and answers.
+- `GET /events` — the engine's events as server-sent events (events.py); bearer auth.
+- `POST /sessions-tui/v1/<op>` — the operator's reads for remote dashboards (operator.py); bearer auth.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from sessions_tui.backend import Backend
+from sessions_tui.backend.wire import API_PREFIX
+from sessions_tui.server.access import http_denied
+from sessions_tui.server.events import EventStream
+from sessions_tui.server.invoke import Authenticator, ToolsInvoke, json_response
+from sessions_tui.server.operator import OperatorApi
+from sessions_tui.server.settings import ServerSettings
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _authenticated(auth: Authenticator, endpoint: Endpoint, method: str) -> Endpoint:
+    async def guarded(request: Request) -> Response:
+        if request.method != method:
+            return Response("Method Not Allowed", 405, {"Allow": method}, media_type="text/plain")
+        refused = auth.refusal(request)
+        return refused if refused is not None else await endpoint(request)
+
+    return guarded
+
+
+class ServerState:
+    """What the routes share: when the server started and whether the engine is ready."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.ready = False
+
+
+def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: bool = True) -> Starlette:
+    """The application over a backend. With `manage_backend`, its lifespan starts the backend and,
+    at shutdown, waits for the work in flight and closes it."""
+    state = ServerState()
+    auth = Authenticator(settings)
+    invoke = ToolsInvoke(backend, settings, auth, http_denied(settings.allow, settings.deny))
+    events = EventStream(backend, settings.event_queue)
+    operator = OperatorApi(backend, backend.public_config())
+
+    async def health(request: Request) -> Response:
+        return json_response(200, {"ok": True, "status": "live"}, {"Cache-Control": "no-store"})
+
+    async def readyz(request: Request) -> Response:
+        uptime_ms = int((time.monotonic() - state.started) * 1000)
+        body = {"ready": state.ready, "failing": [] if state.ready else ["engine"], "uptimeMs": uptime_ms}
+        return json_response(200 if state.ready else 503, body, {"Cache-Control": "no-store"})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if manage_backend:
+            await backend.start()
+        state.ready = True
+        try:
+            yield
+        finally:
+            state.ready = False
+            if manage_backend:
+                await backend.drain()
+                await backend.aclose()
+
+    every = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]  # the endpoints answer 405 themselves
+    routes = [
+        Route("/tools/invoke", invoke.handle, methods=every),
+        Route("/health", health, methods=["GET", "HEAD"]),
+        Route("/readyz", readyz, methods=["GET", "HEAD"]),
+        Route("/events", _authenticated(auth, events.handle, "GET"), methods=every),
+        Route(API_PREFIX + "/{op}", _authenticated(auth, operator.handle, "POST"), methods=every),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.server = state
+    app.state.events = events
+    return app

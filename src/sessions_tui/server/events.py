@@ -1,0 +1,106 @@
+"""`GET /events`: the engine's events as server-sent events, for remote dashboards.
+
+Each event is `event: <type>` and `data: <the event as JSON>`, with an `id` that counts up per
+stream; a comment line every `KEEPALIVE_S` keeps proxies from closing an idle stream. Text from
+agents is redacted before it leaves, and streamed model output leaves without its text (a delta
+may hold part of a secret that only the whole text shows): a remote dashboard shows the message
+when it is appended. A reader that falls `event_queue` events behind gets an `overflow` event and
+the end of its stream; it reconnects and reads the state afresh.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from sessions_tui.backend import Backend, EngineEvent
+from sessions_tui.terminal_text import json_text
+
+KEEPALIVE_S = 15.0
+
+_FREE_TEXT = ("text", "error", "reason", "failure")
+"""Event fields that hold agent or error text, redacted on the way out."""
+
+
+def wire_event(event: EngineEvent, redact: Callable[[str], str]) -> dict[str, Any]:
+    """An event as it leaves the server: free text redacted, streamed text dropped."""
+    data = event.model_dump(mode="json")
+    for name in _FREE_TEXT:
+        if isinstance(data.get(name), str):
+            data[name] = redact(data[name])
+    if data.get("type") == "run_streamed":
+        data["delta"] = ""
+    if isinstance(data.get("detail"), dict):
+        data["detail"] = _redacted(data["detail"], redact)
+    return data
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, redact) for v in value]
+    return value
+
+
+def sse_frame(event_id: int, kind: str, data: dict[str, Any]) -> bytes:
+    return f"id: {event_id}\nevent: {kind}\ndata: {json_text(data, indent=None)}\n\n".encode()
+
+
+class EventStream:
+    """The endpoint: one queue per reader, fed from the backend's subscription (from any thread)."""
+
+    def __init__(self, backend: Backend, queue_size: int) -> None:
+        self.backend = backend
+        self.queue_size = queue_size
+        self.readers = 0
+
+    async def handle(self, request: Request) -> Response:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        overflowed = False
+
+        def deliver(data: dict[str, Any]) -> None:
+            nonlocal overflowed
+            if overflowed:
+                return
+            if queue.qsize() >= self.queue_size:
+                overflowed = True
+                queue.put_nowait(None)
+                return
+            queue.put_nowait(data)
+
+        def on_event(event: EngineEvent) -> None:
+            data = wire_event(event, self.backend.redact)
+            loop.call_soon_threadsafe(deliver, data)
+
+        unsubscribe = self.backend.subscribe(on_event)
+        self.readers += 1
+
+        async def frames() -> AsyncIterator[bytes]:
+            counter = 0
+            try:
+                yield sse_frame(counter, "hello", {"type": "hello"})
+                while True:
+                    try:
+                        data = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                    except TimeoutError:
+                        yield b": keepalive\n\n"
+                        continue
+                    counter += 1
+                    if data is None:
+                        yield sse_frame(counter, "overflow", {"type": "overflow"})
+                        return
+                    yield sse_frame(counter, str(data.get("type", "event")), data)
+            finally:
+                unsubscribe()
+                self.readers -= 1
+
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        return StreamingResponse(frames(), media_type="text/event-stream", headers=headers)

@@ -1,0 +1,166 @@
+"""`POST /tools/invoke`, answered as OpenClaw 2026.9.6's gateway answers it.
+
+The order of the checks is the gateway's, so each bad request gets the gateway's status: the
+method (405), the bearer token (429 while locked out, else 401), the body (413 over the limit, 408
+when it stalls), JSON (400 `invalid_request_error`), the tool's name (400 `invalid_request`), the
+tool's availability (404 `not_found`: unknown, denied over HTTP, or not in the requester agent's
+tool policy), the tool's own argument checks (400 `tool_error`), a failure inside it (500, no
+details). The answer's `details` are exactly what `sessions-tui tool` prints; its text content is
+them as indented JSON, as the gateway's tools write it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+
+from sessions_tui.backend import TOOLS, Backend, Requester, ToolInputError, UnknownToolError
+from sessions_tui.server.access import AuthLockout, bearer_token, token_matches, tool_name
+from sessions_tui.server.settings import ServerSettings
+from sessions_tui.terminal_text import json_text
+
+log = logging.getLogger("sessions_tui.server")
+
+JSON = "application/json; charset=utf-8"
+
+
+def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
+    """A JSON answer; lone surrogates and controls escaped, so any agent text is valid UTF-8 JSON."""
+    return Response(json_text(body, indent=None), status_code=status, media_type=JSON, headers=headers)
+
+
+def error(status: int, kind: str, message: str) -> Response:
+    """The gateway's `{ok: false, error: {type, message}}`."""
+    return json_response(status, {"ok": False, "error": {"type": kind, "message": message}})
+
+
+def plain_error(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    """The gateway's `{error: {message, type}}` (auth, body and JSON failures)."""
+    return json_response(status, {"error": {"message": message, "type": kind}}, headers)
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class Authenticator:
+    """The bearer check with its lockout, shared by every authenticated route."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self._token = settings.token.get_secret_value()
+        self.lockout = AuthLockout(settings.auth_max_failures, settings.auth_window_s, settings.auth_lockout_s)
+
+    def refusal(self, request: Request) -> Response | None:
+        """None when the request carries the token; else the 429 or 401 to answer."""
+        client = request.client.host if request.client else None
+        wait = self.lockout.retry_after(client)
+        if wait is not None:
+            return plain_error(
+                429,
+                "rate_limited",
+                "Too many failed authentication attempts. Please try again later.",
+                {"Retry-After": str(wait)},
+            )
+        if token_matches(bearer_token(request.headers.get("authorization")), self._token):
+            self.lockout.succeeded(client)
+            return None
+        self.lockout.failed(client)
+        return plain_error(401, "unauthorized", "Unauthorized")
+
+
+async def read_body(request: Request, limit: int, timeout_s: float) -> bytes:
+    """The body, refused past `limit` bytes (declared or sent), within `timeout_s` in all."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async with asyncio.timeout(timeout_s):
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class ToolsInvoke:
+    """The endpoint, bound to a backend and the server's settings."""
+
+    def __init__(self, backend: Backend, settings: ServerSettings, auth: Authenticator, denied: frozenset[str]) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.auth = auth
+        self.denied = denied
+
+    async def handle(self, request: Request) -> Response:
+        if request.method != "POST":
+            return Response("Method Not Allowed", 405, {"Allow": "POST"}, media_type="text/plain")
+        refused = self.auth.refusal(request)
+        if refused is not None:
+            return refused
+        try:
+            raw = await read_body(request, self.settings.max_body_bytes, self.settings.body_timeout_s)
+        except BodyTooLarge:
+            return plain_error(413, "invalid_request_error", "Payload too large")
+        except TimeoutError:
+            return plain_error(408, "invalid_request_error", "Request timeout")
+        except ClientDisconnect:
+            return plain_error(400, "invalid_request_error", "Client disconnected")
+        return await self.invoke(raw)
+
+    async def invoke(self, raw: bytes) -> Response:
+        text = raw.decode("utf-8", errors="replace")
+        body: Any = None
+        if text.strip():
+            try:
+                body = json.loads(text)
+            except (ValueError, RecursionError) as exc:
+                return plain_error(400, "invalid_request_error", _json_problem(exc))
+        if not isinstance(body, dict):
+            body = {}
+        name = body.get("tool", body.get("name"))
+        if not isinstance(name, str) or not name.strip():
+            return error(400, "invalid_request", "tools.invoke requires name")
+        name = tool_name(name)
+        args = body.get("args")
+        args = dict(args) if isinstance(args, dict) else {}
+        key = body.get("sessionKey")
+        key = key.strip() if isinstance(key, str) and key.strip() and key.strip() != "main" else None
+        requester = Requester(key=key, sandboxed=self.backend.is_sandboxed(self._requester_key(key)))
+        if name in self.denied or name not in TOOLS or name not in self.backend.tools_for(requester):
+            return error(404, "not_found", f"Tool not available: {name}")
+        action = body.get("action")
+        if (
+            isinstance(action, str)
+            and "action" not in args
+            and "action" in TOOLS[name].parameters.get("properties", {})
+        ):
+            args["action"] = action
+        try:
+            details = await self.backend.call_tool(name, args, requester)
+        except ToolInputError as exc:
+            return error(400, "tool_error", str(exc))
+        except UnknownToolError:
+            return error(404, "not_found", f"Tool not available: {name}")
+        except Exception as exc:  # noqa: BLE001 - the client learns nothing of the failure but that it failed
+            log.error("tool %s failed: %s: %s", name, type(exc).__name__, self.backend.redact(str(exc)))
+            return error(500, "tool_error", "tool execution failed")
+        content = [{"type": "text", "text": json_text(details, indent=2)}]
+        return json_response(200, {"ok": True, "result": {"content": content, "details": details}})
+
+    def _requester_key(self, key: str | None) -> str:
+        return self.backend.canonical(key) if key else self.backend.main_session_key()
+
+
+def _json_problem(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    return "JSON number too large"

@@ -1,0 +1,133 @@
+"""`POST /sessions-tui/v1/<op>`: the operator's reads and commands, for a remote dashboard.
+
+The tools alone do not make a dashboard: it pages through sessions filtered and sorted, counts
+them, lists a session's sub-agents and announces, and carries out the owner's `/send` command.
+Each op is a `Backend` method; its request and answer are the models of backend/wire.py. Text
+that may hold agent output is redacted before it leaves, as the tools' results are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from sessions_tui.backend import Backend
+from sessions_tui.backend import wire as w
+from sessions_tui.server.invoke import error, json_response
+
+Handler = Callable[[Any], Awaitable[w.WireModel]]
+
+
+def _package_version() -> str:
+    try:
+        return version("sessions-tui")
+    except PackageNotFoundError:
+        return "0"
+
+
+class OperatorApi:
+    """The ops by name, each with its request model and the backend call that answers it."""
+
+    def __init__(self, backend: Backend, public_config: dict[str, Any]) -> None:
+        self.backend = backend
+        self.public_config = public_config
+        redact = backend.redact
+        self.ops: dict[str, tuple[type[w.WireModel], Handler]] = {
+            "info": (w.Empty, self._info),
+            "browse": (w.BrowseRequest, self._browse),
+            "browse_count": (w.CountRequest, self._count),
+            "browse_rows": (w.RowsRequest, self._rows),
+            "state_is_empty": (w.Empty, self._empty),
+            "operator_sessions": (w.SessionsRequest, self._sessions),
+            "children": (w.KeyRequest, self._children),
+            "announcements": (w.KeyRequest, self._announcements),
+            "run_label": (w.RunRequest, self._run_label),
+            "owner_key": (w.KeyRequest, self._owner_key),
+            "owner_command": (w.CommandRequest, self._owner_command),
+            "data_version": (w.Empty, self._data_version),
+        }
+        self._redact = redact
+
+    async def handle(self, request: Request) -> Response:
+        op = request.path_params["op"]
+        if op not in self.ops:
+            return error(404, "not_found", f"Unknown operation: {op}")
+        model, handler = self.ops[op]
+        try:
+            body = await request.body()
+            args = model.model_validate_json(body or b"{}")
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "body"
+            return error(400, "invalid_request", f"{op}: {where}: {first['msg']}")
+        answer = await handler(args)
+        return json_response(200, answer.model_dump(mode="json"))
+
+    async def _info(self, _: w.Empty) -> w.Info:
+        warnings = [self._redact(line) for line in self.backend.config_warnings]
+        return w.Info(version=_package_version(), config=self.public_config, config_warnings=warnings)
+
+    async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
+        from sessions_tui.backend import BrowseQuery
+
+        page = await self.backend.browse(
+            req.requester,
+            BrowseQuery(**req.query.model_dump()),
+            offset=req.offset,
+            limit=req.limit,
+            after=req.after,
+            before=req.before,
+            count=req.count,
+        )
+        return w.BrowseAnswer(rows=page.rows, total=page.total, offset=page.offset, first=page.first, last=page.last)
+
+    async def _count(self, req: w.CountRequest) -> w.Count:
+        from sessions_tui.backend import BrowseQuery
+
+        return w.Count(count=await self.backend.browse_count(req.requester, BrowseQuery(**req.query.model_dump())))
+
+    async def _rows(self, req: w.RowsRequest) -> w.Rows:
+        return w.Rows(rows=await self.backend.browse_rows(req.requester, req.keys))
+
+    async def _empty(self, _: w.Empty) -> w.Flag:
+        return w.Flag(value=await self.backend.state_is_empty())
+
+    async def _sessions(self, req: w.SessionsRequest) -> w.SessionsAnswer:
+        found = await self.backend.operator_sessions(req.search, req.limit)
+        return w.SessionsAnswer(sessions=[(key, self._redact(label)) for key, label in found])
+
+    async def _children(self, req: w.KeyRequest) -> w.ChildViews:
+        children = []
+        for child in await self.backend.children(req.key):
+            data = child.model_dump(mode="json")
+            data["task"] = self._redact(child.task)
+            data["label"] = self._redact(child.label) if child.label else child.label
+            children.append(data)
+        return w.ChildViews(children=children)
+
+    async def _announcements(self, req: w.KeyRequest) -> w.AnnouncementViews:
+        out = []
+        for one in await self.backend.announcements(req.key):
+            data = one.model_dump(mode="json")
+            data["text"] = self._redact(one.text)
+            data["label"] = self._redact(one.label) if one.label else one.label
+            out.append(data)
+        return w.AnnouncementViews(announcements=out)
+
+    async def _run_label(self, req: w.RunRequest) -> w.Text:
+        label = await self.backend.run_label(req.run_id)
+        return w.Text(value=self._redact(label) if label else label)
+
+    async def _owner_key(self, req: w.KeyRequest) -> w.Text:
+        return w.Text(value=await self.backend.owner_key(req.key))
+
+    async def _owner_command(self, req: w.CommandRequest) -> w.Text:
+        return w.Text(value=await self.backend.owner_command(req.key, req.text))
+
+    async def _data_version(self, _: w.Empty) -> w.Number:
+        return w.Number(value=await self.backend.data_version())
