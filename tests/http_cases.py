@@ -59,8 +59,13 @@ def _json(value: Any) -> bytes:
 CASES: tuple[Case, ...] = (
     Case("no_auth", body=_json({"tool": "agents_list"}), auth="none"),
     Case("wrong_token", body=_json({"tool": "agents_list"}), auth="wrong"),
-    Case("wrong_token_20_times", body=_json({"tool": "agents_list"}), auth="wrong", repeat=20,
-         notes="loopback: never rate-limited"),
+    Case(
+        "wrong_token_20_times",
+        body=_json({"tool": "agents_list"}),
+        auth="wrong",
+        repeat=20,
+        notes="loopback: never rate-limited",
+    ),
     Case("lowercase_bearer", body=_json({"tool": "agents_list"}), auth="lower", compare="ok"),
     Case("get", method="GET", body=None),
     Case("head", method="HEAD", body=None),
@@ -96,7 +101,10 @@ CASES: tuple[Case, ...] = (
         "send_allowed",
         profile="allow",
         body=_json(
-            {"tool": "sessions_send", "args": {"sessionKey": "agent:main:cron:job1", "message": "hi", "timeoutSeconds": 0}}
+            {
+                "tool": "sessions_send",
+                "args": {"sessionKey": "agent:main:cron:job1", "message": "hi", "timeoutSeconds": 0},
+            }
         ),
         compare="ok",
     ),

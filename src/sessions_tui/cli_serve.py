@@ -16,8 +16,7 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from sessions_tui.backend import LocalBackend
-from sessions_tui.engine.secret_refs import secret_text
+from sessions_tui.backend import LocalBackend, secret_text
 from sessions_tui.terminal_text import visible_line
 
 TOKEN_ENV = "SESSIONS_TUI_TOKEN"

@@ -41,8 +41,10 @@ if TYPE_CHECKING:
     )
     from sessions_tui.engine.files import kind_of
     from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
+    from sessions_tui.engine.lazy_model import LazyModel
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
+    from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import row_matches
     from sessions_tui.engine.store import DB_NAME, StoreError
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
@@ -66,6 +68,8 @@ _HOMES = {
     "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
+    "sessions_tui.engine.lazy_model": "LazyModel",
+    "sessions_tui.engine.secret_refs": "secret_text",
     "sessions_tui.engine.session_search": "row_matches",
     "sessions_tui.engine.store": "DB_NAME StoreError",
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",
@@ -94,6 +98,7 @@ __all__ = [
     "FollowStatus",
     "FollowTick",
     "ImportSummary",
+    "LazyModel",
     "LocalBackend",
     "MessageAppended",
     "NoOpenClawState",
@@ -120,6 +125,7 @@ __all__ = [
     "require_agents",
     "row_matches",
     "resolve_config_path",
+    "secret_text",
     "resolve_state_dir",
 ]
 

@@ -85,6 +85,7 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
         Route(API_PREFIX + "/{op}", _authenticated(auth, operator.handle, "POST"), methods=every),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
+    app.router.redirect_slashes = False  # the gateway: `/tools/invoke/` is not found, not redirected
     app.state.server = state
     app.state.events = events
     return app
