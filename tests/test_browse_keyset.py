@@ -200,7 +200,8 @@ def test_each_sort_reads_its_one_index_in_either_direction(make_engine, order_by
 
 def test_a_schema_4_file_gets_one_index_per_sort_column(tmp_path):
     """Schema 4's ascending and descending index of each sort column, and its indexes by time and
-    by kind that no query reads, give way to one index per sort column; the sessions stay found."""
+    by kind that no query reads, give way to one index per sort column; the letter index is added;
+    the sessions stay found."""
     state = tmp_path / "state"
     store = Store(state)
     try:
@@ -216,6 +217,8 @@ def test_a_schema_4_file_gets_one_index_per_sort_column(tmp_path):
                 f"CREATE INDEX sessions_sort_{column}_{direction} ON sessions("
                 f"{column} {direction.upper()}, key, archived_at, agent_id) WHERE listable = 1"
             )
+    conn.execute("DROP INDEX sessions_letters")
+    conn.execute("ALTER TABLE sessions DROP COLUMN search_text")
     conn.execute("CREATE INDEX sessions_by_updated ON sessions(updated_at DESC)")
     conn.execute("CREATE INDEX sessions_by_kind ON sessions(kind, updated_at DESC)")
     conn.execute("PRAGMA user_version=4")
@@ -226,7 +229,7 @@ def test_a_schema_4_file_gets_one_index_per_sort_column(tmp_path):
         with store.read() as c:
             assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
             indexes = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-        assert {f"sessions_sort_{column}" for column in ("updated_at", *SORTED)} <= indexes
+        assert {f"sessions_sort_{column}" for column in ("updated_at", *SORTED)} | {"sessions_letters"} <= indexes
         assert not [i for i in indexes if i.endswith(("_asc", "_desc"))]
         assert not indexes & {"sessions_by_updated", "sessions_by_kind"}
         for order_by in SORT_COLUMNS:
@@ -235,8 +238,8 @@ def test_a_schema_4_file_gets_one_index_per_sort_column(tmp_path):
                     s.key for s in store.browse_keyset(SessionFilter(), order_by=order_by, descending=descending)[0]
                 ]
                 assert sorted(keys) == ["agent:main:discord:group:dev", "agent:main:telegram:direct:bob"]
-        assert [s.key for s in store.browse_keyset(SessionFilter(search="dev chat"))[0]] == [
-            "agent:main:discord:group:dev"
-        ]
+        for needle in ("dev chat", "v", "Bo"):  # through the trigram index, the letter index
+            found = [s.key for s in store.browse_keyset(SessionFilter(search=needle))[0]]
+            assert found == [s.key for s in store.list_sessions(search=needle)[0]] and len(found) == 1
     finally:
         store.close()

@@ -1,10 +1,12 @@
 """A rare search (few of the newest sessions match, or a needle too short for the trigram index)
 is tested on every session once and its matches kept until the store changes; the next keystroke's
-longer needle, the count and the page after are read from them. Whatever the plan, the table shows
-the sessions the per-field condition matches, as `list_sessions` finds them."""
+longer needle, the count and the page after are read from them; a needle holding a rare letter is
+narrowed by the letter index. Whatever the plan, the table shows the sessions the per-field
+condition matches, as `list_sessions` finds them."""
 
 from conftest import add_session
 from sessions_tui.engine.store import SessionFilter
+from sessions_tui.engine.store.search_plan import LETTERED, KnownMatches, letter_mask, plan_search
 
 
 def keys(engine, needle):  # type: ignore[no-untyped-def]
@@ -32,3 +34,87 @@ def test_rare_searches_keep_their_matches_until_the_store_changes(make_engine):
     assert added in keys(engine, "zq") and added not in keys(engine, "zqx")  # a write: tested again
     engine.store.patch(added, {"label": "zqx three"})
     assert added in keys(engine, "zqx")
+
+
+LABELS = [
+    "Zürich Ops",
+    "ZÜRICH night",
+    "QA-42 review",
+    "x_y%z",
+    "Straße 7",
+    "naïve JOB",
+    "\u212aelvin",  # KELVIN SIGN: Python lowers it to `k`, LIKE does not fold it
+    "\u0130stanbul",  # lowered by Python to `i` and a combining dot
+    "İi",
+    "[brackets] & *stars*",
+    "MiXeD CaSe",
+    "kelvin",
+    None,
+]
+NEEDLES = [
+    "x", "X", "xy", "x_", "_", "%", "%z", "\\", "q", "Q", "qa-4", "QA-42", "42", "4", "7", "-", "ü", "Ü",
+    "zü", "ZÜR", "ß", "ss", "straße", "STRASSE", "ï", "naïve", "job", "J", "\u212a", "k", "K", "kel",
+    "\u0130", "i", "İ", "[", "*s", "& *", "mixed", "MIXED", "é", " ", "z", "Zz", "v", "vi",
+]  # fmt: skip
+
+
+def test_every_needle_matches_what_the_per_field_condition_matches(make_engine):
+    """Needles of upper case, digits, punctuation, LIKE's wildcards and letters outside ASCII,
+    through whatever plan (the letter index, the trigram index, the sample, the whole scan): the
+    sessions `list_sessions` finds with the per-field condition alone."""
+    engine = make_engine({})
+    for i, label in enumerate(LABELS):
+        entry = {"label": label} if label else {}
+        add_session(engine, f"agent:main:discord:group:g{i}", **entry)
+    add_session(engine, "agent:main:telegram:direct:Xavier", displayName="Q. Jones")
+    for needle in NEEDLES:
+        keys(engine, needle)
+    assert keys(engine, "x") >= {engine.canonical("agent:main:discord:group:g3")}
+    assert engine.canonical("agent:main:discord:group:g6") not in keys(engine, "k")
+
+
+def test_the_letter_index_narrows_and_keeps_in_step_with_writes(make_engine):
+    """A needle of a rare letter reads only the sessions holding it, through `sessions_letters`,
+    after every kind of write: a new session, a renamed one, a deleted one, a batch's new one."""
+    engine = make_engine({})
+    store = engine.store
+    for i in range(50):
+        add_session(engine, f"agent:main:discord:group:g{i}", label=f"team {i}")
+    assert keys(engine, "q") == set() and letter_mask("q") > letter_mask("x") > letter_mask("i") > 0
+    assert letter_mask("Ab-1é") == letter_mask("") == 0 and letter_mask("QxQ") == letter_mask("xq")
+    added = add_session(engine, "agent:main:discord:group:new", label="Quiet")
+    assert keys(engine, "q") == {added}
+    store.patch(engine.canonical("agent:main:discord:group:g7"), {"label": "queue"})
+    assert keys(engine, "q") == {added, engine.canonical("agent:main:discord:group:g7")}
+    store.patch(added, {"label": "loud"})
+    assert keys(engine, "q") == {engine.canonical("agent:main:discord:group:g7")}
+    with store.write() as conn:
+        conn.execute("DELETE FROM sessions WHERE key = ?", (engine.canonical("agent:main:discord:group:g7"),))
+    assert keys(engine, "q") == set()
+    with store.batch(seconds=0) as checkpoint:
+        store.create("agent:main:discord:group:batched", {"displayName": "QQ"})
+        checkpoint()
+    assert keys(engine, "q") == {"agent:main:discord:group:batched"}
+    with store.read() as conn:
+        noting = _Noting(conn)
+        _, condition, args = plan_search(noting, ["listable = 1"], [], "Q", KnownMatches())
+        lettered = [(sql, a) for sql, a in noting.statements if LETTERED in sql]
+        plans = [[r[3] for r in conn.execute(f"EXPLAIN QUERY PLAN {sql}", a)] for sql, a in lettered]
+    assert condition.startswith("(rowid IN (") and args == ["%q%"] * 5
+    searched = "SEARCH sessions USING INDEX sessions_letters (<expr>>?)"  # from the needle's mask up
+    assert len(plans) == 2 and all(searched in plan for plan in plans)
+
+
+class _Noting:
+    """A connection that notes the statements run on it."""
+
+    def __init__(self, conn):  # type: ignore[no-untyped-def]
+        self._conn = conn
+        self.statements = []
+
+    def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        return getattr(self._conn, name)
+
+    def execute(self, sql, args=()):  # type: ignore[no-untyped-def]
+        self.statements.append((sql, tuple(args)))
+        return self._conn.execute(sql, args)

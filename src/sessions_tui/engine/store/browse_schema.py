@@ -6,7 +6,9 @@ The sorted values that live inside the JSON entry or are expressions (model, tok
 label shown, the key as shown, the kind as shown) are virtual generated columns: computed, never
 stored, but indexable. `sessions_search` is an FTS5 trigram table kept in step by triggers; it
 only narrows the candidates (the sessions holding every trigram of the needle), the search's own
-condition (session_search.py) still decides.
+condition (session_search.py) still decides. So does it after `sessions_letters` (schema 5), an
+index of which rare letters each session's searched fields hold, which narrows a needle of one or
+two letters.
 """
 
 from __future__ import annotations
@@ -31,6 +33,22 @@ GENERATED = {
     ),
 }
 """Generated column -> its expression."""
+
+LETTERS = "qxzjvykwphulsromi"
+"""The letters a session's letter mask records, the rarest in its highest bit. The others would
+narrow nothing: a-f and the digits are in nearly every session id (a UUID), g, n and t in every
+key (`agent:`)."""
+
+SEARCH_TEXT = (
+    "lower(key || ' ' || coalesce(label, '') || ' ' || coalesce(display_name, '') || ' ' || session_id "
+    "|| ' ' || channel)"
+)
+"""The searched fields (SEARCHED) as one text, lowered as LIKE folds case (ASCII letters only)."""
+
+LETTER_MASK = " | ".join(
+    f"((instr(search_text, '{letter}') > 0) << {len(LETTERS) - 1 - bit})" for bit, letter in enumerate(LETTERS)
+)
+"""Which of LETTERS a session's searched fields hold, as bits: the expression of `sessions_letters`."""
 
 SORTED = ("sort_model", "sort_tokens", "sort_status", "sort_label", "sort_display", "sort_kind", "channel")
 SEARCHED = ("key", "label", "display_name", "session_id", "channel")
@@ -86,7 +104,7 @@ def add_browse_indexes(conn: sqlite3.Connection, *, fill_search: bool) -> None:
     """Add what is missing of the generated columns, their indexes and the search index; with
     `fill_search`, index the sessions already stored (an older file)."""
     have = {r[1] for r in conn.execute("PRAGMA table_xinfo(sessions)")}
-    for column, expression in GENERATED.items():
+    for column, expression in {**GENERATED, "search_text": SEARCH_TEXT}.items():
         if column not in have:
             conn.execute(f"ALTER TABLE sessions ADD COLUMN {column} GENERATED ALWAYS AS ({expression}) VIRTUAL")
     # Ties are broken by key in the sort's direction, so one index serves both directions (read
@@ -97,6 +115,12 @@ def add_browse_indexes(conn: sqlite3.Connection, *, fill_search: bool) -> None:
             f"CREATE INDEX IF NOT EXISTS sessions_sort_{column} ON sessions("
             f"{column}, key, archived_at, agent_id) WHERE listable = 1"
         )
+    # The letter mask of listed sessions, on an index of its own (rarest letters first): a needle
+    # too short for the trigram index, or common there, is narrowed to the sessions holding all its
+    # letters by reading the index from the needle's mask up. An expression over a generated column
+    # (the text, lowered once per write) rather than a column of its own, which every read of a
+    # whole row would compute.
+    conn.execute(f"CREATE INDEX IF NOT EXISTS sessions_letters ON sessions(({LETTER_MASK})) WHERE listable = 1")
     conn.execute(
         # Trigrams only, no positions or sizes (detail none, columnsize 0): a fraction of the cost per
         # session written, and still enough to narrow a search to the sessions holding all its trigrams.

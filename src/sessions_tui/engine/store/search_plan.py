@@ -3,13 +3,17 @@ the same for a needle of one letter as for a long one, and for a rare needle as 
 
 - The trigram index (browse_schema.py) narrows a needle of three letters or more that few
   sessions hold: only those are tested.
+- Otherwise, a needle holding a letter that few sessions hold (`x`, `q`, the first key typed) is
+  narrowed by the letter index (`sessions_letters`): only the sessions holding all its letters
+  are tested.
 - A needle that many of the newest sessions match is tested along the sort order: a page's worth
   of matches comes soon, and the read stops there.
-- Otherwise (a rare needle, or one too short for the index: `x`, the first key typed) every
-  session is tested once, from the index that covers the searched columns, and the matches are
-  kept while the store does not change: the next keystroke's needle holds this one, so its
-  matches are among them, and only those are tested (as are the page after, the count, and the
-  same needle again once a key is erased).
+- Otherwise (a rare needle of common letters) every session is tested once, from the index that
+  covers the searched columns.
+
+The matches of a rare needle (the last two cases) are kept while the store does not change: the
+next keystroke's needle holds this one, so its matches are among them, and only those are tested
+(as are the page after, the count, and the same needle again once a key is erased).
 
 `search_sql`'s per-field condition decides every match in every plan.
 """
@@ -20,11 +24,13 @@ import threading
 from typing import Any
 
 from sessions_tui.engine.session_search import search_phrase, search_sql
+from sessions_tui.engine.store.browse_schema import LETTER_MASK, LETTERS
 
 COVERING = "sessions INDEXED BY sessions_browse"
+LETTERED = "sessions INDEXED BY sessions_letters"
 
 NARROW = 2000
-"""A search the trigram index finds in fewer sessions than this is read through it."""
+"""A search the trigram index (or the letter index) finds in fewer sessions than this is read through it."""
 
 SAMPLE = 4000
 """How many of the newest sessions `_dense` tests a search on."""
@@ -66,15 +72,41 @@ def plan_search(
     lowered = needle.lower()
     rowids = known.within(key, lowered)
     if rowids is None:
-        if _dense(conn, where, args, condition, search_args):
-            return "sessions", condition, search_args
-        sql = f"SELECT rowid FROM {COVERING} WHERE {' AND '.join([*where, condition])} LIMIT ?"
-        rowids = [r[0] for r in conn.execute(sql, (*args, *search_args, KEPT + 1))]
-        if len(rowids) > KEPT:
-            return COVERING, condition, search_args
+        rowids = _lettered(conn, where, args, condition, search_args, letter_mask(needle))
+        if rowids is None:
+            if _dense(conn, where, args, condition, search_args):
+                return "sessions", condition, search_args
+            sql = f"SELECT rowid FROM {COVERING} WHERE {' AND '.join([*where, condition])} LIMIT ?"
+            rowids = [r[0] for r in conn.execute(sql, (*args, *search_args, KEPT + 1))]
+            if len(rowids) > KEPT:
+                return COVERING, condition, search_args
         known.keep(key, lowered, rowids)
     among = ", ".join(str(int(r)) for r in rowids) or "NULL"
     return "sessions", f"(rowid IN ({among}) AND {condition})", search_args
+
+
+def letter_mask(needle: str) -> int:
+    """The bits of the letter index (browse_schema.LETTER_MASK) that every session matching
+    `needle` has: those of its letters, lowered as `like_pattern` lowers them (0: none)."""
+    lowered = needle.lower()
+    return sum(1 << (len(LETTERS) - 1 - bit) for bit, letter in enumerate(LETTERS) if letter in lowered)
+
+
+def _lettered(
+    conn: Any, where: list[str], args: list[Any], condition: str, search_args: list[str], need: int
+) -> list[int] | None:
+    """The matches among the sessions holding every letter of `need`, if fewer than NARROW do
+    (None otherwise, or with no letters to go by). Masks holding `need` are at least `need`, and
+    with the rarest letters in the highest bits, few masks above it lack a rare one: the index is
+    read from there, the rows are looked up only for the masks that hold `need`."""
+    if not need:
+        return None
+    holds = [f"({LETTER_MASK}) >= ?", f"(({LETTER_MASK}) & ?) = ?"]
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM {LETTERED} WHERE listable = 1 AND {' AND '.join(holds)} LIMIT ?)"
+    if int(conn.execute(sql, (need, need, need, NARROW)).fetchone()[0]) >= NARROW:
+        return None
+    sql = f"SELECT rowid FROM {LETTERED} WHERE {' AND '.join([*where, *holds, condition])}"
+    return [r[0] for r in conn.execute(sql, (*args, need, need, need, *search_args))]
 
 
 def _narrow(conn: Any, needle: str) -> bool:
