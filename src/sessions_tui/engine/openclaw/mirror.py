@@ -195,9 +195,8 @@ class Mirror:
         self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport, verify: bool
     ) -> Outcome:
         store = self.store
-        done = store.imported_lines(source.source_id)
+        done, existing_id = store.import_state(source.source_id, key)
         if done is None:
-            existing_id = store.session_id_of(key)
             if existing_id is None:
                 return self._create(key, source, transcript, report)
             if existing_id != source.session_id or store.import_source_of(key) is None:

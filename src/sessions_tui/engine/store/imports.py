@@ -24,6 +24,15 @@ class ImportsPart(TranscriptsPart):
             row = self._conn.execute("SELECT lines FROM imports WHERE source = ?", (source,)).fetchone()
         return row[0] if row else None
 
+    def import_state(self, source: str, key: str) -> tuple[int | None, str | None]:
+        """`imported_lines(source)` and `session_id_of(key)` in one query (an import asks both of each new session)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT (SELECT lines FROM imports WHERE source = ?), (SELECT session_id FROM sessions WHERE key = ?)",
+                (source, key),
+            ).fetchone()
+        return row[0], None if row[1] is None else str(row[1])
+
     def record_import(self, source: str, session_key: str, lines: int, entry: dict[str, Any]) -> None:
         with self.write() as conn:
             self._record_import(conn, source, session_key, lines, entry)
