@@ -1,7 +1,8 @@
 """A batch's new mirror files, written by a child process once there are many (store/mirror_files.py).
 
 They are the same bytes and mode as the batch's own thread writes, all on disk before the batch
-commits; a file the child cannot write, or a child that dies, fails the batch and stores nothing.
+commits; a file the child cannot write fails the batch and stores nothing; the files of a child
+that dies (or cannot start) are written by the batch's own thread.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store import Store, mirror_files
 from sessions_tui.engine.store.mirror_files import MirrorWriter
 from test_store import mirror_lines
 
@@ -128,18 +129,33 @@ def test_a_mirror_the_child_cannot_create_fails_the_batch_and_stores_nothing(tmp
     store.close()
 
 
-def test_a_child_that_dies_fails_the_batch_and_stores_nothing(tmp_path, clock, child):
+@pytest.mark.parametrize("when", ["before-sync", "mid-batch"])
+def test_the_files_of_a_child_that_died_are_written_by_the_batchs_own_thread(tmp_path, clock, child, when, monkeypatch):
+    if when == "mid-batch":  # each file is sent at once: the dead child's pipe fails there, not at the sync
+        monkeypatch.setattr(mirror_files, "_SEND_BYTES", 1)
     store = Store(tmp_path, clock)
-    with pytest.raises(OSError), store.batch(seconds=60):
+    with store.batch(seconds=60) as checkpoint:
         for n in range(1, 4):
             import_one(store, n)
         proc = store._writer._proc
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        for n in range(4, 6):
+        for n in range(4, 7):
             import_one(store, n)
-    assert store.count() == 0
+        checkpoint()
+    assert store.count() == 6
+    for n in range(1, 7):
+        assert [line["id"] for line in mirror_lines(store.get(f"agent:main:s{n}").mirror_path)[1:]] == [
+            f"{n:04x}{i:04x}" for i in range(3)
+        ]
     store.close()
+
+
+def test_a_child_that_cannot_start_leaves_the_files_to_the_batchs_own_thread(tmp_path, clock, child, monkeypatch):
+    monkeypatch.setattr("sys.executable", "")
+    assert import_batch(tmp_path, clock, 5).keys() == {f"agents/main/sessions/{sid(n)}.jsonl" for n in (1, 2, 4, 5)} | {
+        f"agents/ops/sessions/{sid(3)}.jsonl"
+    }
 
 
 def test_a_failure_is_raised_by_every_sync_until_the_writer_is_closed(tmp_path):

@@ -51,17 +51,20 @@ class MirrorWriter:
     """A batch's new mirror files: kept until `sync`, written then by this process when they are
     few, or by a child process started once they are many, which writes them as they come.
 
-    The first failure is kept: every later `sync` raises it again, until `close`, so a batch
-    that lost a mirror cannot commit.
+    A file that cannot be written fails the batch: its error is raised by every later `sync`,
+    until `close`, so the batch cannot commit. A child that cannot be started, or that dies, is
+    not such a failure: the files it was given since the last `sync` are written here instead.
     """
 
     spawn_after = 64
     """Files held before a child process is started (its start costs about as much as writing these)."""
 
     def __init__(self) -> None:
-        self._held: list[tuple[str, bytes]] = []
+        self._held: list[tuple[str, bytes]] = []  # to be written by this process
+        self._sent: list[tuple[str, bytes]] = []  # given to the child since the last sync
         self._out = bytearray()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._no_child = False  # it could not start, or died: not tried again before `close`
         self._error: OSError | None = None
         self.pending = False
         """Whether files were added since the last `sync`."""
@@ -73,7 +76,7 @@ class MirrorWriter:
             return
         if self._proc is None:
             self._held.append((os.fspath(path), data))
-            if len(self._held) >= self.spawn_after and self._start():
+            if len(self._held) >= self.spawn_after and not self._no_child and self._start():
                 held, self._held = self._held, []
                 for held_path, held_data in held:
                     self._record(held_path, held_data)
@@ -93,35 +96,33 @@ class MirrorWriter:
 
     def close(self) -> None:
         """Drop what was not synced (a batch rolled back), end the child process and forget errors."""
-        self._held, self._out, self._error, self.pending = [], bytearray(), None, False
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            assert proc.stdin is not None and proc.stdout is not None
-            for stream in (proc.stdin, proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-            proc.wait()
+        self._end_child()
+        self._held, self._sent, self._error, self.pending, self._no_child = [], [], None, False, False
 
     def _sync(self) -> None:
+        if self._proc is not None:
+            assert self._proc.stdout is not None
+            self._out += _SYNC
+            answer = b""
+            try:
+                self._flush()
+                answer = self._proc.stdout.readline()
+            except OSError:
+                pass
+            if answer == b"ok\n":
+                self._sent = []
+            elif answer:
+                self._sent = []
+                errno, strerror, path = json.loads(answer)
+                raise OSError(errno, strerror, path)
+            else:
+                self._child_lost()
         held, self._held = self._held, []
         for path, data in held:
             write_new(path, data)
-        if self._proc is None:
-            return
-        assert self._proc.stdout is not None
-        self._out += _SYNC
-        self._flush()
-        answer = self._proc.stdout.readline()
-        if answer == b"ok\n":
-            return
-        if not answer:
-            raise OSError("the process writing mirror files ended")
-        errno, strerror, path = json.loads(answer)
-        raise OSError(errno, strerror, path)
 
     def _record(self, path: str, data: bytes) -> None:
+        self._sent.append((path, data))
         raw = os.fsencode(path)
         self._out += _HEAD.pack(len(raw), len(data))
         self._out += raw
@@ -129,28 +130,50 @@ class MirrorWriter:
         if len(self._out) >= _SEND_BYTES:
             try:
                 self._flush()
-            except OSError as exc:
-                self._error = exc
+            except OSError:
+                self._child_lost()
 
     def _flush(self) -> None:
         assert self._proc is not None and self._proc.stdin is not None
-        fd = self._proc.stdin.fileno()
-        write_all(fd, self._out)  # blocks (the interpreter lock released) while the child is behind
+        out, self._out = self._out, bytearray()
+        write_all(self._proc.stdin.fileno(), out)  # blocks (the interpreter lock released) while the child is behind
+
+    def _child_lost(self) -> None:
+        """The child died: what it was given since the last sync is written here, as is what comes next."""
+        self._end_child()
+        self._held = self._sent + self._held
+        self._sent = []
+        self._no_child = True
+
+    def _end_child(self) -> None:
         self._out = bytearray()
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        assert proc.stdin is not None and proc.stdout is not None
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        proc.wait()
 
     def _start(self) -> bool:
         """Start the child process; False (the files are then written here) if it cannot be."""
-        if not sys.executable:
+        script = mirror_child.__file__
+        if not sys.executable or getattr(sys, "frozen", False) or not script or not os.path.isfile(script):
+            self._no_child = True
             return False
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", mirror_child.__file__, str(os.getpid())],
+                [sys.executable, "-I", "-S", script, str(os.getpid())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 bufsize=0,
             )
         except OSError:
+            self._no_child = True
             return False
         assert self._proc.stdin is not None
         try:
