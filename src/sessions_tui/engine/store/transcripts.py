@@ -1,7 +1,8 @@
 """Transcripts: each session's lines in order, and their append-only OpenClaw JSONL mirror.
 
 Each transcript is mirrored, append-only, as an OpenClaw JSONL file. The mirror is written while
-the write lock is held, and the byte size it should have is committed with the session's row: a
+the write lock is held (a batch's new mirrors by a child process, all of them before the batch
+commits: mirror_files.py), and the byte size it should have is committed with the session's row: a
 line left behind by a process that died before its commit is cut off at the session's next append
 (or the file is rebuilt whole if it went missing), so the mirror always converges on the database.
 A session's mirror file is created with its first line: a session with no lines has none, and a
