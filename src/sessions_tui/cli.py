@@ -25,6 +25,7 @@ from sessions_tui.backend import (
     CONFIG_PATH_ENV,
     DB_NAME,
     Backend,
+    BackendUnavailable,
     ConfigError,
     LocalBackend,
     Requester,
@@ -125,6 +126,22 @@ def _open_backend(opts: argparse.Namespace) -> LocalBackend:
     return backend
 
 
+def _face_backend(opts: argparse.Namespace) -> Backend:
+    """The backend of the dashboard, `tool` and `send`: the servers of `--remote`, else the local state."""
+    from sessions_tui.cli_remote import RemoteUsageError, open_remote, remote_urls
+
+    if not remote_urls(opts):
+        return _open_backend(opts)
+    try:
+        backend = open_remote(opts)
+    except RemoteUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    opts.openclaw_root = None
+    for warning in backend.config_warnings:
+        print(f"warning: {visible_line(warning)}", file=sys.stderr)
+    return backend
+
+
 # The command-line arguments that are text, not paths, by the name a refusal gives them.
 _TEXT_ARGUMENTS = {"name": "NAME", "args_json": "ARGS_JSON", "key": "KEY", "message": "MESSAGE", "as_key": "--as"}
 
@@ -178,7 +195,7 @@ def print_json(value: Any) -> None:
 
 async def _run_tool(opts: argparse.Namespace) -> int:
     params = _parse_args_json(opts.args_json)
-    backend = _open_backend(opts)
+    backend = _face_backend(opts)
     try:
         openclaw = opts.openclaw_root
         if openclaw is not None:
@@ -225,7 +242,7 @@ async def _run_send(opts: argparse.Namespace) -> int:
     from sessions_tui.send_report import SendReporter
 
     message = _send_message(opts)
-    backend = _open_backend(opts)
+    backend = _face_backend(opts)
     try:
         await backend.start()
         reporter = SendReporter(backend, sys.stdout)
@@ -279,7 +296,7 @@ def _run_demo(opts: argparse.Namespace) -> int:
 def _run_dashboard(opts: argparse.Namespace) -> int:
     from sessions_tui.ui.app import SessionsApp
 
-    backend = _open_backend(opts)
+    backend = _face_backend(opts)
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
@@ -314,6 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(
                 f"--demo goes with the dashboard, tool and send, not {opts.command}: {_NO_DEMO[opts.command]}"
             )
+        if getattr(opts, "remote", None) and opts.command in ("demo", "import-openclaw", "serve"):
+            raise UsageError(f"--remote goes with the dashboard, tool and send, not {opts.command}")
         if opts.command == "tool":
             return asyncio.run(_run_tool(opts))
         if opts.command == "send":
@@ -325,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if opts.command == "serve":
             return _run_serve(opts)
         return _run_dashboard(opts)
-    except UsageError as exc:
+    except (UsageError, BackendUnavailable) as exc:
         print(f"sessions-tui: {visible_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except sqlite3.DatabaseError as exc:  # a database that opened but turned out corrupt on a read

@@ -103,6 +103,26 @@ def _global_options(
         parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS if suppress else False, help=demo)
 
 
+def _remote_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """--remote and --token: the dashboard, tool and send on servers instead of a state directory."""
+    parser.add_argument(
+        "--remote",
+        metavar="URL",
+        action="append",
+        default=argparse.SUPPRESS if suppress else None,
+        help="dashboard, tool, send: a 'sessions-tui serve' or an OpenClaw gateway (http://host:port) instead "
+        "of a state directory; give it again for several (the dashboard shows them all)",
+    )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        action="append",
+        default=argparse.SUPPRESS if suppress else None,
+        help="the bearer token of the --remote given in the same place in order (one for all if only one; "
+        "default $SESSIONS_TUI_TOKEN)",
+    )
+
+
 def _subcommand(sub: Any, name: str, summary: str, description: str, **kwargs: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         name,
@@ -145,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--sandboxed", action="store_true", help="dashboard, tool: act as a sandboxed requester")
     parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
+    _remote_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     on_demo = f"act on the demo's own state directory ({demo_dir} unless --state), filled with the demo first"
 
@@ -160,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_tool_epilog(),
     )
     _global_options(tool, suppress=True, demo=on_demo)
+    _remote_options(tool, suppress=True)
     tool.add_argument("name", metavar="NAME", help=f"the tool: {', '.join(TOOLS)}")
     tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
     # SUPPRESS: given before the command (`sessions-tui --as X tool …`) they count too; a subcommand's
@@ -189,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example: sessions-tui send agent:main:discord:group:dev 'status?'",
     )
     _global_options(send, suppress=True, demo=on_demo)
+    _remote_options(send, suppress=True)
     send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
     send.add_argument(
         "message",
@@ -274,7 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--token",
-        default=None,
+        default=argparse.SUPPRESS,
         help="the bearer token clients must send (other local users can see it: prefer $SESSIONS_TUI_TOKEN)",
     )
     serve.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)

@@ -41,8 +41,9 @@ def choose_token(opts: argparse.Namespace, backend: LocalBackend) -> tuple[str, 
     """(the token, where it came from, for the start-up line)."""
     from sessions_tui.server.settings import is_loopback_host
 
+    given = opts.token[-1] if isinstance(opts.token, list) else opts.token
     for value, origin in (
-        (opts.token, "--token"),
+        (given, "--token"),
         (os.environ.get(TOKEN_ENV), f"${TOKEN_ENV}"),
         (secret_text(backend.engine.config.gateway.auth.token), "gateway.auth.token"),
     ):

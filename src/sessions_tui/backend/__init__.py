@@ -14,7 +14,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.base import Backend, EventCallback, ImportSummary, Requester, RequesterView
+    from sessions_tui.backend.base import (
+        Backend,
+        BackendUnavailable,
+        EventCallback,
+        ImportSummary,
+        Requester,
+        RequesterView,
+    )
     from sessions_tui.backend.local import LocalBackend, open_local
     from sessions_tui.backend.opening import StateDirError
     from sessions_tui.engine.commands import is_send_command
@@ -38,6 +45,7 @@ if TYPE_CHECKING:
         RunStreamed,
         SendProgress,
         SessionChanged,
+        StoreChanged,
     )
     from sessions_tui.engine.files import kind_of
     from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
@@ -53,7 +61,7 @@ if TYPE_CHECKING:
     from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
 _HOMES = {
-    "sessions_tui.backend.base": "Backend EventCallback ImportSummary Requester RequesterView",
+    "sessions_tui.backend.base": "Backend BackendUnavailable EventCallback ImportSummary Requester RequesterView",
     "sessions_tui.backend.local": "LocalBackend open_local",
     "sessions_tui.backend.opening": "StateDirError",
     "sessions_tui.engine.commands": "is_send_command",
@@ -62,7 +70,7 @@ _HOMES = {
     ),
     "sessions_tui.engine.events": (
         "Announced DeliveryChanged EngineEvent FollowStatus MessageAppended PolicyRefused RunEnded RunStarted "
-        "RunStreamed SendProgress SessionChanged"
+        "RunStreamed SendProgress SessionChanged StoreChanged"
     ),
     "sessions_tui.engine.files": "kind_of",
     "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
@@ -88,6 +96,7 @@ __all__ = [
     "Announced",
     "AnnouncementView",
     "Backend",
+    "BackendUnavailable",
     "BrowsePage",
     "BrowseQuery",
     "ChildView",
@@ -111,6 +120,7 @@ __all__ = [
     "SendProgress",
     "SessionChanged",
     "StateDirError",
+    "StoreChanged",
     "StoreError",
     "ToolInputError",
     "ToolSpec",

@@ -47,6 +47,11 @@ class RequesterView(LazyModel):
     a2a_allow_any: bool  # tools.agentToAgent.allow is empty: every agent
 
 
+class BackendUnavailable(Exception):
+    """The backend cannot do what was asked now: a server unreachable, a token refused. The
+    message says which, for a face to show as it is."""
+
+
 class ImportSummary(LazyModel):
     """What importing an OpenClaw state directory read and found wrong."""
 

@@ -17,6 +17,10 @@ from sessions_tui.engine.lazy_model import LazyModel
 
 API_PREFIX = "/sessions-tui/v1"
 
+SANDBOXED_HEADER = "x-sessions-tui-sandboxed"
+"""On `/tools/invoke`: treat the requester as sandboxed. It can only narrow what the server's config
+says (a requester its config sandboxes stays sandboxed without it)."""
+
 PUBLIC_CONFIG_SECTIONS = ("session", "tools", "agents", "logging", "ui")
 """The config a remote face may see: key spellings, visibility, sandboxing, redaction patterns,
 keys and theme. Never providers, channels or the gateway section (they hold secrets and URLs)."""

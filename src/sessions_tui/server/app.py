@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -17,13 +18,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sessions_tui.backend import Backend
+from sessions_tui.backend import Backend, StoreChanged
 from sessions_tui.backend.wire import API_PREFIX
 from sessions_tui.server.access import http_denied
 from sessions_tui.server.events import EventStream
 from sessions_tui.server.invoke import Authenticator, ToolsInvoke, json_response
 from sessions_tui.server.operator import OperatorApi
 from sessions_tui.server.settings import ServerSettings
+
+STORE_POLL_S = 0.5
+SWEEP_S = 60.0
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
@@ -63,15 +67,33 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
         body = {"ready": state.ready, "failing": [] if state.ready else ["engine"], "uptimeMs": uptime_ms}
         return json_response(200 if state.ready else 503, body, {"Cache-Control": "no-store"})
 
+    async def watch_store() -> None:
+        """Other processes' commits (a `send` command, an OpenClaw follower) as `StoreChanged`;
+        the sub-agents due for archiving archived, as the dashboard does for a local state."""
+        version = await backend.data_version()
+        last_sweep = time.monotonic()
+        while True:
+            await asyncio.sleep(STORE_POLL_S)
+            now = await backend.data_version()
+            if now != version:
+                version = now
+                events.broadcast(StoreChanged(ts=backend.now()))
+            if time.monotonic() - last_sweep >= SWEEP_S:
+                last_sweep = time.monotonic()
+                await backend.sweep()
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if manage_backend:
             await backend.start()
+        watcher = asyncio.get_running_loop().create_task(watch_store())
         state.ready = True
         try:
             yield
         finally:
             state.ready = False
+            watcher.cancel()
+            await asyncio.gather(watcher, return_exceptions=True)
             if manage_backend:
                 await backend.drain()
                 await backend.aclose()

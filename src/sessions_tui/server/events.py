@@ -59,7 +59,16 @@ class EventStream:
     def __init__(self, backend: Backend, queue_size: int) -> None:
         self.backend = backend
         self.queue_size = queue_size
-        self.readers = 0
+        self._readers: set[Callable[[EngineEvent], None]] = set()
+
+    @property
+    def readers(self) -> int:
+        return len(self._readers)
+
+    def broadcast(self, event: EngineEvent) -> None:
+        """Send an event of the server's own (not the engine's) to every reader."""
+        for reader in list(self._readers):
+            reader(event)
 
     async def handle(self, request: Request) -> Response:
         loop = asyncio.get_running_loop()
@@ -81,7 +90,7 @@ class EventStream:
             loop.call_soon_threadsafe(deliver, data)
 
         unsubscribe = self.backend.subscribe(on_event)
-        self.readers += 1
+        self._readers.add(on_event)
 
         async def frames() -> AsyncIterator[bytes]:
             counter = 0
@@ -100,7 +109,7 @@ class EventStream:
                     yield sse_frame(counter, str(data.get("type", "event")), data)
             finally:
                 unsubscribe()
-                self.readers -= 1
+                self._readers.discard(on_event)
 
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         return StreamingResponse(frames(), media_type="text/event-stream", headers=headers)

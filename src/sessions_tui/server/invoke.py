@@ -20,6 +20,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from sessions_tui.backend import TOOLS, Backend, Requester, ToolInputError, UnknownToolError
+from sessions_tui.backend.wire import SANDBOXED_HEADER
 from sessions_tui.server.access import AuthLockout, bearer_token, token_matches, tool_name
 from sessions_tui.server.settings import ServerSettings
 from sessions_tui.terminal_text import json_text
@@ -112,9 +113,9 @@ class ToolsInvoke:
             return plain_error(408, "invalid_request_error", "Request timeout")
         except ClientDisconnect:
             return plain_error(400, "invalid_request_error", "Client disconnected")
-        return await self.invoke(raw)
+        return await self.invoke(raw, sandboxed=request.headers.get(SANDBOXED_HEADER) == "1")
 
-    async def invoke(self, raw: bytes) -> Response:
+    async def invoke(self, raw: bytes, *, sandboxed: bool = False) -> Response:
         text = raw.decode("utf-8", errors="replace")
         body: Any = None
         if text.strip():
@@ -132,7 +133,7 @@ class ToolsInvoke:
         args = dict(args) if isinstance(args, dict) else {}
         key = body.get("sessionKey")
         key = key.strip() if isinstance(key, str) and key.strip() and key.strip() != "main" else None
-        requester = Requester(key=key, sandboxed=self.backend.is_sandboxed(self._requester_key(key)))
+        requester = Requester(key=key, sandboxed=sandboxed or self.backend.is_sandboxed(self._requester_key(key)))
         if name in self.denied or name not in TOOLS or name not in self.backend.tools_for(requester):
             return error(404, "not_found", f"Tool not available: {name}")
         action = body.get("action")

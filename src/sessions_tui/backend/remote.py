@@ -1,0 +1,367 @@
+"""The remote backend: a `sessions-tui serve` elsewhere, behind the same seam as the local engine.
+
+Tools go through `POST /tools/invoke`, the dashboard's reads through the operator API
+(`wire.py`), events come from `GET /events` (server-sent events, one connection for all
+subscribers, re-opened with back-off when it drops; each re-open is a `StoreChanged`, so the
+faces re-read what they show). What only needs the config — key spellings, sandboxing, what a
+requester may see, redaction patterns — is answered here from the server's public config.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import httpx
+from pydantic import Field, TypeAdapter
+
+from sessions_tui.backend import wire as w
+from sessions_tui.backend.base import BackendUnavailable, EventCallback, ImportSummary, Requester, RequesterView
+from sessions_tui.backend.describe import describe_requester
+from sessions_tui.backend.io_thread import IoThread
+from sessions_tui.engine.backoff import retry_delay
+from sessions_tui.engine.config import Config
+from sessions_tui.engine.config_policies import ConfigPolicies
+from sessions_tui.engine.events import EngineEvent, StoreChanged
+from sessions_tui.engine.keys import DEFAULT_AGENT_ID
+from sessions_tui.engine.redact import Redactor
+from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.registry import TOOLS
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+
+M = TypeVar("M", bound=w.WireModel)
+
+_EVENTS: TypeAdapter[EngineEvent] = TypeAdapter(Annotated[EngineEvent, Field(discriminator="type")])
+
+
+class RemoteError(BackendUnavailable):
+    """The server could not be reached, refused the token, or failed; the message says which."""
+
+
+class ToolNotAvailable(ToolInputError):
+    """The server offers no such tool to this requester (unknown, or denied over HTTP)."""
+
+
+class RemoteBackend:
+    """A `Backend` over HTTP. `connect()` (or `start()`) reads the server's public config first."""
+
+    def __init__(self, url: str, token: str | None, *, timeout_s: float = 30.0) -> None:
+        self.url = url.rstrip("/")
+        self._headers = {"authorization": f"Bearer {token}"} if token else {}
+        self._timeout = timeout_s
+        self._io = IoThread(f"remote {self.url}")
+        self._client: httpx.AsyncClient | None = None
+        self._info: w.Info | None = None
+        self._policies = ConfigPolicies(Config())
+        self._redactor = Redactor()
+        self._subscribers: list[EventCallback] = []
+        self._stream: asyncio.Task[None] | None = None
+        self._version = 0
+
+    # -- connecting ------------------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        """Read the server's public config (raises `RemoteError` when it cannot)."""
+        info = await self._post("info", w.Empty(), w.Info)
+        config = Config.model_validate(info.config)
+        self._info = info
+        self._policies = ConfigPolicies(config)
+        self._redactor = Redactor(mode=config.logging.redact_sensitive, patterns=config.logging.redact_patterns)
+
+    def connect_blocking(self, timeout_s: float = 60.0) -> None:
+        """`connect()` from any thread, waiting for it (a face's start-up, before its loop runs)."""
+        self._io.call(self.connect(), timeout_s)
+
+    async def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(base_url=self.url, headers=self._headers, timeout=self._timeout)
+        return self._client
+
+    async def _request(self, path: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> httpx.Response:
+        async def go() -> httpx.Response:
+            client = await self._http()
+            return await client.post(path, json=body, headers=headers)
+
+        try:
+            response = await self._io.run(go())
+        except httpx.HTTPError as exc:
+            raise RemoteError(f"{self.url}: {type(exc).__name__}: {exc or 'no answer'}") from exc
+        if response.status_code == 401:
+            raise RemoteError(f"{self.url}: the server refused the token (401)")
+        if response.status_code == 429:
+            wait = response.headers.get("retry-after", "?")
+            raise RemoteError(f"{self.url}: locked out after failed tokens; retry in {wait} s (429)")
+        return response
+
+    async def _post(self, op: str, body: w.WireModel, answer: type[M]) -> M:
+        response = await self._request(f"{w.API_PREFIX}/{op}", body.model_dump(mode="json"))
+        if response.status_code == 404 and op == "info":
+            raise RemoteError(f"{self.url}: not a sessions-tui server (no {w.API_PREFIX}/info)")
+        if response.status_code != 200:
+            raise RemoteError(f"{self.url}: {op} failed ({response.status_code}): {_message(response)}")
+        return answer.model_validate_json(response.content)
+
+    # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return self.url
+
+    @property
+    def config_warnings(self) -> list[str]:
+        return list(self._info.config_warnings) if self._info else []
+
+    @property
+    def keybindings(self) -> dict[str, str]:
+        return dict(self._policies.config.ui.keybindings)
+
+    @property
+    def theme(self) -> str | None:
+        return self._policies.config.ui.theme
+
+    def public_config(self) -> dict[str, Any]:
+        return dict(self._info.config) if self._info else {}
+
+    # -- keys and identity -----------------------------------------------------------------------
+
+    def now(self) -> int:
+        return int(time.time() * 1000)
+
+    def canonical(self, key: str) -> str:
+        return self._policies.canonical(key)
+
+    def display(self, key: str, viewer_agent_id: str | None = None) -> str:
+        return self._policies.display(key, viewer_agent_id or DEFAULT_AGENT_ID)
+
+    def main_session_key(self) -> str:
+        return self._policies.main_session_key()
+
+    def is_sandboxed(self, key: str) -> bool:
+        return self._policies.is_sandboxed(key)
+
+    def describe_requester(self, requester: Requester) -> RequesterView:
+        return describe_requester(self._policies, requester)
+
+    def redact(self, text: str) -> str:
+        return self._redactor.redact(text)
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    def tools_for(self, requester: Requester) -> list[str]:
+        return list(TOOLS)
+
+    async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
+        body: dict[str, Any] = {"tool": name, "args": args}
+        if requester.key is not None:
+            body["sessionKey"] = requester.key
+        headers = {w.SANDBOXED_HEADER: "1"} if requester.sandboxed else None
+        response = await self._request("/tools/invoke", body, headers)
+        payload = _json(response)
+        if response.status_code == 200 and isinstance(payload, dict) and payload.get("ok") is True:
+            details = (payload.get("result") or {}).get("details")
+            if isinstance(details, dict):
+                return details
+            raise RemoteError(f"{self.url}: {name} answered no details")
+        message = _message(response)
+        if response.status_code == 404:
+            if name in ("sessions_send", "sessions_spawn"):
+                message += f' (over HTTP only where the server\'s config allows it: gateway.tools.allow: ["{name}"])'
+            raise ToolNotAvailable(message)
+        if response.status_code == 400:
+            raise ToolInputError(message)
+        raise RemoteError(f"{self.url}: {name} failed ({response.status_code}): {message}")
+
+    async def browse(
+        self,
+        requester: Requester,
+        query: BrowseQuery,
+        *,
+        offset: int,
+        limit: int,
+        after: tuple[Any, str] | None = None,
+        before: tuple[Any, str] | None = None,
+        count: bool = True,
+    ) -> BrowsePage:
+        from sessions_tui.tools.browse import BrowsePage
+
+        request = w.BrowseRequest(
+            requester=requester,
+            query=_query(query),
+            offset=offset,
+            limit=limit,
+            after=after,
+            before=before,
+            count=count,
+        )
+        page = await self._post("browse", request, w.BrowseAnswer)
+        return BrowsePage(rows=page.rows, total=page.total, offset=page.offset, first=page.first, last=page.last)
+
+    async def browse_count(
+        self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
+    ) -> int:
+        return (
+            await self._post("browse_count", w.CountRequest(requester=requester, query=_query(query)), w.Count)
+        ).count
+
+    async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
+        return (await self._post("browse_rows", w.RowsRequest(requester=requester, keys=keys), w.Rows)).rows
+
+    async def state_is_empty(self) -> bool:
+        return (await self._post("state_is_empty", w.Empty(), w.Flag)).value
+
+    # -- the operator's reads and commands -------------------------------------------------------
+
+    async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
+        answer = await self._post("operator_sessions", w.SessionsRequest(search=search, limit=limit), w.SessionsAnswer)
+        return answer.sessions
+
+    async def children(self, requester_key: str) -> list[ChildView]:
+        from sessions_tui.engine.subagents import ChildView
+
+        answer = await self._post("children", w.KeyRequest(key=requester_key), w.ChildViews)
+        return [ChildView.model_validate(c) for c in answer.children]
+
+    async def announcements(self, requester_key: str) -> list[AnnouncementView]:
+        from sessions_tui.engine.subagents import AnnouncementView
+
+        answer = await self._post("announcements", w.KeyRequest(key=requester_key), w.AnnouncementViews)
+        return [AnnouncementView.model_validate(a) for a in answer.announcements]
+
+    async def run_label(self, run_id: str) -> str | None:
+        return (await self._post("run_label", w.RunRequest(run_id=run_id), w.Text)).value
+
+    async def owner_key(self, key: str) -> str | None:
+        return (await self._post("owner_key", w.KeyRequest(key=key), w.Text)).value
+
+    async def owner_command(self, key: str, text: str) -> str | None:
+        return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text)).value
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        self._subscribers.append(callback)
+        if self._stream is None:
+            self._stream = self._io.submit(self._start_stream()).result()
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    async def _start_stream(self) -> asyncio.Task[None]:
+        return asyncio.get_running_loop().create_task(self._read_events())
+
+    async def _read_events(self) -> None:
+        from httpx_sse import aconnect_sse
+
+        retry = 0
+        first = True
+        while True:
+            try:
+                client = await self._http()
+                async with aconnect_sse(client, "GET", "/events", timeout=httpx.Timeout(30, read=None)) as source:
+                    source.response.raise_for_status()
+                    if not first:
+                        self._publish(StoreChanged(ts=self.now()))  # what happened while away: re-read
+                    first = False
+                    retry = 0
+                    async for sse in source.aiter_sse():
+                        if sse.event in ("hello", "overflow"):
+                            continue
+                        try:
+                            event = _EVENTS.validate_json(sse.data)
+                        except ValueError:
+                            continue  # a newer server's event this client does not know
+                        self._publish(event)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - the stream drops, the server restarts: try again
+                pass
+            await asyncio.sleep(retry_delay(retry, base=0.5, cap=15.0))
+            retry += 1
+
+    def _publish(self, event: EngineEvent) -> None:
+        self._version += 1
+        for callback in list(self._subscribers):
+            callback(event)
+
+    async def data_version(self) -> int:
+        """Moves with every event the stream brings (the server reports its other writers' commits
+        as `StoreChanged`)."""
+        return self._version
+
+    # -- OpenClaw --------------------------------------------------------------------------------
+
+    async def import_openclaw(self, root: Path) -> ImportSummary:
+        raise RemoteError(f"{self.url}: importing an OpenClaw state directory is done on the server's machine")
+
+    async def follow_openclaw(
+        self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool
+    ) -> None:
+        raise RemoteError(f"{self.url}: following an OpenClaw is done on the server's machine (serve --openclaw)")
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._info is None:
+            await self.connect()
+
+    async def sweep(self) -> int:
+        return 0  # the server archives its own sub-agents
+
+    async def drain(self) -> None:
+        return None  # the work a tool starts runs on the server
+
+    def left_pending_line(self) -> str | None:
+        return None
+
+    async def aclose(self) -> None:
+        await self._io.run(self._shutdown())
+        self._io.stop()
+
+    def close(self) -> None:
+        self._io.call(self._shutdown(), timeout=10)
+        self._io.stop()
+
+    async def _shutdown(self) -> None:
+        if self._stream is not None:
+            self._stream.cancel()
+            await asyncio.gather(self._stream, return_exceptions=True)
+            self._stream = None
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _message(response: httpx.Response) -> str:
+    payload = _json(response)
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    return response.text[:200] or response.reason_phrase
+
+
+def _query(query: BrowseQuery) -> w.Query:
+    return w.Query(
+        kinds=query.kinds,
+        active_minutes=query.active_minutes,
+        search=query.search,
+        order_by=query.order_by,
+        descending=query.descending,
+        include_archived=query.include_archived,
+    )

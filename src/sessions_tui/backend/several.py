@@ -1,0 +1,298 @@
+"""One backend over several servers: a dashboard that watches and answers many gateways at once.
+
+Every key this backend hands out carries its server's label in front, `LABEL/KEY` (the label is
+the server's host:port), so two gateways' `agent:main:main` stay two sessions, each marked with
+its gateway. A call goes to the server its target key names (a tool's `sessionKey`, else the
+requester's key, else the first server), with the label taken off; keys in what comes back get it
+put on. Pages are read from every server with the same filter and sort, and merged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from sessions_tui.backend.base import (
+    Backend,
+    BackendUnavailable,
+    EventCallback,
+    ImportSummary,
+    Requester,
+    RequesterView,
+)
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.events import EngineEvent
+    from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+
+KEY_FIELDS = frozenset(
+    {"key", "_key", "sessionKey", "childSessionKey", "requesterSessionKey", "parentSessionKey", "spawnedBy"}
+)
+"""Result fields that hold a session key."""
+
+EVENT_KEY_FIELDS = ("session_key", "target_key", "child_session_key", "speaker")
+
+ROW_SORT = {
+    "updated": lambda r: r.get("updatedAt") or 0,
+    "key": lambda r: str(r.get("key") or ""),
+    "label": lambda r: str(r.get("label") or r.get("displayName") or ""),
+    "model": lambda r: str(r.get("model") or ""),
+    "tokens": lambda r: r.get("totalTokens") or 0,
+    "status": lambda r: str(r.get("status") or ""),
+    "channel": lambda r: str(r.get("channel") or ""),
+    "kind": lambda r: str(r.get("kind") or ""),
+}
+
+
+def label_of(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.netloc or url
+
+
+class SeveralBackends:
+    """A `Backend` over several (remote) backends, each with a label."""
+
+    def __init__(self, backends: Iterable[Backend]) -> None:
+        self.backends: dict[str, Backend] = {}
+        for backend in backends:
+            label = label_of(backend.location)
+            n = 2
+            while label in self.backends:
+                label, n = f"{label_of(backend.location)}#{n}", n + 1
+            self.backends[label] = backend
+        self.first = next(iter(self.backends))
+
+    # -- labels ----------------------------------------------------------------------------------
+
+    def split(self, key: str | None) -> tuple[str, str | None]:
+        """(label, the server's own key) of a key of ours; a key with no known label is the first server's."""
+        if key:
+            label, sep, rest = key.partition("/")
+            if sep and label in self.backends:
+                return label, rest
+        return self.first, key
+
+    def _mark(self, label: str, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: (f"{label}/{v}" if k in KEY_FIELDS and isinstance(v, str) and v else self._mark(label, v))
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self._mark(label, v) for v in value]
+        return value
+
+    def _requester_on(self, label: str, requester: Requester) -> Requester:
+        owner, bare = self.split(requester.key)
+        return Requester(key=bare if owner == label else None, sandboxed=requester.sandboxed)
+
+    # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return ", ".join(b.location for b in self.backends.values())
+
+    @property
+    def config_warnings(self) -> list[str]:
+        return [f"{label}: {w}" for label, b in self.backends.items() for w in b.config_warnings]
+
+    @property
+    def keybindings(self) -> dict[str, str]:
+        return self.backends[self.first].keybindings
+
+    @property
+    def theme(self) -> str | None:
+        return self.backends[self.first].theme
+
+    def public_config(self) -> dict[str, Any]:
+        return self.backends[self.first].public_config()
+
+    # -- keys and identity -----------------------------------------------------------------------
+
+    def now(self) -> int:
+        return int(time.time() * 1000)
+
+    def canonical(self, key: str) -> str:
+        label, bare = self.split(key)
+        return f"{label}/{self.backends[label].canonical(bare or '')}"
+
+    def display(self, key: str, viewer_agent_id: str | None = None) -> str:
+        label, bare = self.split(key)
+        return f"{label}/{self.backends[label].display(bare or '', viewer_agent_id)}"
+
+    def main_session_key(self) -> str:
+        return f"{self.first}/{self.backends[self.first].main_session_key()}"
+
+    def is_sandboxed(self, key: str) -> bool:
+        label, bare = self.split(key)
+        return self.backends[label].is_sandboxed(bare or "")
+
+    def describe_requester(self, requester: Requester) -> RequesterView:
+        label, bare = self.split(requester.key)
+        return self.backends[label].describe_requester(Requester(key=bare, sandboxed=requester.sandboxed))
+
+    def redact(self, text: str) -> str:
+        for backend in self.backends.values():
+            text = backend.redact(text)
+        return text
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    def tools_for(self, requester: Requester) -> list[str]:
+        label, bare = self.split(requester.key)
+        return self.backends[label].tools_for(Requester(key=bare, sandboxed=requester.sandboxed))
+
+    async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
+        target = args.get("sessionKey")
+        label, bare = self.split(target if isinstance(target, str) and target else requester.key)
+        if isinstance(target, str) and target:
+            args = {**args, "sessionKey": bare}
+        result = await self.backends[label].call_tool(name, args, self._requester_on(label, requester))
+        marked: dict[str, Any] = self._mark(label, result)
+        return marked
+
+    async def browse(
+        self,
+        requester: Requester,
+        query: BrowseQuery,
+        *,
+        offset: int,
+        limit: int,
+        after: tuple[Any, str] | None = None,
+        before: tuple[Any, str] | None = None,
+        count: bool = True,
+    ) -> BrowsePage:
+        from sessions_tui.tools.browse import BrowsePage
+
+        async def page_of(label: str, backend: Backend) -> tuple[str, BrowsePage]:
+            on = self._requester_on(label, requester)
+            return label, await backend.browse(on, query, offset=0, limit=offset + limit, count=count)
+
+        pages = await asyncio.gather(*(page_of(label, b) for label, b in self.backends.items()))
+        rows = [{**self._mark(label, row), "gateway": label} for label, page in pages for row in page.rows]
+        rows.sort(key=ROW_SORT.get(query.order_by, ROW_SORT["updated"]), reverse=query.descending)
+        total = sum(page.total for _, page in pages) if all(page.total >= 0 for _, page in pages) else -1
+        return BrowsePage(rows=rows[offset : offset + limit], total=total, offset=offset)
+
+    async def browse_count(
+        self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
+    ) -> int:
+        counts = await asyncio.gather(
+            *(
+                b.browse_count(self._requester_on(label, requester), query, cancelled)
+                for label, b in self.backends.items()
+            )
+        )
+        return -1 if any(c < 0 for c in counts) else sum(counts)
+
+    async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
+        by_label: dict[str, list[str]] = {}
+        for key in keys:
+            label, bare = self.split(key)
+            by_label.setdefault(label, []).append(bare or "")
+        out: dict[str, dict[str, Any]] = {}
+        for label, bare_keys in by_label.items():
+            rows = await self.backends[label].browse_rows(self._requester_on(label, requester), bare_keys)
+            out.update({f"{label}/{k}": {**self._mark(label, row), "gateway": label} for k, row in rows.items()})
+        return out
+
+    async def state_is_empty(self) -> bool:
+        return all(await asyncio.gather(*(b.state_is_empty() for b in self.backends.values())))
+
+    # -- the operator's reads and commands -------------------------------------------------------
+
+    async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
+        found = await asyncio.gather(*(b.operator_sessions(search, limit) for b in self.backends.values()))
+        return [
+            (f"{label}/{key}", text) for label, rows in zip(self.backends, found, strict=True) for key, text in rows
+        ][:limit]
+
+    async def children(self, requester_key: str) -> list[ChildView]:
+        label, bare = self.split(requester_key)
+        views = await self.backends[label].children(bare or "")
+        return [v.model_copy(update={"child_key": f"{label}/{v.child_key}"}) for v in views]
+
+    async def announcements(self, requester_key: str) -> list[AnnouncementView]:
+        label, bare = self.split(requester_key)
+        views = await self.backends[label].announcements(bare or "")
+        return [v.model_copy(update={"child_key": f"{label}/{v.child_key}"}) for v in views]
+
+    async def run_label(self, run_id: str) -> str | None:
+        for backend in self.backends.values():
+            found = await backend.run_label(run_id)
+            if found is not None:
+                return found
+        return None
+
+    async def owner_key(self, key: str) -> str | None:
+        label, bare = self.split(key)
+        found = await self.backends[label].owner_key(bare or "")
+        return f"{label}/{found}" if found else None
+
+    async def owner_command(self, key: str, text: str) -> str | None:
+        label, bare = self.split(key)
+        return await self.backends[label].owner_command(bare or "", text)
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        stops = [b.subscribe(self._marking(label, callback)) for label, b in self.backends.items()]
+
+        def unsubscribe() -> None:
+            for stop in stops:
+                stop()
+
+        return unsubscribe
+
+    @staticmethod
+    def _marking(label: str, callback: EventCallback) -> EventCallback:
+        def deliver(event: EngineEvent) -> None:
+            update = {
+                name: f"{label}/{getattr(event, name)}"
+                for name in EVENT_KEY_FIELDS
+                if isinstance(getattr(event, name, None), str) and getattr(event, name)
+            }
+            callback(event.model_copy(update=update) if update else event)
+
+        return deliver
+
+    async def data_version(self) -> int:
+        return sum(await asyncio.gather(*(b.data_version() for b in self.backends.values())))
+
+    # -- OpenClaw --------------------------------------------------------------------------------
+
+    async def import_openclaw(self, root: Path) -> ImportSummary:
+        raise BackendUnavailable("importing an OpenClaw state directory is done on a server's machine")
+
+    async def follow_openclaw(
+        self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool
+    ) -> None:
+        raise BackendUnavailable("following an OpenClaw is done on a server's machine (serve --openclaw)")
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await asyncio.gather(*(b.start() for b in self.backends.values()))
+
+    async def sweep(self) -> int:
+        return sum(await asyncio.gather(*(b.sweep() for b in self.backends.values())))
+
+    async def drain(self) -> None:
+        await asyncio.gather(*(b.drain() for b in self.backends.values()))
+
+    def left_pending_line(self) -> str | None:
+        lines = [line for b in self.backends.values() if (line := b.left_pending_line())]
+        return "\n".join(lines) or None
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(b.aclose() for b in self.backends.values()), return_exceptions=True)
+
+    def close(self) -> None:
+        for backend in self.backends.values():
+            backend.close()
