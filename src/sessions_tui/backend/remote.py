@@ -64,12 +64,15 @@ class RemoteBackend:
         self._subscribers: list[EventCallback] = []
         self._stream: asyncio.Task[None] | None = None
         self._version = 0
+        self._skew_ms = 0  # the server's clock minus this machine's
 
     # -- connecting ------------------------------------------------------------------------------
 
     async def connect(self) -> None:
         """Read the server's public config (raises `RemoteError` when it cannot)."""
+        asked = time.time()
         info = await self._post("info", w.Empty(), w.Info)
+        self._skew_ms = info.now - int((asked + time.time()) / 2 * 1000)
         config = Config.model_validate(info.config)
         self._info = info
         self._policies = ConfigPolicies(config)
@@ -132,7 +135,8 @@ class RemoteBackend:
     # -- keys and identity -----------------------------------------------------------------------
 
     def now(self) -> int:
-        return int(time.time() * 1000)
+        """The server's clock: ages and countdowns agree with the times its events carry."""
+        return int(time.time() * 1000) + self._skew_ms
 
     def canonical(self, key: str) -> str:
         return self._policies.canonical(key)

@@ -10,7 +10,6 @@ put on. Pages are read from every server with the same filter and sort, and merg
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,7 +115,7 @@ class SeveralBackends:
     # -- keys and identity -----------------------------------------------------------------------
 
     def now(self) -> int:
-        return int(time.time() * 1000)
+        return self.backends[self.first].now()
 
     def canonical(self, key: str) -> str:
         label, bare = self.split(key)

@@ -39,6 +39,8 @@ class Info(WireModel):
 
     name: str = "sessions-tui"
     version: str
+    now: int
+    """The server's clock (epoch ms) when it answered: a remote face's ages and countdowns use it."""
     config: dict[str, Any]
     config_warnings: list[str] = Field(default_factory=list)
 

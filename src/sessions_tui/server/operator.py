@@ -70,7 +70,9 @@ class OperatorApi:
 
     async def _info(self, _: w.Empty) -> w.Info:
         warnings = [self._redact(line) for line in self.backend.config_warnings]
-        return w.Info(version=_package_version(), config=self.public_config, config_warnings=warnings)
+        return w.Info(
+            version=_package_version(), now=self.backend.now(), config=self.public_config, config_warnings=warnings
+        )
 
     async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
         from sessions_tui.backend import BrowseQuery

@@ -1,0 +1,57 @@
+"""The dashboard on a remote backend: the same screens over `serve`, live through its events."""
+
+from __future__ import annotations
+
+import json5
+
+from scenes import DEV, merge
+from server_support import TOKEN, served
+from sessions_tui.backend import BrowseQuery, LocalBackend, Requester
+from sessions_tui.backend.remote import RemoteBackend
+from sessions_tui.engine.clock import FrozenClock
+from sessions_tui.engine.config import parse_config
+from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
+from sessions_tui.engine.engine import Engine
+from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.widgets.transcript import MessageView
+from ui_support import SIZE, select, settle, text_of, until
+
+NOW_MS = 1_776_081_600_000
+ALLOW = {
+    "gateway": {"tools": {"allow": ["sessions_send", "sessions_spawn"]}},
+    "models": {"demo": {"latencyMs": 0, "chunkMs": 0}},
+}
+
+
+def demo_backend(tmp_path) -> LocalBackend:
+    cfg, _ = parse_config(merge(json5.loads(DEMO_CONFIG), ALLOW))
+    engine = Engine(tmp_path / "server-state", cfg, clock=FrozenClock(NOW_MS))
+    seed_demo(engine, None)
+    return LocalBackend(engine)
+
+
+async def test_the_table_transcript_and_composer_work_over_a_remote(tmp_path):
+    local = demo_backend(tmp_path)
+    expected = [row["_key"] for row in (await local.browse(Requester(), BrowseQuery(), offset=0, limit=100)).rows]
+    with served(local, allow=("sessions_send", "sessions_spawn")) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        app = SessionsApp(remote, acting_as="main")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            table = app.main_screen.query_one("#sessions")
+            await until(pilot, lambda: len(table.rows) == len(expected), "every demo session listed")
+            assert sorted(row.value for row in table.rows) == sorted(expected)
+            await select(pilot, DEV)
+            shown = app.main_screen.query(MessageView)
+            assert len(shown) > 0
+            await pilot.press("enter")
+            app.main_screen.query_one("#message").value = "status please"
+            await pilot.press("ctrl+s")
+            outcome = app.main_screen.query_one("#outcome")
+            await until(pilot, lambda: "ok" in text_of(outcome), "the send's outcome")
+            await until(
+                pilot,
+                lambda: any("status please" in v.plain for v in app.main_screen.query(MessageView)),
+                "the sent message in the transcript, through the event stream",
+            )
