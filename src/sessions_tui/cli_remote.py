@@ -56,17 +56,40 @@ def check_remote_command(opts: argparse.Namespace) -> None:
         raise RemoteUsageError("--remote and --demo do not go together: run the demo on the server (serve --demo)")
 
 
+def connect(url: str, token: str | None) -> Backend:
+    """A backend on `url`: a sessions-tui server, else (no operator API there) an OpenClaw gateway."""
+    from sessions_tui.backend.openclaw_gateway import OpenClawGatewayBackend
+    from sessions_tui.backend.remote import NotSessionsTui, RemoteBackend
+
+    ours = RemoteBackend(url, token)
+    try:
+        ours.connect_blocking()
+        return ours
+    except NotSessionsTui:
+        ours.close()
+    except BaseException:
+        ours.close()
+        raise
+    gateway = OpenClawGatewayBackend(url, token)
+    try:
+        gateway.connect_blocking()
+    except BaseException:
+        gateway.close()
+        raise
+    return gateway
+
+
 def open_remote(opts: argparse.Namespace) -> Backend:
     """The backend over the --remote URLs, connected (its public config read)."""
-    from sessions_tui.backend.remote import RemoteBackend, RemoteError
+    from sessions_tui.backend.remote import RemoteError
 
     check_remote_command(opts)
     urls = [_checked_url(u) for u in remote_urls(opts)]
     tokens = pair_tokens(urls, getattr(opts, "token", None))
-    backends = [RemoteBackend(url, token) for url, token in zip(urls, tokens, strict=True)]
+    backends: list[Backend] = []
     try:
-        for backend in backends:
-            backend.connect_blocking()
+        for url, token in zip(urls, tokens, strict=True):
+            backends.append(connect(url, token))
     except RemoteError as exc:
         for backend in backends:
             backend.close()

@@ -45,6 +45,10 @@ class RemoteError(BackendUnavailable):
     """The server could not be reached, refused the token, or failed; the message says which."""
 
 
+class NotSessionsTui(RemoteError):
+    """The server answers HTTP but has no operator API: an OpenClaw gateway, say."""
+
+
 class ToolNotAvailable(ToolInputError):
     """The server offers no such tool to this requester (unknown, or denied over HTTP)."""
 
@@ -105,8 +109,8 @@ class RemoteBackend:
 
     async def _post(self, op: str, body: w.WireModel, answer: type[M]) -> M:
         response = await self._request(f"{w.API_PREFIX}/{op}", body.model_dump(mode="json"))
-        if response.status_code == 404 and op == "info":
-            raise RemoteError(f"{self.url}: not a sessions-tui server (no {w.API_PREFIX}/info)")
+        if op == "info" and (response.status_code != 200 or "json" not in response.headers.get("content-type", "")):
+            raise NotSessionsTui(f"{self.url}: not a sessions-tui server (no {w.API_PREFIX}/info)")
         if response.status_code != 200:
             raise RemoteError(f"{self.url}: {op} failed ({response.status_code}): {_message(response)}")
         return answer.model_validate_json(response.content)

@@ -1,0 +1,219 @@
+"""A real OpenClaw gateway as a backend: its `POST /tools/invoke` only, polled for changes.
+
+The gateway has no operator API and no event stream over HTTP, so the dashboard's reads are made
+from its `sessions_list` (every page of it, kept for `POLL_S`), filtered, sorted and paged here
+with the same rules as the local table; a poll every `POLL_S` compares each session's
+`updatedAt` and reports what moved as engine events. Transcripts come from its
+`sessions_history`; a send is its `sessions_send`, which the gateway offers over HTTP only when
+its `gateway.tools.allow` names it. Key spellings and visibility follow OpenClaw's defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sessions_tui.backend.base import BackendUnavailable, EventCallback, Requester
+from sessions_tui.backend.remote import RemoteBackend, RemoteError
+from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
+from sessions_tui.engine.session_search import row_matches
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+
+POLL_S = 2.0
+PAGE = 200
+MAX_SESSIONS = 20_000
+
+_SORT: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "updated": lambda r: r.get("updatedAt") or 0,
+    "key": lambda r: str(r.get("key") or ""),
+    "label": lambda r: str(r.get("label") or r.get("displayName") or ""),
+    "model": lambda r: str(r.get("model") or ""),
+    "tokens": lambda r: r.get("totalTokens") or 0,
+    "status": lambda r: str(r.get("status") or ""),
+    "channel": lambda r: str(r.get("channel") or ""),
+    "kind": lambda r: str(r.get("kind") or ""),
+}
+
+
+class OpenClawGatewayBackend(RemoteBackend):
+    """A `Backend` over an OpenClaw gateway's HTTP tool API."""
+
+    def __init__(self, url: str, token: str | None, *, timeout_s: float = 30.0) -> None:
+        super().__init__(url, token, timeout_s=timeout_s)
+        self._rows: list[dict[str, Any]] | None = None
+        self._rows_at = 0.0
+        self._poller: asyncio.Task[None] | None = None
+
+    async def connect(self) -> None:
+        """Check the token with the gateway's `agents_list` (a refusal raises `RemoteError`)."""
+        await self.call_tool("agents_list", {}, Requester())
+
+    @property
+    def config_warnings(self) -> list[str]:
+        return []
+
+    # -- the session list, as the dashboard reads it ---------------------------------------------
+
+    async def _listed(self, requester: Requester, *, fresh: bool = False) -> list[dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        if not fresh and self._rows is not None and loop.time() - self._rows_at < POLL_S:
+            return self._rows
+        rows: list[dict[str, Any]] = []
+        offset = 0
+        while len(rows) < MAX_SESSIONS:
+            page = await self.call_tool("sessions_list", {"limit": PAGE, "offset": offset}, requester)
+            batch = [r for r in page.get("sessions") or [] if isinstance(r, dict) and isinstance(r.get("key"), str)]
+            rows.extend(self._row(r) for r in batch)
+            next_offset = page.get("nextOffset")
+            if not page.get("hasMore") or not batch or not isinstance(next_offset, int) or next_offset <= offset:
+                break
+            offset = next_offset
+        self._rows, self._rows_at = rows, loop.time()
+        return rows
+
+    def _row(self, listed: dict[str, Any]) -> dict[str, Any]:
+        key = self.canonical(str(listed["key"]))
+        policy = listed.get("sendPolicy")
+        return {
+            **listed,
+            "key": self.display(key),
+            "_key": key,
+            "_send": policy if policy in ("allow", "deny") else "allow",
+            "_sendReason": "session override" if policy in ("allow", "deny") else "default",
+        }
+
+    def _filtered(self, rows: list[dict[str, Any]], query: BrowseQuery) -> list[dict[str, Any]]:
+        since = self.now() - query.active_minutes * 60_000 if query.active_minutes else None
+        kept = [
+            r
+            for r in rows
+            if (query.include_archived or not r.get("archived"))
+            and (not query.kinds or r.get("kind") in query.kinds)
+            and (since is None or (r.get("updatedAt") or 0) >= since)
+            and (not query.search or row_matches(r, query.search))
+        ]
+        kept.sort(key=lambda r: r["_key"])
+        kept.sort(key=_SORT.get(query.order_by, _SORT["updated"]), reverse=query.descending)
+        return kept
+
+    async def browse(
+        self,
+        requester: Requester,
+        query: BrowseQuery,
+        *,
+        offset: int,
+        limit: int,
+        after: tuple[Any, str] | None = None,
+        before: tuple[Any, str] | None = None,
+        count: bool = True,
+    ) -> BrowsePage:
+        from sessions_tui.tools.browse import BrowsePage
+
+        rows = self._filtered(await self._listed(requester), query)
+        return BrowsePage(rows=rows[offset : offset + limit], total=len(rows), offset=offset)
+
+    async def browse_count(
+        self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
+    ) -> int:
+        return len(self._filtered(await self._listed(requester), query))
+
+    async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
+        wanted = set(keys)
+        return {r["_key"]: r for r in await self._listed(requester) if r["_key"] in wanted}
+
+    async def state_is_empty(self) -> bool:
+        return not await self._listed(Requester())
+
+    # -- the operator's reads --------------------------------------------------------------------
+
+    async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
+        rows = [r for r in await self._listed(Requester()) if not search or row_matches(r, search)]
+        return [(r["_key"], str(r.get("label") or r.get("displayName") or "")) for r in rows[:limit]]
+
+    async def children(self, requester_key: str) -> list[ChildView]:
+        from sessions_tui.engine.subagents import ChildView
+
+        parent = self.canonical(requester_key)
+        out = []
+        for r in await self._listed(Requester()):
+            if parent not in (r.get("spawnedBy"), r.get("parentSessionKey")):
+                continue
+            status = str(r.get("status") or "done")
+            out.append(
+                ChildView(
+                    run_id=str(r.get("sessionId") or r["_key"]),
+                    child_key=r["_key"],
+                    label=r.get("label"),
+                    task=str(r.get("label") or r.get("displayName") or r["key"]),
+                    status="running" if status == "running" else "failed" if status == "failed" else "done",
+                    started_at=int(r.get("startedAt") or r.get("updatedAt") or 0),
+                    ended_at=r.get("endedAt") if isinstance(r.get("endedAt"), int) else None,
+                    total_tokens=r.get("totalTokens"),
+                )
+            )
+        return out
+
+    async def announcements(self, requester_key: str) -> list[AnnouncementView]:
+        return []
+
+    async def run_label(self, run_id: str) -> str | None:
+        return None
+
+    async def owner_key(self, key: str) -> str | None:
+        wanted = self.canonical(key)
+        for r in await self._listed(Requester()):
+            if r["_key"] == wanted or r.get("sessionId") == key.strip():
+                return str(r["_key"])
+        return None
+
+    async def owner_command(self, key: str, text: str) -> str | None:
+        from sessions_tui.backend import is_send_command
+
+        if is_send_command(text):
+            raise BackendUnavailable(f"{self.url}: an OpenClaw gateway's /send is set in OpenClaw itself")
+        return None
+
+    # -- events: a poll of the session list ------------------------------------------------------
+
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        self._subscribers.append(callback)
+        if self._poller is None:
+            self._poller = self._io.submit(self._start_poll()).result()
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    async def _start_poll(self) -> asyncio.Task[None]:
+        return asyncio.get_running_loop().create_task(self._poll())
+
+    async def _poll(self) -> None:
+        seen: dict[str, Any] | None = None
+        while True:
+            try:
+                rows = await self._listed(Requester(), fresh=True)
+            except (RemoteError, BackendUnavailable):
+                await asyncio.sleep(POLL_S)
+                continue
+            now = {r["_key"]: r.get("updatedAt") for r in rows}
+            if seen is not None and now != seen:
+                for key, updated in now.items():
+                    if seen.get(key) != updated:
+                        self._publish(SessionChanged(ts=self.now(), session_key=key))
+                        self._publish(MessageAppended(ts=self.now(), session_key=key))
+                self._publish(StoreChanged(ts=self.now()))
+            seen = now
+            await asyncio.sleep(POLL_S)
+
+    async def _shutdown(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            await asyncio.gather(self._poller, return_exceptions=True)
+            self._poller = None
+        await super()._shutdown()
