@@ -161,6 +161,12 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     key, display = resolved.key, resolved.display_key
     requester_key = ctx.requester_internal_key
     requester_channel = call.agent_channel
+    if engine.owner_of(key) is not None:
+        from sessions_tui.engine.openclaw.gateway_send import configured, send_through_gateway
+
+        gateway = configured(engine.config.gateway.remote)
+        if gateway is not None:  # the session is OpenClaw's: its gateway runs the send
+            return await send_through_gateway(gateway, key, args.message, args.timeout_seconds, display)
     baseline = latest_assistant_reply(engine, key) if args.timeout_seconds > 0 else None
     try:
         run_id = engine.agent(
