@@ -55,3 +55,46 @@ async def test_the_table_transcript_and_composer_work_over_a_remote(tmp_path):
                 lambda: any("status please" in v.plain for v in app.main_screen.query(MessageView)),
                 "the sent message in the transcript, through the event stream",
             )
+
+
+async def test_acting_as_a_sandboxed_session_over_a_remote_narrows_the_table(tmp_path):
+    with served(demo_backend(tmp_path), allow=("sessions_send", "sessions_spawn")) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        app = SessionsApp(remote, acting_as="main")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("a")
+            await settle(pilot)
+            modal = app.screen
+            modal.query_one("#acting-filter").value = "discord:group:dev"
+            await settle(pilot)
+            modal.query_one("#acting-options").highlighted = 1
+            await settle(pilot)
+            modal.query_one("#acting-sandboxed").value = True
+            await settle(pilot)
+            assert "sees only the sessions it spawned" in text_of(modal.query_one("#acting-describe"))
+            modal.query_one("#acting-use").press()
+            table = app.main_screen.query_one("#sessions")
+            await until(pilot, lambda: app.requester_key == DEV and len(table.rows) == 0, "the narrowed table")
+
+
+async def test_a_spawn_from_the_panel_over_a_remote_announces_back(tmp_path):
+    with served(demo_backend(tmp_path), allow=("sessions_send", "sessions_spawn")) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        app = SessionsApp(remote, acting_as="main")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("s")
+            screen = app.main_screen
+            screen.query_one("#spawn-task").value = "count the words in: one two three"
+            screen.query_one("#spawn-label").value = "remote-words"
+            await pilot.press("enter")
+            outcome = screen.query_one("#spawn-outcome")
+            await until(pilot, lambda: text_of(outcome).startswith("accepted"), "the spawn to be accepted")
+            await until(
+                pilot,
+                lambda: any("remote-words" in text_of(a) for a in screen.query(".announcement")),
+                "the child's announcement, through the event stream",
+            )
