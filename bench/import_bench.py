@@ -136,8 +136,11 @@ def build_source(root: Path) -> int:
 
 
 def file_creation_us(where: Path, count: int = 1000) -> float:
-    """Microseconds this filesystem takes to create an empty file now (it varies tenfold with its
-    state: after many deletions, each creation costs far more). The files are left in place."""
+    """Microseconds this filesystem takes to create an empty file now. It varies fiftyfold: ext4
+    without a journal will not reuse an inode freed in the last 1 to 5 minutes, and each creation
+    scans past every such one (the kernel's `recently_deleted`), so for minutes after many
+    deletions (another run's cleanup included) each creation costs up to a millisecond. The files
+    are left in place (deleting them would slow the import's)."""
     where.mkdir()
     t0 = time.perf_counter()
     for n in range(count):
