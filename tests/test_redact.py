@@ -280,3 +280,20 @@ def test_redacting_twice_changes_nothing_more(text: str) -> None:
     once = default_redactor().redact(text)
     assert once != text
     assert default_redactor().redact(once) == once
+
+
+def test_a_remembered_redaction_is_the_same_and_the_memory_is_bounded(monkeypatch):
+    from sessions_tui.engine import redact as redact_module
+
+    monkeypatch.setattr(redact_module, "MEMO_CHARS", 1000)
+    redactor = redact_module.Redactor()
+    secret = "token sk-1234567890abcdef1234 here"
+    first = redactor.redact(secret)
+    assert "sk-1234567890abcdef1234" not in first
+    assert redactor.redact(secret) == first  # from memory
+    for i in range(200):
+        redactor.redact(f"plain text number {i:04d}")
+    assert redactor._memo_chars <= 1000
+    assert redactor.redact(secret) == first
+    long_text = "x" * (redact_module.MEMO_MAX_LENGTH + 1)
+    assert redactor.redact(long_text) == long_text and long_text not in redactor._memo

@@ -147,6 +147,13 @@ def _outside(edit: Edit, pems: list[Edit], starts: list[int]) -> list[Edit]:
     return out
 
 
+MEMO_MAX_LENGTH = 64 * 1024
+"""Texts up to this long have their redaction remembered."""
+
+MEMO_CHARS = 4 * 1024 * 1024
+"""The remembered texts hold at most this many characters (then the memory starts afresh)."""
+
+
 class Redactor:
     """The redaction of one configuration: built-in rules, `logging.redactPatterns` (added to
     them) and the exact secret values the configuration holds.
@@ -173,6 +180,10 @@ class Redactor:
         self._anchors = tuple(sorted({anchor for rule in self.rules for anchor in rule.anchors}))
         self.pattern_problems: tuple[tuple[int, str, str], ...] = tuple(problems)
         self.known_secrets = tuple(sorted({s for s in known_secrets if len(s) >= KNOWN_SECRET_MIN_LENGTH}))
+        # Keys, labels and statuses come back in every listing, a transcript's messages in every
+        # read of it: each text is redacted once (a redactor's rules are fixed, so is its answer).
+        self._memo: dict[str, str] = {}
+        self._memo_chars = 0
 
     @property
     def dropped_patterns(self) -> tuple[str, ...]:
@@ -198,8 +209,21 @@ class Redactor:
     def redact(self, text: str) -> str:
         if not text:
             return text
+        size = len(text)
+        kept = size <= MEMO_MAX_LENGTH
+        if kept:
+            known = self._memo.get(text)
+            if known is not None:
+                return known
         edits = self.find(text)
-        return apply_edits(text, edits) if edits else text
+        out = apply_edits(text, edits) if edits else text
+        if kept:
+            if self._memo_chars + size > MEMO_CHARS:
+                self._memo.clear()
+                self._memo_chars = 0
+            self._memo[text] = out
+            self._memo_chars += size
+        return out
 
     def redact_strings(self, value: Any) -> Any:
         """Every string in a JSON-like structure (keys too), redacted; the rest as it was."""

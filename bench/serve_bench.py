@@ -1,0 +1,270 @@
+"""`sessions-tui serve` side by side with the real OpenClaw gateway, on the same sessions.
+
+Both serve the sessions of the OpenClaw fixture (tests/fixtures/openclaw-2026.9.6/legacy-state):
+the gateway seeded from it by `scripts/openclaw-gateway.sh start --seed-from`, ours imported from
+it by `sessions-tui import-openclaw`. Measured, in one run:
+
+1. Start to ready: from spawning the server to its first `200` on `GET /readyz`.
+2. Latency over one loopback keep-alive connection: `sessions_list {"limit": 200}` and
+   `sessions_history {"sessionKey": <the longest transcript>, "limit": 200}`, 20 warm-up calls,
+   then 200 timed calls of each, ours and the gateway's interleaved call by call.
+3. Load on ours: 50 concurrent clients (a connection each) × 200 `sessions_list` calls; errors,
+   p50/p99, calls per second, and the server's peak RSS (VmHWM) over its whole run.
+
+Requirements: p50 at least 5x the gateway's for both tools; 0 errors under load; start to ready
+under 1 s; RSS under 150 MB. Without the gateway installed (`scripts/openclaw-gateway.sh
+install`, ~650 MB) the comparison is reported as not run, and the verdict is FAIL.
+
+Run: .venv/bin/python bench/serve_bench.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from _common import ROOT, verdict
+
+LEGACY = ROOT / "tests" / "fixtures" / "openclaw-2026.9.6" / "legacy-state"
+GATEWAY_SCRIPT = ROOT / "scripts" / "openclaw-gateway.sh"
+TOKEN = "serve-bench-token-3f9c"
+WARMUP, RUNS = 20, 200
+CLIENTS, CALLS = 50, 200
+LIST = {"tool": "sessions_list", "args": {"limit": 200}}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_ready(url: str, deadline_s: float, proc: subprocess.Popen[bytes] | None = None) -> float:
+    start = time.perf_counter()
+    while time.perf_counter() - start < deadline_s:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit(f"FAIL: the server at {url} exited ({proc.returncode})")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return time.perf_counter() - start
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.005)
+    raise SystemExit(f"FAIL: {url} not ready within {deadline_s} s")
+
+
+def environment(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_TUI_")}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    env.update(extra)
+    return env
+
+
+def start_ours(tmp: Path) -> tuple[subprocess.Popen[bytes], str, float]:
+    state = tmp / "ours"
+    cli = [sys.executable, "-m", "sessions_tui", "--state", str(state)]
+    subprocess.run([*cli, "import-openclaw", str(LEGACY)], check=True, capture_output=True, env=environment({}))
+    port = free_port()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [*cli, "serve", "--port", str(port)],
+        env=environment({"SESSIONS_TUI_TOKEN": TOKEN}),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    wait_ready(url, 30, proc)
+    return proc, url, time.perf_counter() - t0
+
+
+def gateway_installed() -> bool:
+    peer = Path(os.environ.get("OPENCLAW_PEER_DIR", Path.home() / ".cache" / "sessions-tui-openclaw"))
+    return (peer / "oc" / "node_modules" / "openclaw" / "openclaw.mjs").is_file()
+
+
+def start_gateway(tmp: Path) -> tuple[Path, str, float, int]:
+    state = tmp / "gateway"
+    port = free_port()
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [
+            "bash",
+            str(GATEWAY_SCRIPT),
+            "start",
+            "--state",
+            str(state),
+            "--port",
+            str(port),
+            "--token",
+            TOKEN,
+            "--seed-from",
+            str(LEGACY),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"FAIL: the gateway did not start: {done.stderr[-500:]}")
+    return state, f"http://127.0.0.1:{port}", time.perf_counter() - t0, int(done.stdout.strip().splitlines()[-1])
+
+
+def stop_gateway(state: Path) -> None:
+    subprocess.run(["bash", str(GATEWAY_SCRIPT), "stop", "--state", str(state)], capture_output=True, timeout=60)
+
+
+def invoke(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
+    response = client.post("/tools/invoke", json=body)
+    if response.status_code != 200:
+        raise SystemExit(f"FAIL: {body['tool']} answered {response.status_code}: {response.text[:200]}")
+    details: dict[str, Any] = response.json()["result"]["details"]
+    return details
+
+
+def longest_session(client: httpx.Client) -> str:
+    sessions = invoke(client, LIST)["sessions"]
+    sizes = {}
+    for row in sessions:
+        details = invoke(client, {"tool": "sessions_history", "args": {"sessionKey": row["key"], "limit": 200}})
+        sizes[row["key"]] = len(details.get("messages") or [])
+    return max(sizes, key=lambda k: sizes[k])
+
+
+def latencies(clients: dict[str, httpx.Client], body: dict[str, Any]) -> dict[str, list[float]]:
+    for _ in range(WARMUP):
+        for client in clients.values():
+            invoke(client, body)
+    out: dict[str, list[float]] = {name: [] for name in clients}
+    for _ in range(RUNS):
+        for name, client in clients.items():
+            t0 = time.perf_counter()
+            invoke(client, body)
+            out[name].append(time.perf_counter() - t0)
+    return out
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def load(url: str) -> tuple[int, list[float], float]:
+    errors = 0
+    times: list[float] = []
+
+    async def one_client() -> None:
+        nonlocal errors
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        headers = {"authorization": f"Bearer {TOKEN}"}
+        async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60) as client:
+            for _ in range(CALLS):
+                t0 = time.perf_counter()
+                try:
+                    response = await client.post("/tools/invoke", json=LIST)
+                    if response.status_code != 200 or response.json().get("ok") is not True:
+                        errors += 1
+                except httpx.HTTPError:
+                    errors += 1
+                times.append(time.perf_counter() - t0)
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one_client() for _ in range(CLIENTS)))
+    return errors, times, time.perf_counter() - t0
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def tree_rss_mb(pid: int) -> float:
+    """RSS of a process and its children (the gateway runs workers)."""
+    total = 0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pids.extend(int(c) for c in children)
+    return total / 1024
+
+
+def main() -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="serve-bench-"))
+    gateway_state: Path | None = None
+    ours, url, ours_ready = start_ours(tmp)
+    try:
+        print(f"ours: ready {ours_ready * 1000:.0f} ms after spawn ({url})")
+        clients = {"ours": httpx.Client(base_url=url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=60)}
+        if gateway_installed():
+            gateway_state, gateway_url, gateway_ready, gateway_pid = start_gateway(tmp)
+            rss_gateway = tree_rss_mb(gateway_pid)
+            print(f"gateway: ready {gateway_ready:.1f} s after spawn ({gateway_url}), RSS {rss_gateway:.0f} MB")
+            clients["gateway"] = httpx.Client(
+                base_url=gateway_url, headers={"authorization": f"Bearer {TOKEN}"}, timeout=60
+            )
+        else:
+            print("gateway: not installed (bash scripts/openclaw-gateway.sh install): no comparison")
+        key = longest_session(clients["ours"])
+        ratios = []
+        for name, body in (
+            ("sessions_list limit 200", LIST),
+            ("sessions_history limit 200", {"tool": "sessions_history", "args": {"sessionKey": key, "limit": 200}}),
+        ):
+            times = latencies(clients, body)
+            line = "   ".join(f"{who} p50 {pct(t, 0.5):7.2f} ms p99 {pct(t, 0.99):7.2f} ms" for who, t in times.items())
+            print(f"{name:28} {line}")
+            if "gateway" in times:
+                ratio = statistics.median(times["gateway"]) / statistics.median(times["ours"])
+                ratios.append(ratio)
+                print(f"{'':28} ours is {ratio:.1f}x the gateway's p50")
+        if gateway_state is not None:
+            stop_gateway(gateway_state)
+            gateway_state = None
+        errors, times, elapsed = asyncio.run(load(url))
+        rss = peak_rss_mb(ours.pid)
+        print(
+            f"load: {CLIENTS} clients x {CALLS} sessions_list: {errors} errors, p50 {pct(times, 0.5):.1f} ms, "
+            f"p99 {pct(times, 0.99):.1f} ms, {len(times) / elapsed:.0f} calls/s; peak RSS {rss:.0f} MB"
+        )
+        for client in clients.values():
+            client.close()
+        checks = [
+            (
+                bool(ratios) and min(ratios) >= 5,
+                f"p50 >= 5x the gateway's ({', '.join(f'{r:.1f}x' for r in ratios) or 'not run'})",
+            ),
+            (errors == 0, f"{errors} errors under load"),
+            (ours_ready < 1.0, f"start to ready {ours_ready * 1000:.0f} ms < 1 s"),
+            (rss < 150, f"peak RSS {rss:.0f} MB < 150 MB"),
+        ]
+        for ok, text in checks:
+            print(("  ok   " if ok else "  MISS ") + text)
+        return verdict(all(ok for ok, _ in checks), "; ".join(text for _, text in checks))
+    finally:
+        if gateway_state is not None:
+            stop_gateway(gateway_state)
+        ours.terminate()
+        ours.wait(30)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
