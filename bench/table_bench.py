@@ -39,9 +39,9 @@ DEEP_RATIO = 1.5
 START_LIMIT_S = 0.8
 STARTS = 5
 TYPED = ["roomtask", "xylo", "qa", "job-4", "7f"]
-"""Typed one key at a time, then erased: common first keys and prefixes (r, ro, j, 7, 7f), rare ones
-(x, xy, q, qa: too short for the trigram index and in no or few sessions, so every session is
-tested), and needles the trigram index narrows (roo..., job-4, xyl...)."""
+"""Typed one key at a time, then erased: common first keys and prefixes (r, ro, 7, 7f), rare ones
+(x, xy, q, qa, j: too short for the trigram index and in no or few sessions: the letter index
+narrows them), and needles the trigram index narrows (roo..., job-4, xyl...)."""
 
 
 def first_paint_child(state: str, config: str, spawned_at: float) -> None:
