@@ -31,8 +31,10 @@ JSON = "application/json; charset=utf-8"
 
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
-    """A JSON answer; lone surrogates and controls escaped, so any agent text is valid UTF-8 JSON."""
-    return Response(json_text(body, indent=None), status_code=status, media_type=JSON, headers=headers)
+    """A JSON answer, compact as the gateway's, in ASCII: every other character (a lone surrogate
+    from agent text included) is a `\\u` escape, so the body is valid UTF-8 JSON whatever it holds."""
+    content = json.dumps(body, ensure_ascii=True, separators=(",", ":"))
+    return Response(content, status_code=status, media_type=JSON, headers=headers)
 
 
 def error(status: int, kind: str, message: str) -> Response:
