@@ -50,6 +50,8 @@ DEMO_CONFIG = """\
       { id: "helper", name: "Sandboxed helper", sandbox: { mode: "all" }, subagents: { allowAgents: [] } },
     ],
   },
+  // `sessions-tui serve --demo`: a remote dashboard (`--remote`) may send and spawn too.
+  gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } },
 }
 """
 
