@@ -98,3 +98,31 @@ async def test_a_spawn_from_the_panel_over_a_remote_announces_back(tmp_path):
                 lambda: any("remote-words" in text_of(a) for a in screen.query(".announcement")),
                 "the child's announcement, through the event stream",
             )
+
+
+async def test_one_dashboard_over_two_servers_lists_both_marked_by_server(tmp_path):
+    from sessions_tui.backend.several import SeveralBackends
+
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    one, two = demo_backend(tmp_path / "one"), demo_backend(tmp_path / "two")
+    with served(one) as url_one, served(two) as url_two:
+        remotes = [RemoteBackend(url, TOKEN) for url in (url_one, url_two)]
+        for remote in remotes:
+            remote.connect_blocking()
+        both = SeveralBackends(remotes)
+        labels = [url.removeprefix("http://") for url in (url_one, url_two)]
+        app = SessionsApp(both, acting_as=both.main_session_key())
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            table = app.main_screen.query_one("#sessions")
+            await until(pilot, lambda: {str(r.value).split("/")[0] for r in table.rows} == set(labels), "both servers")
+            dev_two = f"{labels[1]}/{DEV}"
+            await select(pilot, dev_two)
+            assert len(app.main_screen.query(MessageView)) > 0
+            app.main_screen.query_one("#filter").value = "dev"
+            await until(
+                pilot,
+                lambda: sorted(str(r.value) for r in table.rows) == sorted(f"{label}/{DEV}" for label in labels),
+                "the filter across both servers",
+            )
