@@ -126,3 +126,14 @@ async def test_one_dashboard_over_two_servers_lists_both_marked_by_server(tmp_pa
                 lambda: sorted(str(r.value) for r in table.rows) == sorted(f"{label}/{DEV}" for label in labels),
                 "the filter across both servers",
             )
+
+
+async def test_the_header_names_the_server(tmp_path):
+    with served(demo_backend(tmp_path)) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        app = SessionsApp(remote, acting_as="main")
+        async with app.run_test(size=(160, 40)) as pilot:
+            await settle(pilot)
+            header = text_of(app.main_screen.query_one("#status-header"))
+            assert f"remote {url}" in header and " state " not in header

@@ -43,7 +43,8 @@ class StatusHeader(Static):
         self._set_tooltip()
 
     def _set_tooltip(self) -> None:
-        lines = [f"state {self.state_dir}"] + ([f"OpenClaw {self.follow_root}"] if self.follow_root else [])
+        where = "remote" if self.state_dir.startswith(("http://", "https://")) else "state"
+        lines = [f"{where} {self.state_dir}"] + ([f"OpenClaw {self.follow_root}"] if self.follow_root else [])
         self.tooltip = "\n".join(lines)
 
     def render(self) -> Text:
@@ -85,7 +86,8 @@ class StatusHeader(Static):
         who.append("  as ", style="dim")
         who.append(acting, style="bold")
         who.append(sandboxed, style=self._style("header--sandboxed"))
-        state_label = "  state " if not compact else "  "
+        remote = self.state_dir.startswith(("http://", "https://"))  # a server's address: --remote
+        state_label = ("  remote " if remote else "  state ") if not compact else "  "
         state_path = visible(home_relative(self.state_dir))
         room = width - fixed - len(acting)
         follow_room, state_room = self._allot(room, len(follow_path), len(state_label), len(state_path))
