@@ -181,3 +181,11 @@ def test_send_on_a_remote_reports_the_reply(tmp_path):
 def test_bad_remote_arguments_exit_2_with_a_reason(args, message):
     done = _cli(*args)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+async def test_closing_twice_is_harmless(tmp_path):
+    with served(_state(tmp_path)) as url:
+        remote = _connected(url)
+        await remote.aclose()
+        await remote.aclose()
+        remote.close()

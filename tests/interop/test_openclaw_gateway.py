@@ -291,7 +291,7 @@ async def test_dashboard_follows_the_gateway(gateway: Gateway, tmp_path: Path) -
         table = screen.query_one("#sessions")
         table.move_cursor(row=table.get_row_index(GROUP))
         await until(lambda: pane.key == GROUP and pane.query(MessageView), "the group's transcript open")
-        shown = lambda: [text_of(w) for w in pane.query(".message-text")]  # noqa: E731
+        shown = lambda: "\n".join(view.plain for view in pane.query(MessageView))  # noqa: E731
         assert "pong" in shown()
 
         text = f"hello dashboard {secrets.token_hex(4)}"

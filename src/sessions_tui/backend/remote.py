@@ -332,11 +332,14 @@ class RemoteBackend:
         return None
 
     async def aclose(self) -> None:
-        await self._io.run(self._shutdown())
+        if self._io.loop.is_running():
+            await self._io.run(self._shutdown())
         self._io.stop()
 
     def close(self) -> None:
-        self._io.call(self._shutdown(), timeout=10)
+        """Close from a thread with no loop running; closing again does nothing."""
+        if self._io.loop.is_running():
+            self._io.call(self._shutdown(), timeout=10)
         self._io.stop()
 
     async def _shutdown(self) -> None:
