@@ -216,3 +216,16 @@ def test_serve_on_a_port_in_use_says_so_with_exit_2(tmp_path):
     assert done.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
     assert "a-secret-token" not in done.stdout + done.stderr
+
+
+def test_answers_are_valid_json_whatever_they_hold():
+    import json
+
+    from sessions_tui.server.invoke import compact_json, indented_json
+
+    assert compact_json({"a": "é", "n": [1, None]}) == '{"a":"é","n":[1,null]}'.encode()
+    huge = {"n": 2**70, "s": "x\ud800"}  # orjson refuses both; the standard encoder writes them
+    assert json.loads(compact_json(huge)) == huge
+    assert compact_json(huge).isascii()
+    assert json.loads(indented_json({"n": 2**70})) == {"n": 2**70}
+    assert indented_json({"a": [1]}) == '{\n  "a": [\n    1\n  ]\n}'

@@ -27,13 +27,29 @@ T = TypeVar("T")
 
 
 def has_surrogates(text: str) -> bool:
-    """Whether `text` holds surrogate code points (lone, or a pair spelled as two)."""
-    return _SURROGATE_RE.search(text) is not None
+    """Whether `text` holds surrogate code points (lone, or a pair spelled as two).
+
+    Asked of every transcript line read, so the common answer comes first and in C: ASCII text has
+    none, and text that encodes to UTF-8 has none (a surrogate code point cannot be encoded)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE_RE.search(text) is not None
+    return False
+
+
+def _spells_surrogate(text: str) -> bool:
+    """Whether JSON text holds a `\\uD800`–`\\uDFFF` escape (a substring test first)."""
+    if "\\ud" not in text and "\\uD" not in text:
+        return False
+    return _SURROGATE_ESCAPE_RE.search(text) is not None
 
 
 def scrub_text(text: str) -> str:
     """`text` with every lone surrogate replaced by U+FFFD (pairs joined into their character)."""
-    if _SURROGATE_RE.search(text) is None:
+    if not has_surrogates(text):
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
@@ -48,7 +64,7 @@ def scrub_json(value: T) -> T:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return value
-    if _SURROGATE_RE.search(text) is None:
+    if not has_surrogates(text):
         return value
     scrubbed: T = json.loads(scrub_text(text))
     return scrubbed
@@ -57,6 +73,6 @@ def scrub_json(value: T) -> T:
 def loads(text: str) -> Any:
     """`json.loads`, then scrubbed when the text spells a surrogate (an escape or the code point)."""
     value = json.loads(text)
-    if _SURROGATE_ESCAPE_RE.search(text) is None and _SURROGATE_RE.search(text) is None:
+    if not _spells_surrogate(text) and not has_surrogates(text):
         return value
     return scrub_json(value)

@@ -16,6 +16,7 @@ import json
 import logging
 from typing import Any
 
+import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
@@ -23,18 +24,32 @@ from sessions_tui.backend import TOOLS, Backend, Requester, ToolInputError, Unkn
 from sessions_tui.backend.wire import SANDBOXED_HEADER
 from sessions_tui.server.access import AuthLockout, bearer_token, token_matches, tool_name
 from sessions_tui.server.settings import ServerSettings
-from sessions_tui.terminal_text import json_text
 
 log = logging.getLogger("sessions_tui.server")
 
 JSON = "application/json; charset=utf-8"
 
 
+def compact_json(value: Any) -> bytes:
+    """JSON as the gateway writes its answers (compact, UTF-8), by orjson; a value it refuses (a
+    lone surrogate, an integer past 64 bits) by the standard encoder in ASCII, every other
+    character a `\\u` escape: valid UTF-8 JSON whatever the value holds."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode()
+
+
+def indented_json(value: Any) -> str:
+    """JSON indented by two, as the gateway's tools write their text (`JSON.stringify(v, null, 2)`)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+
+
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
-    """A JSON answer, compact as the gateway's, in ASCII: every other character (a lone surrogate
-    from agent text included) is a `\\u` escape, so the body is valid UTF-8 JSON whatever it holds."""
-    content = json.dumps(body, ensure_ascii=True, separators=(",", ":"))
-    return Response(content, status_code=status, media_type=JSON, headers=headers)
+    return Response(compact_json(body), status_code=status, media_type=JSON, headers=headers)
 
 
 def error(status: int, kind: str, message: str) -> Response:
@@ -154,7 +169,7 @@ class ToolsInvoke:
         except Exception as exc:  # noqa: BLE001 - the client learns nothing of the failure but that it failed
             log.error("tool %s failed: %s: %s", name, type(exc).__name__, self.backend.redact(str(exc)))
             return error(500, "tool_error", "tool execution failed")
-        content = [{"type": "text", "text": json_text(details, indent=2)}]
+        content = [{"type": "text", "text": indented_json(details)}]
         return json_response(200, {"ok": True, "result": {"content": content, "details": details}})
 
     def _requester_key(self, key: str | None) -> str:
