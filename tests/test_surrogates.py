@@ -9,7 +9,13 @@ from sessions_tui.engine.surrogates import REPLACEMENT_CHARACTER, has_surrogates
 
 @pytest.mark.parametrize(
     ("text", "found"),
-    [("plain ascii", False), ("café ☕ 日本", False), ("lone \ud800 here", True), ("pair \ud83d\ude00", True), ("", False)],
+    [
+        ("plain ascii", False),
+        ("café ☕ 日本", False),
+        ("lone \ud800 here", True),
+        ("pair \ud83d\ude00", True),
+        ("", False),
+    ],
 )
 def test_surrogate_code_points_are_found(text, found):
     assert has_surrogates(text) is found
