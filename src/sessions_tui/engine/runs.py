@@ -49,6 +49,9 @@ class RunRequest(LazyModel):
     label: str | None = None
     internal: bool = False  # an engine step (announce), hidden from the "user" role in views
     keep_status: bool = False  # leave the session's status alone (a finished child's announce step)
+    # The sessions the message passed through, canonical keys, oldest first, this run's session
+    # last (a `sessions_send` hop); empty for a run no send started. Tool calls of the run carry it.
+    chain: list[str] = Field(default_factory=list)
 
 
 class RunRecord(LazyModel):

@@ -41,7 +41,9 @@ class ToolHost(Protocol):
 
     def openai_tools(self, session_key: str, names: list[str] | None = None) -> list[dict[str, Any]]: ...
 
-    async def execute(self, session_key: str, call: ToolCallRequest) -> tuple[dict[str, Any], bool]: ...
+    async def execute(
+        self, session_key: str, call: ToolCallRequest, chain: tuple[str, ...] = ()
+    ) -> tuple[dict[str, Any], bool]: ...
 
 
 class TurnsHost(EngineFloor, Protocol):
@@ -236,7 +238,7 @@ async def _model_rounds(engine: TurnsHost, record: RunRecord, request: RunReques
         if not partial.calls or host is None:
             return
         for call in partial.calls:
-            payload, is_error = await host.execute(key, call)
+            payload, is_error = await host.execute(key, call, tuple(request.chain))
             _append(
                 engine,
                 key,

@@ -153,13 +153,16 @@ class ToolArgs(LazyModel):
 
 @dataclass
 class ToolCall:
-    """Who is calling: the requester session (None = the main alias), its channel, sandbox."""
+    """Who is calling: the requester session (None = the main alias), its channel, sandbox, and
+    `chain`: the sessions the current message passed through (canonical keys, oldest first, the
+    caller's own session last; empty outside a run), which the loop guard reads."""
 
     engine: Engine
     agent_session_key: str | None = None
     agent_channel: str | None = None
     sandboxed: bool = False
     extras: dict[str, Any] = field(default_factory=dict)
+    chain: tuple[str, ...] = ()
 
 
 ToolFn = Callable[[ToolCall, dict[str, Any]], Awaitable[dict[str, Any]]]

@@ -51,8 +51,11 @@ class EngineToolHost:
         chosen = [n for n in allowed if names is None or n in names]
         return [TOOLS[n].openai_function() for n in chosen]
 
-    async def execute(self, session_key: str, call: ToolCallRequest) -> tuple[dict[str, Any], bool]:
-        """Run a model's tool call as `session_key`; failures become error results, never raise."""
+    async def execute(
+        self, session_key: str, call: ToolCallRequest, chain: tuple[str, ...] = ()
+    ) -> tuple[dict[str, Any], bool]:
+        """Run a model's tool call as `session_key` (inside a run whose message came through
+        `chain`); failures become error results, never raise."""
         if call.name not in self.allowed(session_key):
             return {"status": "error", "error": f"Tool not available: {call.name}"}, True
         if call.arguments_error is not None:  # arguments the model sent that cannot be read at all
@@ -62,6 +65,7 @@ class EngineToolHost:
             agent_session_key=session_key,
             agent_channel=self.engine.session_channel(session_key),
             sandboxed=self.engine.is_sandboxed(session_key),
+            chain=chain,
         )
         try:
             payload = await invoke(tool_call, call.name, call.arguments)

@@ -161,6 +161,8 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     key, display = resolved.key, resolved.display_key
     requester_key = ctx.requester_internal_key
     requester_channel = call.agent_channel
+    # The loop guard's chain (D-chain): the caller's run's chain, or the requester alone, then the target.
+    chain = [*(call.chain or ([requester_key] if requester_key else [])), key]
     if engine.owner_of(key) is not None:
         from sessions_tui.engine.openclaw.gateway_send import configured, send_through_gateway
 
@@ -181,6 +183,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
                     "sourceTool": "sessions_send",
                 },
                 lane="nested",
+                chain=chain,
             ),
             via="sessions_send",
             requester=requester_key,
