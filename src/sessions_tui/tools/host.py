@@ -65,7 +65,7 @@ class EngineToolHost:
             agent_session_key=session_key,
             agent_channel=self.engine.session_channel(session_key),
             sandboxed=self.engine.is_sandboxed(session_key),
-            chain=chain,
+            chain=chain or (session_key,),  # never empty inside a run: its own session at least
         )
         try:
             payload = await invoke(tool_call, call.name, call.arguments)

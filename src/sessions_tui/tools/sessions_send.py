@@ -19,6 +19,7 @@ from sessions_tui.engine.a2a import (
     latest_assistant_reply,
     message_context,
 )
+from sessions_tui.engine.chain_guard import guard_send, next_chain
 from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
 from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.runs import RunRequest
@@ -161,8 +162,20 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     key, display = resolved.key, resolved.display_key
     requester_key = ctx.requester_internal_key
     requester_channel = call.agent_channel
-    # The loop guard's chain (D-chain): the caller's run's chain, or the requester alone, then the target.
-    chain = [*(call.chain or ([requester_key] if requester_key else [])), key]
+    # The loop guard (docs/decisions.md D19): the chain this send would make, refused past the limit.
+    chain = next_chain(call.chain, requester_key, key)
+    via = "agent" if call.chain else "owner"  # a model's tool call always carries its run's chain
+    refused = guard_send(
+        engine,
+        chain,
+        requester=requester_key,
+        requester_agent_id=ctx.requester_agent_id,
+        target_display=display,
+        message=args.message,
+        via=via,
+    )
+    if refused is not None:
+        return refused
     if engine.owner_of(key) is not None:
         from sessions_tui.engine.openclaw.gateway_send import configured, send_through_gateway
 

@@ -63,6 +63,7 @@ VALUE_RULES: dict[str, IntRange | Choice] = {
     "session.sendPolicy.default": Choice(("allow", "deny"), "allow"),
     "session.sendPolicy.rules[*].action": Choice(("allow", "deny"), "allow"),
     "session.agentToAgent.maxPingPongTurns": IntRange(default=5, min=0, max=5),
+    "session.agentToAgent.maxChainHops": IntRange(default=6, min=0, max=100),
     "tools.sessions.visibility": Choice(("self", "tree", "agent", "all"), "tree"),
     "agents.defaults.sandbox.mode": Choice(("off", "non-main", "all"), "off"),
     "agents.defaults.sandbox.sessionToolsVisibility": Choice(("spawned", "all"), "spawned"),

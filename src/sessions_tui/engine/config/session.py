@@ -89,6 +89,12 @@ class SessionAgentToAgentConfig(ConfigModel):
         alias="maxPingPongTurns",
         description="How many reply turns two agents may trade after a send, 0–5; default 5.",
     )
+    max_chain_hops: FlooredInt = Field(
+        default=6,
+        alias="maxChainHops",
+        description="How many sends a message may pass through, agent to agent, before the next is refused, "
+        "0–100 (0: no limit); default 6.",
+    )
 
 
 class SessionConfig(ConfigModel):
@@ -117,7 +123,7 @@ class SessionConfig(ConfigModel):
     agent_to_agent: SessionAgentToAgentConfig = Field(
         default_factory=SessionAgentToAgentConfig,
         alias="agentToAgent",
-        description="Limits of agent-to-agent exchanges; default: up to 5 ping-pong turns.",
+        description="Limits of agent-to-agent exchanges; default: up to 5 ping-pong turns, chains of up to 6 sends.",
     )
 
     @field_validator("main_key")
