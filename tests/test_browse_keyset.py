@@ -120,7 +120,7 @@ def test_a_schema_2_file_migrates(tmp_path):
     store = Store(state)
     try:
         with store.read() as c:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
             row = c.execute("SELECT sort_model, sort_tokens, sort_label FROM sessions").fetchone()
         assert tuple(row) == ("gpt-5", 7, "Dev Chat")
         flt = SessionFilter(search="dev chat")  # found through the search index filled by the migration

@@ -22,6 +22,7 @@ from sessions_tui.engine.keys import (
     classify_session_kind,
     entry_channel,
 )
+from sessions_tui.engine.ledger import SendLedger
 from sessions_tui.engine.models.registry import ModelRegistry
 from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.policy import (
@@ -84,6 +85,7 @@ class Engine(ConfigPolicies):
         self.events = EventBus()
         self.models = ModelRegistry(self)
         self.outbox = Outbox(self)
+        self.ledger = SendLedger(self)
         self.runs = Runs(self, execute_run)
         self.subagents = SubagentRegistry(self)
         self.tool_host: ToolHost | None = None

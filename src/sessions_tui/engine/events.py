@@ -103,6 +103,14 @@ class DeliveryChanged(_Event):
     error: str | None = None
 
 
+class SendLedgerChanged(_Event):
+    """A send's ledger entry was opened or reached a new state (engine/ledger.py)."""
+
+    type: Literal["send_ledger_changed"] = "send_ledger_changed"
+    run_id: str
+    state: str
+
+
 class StoreChanged(_Event):
     """Another process wrote to the state directory (noticed through SQLite's data_version)."""
 
@@ -128,6 +136,7 @@ EngineEvent = (
     | Announced
     | PolicyRefused
     | DeliveryChanged
+    | SendLedgerChanged
     | StoreChanged
     | FollowStatus
 )

@@ -1,7 +1,8 @@
-"""The state directory's SQLite store: session index, transcripts, runs, sub-agent registry, outbox, audit.
+"""The state directory's SQLite store: session index, transcripts, runs, sub-agent registry, outbox, audit,
+send ledger.
 
 `Store` is one object over one connection; each table family's queries live in a module of this
-package (`sessions`, `browse`, `transcripts`, `imports`, `runs`, `registry`, `outbox`, `audit`) as
+package (`sessions`, `browse`, `transcripts`, `imports`, `runs`, `registry`, `outbox`, `audit`, `ledger`) as
 a part `Store` is composed of, on the connection and transactions of `connection.StoreBase`. The
 schema and its migration are in `schema`. No module outside this package writes SQL for these tables.
 """
@@ -13,6 +14,7 @@ from sessions_tui.engine.store.browse import SORT_COLUMNS, BrowsePart, SessionFi
 from sessions_tui.engine.store.codec import dumps, exact_dumps
 from sessions_tui.engine.store.connection import StoreBase, StoreError
 from sessions_tui.engine.store.imports import ImportsPart
+from sessions_tui.engine.store.ledger import LedgerPart, LedgerRow
 from sessions_tui.engine.store.messages import message_of_line
 from sessions_tui.engine.store.outbox import OutboxPart, OutboxRow
 from sessions_tui.engine.store.registry import RegistryPart, SubagentRow
@@ -22,7 +24,7 @@ from sessions_tui.engine.store.sessions import StoredSession, derived_columns
 from sessions_tui.engine.store.transcripts import Appended, HistoryPage
 
 
-class Store(ImportsPart, BrowsePart, RunsPart, RegistryPart, OutboxPart, AuditPart):
+class Store(ImportsPart, BrowsePart, RunsPart, RegistryPart, OutboxPart, AuditPart, LedgerPart):
     """The session index and transcripts of one state directory, and the engine's records beside them."""
 
 
@@ -34,6 +36,7 @@ __all__ = [
     "Appended",
     "AuditEntry",
     "HistoryPage",
+    "LedgerRow",
     "OutboxRow",
     "RunRow",
     "SessionFilter",

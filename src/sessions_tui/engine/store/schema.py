@@ -11,10 +11,10 @@ import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
-# kind or by time alone: no query reads them)
+# kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -133,6 +133,28 @@ CREATE TABLE IF NOT EXISTS imports (
     imported_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS imports_by_session ON imports(session_key);
+CREATE TABLE IF NOT EXISTS send_ledger (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL UNIQUE,
+    requester TEXT,
+    target TEXT NOT NULL,
+    message TEXT NOT NULL,
+    via TEXT NOT NULL,
+    chain TEXT NOT NULL DEFAULT '[]',
+    created_at INTEGER NOT NULL,
+    states TEXT NOT NULL DEFAULT '[]',
+    outbox_id INTEGER
+);
+CREATE INDEX IF NOT EXISTS send_ledger_by_time ON send_ledger(created_at);
+CREATE INDEX IF NOT EXISTS send_ledger_by_requester ON send_ledger(requester, created_at);
+CREATE INDEX IF NOT EXISTS send_ledger_by_target ON send_ledger(target, created_at);
+CREATE INDEX IF NOT EXISTS send_ledger_by_outbox ON send_ledger(outbox_id) WHERE outbox_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS send_ledger_state (
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    entry_id INTEGER NOT NULL,
+    PRIMARY KEY (state, created_at, entry_id)
+) WITHOUT ROWID;
 """
 
 

@@ -1,0 +1,167 @@
+"""The send ledger: what happened to every `sessions_send` after it was sent (issue 13).
+
+Each send gets an entry (requester, target, message, how it came: a model's tool call or the
+owner, the chain of sessions it passed through) and the states of its life, each with the
+engine clock's time: accepted → started → replied | timeout | error | forbidden → late_reply →
+pingpong per turn → announce | announce_skipped → delivered | delivery_failed. The tool and the
+agent-to-agent flow mark what they decide; the run's start and the announce's delivery outcome are
+taken from the engine's events here, so neither the runs nor the outbox know of the ledger.
+
+Entries live in the store (they survive restarts and are read by other processes). Texts are
+stored as given; the faces redact them on the way out.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunStarted, SendLedgerChanged
+from sessions_tui.engine.hosts import EngineFloor
+from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.store import LedgerRow
+
+SendState = Literal[
+    "accepted",
+    "started",
+    "replied",
+    "timeout",
+    "error",
+    "forbidden",
+    "late_reply",
+    "pingpong",
+    "announce",
+    "announce_skipped",
+    "delivered",
+    "delivery_failed",
+]
+SEND_STATES: tuple[str, ...] = SendState.__args__  # type: ignore[attr-defined]
+
+
+class LedgerState(LazyModel):
+    """One step of a send's life."""
+
+    state: SendState
+    at: int  # epoch ms, engine clock
+    detail: dict[str, Any] | None = None
+
+
+class LedgerEntry(LazyModel):
+    """One `sessions_send` and its life so far."""
+
+    run_id: str
+    requester: str | None  # None: the owner acting as main without a key
+    target: str
+    message: str
+    via: str  # "agent" (a model's tool call) | "owner" (dashboard, send, tool, HTTP)
+    chain: list[str]  # requester first, target last
+    created_at: int
+    states: list[LedgerState]  # oldest first
+
+    @property
+    def last_state(self) -> SendState:
+        return self.states[-1].state
+
+
+def _entry(row: LedgerRow) -> LedgerEntry:
+    return LedgerEntry(
+        run_id=row.run_id,
+        requester=row.requester,
+        target=row.target,
+        message=row.message,
+        via=row.via,
+        chain=row.chain,
+        created_at=row.created_at,
+        states=[LedgerState.model_validate(s) for s in row.states],
+    )
+
+
+LedgerHost = EngineFloor
+"""What the ledger needs of the engine: the store, the event bus and the clock."""
+
+
+class SendLedger:
+    """`engine.ledger`: opening entries, marking their states, reading them newest first."""
+
+    def __init__(self, engine: LedgerHost) -> None:
+        self.engine = engine
+        self.recording = True
+        """False only in bench/ledger_bench.py: the same sends with nothing recorded, to time the ledger."""
+        self._awaiting_start: set[str] = set()
+        engine.events.subscribe(self._on_event)
+
+    def open(
+        self,
+        *,
+        run_id: str,
+        requester: str | None,
+        target: str,
+        message: str,
+        via: str,
+        chain: list[str],
+        state: SendState = "accepted",
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        """A new entry in its first state (a run id already open gets the state appended instead)."""
+        if not self.recording:
+            return
+        now = self.engine.now()
+        self.engine.store.open_send(
+            run_id=run_id,
+            requester=requester,
+            target=target,
+            message=message,
+            via=via,
+            chain=list(chain),
+            created_at=now,
+            state=state,
+            detail=detail,
+        )
+        if state == "accepted":
+            self._awaiting_start.add(run_id)
+        self.engine.events.publish(SendLedgerChanged(ts=now, run_id=run_id, state=state))
+
+    def mark(self, run_id: str, state: SendState, detail: dict[str, Any] | None = None) -> None:
+        """A new state of an entry; nothing for a run id the ledger does not hold."""
+        self._mark(run_id, state, detail, self.engine.now())
+
+    def _mark(self, run_id: str, state: SendState, detail: dict[str, Any] | None, at: int) -> None:
+        if not self.recording:
+            return
+        outbox_id = detail.get("outboxId") if state == "announce" and detail else None
+        if self.engine.store.add_send_state(
+            run_id, state, at, detail, outbox_id=outbox_id if isinstance(outbox_id, int) else None
+        ):
+            self.engine.events.publish(SendLedgerChanged(ts=at, run_id=run_id, state=state))
+
+    def entries(
+        self,
+        *,
+        session: str | None = None,
+        state: SendState | None = None,
+        limit: int = 200,
+        before: int | None = None,
+    ) -> list[LedgerEntry]:
+        """Newest first; `session` matches the requester or the target, `state` keeps the entries
+        that reached it, `before` (epoch ms) those created earlier (the next page)."""
+        rows = self.engine.store.send_entries(session=session, state=state, limit=limit, before=before)
+        return [_entry(r) for r in rows]
+
+    def entry(self, run_id: str) -> LedgerEntry | None:
+        row = self.engine.store.send_entry(run_id)
+        return _entry(row) if row else None
+
+    def _on_event(self, event: EngineEvent) -> None:
+        """The run a send started has started; the delivery of a send's announce has an outcome."""
+        if isinstance(event, RunStarted):
+            if event.run_id in self._awaiting_start:
+                self._awaiting_start.discard(event.run_id)
+                self._mark(event.run_id, "started", None, event.ts or self.engine.now())
+        elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed") and self.recording:
+            run_id = self.engine.store.send_of_delivery(event.outbox_id)
+            if run_id is None:
+                return
+            if event.state == "delivered":
+                self._mark(run_id, "delivered", {"outboxId": event.outbox_id}, event.ts or self.engine.now())
+            else:
+                detail = {"outboxId": event.outbox_id, "error": event.error}
+                self._mark(run_id, "delivery_failed", detail, event.ts or self.engine.now())
