@@ -114,6 +114,9 @@ async def test_a_cycle_of_agents_stops_at_the_limit(cycle_engine, max_hops, resu
     (audit,) = engine.store.audit_rows(10)
     assert (audit.session_key, audit.requester, audit.reason) == (A, C, refusal["error"])
     assert audit.data["chain"] == chain
+    (sent,) = engine.ledger.entries(state="forbidden")
+    assert (sent.run_id, sent.requester, sent.target, sent.via, sent.chain) == (refusal["runId"], C, A, "agent", chain)
+    assert sent.states[-1].detail == {"error": refusal["error"], "chain": chain}
     first_two = engine.store.history(V, limit=500).messages[:2]
     assert [(m["role"], json.dumps(m["content"])) for m in first_two][0] == ("user", json.dumps("status?"))
     assert first_two[1]["content"][0]["text"] == "fine"

@@ -91,6 +91,10 @@ async def test_a_refused_send_starts_no_run_and_is_audited(live_engine):
     (entry,) = engine.store.audit_rows(10)
     assert (entry.kind, entry.session_key, entry.requester, entry.via) == ("send_refused", A, D, "sessions_send")
     assert entry.reason == result["error"] and entry.data["chain"] == [A, B, C, D, A]
+    sent = engine.ledger.entry(result["runId"])
+    assert sent is not None and (sent.requester, sent.target, sent.message, sent.via) == (D, A, "once more", "agent")
+    assert sent.chain == [A, B, C, D, A] and [s.state for s in sent.states] == ["forbidden"]
+    assert sent.states[0].detail == {"error": result["error"], "chain": [A, B, C, D, A]}
     await engine.drain()
 
 

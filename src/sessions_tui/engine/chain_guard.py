@@ -6,7 +6,8 @@ by its target. Agents that answer every message by sending it on (A → B → C 
 each other busy forever; the guard refuses the send that would make the chain longer than
 `session.agentToAgent.maxChainHops` (hops are the chain's edges; 0 = no limit), or that would
 return to a session the chain already passed through twice (a cycle then stops even with no limit).
-A refused send starts no run; it is recorded in the audit log as the send policy's refusals are.
+A refused send starts no run; it is recorded in the audit log as the send policy's refusals are,
+and in the send ledger as `forbidden` with the chain it would have made.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Literal, Protocol
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.ids import new_uuid
+from sessions_tui.engine.ledger import SendLedger
 
 CONFIG_KEY = "session.agentToAgent.maxChainHops"
 MAX_VISITS = 2  # a chain passes through one session at most this often
@@ -26,7 +28,10 @@ Broken = Literal["hops", "return"]
 
 
 class ChainGuardHost(EngineFloor, Protocol):
-    """What the guard needs of the engine, besides its floor: display keys."""
+    """What the guard needs of the engine, besides its floor: display keys and the send ledger."""
+
+    @property
+    def ledger(self) -> SendLedger: ...
 
     def display(self, key: str, requester_agent_id: str) -> str: ...
 
@@ -69,7 +74,7 @@ def guard_send(
     via: str,
 ) -> dict[str, Any] | None:
     """None when the send may go on; else its refusal (the tool's answer), recorded in the audit
-    log and, when the engine keeps a send ledger, as a `forbidden` ledger entry with the chain."""
+    log and as a `forbidden` entry of the send ledger, with the would-be chain."""
     max_hops = engine.config.session.agent_to_agent.max_chain_hops
     rule = broken_rule(chain, max_hops)
     if rule is None:
@@ -86,16 +91,14 @@ def guard_send(
         requester=requester,
         data={"chain": list(chain), "rule": rule},
     )
-    ledger = getattr(engine, "ledger", None)
-    if ledger is not None:
-        ledger.open(
-            run_id=run_id,
-            requester=requester,
-            target=target,
-            message=message,
-            via=via,
-            chain=list(chain),
-            state="forbidden",
-            detail={"error": error, "chain": list(chain)},
-        )
+    engine.ledger.open(
+        run_id=run_id,
+        requester=requester,
+        target=target,
+        message=message,
+        via=via,
+        chain=list(chain),
+        state="forbidden",
+        detail={"error": error, "chain": list(chain)},
+    )
     return {"runId": run_id, "status": "forbidden", "error": error, "sessionKey": target_display}
