@@ -3,22 +3,26 @@
 After the target's first reply, the requester and the target take turns answering each other
 (up to `session.agentToAgent.maxPingPongTurns`, stopped by an exact `REPLY_SKIP`); then the
 target runs an announce step whose reply goes to the target's channel through the outbox,
-unless it is exactly `ANNOUNCE_SKIP`. All of it runs in the background and never raises.
+unless it is exactly `ANNOUNCE_SKIP`. All of it runs in the background and never raises. Each step
+is marked in the send ledger (engine/ledger.py) under the send's run id.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from sessions_tui.engine.announce_route import (
+    AnnounceHost,
+    queue_announce,
+)
+from sessions_tui.engine.announce_route import AnnounceTarget as AnnounceTarget  # sub-agents take them from here
+from sessions_tui.engine.announce_route import deliver_announce as deliver_announce
+from sessions_tui.engine.announce_route import resolve_announce_target as resolve_announce_target
 from sessions_tui.engine.assistant_text import extract_assistant_text
-from sessions_tui.engine.events import Announced, SendProgress
-from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.keys import strip_agent_prefix
-from sessions_tui.engine.outbox import Outbox
-from sessions_tui.engine.policy import SendPolicyVerdict
+from sessions_tui.engine.events import SendProgress
+from sessions_tui.engine.ledger import SendLedger
 from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.sanitize import strip_tool_messages
@@ -32,24 +36,18 @@ REPLY_HISTORY_LIMIT = 50
 MAX_PING_PONG_TURNS = 5
 ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step."
 STEP_WAIT_CAP_MS = 60_000
-# Channels whose announce goes to the session's stored route (its delivery context, last route or
-# origin) even when the key names a group or channel; the key's target is then only the fallback.
-SESSION_LOOKUP_CHANNELS = ("whatsapp", "slack")
+LATE_REPLY_WAIT_MS = 2**31 - 1  # a run's own timeout ends it first
 
 
-class A2AHost(EngineFloor, Protocol):
-    """What agent-to-agent messaging needs of the engine, besides its floor: the runs (to wait on
-    a step), the outbox (announces), the send policy and its refusals, and the way into a session."""
+class A2AHost(AnnounceHost, Protocol):
+    """What agent-to-agent messaging needs of the engine, besides an announce's: the runs (to wait
+    on a step), the send ledger, and the way into a session."""
 
     @property
     def runs(self) -> Runs[Any]: ...
 
     @property
-    def outbox(self) -> Outbox: ...
-
-    def send_verdict(self, key: str) -> SendPolicyVerdict: ...
-
-    def refuse(self, key: str, *, via: str, reason: str, requester: str | None = None) -> None: ...
+    def ledger(self) -> SendLedger: ...
 
     def agent(self, request: RunRequest, *, via: str, requester: str | None = None) -> str: ...
 
@@ -77,6 +75,18 @@ def latest_assistant_reply(engine: A2AHost, session_key: str, limit: int = REPLY
             if text:
                 return ReplySnapshot(text=text, fingerprint=dumps(message))
     return None
+
+
+async def watch_late_reply(engine: A2AHost, run_id: str, session_key: str, baseline: ReplySnapshot | None) -> None:
+    """After a wait gave up on a send's run: its reply, when it comes, marked `late_reply` in the
+    ledger (a new one only, never `baseline`); a run that fails instead is marked `error`."""
+    wait = await engine.runs.wait(run_id, LATE_REPLY_WAIT_MS)
+    if wait.status == "ok":
+        snapshot = latest_assistant_reply(engine, session_key)
+        if snapshot and (baseline is None or snapshot.fingerprint != baseline.fingerprint):
+            engine.ledger.mark(run_id, "late_reply", {"text": snapshot.text})
+    elif wait.status != "timeout":
+        engine.ledger.mark(run_id, "error", {"error": wait.error or "agent error"})
 
 
 def _lines(*pairs: tuple[str, str | None]) -> list[str]:
@@ -152,106 +162,6 @@ def announce_step_prompt(
     )
 
 
-@dataclass(frozen=True)
-class AnnounceTarget:
-    channel: str
-    to: str
-    account_id: str | None = None
-    thread_id: str | None = None
-
-
-_KEY_TARGET = re.compile(r"^(?P<channel>[^:]+):(?P<kind>group|channel):(?P<id>.+?)(?::thread:(?P<thread>[^:]+))?$")
-
-
-def announce_target_from_key(key: str) -> AnnounceTarget | None:
-    match = _KEY_TARGET.match(strip_agent_prefix(key))
-    if not match:
-        return None
-    return AnnounceTarget(
-        channel=match["channel"], to=f"{match['kind']}:{match['id']}", thread_id=match["thread"] or None
-    )
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def announce_target_from_entry(entry: dict[str, Any], thread_from_key: str | None) -> AnnounceTarget | None:
-    """The route a session's entry records: its delivery context, else its last route, else its origin."""
-    delivery = _dict(entry.get("deliveryContext"))
-    origin = _dict(entry.get("origin"))
-    channel = _str(delivery.get("channel")) or _str(entry.get("lastChannel")) or _str(origin.get("provider"))
-    to = _str(delivery.get("to")) or _str(entry.get("lastTo"))
-    if not channel or not to:
-        return None
-    account = _str(delivery.get("accountId")) or _str(entry.get("lastAccountId")) or _str(origin.get("accountId"))
-    thread = next(
-        (
-            v
-            for v in (delivery.get("threadId"), entry.get("lastThreadId"), origin.get("threadId"), thread_from_key)
-            if v is not None and v != ""
-        ),
-        None,
-    )
-    return AnnounceTarget(
-        channel=channel, to=to, account_id=account, thread_id=str(thread) if thread is not None else None
-    )
-
-
-def resolve_announce_target(engine: A2AHost, key: str) -> AnnounceTarget | None:
-    """Where a session's announce goes. A group or channel key names its own target (and thread);
-    for the channels of `SESSION_LOOKUP_CHANNELS`, and for keys that name no target, the session's
-    stored route is used instead (the key's thread filling in a missing one), else the key's own."""
-    from_key = announce_target_from_key(key)
-    if from_key is not None and from_key.channel not in SESSION_LOOKUP_CHANNELS:
-        return from_key
-    session = engine.store.get(key)
-    hydrated = announce_target_from_entry(session.entry, from_key.thread_id if from_key else None) if session else None
-    return hydrated or from_key
-
-
-def deliver_announce(
-    engine: A2AHost,
-    *,
-    kind: str,
-    session_key: str,
-    text: str,
-    target: AnnounceTarget | None,
-    via: str,
-    event: dict[str, Any],
-) -> str:
-    """Send an announce to a channel through the outbox, subject to the send policy
-    (docs/decisions.md D6): a session the policy forbids to send gets a refusal, not a delivery.
-
-    Returns the delivery state: forbidden, recorded, pending, or none (no channel to post to).
-    """
-    verdict = engine.send_verdict(session_key)
-    if not verdict.allowed:
-        engine.refuse(session_key, via=via, reason=verdict.reason)
-        state = "forbidden"
-    elif target is None:
-        state = "none"
-    else:
-        delivery = engine.outbox.enqueue(
-            kind=kind,
-            message=text,
-            session_key=session_key,
-            channel=target.channel,
-            to=target.to,
-            account_id=target.account_id,
-            thread_id=target.thread_id,
-        )
-        state = delivery.state
-    engine.events.publish(
-        Announced(ts=engine.now(), kind=kind, session_key=session_key, text=text, delivery=state, **event)
-    )
-    return state
-
-
 @dataclass
 class A2AFlow:
     """One send's background conversation: ping-pong between requester and target, then announce."""
@@ -318,12 +228,19 @@ class A2AFlow:
 
     async def _run(self) -> None:
         engine = self.engine
+        ledger = engine.ledger
         primary = self.round_one_reply
         if primary is None and self.wait_run_id:
             wait = await engine.runs.wait(self.wait_run_id, min(self.announce_timeout_ms, STEP_WAIT_CAP_MS))
             if wait.status == "ok":
                 snapshot = latest_assistant_reply(engine, self.target_key)
                 primary = snapshot.text if snapshot else None
+                ledger.mark(self.run_id, "replied", {"text": primary} if primary else None)
+            elif wait.status == "timeout" and wait.ended_at is None:
+                ledger.mark(self.run_id, "timeout", {"waitedMs": min(self.announce_timeout_ms, STEP_WAIT_CAP_MS)})
+                await watch_late_reply(engine, self.wait_run_id, self.target_key, None)
+            else:
+                ledger.mark(self.run_id, "error", {"error": wait.error or "agent error"})
         if not primary:
             return
         self._progress("reply", speaker=self.target_key, text=primary)
@@ -347,6 +264,8 @@ class A2AFlow:
                 )
                 source_channel = self.requester_channel if following == requester else target_channel
                 reply = await self._step(current, incoming, prompt, following, source_channel, self.announce_timeout_ms)
+                spoken = REPLY_SKIP if is_reply_skip(reply) else reply
+                ledger.mark(self.run_id, "pingpong", {"turn": turn, "speaker": current, "text": spoken})
                 if not reply or is_reply_skip(reply):
                     self._progress(
                         "ping_pong",
@@ -375,8 +294,9 @@ class A2AFlow:
         )
         if not announce or not announce.strip() or is_announce_skip(announce):
             self._progress("announce", speaker=self.target_key, text=announce, detail={"skipped": True})
+            ledger.mark(self.run_id, "announce_skipped", {"text": announce} if announce else None)
             return
-        deliver_announce(
+        queued = queue_announce(
             engine,
             kind="a2a",
             session_key=self.target_key,
@@ -385,3 +305,9 @@ class A2AFlow:
             via="a2a_announce",
             event={"run_id": self.run_id},
         )
+        detail: dict[str, Any] = {"text": announce.strip(), "delivery": queued.state}
+        if queued.outbox_id is not None:
+            detail["outboxId"] = queued.outbox_id
+        ledger.mark(self.run_id, "announce", detail)
+        if queued.refusal is not None:
+            ledger.mark(self.run_id, "delivery_failed", {"error": f"send blocked by session policy: {queued.refusal}"})

@@ -5,7 +5,8 @@ Resolution and gating follow OpenClaw's order (sessionKey or label, the label's 
 reference, the sandbox, visibility); the send policy is the engine's (it guards every way into a
 session). With `timeoutSeconds: 0` the run goes on and the call returns `accepted`;
 otherwise it waits for the run and returns its new reply (never a stale one), `timeout` (the run
-goes on) or `error`. The ping-pong and the announce then run in the background.
+goes on) or `error`. The ping-pong and the announce then run in the background. Every send that
+names a session is entered in the send ledger (engine/ledger.py), refused ones too.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from sessions_tui.engine.a2a import (
     A2AFlow,
     latest_assistant_reply,
     message_context,
+    watch_late_reply,
 )
 from sessions_tui.engine.chain_guard import guard_send, next_chain
 from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
+from sessions_tui.engine.ledger import SendState
 from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.runs import RunRequest
 from sessions_tui.tools.access import RequesterContext, guard_for
@@ -148,6 +151,7 @@ async def sessions_send(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
         denial = guard_for(call, ctx, "send").check(resolved.key)
         failed = Failed(denial.status, denial.error) if denial else check_exists(engine, resolved)
     if failed is not None:
+        _enter_refusal(call, ctx, args, resolved.key, error_run_id, failed.status, failed.error)
         return {
             "runId": error_run_id,
             "status": failed.status,
@@ -157,6 +161,35 @@ async def sessions_send(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
     return await _send(call, ctx, args, resolved)
 
 
+def _via(call: ToolCall) -> str:
+    return "agent" if call.chain else "owner"  # a model's tool call always carries its run's chain
+
+
+def _enter_refusal(
+    call: ToolCall, ctx: RequesterContext, args: SendArgs, key: str, run_id: str, status: str, error: str
+) -> None:
+    """A send refused before any run (visibility, sandbox, policy, no such session): its ledger entry."""
+    requester = ctx.requester_internal_key
+    call.engine.ledger.open(
+        run_id=run_id,
+        requester=requester,
+        target=key,
+        message=args.message,
+        via=_via(call),
+        chain=next_chain(call.chain, requester, key),
+        state="forbidden" if status == "forbidden" else "error",
+        detail={"error": error},
+    )
+
+
+_GATEWAY_STATES: dict[str, SendState] = {
+    "ok": "replied",
+    "timeout": "timeout",
+    "error": "error",
+    "forbidden": "forbidden",
+}
+
+
 async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved: Resolved) -> dict[str, Any]:
     engine = call.engine
     key, display = resolved.key, resolved.display_key
@@ -164,7 +197,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     requester_channel = call.agent_channel
     # The loop guard (docs/decisions.md D19): the chain this send would make, refused past the limit.
     chain = next_chain(call.chain, requester_key, key)
-    via = "agent" if call.chain else "owner"  # a model's tool call always carries its run's chain
+    via = _via(call)
     refused = guard_send(
         engine,
         chain,
@@ -181,7 +214,16 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
 
         gateway = configured(engine.config.gateway.remote)
         if gateway is not None:  # the session is OpenClaw's: its gateway runs the send
-            return await send_through_gateway(gateway, key, args.message, args.timeout_seconds, display)
+            answer = await send_through_gateway(gateway, key, args.message, args.timeout_seconds, display)
+            run_id = str(answer.get("runId") or new_run_id())
+            engine.ledger.open(
+                run_id=run_id, requester=requester_key, target=key, message=args.message, via=via, chain=chain
+            )
+            state = _GATEWAY_STATES.get(str(answer.get("status")))
+            if state is not None:
+                text = answer.get("reply") if state == "replied" else answer.get("error")
+                engine.ledger.mark(run_id, state, {"text" if state == "replied" else "error": text})
+            return answer
     baseline = latest_assistant_reply(engine, key) if args.timeout_seconds > 0 else None
     try:
         run_id = engine.agent(
@@ -202,7 +244,19 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
             requester=requester_key,
         )
     except SendBlocked as blocked:
-        return {"runId": new_run_id(), "status": "forbidden", "error": str(blocked), "sessionKey": display}
+        refused_id = new_run_id()
+        engine.ledger.open(
+            run_id=refused_id,
+            requester=requester_key,
+            target=key,
+            message=args.message,
+            via=via,
+            chain=chain,
+            state="forbidden",
+            detail={"error": str(blocked), "rule": blocked.reason},
+        )
+        return {"runId": refused_id, "status": "forbidden", "error": str(blocked), "sessionKey": display}
+    engine.ledger.open(run_id=run_id, requester=requester_key, target=key, message=args.message, via=via, chain=chain)
 
     def flow(round_one: str | None, announce_ms: int, wait_run_id: str | None = None) -> A2AFlow:
         return A2AFlow(
@@ -224,6 +278,8 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     timeout_ms = args.timeout_seconds * 1000
     wait = await engine.runs.wait(run_id, timeout_ms)
     if wait.status == "timeout" and wait.ended_at is None:
+        engine.ledger.mark(run_id, "timeout", {"waitedMs": timeout_ms})
+        engine.background(watch_late_reply(engine, run_id, key, baseline))
         return {
             "runId": run_id,
             "status": "timeout",
@@ -232,9 +288,11 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
             "sessionKey": display,
         }
     if wait.status in ("error", "aborted", "timeout"):
+        engine.ledger.mark(run_id, "error", {"error": wait.error or "agent error"})
         return {"runId": run_id, "status": "error", "error": wait.error or "agent error", "sessionKey": display}
     snapshot = latest_assistant_reply(engine, key)
     reply = snapshot.text if snapshot and (baseline is None or snapshot.fingerprint != baseline.fingerprint) else None
+    engine.ledger.mark(run_id, "replied", {"text": reply} if reply is not None else None)
     engine.background(flow(reply, timeout_ms).run())
     result: dict[str, Any] = {"runId": run_id, "status": "ok"}
     if reply is not None:
