@@ -24,16 +24,20 @@ MESSAGE = "pass it round"
 @pytest.fixture
 def cycle_engine(live_engine, openai_server):
     """An engine whose agents a, b, c each forward any message to the next (fire and forget),
-    answer the tool's result in a line, and skip the ping-pong and the announce."""
+    answer the tool's result in a line, and skip the announce and (unless told to forward from
+    there too) the ping-pong."""
+
+    forward_in_steps = False
 
     def rule(request):
         system = system_text(request)
-        if "Agent-to-agent reply step" in system:
+        agent = re.search(r"\(agent id ([\w-]+)\)", system)
+        ours = agent is not None and agent.group(1) in NEXT
+        if "Agent-to-agent reply step" in system and not (ours and forward_in_steps):
             return Reply(text="REPLY_SKIP")
         if "Agent-to-agent announce step" in system:
             return Reply(text="ANNOUNCE_SKIP")
-        agent = re.search(r"\(agent id ([\w-]+)\)", system)
-        if agent is None or agent.group(1) not in NEXT:
+        if agent is None or not ours:
             return None  # anyone else: the server's default reply
         last = request["messages"][-1]
         if last["role"] == "tool":
@@ -44,13 +48,15 @@ def cycle_engine(live_engine, openai_server):
     openai_server.on(rule)
     openai_server.default = Reply(text="fine")
 
-    def make(max_hops):
+    def make(max_hops, *, ping_pong_turns=5, forward_from_ping_pong=False):
+        nonlocal forward_in_steps
+        forward_in_steps = forward_from_ping_pong
         engine = live_engine(
             {
                 "models": {"providers": {"local": {"baseUrl": openai_server.url, "apiKey": "test-key"}}},
                 "agents": {"defaults": {"model": "local/test-model"}},
                 "tools": {"agentToAgent": {"enabled": True, "allow": ["*"]}, "sessions": {"visibility": "all"}},
-                "session": {"agentToAgent": {"maxChainHops": max_hops}},
+                "session": {"agentToAgent": {"maxChainHops": max_hops, "maxPingPongTurns": ping_pong_turns}},
             }
         )
         for key in (OPS, A, B, C, U, V):
@@ -120,3 +126,35 @@ async def test_a_cycle_of_agents_stops_at_the_limit(cycle_engine, max_hops, resu
     first_two = engine.store.history(V, limit=500).messages[:2]
     assert [(m["role"], json.dumps(m["content"])) for m in first_two][0] == ("user", json.dumps("status?"))
     assert first_two[1]["content"][0]["text"] == "fine"
+
+
+def run_chains(engine):
+    """(session, internal, chain) of every run, in the order they were recorded."""
+    with engine.store.read() as conn:
+        rows = conn.execute("SELECT session_key, data FROM runs ORDER BY created_at, rowid").fetchall()
+    out = []
+    for key, data in rows:
+        request = json.loads(data)["request"]
+        out.append((key, bool(request.get("internal")), request.get("chain", [])))
+    return out
+
+
+async def test_the_ping_pong_and_announce_steps_keep_the_sends_chain(cycle_engine, openai_server):
+    """They are the same exchange, not new hops: a send made in one continues the chain."""
+    engine = cycle_engine(6)
+    result = await call_tool(engine, "sessions_send", {"sessionKey": V, "message": "status?"}, as_key=U)
+    assert result["status"] == "ok"
+    await engine.drain()
+    assert run_chains(engine) == [(V, False, [U, V]), (U, True, [U, V]), (V, True, [U, V])]
+
+
+async def test_agents_that_forward_in_every_step_still_stop(cycle_engine):
+    """Agents that also forward from their ping-pong turns: every send's chain continues the one
+    before it, so the whole exchange ends within the limit."""
+    engine = cycle_engine(3, ping_pong_turns=1, forward_from_ping_pong=True)
+    await call_tool(engine, "sessions_send", {"sessionKey": A, "message": MESSAGE, "timeoutSeconds": 0}, as_key=OPS)
+    await engine.drain()
+    sends = engine.ledger.entries(limit=1000)
+    assert all(len(entry.chain) <= 4 for entry in sends if entry.last_state != "forbidden")
+    assert {len(entry.chain) for entry in sends if entry.states[0].state == "forbidden"} == {5}
+    assert all(chain[0] == OPS for _, _, chain in run_chains(engine))

@@ -176,6 +176,7 @@ class A2AFlow:
     requester_channel: str | None
     round_one_reply: str | None = None
     wait_run_id: str | None = None
+    chain: tuple[str, ...] = ()  # the send's chain: its steps carry it, they are no new hops (D19)
 
     def _progress(self, phase: str, **fields: Any) -> None:
         self.engine.events.publish(
@@ -206,6 +207,7 @@ class A2AFlow:
                     provenance=provenance,
                     lane="nested",
                     internal=True,
+                    chain=list(self.chain),
                 ),
                 via="sessions_send",
                 requester=source_key,

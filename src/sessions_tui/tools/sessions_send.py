@@ -270,6 +270,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
             requester_channel=requester_channel,
             round_one_reply=round_one,
             wait_run_id=wait_run_id,
+            chain=tuple(chain),
         )
 
     if args.timeout_seconds == 0:
