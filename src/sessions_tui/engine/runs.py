@@ -50,7 +50,8 @@ class RunRequest(LazyModel):
     internal: bool = False  # an engine step (announce), hidden from the "user" role in views
     keep_status: bool = False  # leave the session's status alone (a finished child's announce step)
     # The sessions the message passed through, canonical keys, oldest first, this run's session
-    # last (a `sessions_send` hop); empty for a run no send started. Tool calls of the run carry it.
+    # last (a `sessions_send` hop; a ping-pong or announce step keeps its send's chain as it is);
+    # empty for a run no send started. Tool calls of the run carry it (docs/decisions.md D19).
     chain: list[str] = Field(default_factory=list)
 
 

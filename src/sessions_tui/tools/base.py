@@ -154,8 +154,9 @@ class ToolArgs(LazyModel):
 @dataclass
 class ToolCall:
     """Who is calling: the requester session (None = the main alias), its channel, sandbox, and
-    `chain`: the sessions the current message passed through (canonical keys, oldest first, the
-    caller's own session last; empty outside a run), which the loop guard reads."""
+    `chain`: the chain of the run the call is made in (docs/decisions.md D19; canonical keys,
+    oldest first, normally the caller's own session last; empty outside a run), which the loop
+    guard extends."""
 
     engine: Engine
     agent_session_key: str | None = None
