@@ -154,7 +154,7 @@ CREATE TABLE IF NOT EXISTS send_ledger_state (
     created_at INTEGER NOT NULL,
     entry_id INTEGER NOT NULL,
     PRIMARY KEY (state, created_at, entry_id)
-) WITHOUT ROWID;
+);
 """
 
 
