@@ -1,4 +1,4 @@
-"""The `sessions-tui` command: the dashboard, `tool`, `send`, `demo`, `import-openclaw`;
+"""The `sessions-tui` command: the dashboard, `tool`, `send`, `sends`, `demo`, `import-openclaw`;
 their options and help texts are in `cli_parser.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
@@ -254,6 +254,18 @@ async def _run_send(opts: argparse.Namespace) -> int:
     return code
 
 
+async def _run_sends(opts: argparse.Namespace) -> int:
+    from sessions_tui.cli_sends import SendsUsageError, run_sends
+
+    backend = _face_backend(opts)
+    try:
+        return await run_sends(backend, opts, sys.stdout)
+    except SendsUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        await backend.aclose()
+
+
 def _run_import(opts: argparse.Namespace) -> int:
     from sessions_tui.backend import NoOpenClawState, require_agents
 
@@ -337,6 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_run_tool(opts))
         if opts.command == "send":
             return asyncio.run(_run_send(opts))
+        if opts.command == "sends":
+            return asyncio.run(_run_sends(opts))
         if opts.command == "demo":
             return _run_demo(opts)
         if opts.command == "import-openclaw":

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui import __version__
-from sessions_tui.backend import TOOLS, ToolSpec, resolve_state_dir
+from sessions_tui.backend import SEND_STATES, TOOLS, ToolSpec, resolve_state_dir
 
 DEMO_DIR_SUFFIX = "-demo"
 
@@ -239,6 +239,36 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="send on behalf of this session (enables the ping-pong with it)",
     )
+
+    sends = _subcommand(
+        sub,
+        "sends",
+        "list the send ledger: every sessions_send and what became of it, newest first",
+        _wrapped(
+            "One block per send: when, from whom to whom (the owner's sends say so), the message's head, then "
+            "each state of its life with its time (UTC): accepted, started, replied, timeout, error, forbidden, "
+            "late_reply (a reply that came after the wait gave up), pingpong (one per turn), announce or "
+            "announce_skipped, delivered or delivery_failed. Texts are redacted and cut as history text is.\n\n"
+            "--state here is a send's state; the state directory goes before the command: "
+            "sessions-tui --state DIR sends …"
+        ),
+        epilog="example: sessions-tui sends --session agent:main:discord:group:dev --state late_reply",
+    )
+    # Its --state is the state a send reached: the state directory is given before the command
+    # (`sessions-tui --state DIR sends --state late_reply`).
+    sends.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS, help="config file, JSON5")
+    sends.add_argument("--demo", action="store_true", default=argparse.SUPPRESS, help=on_demo)
+    _remote_options(sends, suppress=True)
+    sends.add_argument("--session", metavar="KEY", help="only sends this session made or received (a key or sessionId)")
+    sends.add_argument(
+        "--state",
+        dest="send_state",
+        choices=SEND_STATES,
+        metavar="STATE",
+        help=f"only sends that reached STATE: {', '.join(SEND_STATES)}",
+    )
+    sends.add_argument("--limit", type=int, default=50, metavar="N", help="at most N sends (default 50)")
+    sends.add_argument("--json", action="store_true", help="print a JSON list instead of text")
 
     demo = _subcommand(
         sub,

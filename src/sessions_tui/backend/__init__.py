@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         RunEnded,
         RunStarted,
         RunStreamed,
+        SendLedgerChanged,
         SendProgress,
         SessionChanged,
         StoreChanged,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.files import kind_of
     from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
     from sessions_tui.engine.lazy_model import LazyModel
+    from sessions_tui.engine.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
     from sessions_tui.engine.secret_refs import secret_text
@@ -70,13 +72,14 @@ _HOMES = {
     ),
     "sessions_tui.engine.events": (
         "Announced DeliveryChanged EngineEvent FollowStatus MessageAppended PolicyRefused RunEnded RunStarted "
-        "RunStreamed SendProgress SessionChanged StoreChanged"
+        "RunStreamed SendLedgerChanged SendProgress SessionChanged StoreChanged"
     ),
     "sessions_tui.engine.files": "kind_of",
     "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
     "sessions_tui.engine.lazy_model": "LazyModel",
+    "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.secret_refs": "secret_text",
     "sessions_tui.engine.session_search": "row_matches",
     "sessions_tui.engine.store": "DB_NAME StoreError",
@@ -91,6 +94,7 @@ __all__ = [
     "CONFIG_FILE_NAME",
     "CONFIG_PATH_ENV",
     "DB_NAME",
+    "SEND_STATES",
     "SESSION_KINDS",
     "TOOLS",
     "Announced",
@@ -108,6 +112,8 @@ __all__ = [
     "FollowTick",
     "ImportSummary",
     "LazyModel",
+    "LedgerEntry",
+    "LedgerState",
     "LocalBackend",
     "MessageAppended",
     "NoOpenClawState",
@@ -117,7 +123,9 @@ __all__ = [
     "RunEnded",
     "RunStarted",
     "RunStreamed",
+    "SendLedgerChanged",
     "SendProgress",
+    "SendState",
     "SessionChanged",
     "StateDirError",
     "StoreChanged",

@@ -19,6 +19,7 @@ from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.lazy_model import LazyModel
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
+    from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -161,6 +162,11 @@ class Backend(Protocol):
 
     async def owner_key(self, key: str) -> str | None:
         """The session a person means by a key in any spelling, `main`, or a sessionId."""
+
+    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
+        """The send ledger, newest first: every `sessions_send` and what became of it; only those a
+        canonical `session` sent or received, only those that reached `state`. Message and detail
+        texts redacted and cut as history text is."""
 
     async def owner_command(self, key: str, text: str) -> str | None:
         """Carry out the owner's `/send on|off|inherit` in a session: its reply (None: not one)."""

@@ -21,6 +21,7 @@ from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
+    from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -84,7 +85,8 @@ class LocalBackend:
     # -- tools -----------------------------------------------------------------------------------
 
     def tool_call(self, requester: Requester) -> ToolCall:
-        """The tools' call context of a requester: its channel read from its session."""
+        """The tools' call context of a requester: its channel read from its session. No chain: the
+        owner's calls are in no run (a send's ledger entry says 'owner' for them)."""
         key = requester.key
         return ToolCall(
             engine=self.engine,
@@ -159,6 +161,14 @@ class LocalBackend:
 
     async def owner_command(self, key: str, text: str) -> str | None:
         return run_owner_command(self.engine, key, text)
+
+    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
+        from sessions_tui.engine.ledger import SEND_STATES, redacted_entry
+
+        if state is not None and state not in SEND_STATES:
+            return []  # no send reaches a state that does not exist
+        entries = self.engine.ledger.entries(session=session, state=state, limit=limit)  # type: ignore[arg-type]
+        return [redacted_entry(e, self.engine.redactor) for e in entries]
 
     # -- events ----------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreCha
 from sessions_tui.engine.session_search import row_matches
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
 
@@ -162,6 +163,9 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def run_label(self, run_id: str) -> str | None:
         return None
+
+    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
+        raise BackendUnavailable(f"{self.url}: an OpenClaw gateway keeps no send ledger")
 
     async def owner_key(self, key: str) -> str | None:
         wanted = self.canonical(key)

@@ -32,6 +32,7 @@ from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -244,6 +245,11 @@ class RemoteBackend:
 
     async def run_label(self, run_id: str) -> str | None:
         return (await self._post("run_label", w.RunRequest(run_id=run_id), w.Text)).value
+
+    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
+        raise BackendUnavailable(
+            f"{self.url}: the send ledger is not offered over --remote yet (run sends on the server)"
+        )
 
     async def owner_key(self, key: str) -> str | None:
         return (await self._post("owner_key", w.KeyRequest(key=key), w.Text)).value

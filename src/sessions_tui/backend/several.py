@@ -26,6 +26,7 @@ from sessions_tui.backend.base import (
 
 if TYPE_CHECKING:
     from sessions_tui.engine.events import EngineEvent
+    from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -221,6 +222,9 @@ class SeveralBackends:
         label, bare = self.split(requester_key)
         views = await self.backends[label].announcements(bare or "")
         return [v.model_copy(update={"child_key": f"{label}/{v.child_key}"}) for v in views]
+
+    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
+        raise BackendUnavailable("the send ledger is not offered over --remote yet (run sends on each server)")
 
     async def run_label(self, run_id: str) -> str | None:
         for backend in self.backends.values():

@@ -18,6 +18,8 @@ from typing import Any, Literal
 from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunStarted, SendLedgerChanged
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.sanitize import truncate_history_text
 from sessions_tui.engine.store import LedgerRow
 
 SendState = Literal[
@@ -73,6 +75,25 @@ def _entry(row: LedgerRow) -> LedgerEntry:
         created_at=row.created_at,
         states=[LedgerState.model_validate(s) for s in row.states],
     )
+
+
+def _shown(value: Any, redactor: Redactor) -> Any:
+    if isinstance(value, str):
+        return truncate_history_text(value, redactor)[0]
+    if isinstance(value, dict):
+        return {k: _shown(v, redactor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown(v, redactor) for v in value]
+    return value
+
+
+def redacted_entry(entry: LedgerEntry, redactor: Redactor) -> LedgerEntry:
+    """An entry as a face shows it: the message and every text of its states' details redacted and
+    cut as `sessions_history` cuts a message's text (docs/decisions.md D16)."""
+    states = [
+        s if s.detail is None else s.model_copy(update={"detail": _shown(s.detail, redactor)}) for s in entry.states
+    ]
+    return entry.model_copy(update={"message": _shown(entry.message, redactor), "states": states})
 
 
 LedgerHost = EngineFloor

@@ -1,0 +1,123 @@
+"""`sessions-tui sends`: the send ledger on the command line — what happened to each message sent.
+
+Newest first, one block per send: when, who sent it to whom, the message's head, then each state
+of its life with its time (UTC) and what it carried. `--json` prints the entries as a list of
+`{runId, requester, target, message, states: [{state, at, detail?}], chain, via, createdAt}`.
+Texts come redacted and cut from the backend; what is printed as text has its control characters
+made visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TextIO
+
+from sessions_tui.backend import Backend, looks_like_session_id, looks_like_session_key
+from sessions_tui.terminal_text import json_text, visible_line
+
+if TYPE_CHECKING:
+    from sessions_tui.backend import LedgerEntry, LedgerState
+
+DEFAULT_LIMIT = 50
+HEAD_CHARS = 80
+
+
+class SendsUsageError(Exception):
+    """A bad option of `sends` (exit 2); the message says which and why."""
+
+
+async def session_filter(backend: Backend, value: str | None) -> str | None:
+    """`--session` as the ledger stores keys (canonical); a sessionId names its session's key."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text == "current":
+        raise SendsUsageError("--session: 'current' names no session here; give a key")
+    if text and looks_like_session_key(text):
+        return backend.canonical(text)
+    if text and looks_like_session_id(text):
+        key = await backend.owner_key(text)
+        if key is None:
+            raise SendsUsageError(f"--session: no session has the sessionId {value!r}")
+        return key
+    raise SendsUsageError(f"--session: not a session key or sessionId: {value!r}")
+
+
+def entry_json(entry: LedgerEntry) -> dict[str, Any]:
+    """One entry as `--json` prints it (the issue's field names)."""
+    return {
+        "runId": entry.run_id,
+        "requester": entry.requester,
+        "target": entry.target,
+        "message": entry.message,
+        "states": [
+            {"state": s.state, "at": s.at, **({"detail": s.detail} if s.detail is not None else {})}
+            for s in entry.states
+        ],
+        "chain": entry.chain,
+        "via": entry.via,
+        "createdAt": entry.created_at,
+    }
+
+
+def _head(text: str | None, chars: int = HEAD_CHARS) -> str:
+    """A text's start on one line."""
+    line = " ".join((text or "").split())
+    return line if len(line) <= chars else line[: chars - 1] + "…"
+
+
+def _time(ms: int, *, date: bool = False) -> str:
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S") + "Z" if date else moment.strftime("%H:%M:%S.%f")[:-3]
+
+
+def state_line(state: LedgerState, show_key: Any) -> str:
+    """What a state says beyond its name: the reply's or announce's head, the error, the turn."""
+    detail = state.detail or {}
+    parts: list[str] = []
+    if state.state == "pingpong":
+        parts.append(f"turn {detail.get('turn')} {show_key(str(detail.get('speaker') or '?'))}:")
+    if state.state == "announce":
+        outbox = f" #{detail['outboxId']}" if "outboxId" in detail else ""
+        parts.append(f"({detail.get('delivery', '?')}{outbox})")
+    if state.state in ("delivered", "delivery_failed") and "outboxId" in detail:
+        parts.append(f"#{detail['outboxId']}")
+    if "waitedMs" in detail:
+        parts.append(f"after {int(detail['waitedMs']) / 1000:g} s")
+    for name in ("text", "error"):
+        if isinstance(detail.get(name), str):
+            parts.append(_head(detail[name]))
+    if "chain" in detail and isinstance(detail["chain"], list):
+        parts.append("chain " + " → ".join(show_key(str(k)) for k in detail["chain"]))
+    return " ".join([f"{_time(state.at)}  {state.state:<16}", *parts]).rstrip()
+
+
+def entry_block(entry: LedgerEntry, backend: Backend) -> list[str]:
+    """One send as text: a header line, the message's head, a line per state."""
+    requester = backend.display(entry.requester or backend.main_session_key())
+    header = f"{_time(entry.created_at, date=True)}  {requester} → {backend.display(entry.target)}"
+    lines = [f"{header}  [{entry.via}]  run {entry.run_id}", f"  “{_head(entry.message)}”"]
+    lines += ["  " + state_line(s, backend.display) for s in entry.states]
+    return [visible_line(line) for line in lines]
+
+
+async def run_sends(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
+    """Print the ledger as `opts` asks; 0, or `SendsUsageError` for a bad option."""
+    if opts.limit < 1:
+        raise SendsUsageError("--limit: must be 1 or more")
+    session = await session_filter(backend, opts.session)
+    entries = await backend.sends(session, opts.send_state, opts.limit)
+    if opts.json:
+        out.write(json_text([entry_json(e) for e in entries]) + "\n")
+        return 0
+    if not entries:
+        where = f" to or from {backend.display(session)}" if session else ""
+        which = f" that reached '{opts.send_state}'" if opts.send_state else ""
+        out.write(f"no sends{where}{which}\n")
+        return 0
+    for i, entry in enumerate(entries):
+        if i:
+            out.write("\n")
+        out.write("\n".join(entry_block(entry, backend)) + "\n")
+    return 0
