@@ -105,6 +105,7 @@ class Engine(ConfigPolicies):
         return engine, loaded
 
     def close(self) -> None:
+        self.ledger.flush()  # what the send ledger has not written yet
         self.store.close()
 
     async def aclose(self) -> None:

@@ -8,11 +8,19 @@ agent-to-agent flow mark what they decide; the run's start and the announce's de
 taken from the engine's events here, so neither the runs nor the outbox know of the ledger.
 
 Entries live in the store (they survive restarts and are read by other processes). Texts are
-stored as given; the faces redact them on the way out.
+stored as given; the faces redact them on the way out. Inside an event loop, what `open` and `mark`
+record is written at the loop's next turn, everything recorded meanwhile in one transaction, and
+`SendLedgerChanged` published then: a send makes several marks in a row, and a transaction each
+would cost the sends a tenth of their time (bench/ledger_bench.py). Reads, and closing, write
+what is pending first.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import sqlite3
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunStarted, SendLedgerChanged
@@ -21,6 +29,8 @@ from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.sanitize import truncate_history_text
 from sessions_tui.engine.store import LedgerRow
+
+log = logging.getLogger(__name__)
 
 SendState = Literal[
     "accepted",
@@ -96,8 +106,25 @@ def redacted_entry(entry: LedgerEntry, redactor: Redactor) -> LedgerEntry:
     return entry.model_copy(update={"message": _shown(entry.message, redactor), "states": states})
 
 
+def _outbox_id(pending: _Pending) -> int | None:
+    """The delivery an announce went out as (kept with the entry, to find it by its outcome)."""
+    value = pending.detail.get("outboxId") if pending.state == "announce" and pending.detail else None
+    return value if isinstance(value, int) else None
+
+
 LedgerHost = EngineFloor
 """What the ledger needs of the engine: the store, the event bus and the clock."""
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """One `open` (with `entry`) or `mark` (without) waiting to be written."""
+
+    run_id: str
+    state: SendState
+    at: int
+    detail: dict[str, Any] | None
+    entry: dict[str, Any] | None = None
 
 
 class SendLedger:
@@ -108,6 +135,8 @@ class SendLedger:
         self.recording = True
         """False only in bench/ledger_bench.py: the same sends with nothing recorded, to time the ledger."""
         self._awaiting_start: set[str] = set()
+        self._pending: list[_Pending] = []
+        self._flush_scheduled = False
         engine.events.subscribe(self._on_event)
 
     def open(
@@ -125,34 +154,55 @@ class SendLedger:
         """A new entry in its first state (a run id already open gets the state appended instead)."""
         if not self.recording:
             return
-        now = self.engine.now()
-        self.engine.store.open_send(
-            run_id=run_id,
-            requester=requester,
-            target=target,
-            message=message,
-            via=via,
-            chain=list(chain),
-            created_at=now,
-            state=state,
-            detail=detail,
-        )
+        entry = {"requester": requester, "target": target, "message": message, "via": via, "chain": list(chain)}
         if state == "accepted":
             self._awaiting_start.add(run_id)
-        self.engine.events.publish(SendLedgerChanged(ts=now, run_id=run_id, state=state))
+        self._queue(_Pending(run_id, state, self.engine.now(), detail, entry))
 
     def mark(self, run_id: str, state: SendState, detail: dict[str, Any] | None = None) -> None:
         """A new state of an entry; nothing for a run id the ledger does not hold."""
         self._mark(run_id, state, detail, self.engine.now())
 
     def _mark(self, run_id: str, state: SendState, detail: dict[str, Any] | None, at: int) -> None:
-        if not self.recording:
+        if self.recording:
+            self._queue(_Pending(run_id, state, at, detail))
+
+    def _queue(self, pending: _Pending) -> None:
+        self._pending.append(pending)
+        if self._flush_scheduled:
             return
-        outbox_id = detail.get("outboxId") if state == "announce" and detail else None
-        if self.engine.store.add_send_state(
-            run_id, state, at, detail, outbox_id=outbox_id if isinstance(outbox_id, int) else None
-        ):
-            self.engine.events.publish(SendLedgerChanged(ts=at, run_id=run_id, state=state))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: written at once
+            self.flush()
+            return
+        self._flush_scheduled = True
+        loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write what is pending in one transaction, then publish `SendLedgerChanged` for each."""
+        self._flush_scheduled = False
+        pending, self._pending = self._pending, []
+        if not pending:
+            return
+        store, written = self.engine.store, []
+        try:
+            with store.write():
+                for p in pending:
+                    try:
+                        if p.entry is not None:
+                            store.open_send(run_id=p.run_id, **p.entry, created_at=p.at, state=p.state, detail=p.detail)
+                        elif not store.add_send_state(p.run_id, p.state, p.at, p.detail, outbox_id=_outbox_id(p)):
+                            continue  # a run id the ledger does not hold
+                    except sqlite3.Error:
+                        log.exception("send ledger: %s of %s not recorded", p.state, p.run_id)
+                        continue
+                    written.append(p)
+        except sqlite3.Error:  # the store is closed, or the disk fails: the ledger never stops a send
+            log.exception("send ledger: %d states not recorded", len(pending))
+            return
+        for p in written:
+            self.engine.events.publish(SendLedgerChanged(ts=p.at, run_id=p.run_id, state=p.state))
 
     def entries(
         self,
@@ -164,10 +214,12 @@ class SendLedger:
     ) -> list[LedgerEntry]:
         """Newest first; `session` matches the requester or the target, `state` keeps the entries
         that reached it, `before` (epoch ms) those created earlier (the next page)."""
+        self.flush()
         rows = self.engine.store.send_entries(session=session, state=state, limit=limit, before=before)
         return [_entry(r) for r in rows]
 
     def entry(self, run_id: str) -> LedgerEntry | None:
+        self.flush()
         row = self.engine.store.send_entry(run_id)
         return _entry(row) if row else None
 
@@ -178,6 +230,7 @@ class SendLedger:
                 self._awaiting_start.discard(event.run_id)
                 self._mark(event.run_id, "started", None, event.ts or self.engine.now())
         elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed") and self.recording:
+            self.flush()
             run_id = self.engine.store.send_of_delivery(event.outbox_id)
             if run_id is None:
                 return
