@@ -3,6 +3,7 @@ filters, paging, events, and the schema 5 → 6 migration."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 
 from sessions_tui.engine.events import DeliveryChanged, RunStarted, SendLedgerChanged
@@ -139,3 +140,25 @@ def test_a_schema_5_file_gets_the_ledger_tables(tmp_path):
         assert [r.run_id for r in store.send_entries(session=B, state="accepted", limit=10, before=None)] == ["r1"]
     finally:
         store.close()
+
+
+async def test_in_a_loop_states_are_written_together_at_the_next_turn(engine):
+    seen = []
+    engine.events.subscribe(lambda e: seen.append(e.state) if isinstance(e, SendLedgerChanged) else None)
+    _open(engine, "r1", A, B)
+    engine.ledger.mark("r1", "started")
+    engine.ledger.mark("r1", "replied", {"text": "ok"})
+    assert engine.store.send_entry("r1") is None and seen == []  # not written yet
+    await asyncio.sleep(0)  # the loop's next turn
+    assert [s["state"] for s in engine.store.send_entry("r1").states] == ["accepted", "started", "replied"]
+    assert seen == ["accepted", "started", "replied"]
+
+
+async def test_a_read_or_close_writes_what_is_pending_first(make_engine, tmp_path):
+    engine = make_engine(state=tmp_path / "s")
+    _open(engine, "r1", A, B)
+    assert [e.run_id for e in engine.ledger.entries()] == ["r1"]
+    engine.ledger.mark("r1", "timeout")
+    engine.close()
+    again = make_engine(state=tmp_path / "s")
+    assert again.ledger.entry("r1").last_state == "timeout"
