@@ -28,6 +28,7 @@ from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
 from sessions_tui.ui.theme import THEME
+from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import SessionTable
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
@@ -50,6 +51,7 @@ class SessionsApp(App[None]):
         _UI / "widgets" / "composer.tcss",
         _UI / "widgets" / "spawn_panel.tcss",
         _UI / "screens" / "modals.tcss",
+        _UI / "screens" / "ledger.tcss",
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
@@ -81,6 +83,7 @@ class SessionsApp(App[None]):
         Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane", tooltip="next pane"),
         Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="open or close the spawn panel"),
         Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
+        Binding("l", "sends", "sends", id="sends", tooltip="the send ledger: every sessions_send of the open session"),
         Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
         Binding(
             "r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"
@@ -324,6 +327,16 @@ class SessionsApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(binding_table(self)))
+
+    def action_sends(self) -> None:
+        """The Sends view of the open session, on the composer's last send when it has one."""
+        from sessions_tui.ui.screens.sends import SendsScreen
+
+        if not isinstance(self.screen, MainScreen):
+            return
+        key = self.main_screen.query_one(TranscriptPane).key
+        run_id = self.main_screen.query_one(Composer).run_id
+        self.push_screen(SendsScreen(self.backend, self.display_key, session=key, run_id=run_id))
 
     def action_acting_as(self) -> None:
         def chosen(result: tuple[str, bool] | None) -> None:

@@ -67,10 +67,10 @@ def relative_time(ms: int | float | None, now_ms: int) -> str:
     return f"{seconds // 86400}d"
 
 
-def clock_time(ms: int | float | None) -> str:
+def clock_time(ms: int | float | None, *, seconds: bool = False) -> str:
     if not isinstance(ms, (int, float)):
-        return "--:--"
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%H:%M")
+        return "--:--:--" if seconds else "--:--"
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%H:%M:%S" if seconds else "%H:%M")
 
 
 def short_number(n: int | float | None) -> str:

@@ -1,0 +1,246 @@
+"""The Sends view (`l`): every `sessions_send` and what became of it, newest first.
+
+k9s-style: a full screen over the dashboard, `escape` back. Filter by session (the requester or
+the target) and by state (`f` cycles); a late reply or a failed delivery stands out in the table.
+The highlighted send's life is shown under the table, state by state with its time; `enter` opens
+the thread between its two sessions. The view follows the ledger live.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.coordinate import Coordinate
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Input, Label, Static
+
+from sessions_tui.backend import Backend, EngineEvent
+from sessions_tui.ui.text import clock_time, literal, one_line, span
+from sessions_tui.ui.widgets.field import Field
+
+if TYPE_CHECKING:
+    from sessions_tui.backend import LedgerEntry
+
+STATES = ("", "replied", "timeout", "late_reply", "error", "forbidden", "delivered", "delivery_failed")
+"""The state filter's cycle (`f`); "" is every send."""
+
+OUTCOMES = {"replied", "timeout", "error", "forbidden"}
+WARN = {"late_reply", "timeout"}
+BAD = {"error", "forbidden", "delivery_failed"}
+LIMIT = 500
+
+
+def outcome(entry: LedgerEntry) -> str:
+    """The send's outcome so far and what stands out after it (a late reply, a failed delivery)."""
+    states = [s.state for s in entry.states]
+    first = next((s for s in states if s in OUTCOMES), states[-1] if states else "")
+    extra = [s for s in ("late_reply", "delivered", "delivery_failed") if s in states]
+    return " · ".join([first, *extra])
+
+
+def style_of(entry: LedgerEntry) -> str:
+    states = {s.state for s in entry.states}
+    if states & BAD:
+        return "$error"
+    if states & WARN:
+        return "$warning"
+    return ""
+
+
+def detail_text(detail: dict[str, Any] | None) -> str:
+    if not detail:
+        return ""
+    if "turn" in detail:
+        who = detail.get("speaker") or ""
+        return f"turn {detail['turn']} {who}: {detail.get('text', '')}"
+    for name in ("text", "error", "reason"):
+        if isinstance(detail.get(name), str):
+            return str(detail[name])
+    if "outboxId" in detail:
+        return f"outbox #{detail['outboxId']}"
+    return ", ".join(f"{k}={v}" for k, v in detail.items())
+
+
+class SendsScreen(Screen[None]):
+    """Sends, filtered by `session` (a key in any spelling) when given."""
+
+    BINDINGS = [
+        Binding("escape", "close", "back", id="sends_back", tooltip="back to the sessions"),
+        Binding("f", "cycle_state", "state", id="sends_state", tooltip="filter by state (cycles)"),
+        Binding("enter", "thread", "thread", id="sends_thread", tooltip="the thread between the send's two sessions"),
+        Binding("r", "reload", "refresh", id="sends_refresh", tooltip="read the ledger again"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, entries: list[LedgerEntry], generation: int) -> None:
+            super().__init__()
+            self.entries = entries
+            self.generation = generation
+
+    class Changed(Message):
+        """The ledger moved (an engine event, from any thread)."""
+
+    def __init__(self, backend: Backend, display: Any, session: str | None = None, run_id: str | None = None) -> None:
+        super().__init__()
+        self.backend = backend
+        self.display_key = display
+        self.session = session
+        self.focus_run = run_id
+        self.state = ""
+        self.entries: dict[str, LedgerEntry] = {}
+        self.generation = 0
+        self._unsubscribe: Any = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="sends-view"):
+            yield Static(id="sends-title")
+            with Horizontal(id="sends-filters"):
+                yield Label("Session ", id="sends-session-label")
+                yield Field(self.session or "", placeholder="any session (enter to apply)", id="sends-session")
+            yield DataTable(id="sends-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="sends-detail-box"):
+                yield Static(id="sends-detail")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#sends-table", DataTable)
+        table.add_columns("when", "from → to", "message", "state")
+        self._unsubscribe = self.backend.subscribe(self._on_event)
+        self._title()
+        table.focus()
+        self.reload()
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _on_event(self, event: EngineEvent) -> None:
+        if event.type == "send_ledger_changed":
+            self.post_message(self.Changed())
+
+    def on_sends_screen_changed(self, _: Changed) -> None:
+        self.reload()
+
+    def _title(self) -> None:
+        parts = ["Sends"]
+        if self.session:
+            parts.append(f"of {self.session}")
+        if self.state:
+            parts.append(f"· state {self.state}")
+        self.query_one("#sends-title", Static).update(literal(" ".join(parts), "bold"))
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.generation += 1
+        self._load(self.generation, self.session or None, self.state or None)
+
+    @work(exclusive=True, group="sends", thread=True, exit_on_error=False)
+    async def _load(self, generation: int, session: str | None, state: str | None) -> None:
+        key = await self.backend.owner_key(session) if session else None
+        if session and key is None:
+            self.post_message(self.Loaded([], generation))
+            return
+        entries = await self.backend.sends(key, state, LIMIT)
+        self.post_message(self.Loaded(entries, generation))
+
+    def on_sends_screen_loaded(self, event: Loaded) -> None:
+        if event.generation != self.generation:
+            return
+        table = self.query_one("#sends-table", DataTable)
+        shown = table.cursor_row
+        current = self.focus_run or (self._row_key(shown) if table.row_count else None)
+        table.clear()
+        self.entries = {e.run_id: e for e in event.entries}
+        for entry in event.entries:
+            who = f"{self._shown(entry.requester)} → {self._shown(entry.target)}"
+            table.add_row(
+                span(clock_time(entry.created_at, seconds=True)),
+                literal(one_line(who, 60)),
+                literal(one_line(entry.message, 48)),
+                span(outcome(entry), style_of(entry)),
+                key=entry.run_id,
+            )
+        if current in self.entries:
+            table.move_cursor(row=table.get_row_index(current))
+            self.focus_run = None
+        self._show_detail()
+
+    def _row_key(self, row: int) -> str | None:
+        table = self.query_one("#sends-table", DataTable)
+        try:
+            return str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value)
+        except Exception:  # noqa: BLE001 - no such row (an empty table)
+            return None
+
+    def _shown(self, key: str | None) -> str:
+        return "owner" if key is None else str(self.display_key(key))
+
+    # -- the highlighted send -------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#sends-table")
+    def _highlighted(self, _: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def highlighted(self) -> LedgerEntry | None:
+        table = self.query_one("#sends-table", DataTable)
+        key = self._row_key(table.cursor_row) if table.row_count else None
+        return self.entries.get(key) if key else None
+
+    def _show_detail(self) -> None:
+        entry = self.highlighted()
+        box = self.query_one("#sends-detail", Static)
+        if entry is None:
+            box.update(Text("No sends." if not self.entries else ""))
+            return
+        text = Text()
+        text.append_text(literal(f"{self._shown(entry.requester)} → {self._shown(entry.target)}", "bold"))
+        text.append_text(literal(f"   run {entry.run_id}   via {entry.via}\n", "dim"))
+        if len(entry.chain) > 1:
+            text.append_text(span("chain ", "dim"))
+            text.append_text(literal(" → ".join(self._shown(k) for k in entry.chain) + "\n"))
+        text.append_text(span("message ", "dim"))
+        text.append_text(literal(one_line(entry.message, 400) + "\n"))
+        for step in entry.states:
+            style = "$error" if step.state in BAD else "$warning" if step.state in WARN else "bold"
+            text.append_text(span(f"{clock_time(step.at, seconds=True)}  ", "dim"))
+            text.append_text(span(f"{step.state:<16}", style))
+            text.append_text(literal(one_line(detail_text(step.detail), 300) + "\n"))
+        box.update(text)
+
+    # -- actions --------------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#sends-session")
+    def _session_chosen(self, event: Input.Submitted) -> None:
+        self.session = event.value.strip() or None
+        self._title()
+        self.query_one("#sends-table", DataTable).focus()
+        self.reload()
+
+    def action_cycle_state(self) -> None:
+        self.state = STATES[(STATES.index(self.state) + 1) % len(STATES)]
+        self._title()
+        self.reload()
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def action_close(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one("#sends-table", DataTable).focus()
+            return
+        self.dismiss(None)
+
+    def action_thread(self) -> None:
+        from sessions_tui.ui.screens.thread import ThreadScreen
+
+        entry = self.highlighted()
+        if entry is None or entry.requester is None:
+            self.notify("This send has no requester session: no thread.", timeout=3)
+            return
+        self.app.push_screen(ThreadScreen(self.backend, self.display_key, entry.requester, entry.target))

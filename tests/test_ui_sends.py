@@ -1,0 +1,78 @@
+"""The Sends view (`l`) and the thread view: what became of each send, from the dashboard."""
+
+from __future__ import annotations
+
+from conftest import call_tool
+from scenes import DEV, FAMILY
+from sessions_tui.ui.screens.sends import SendsScreen
+from sessions_tui.ui.screens.thread import ThreadScreen
+from ui_support import SIZE, demo_app, select, settle, text_of, until
+
+
+async def send_from_composer(pilot, key: str, text: str) -> None:
+    await select(pilot, key)
+    await pilot.press("enter")
+    pilot.app.main_screen.query_one("#message").value = text
+    await pilot.press("ctrl+s")
+    outcome = pilot.app.main_screen.query_one("#outcome")
+    await until(pilot, lambda: text_of(outcome).split(" ")[0] in ("ok", "forbidden", "error", "timeout"), "the outcome")
+    await pilot.press("escape")
+
+
+async def test_a_send_and_its_life_show_in_the_sends_view_and_its_thread(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await send_from_composer(pilot, DEV, "what is the status of the deploy")
+        await pilot.app.engine.drain()
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, SendsScreen), "the Sends view")
+        screen = app.screen
+        table = screen.query_one("#sends-table")
+        await until(pilot, lambda: table.row_count >= 1, "the send listed")
+        detail = screen.query_one("#sends-detail")
+        await until(pilot, lambda: "replied" in text_of(detail), "the send's life")
+        shown = text_of(detail)
+        assert "what is the status of the deploy" in shown and "accepted" in shown and "started" in shown
+        assert "Sends of" in text_of(screen.query_one("#sends-title"))
+
+
+async def test_a_refused_send_stands_out_and_the_state_filter_cycles(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await send_from_composer(pilot, FAMILY, "dinner at 8")
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, SendsScreen), "the Sends view")
+        screen = app.screen
+        table = screen.query_one("#sends-table")
+        await until(pilot, lambda: table.row_count == 1, "the refused send listed")
+        assert "forbidden" in text_of(screen.query_one("#sends-detail"))
+        state_cell = table.get_row_at(0)[3]
+        assert "forbidden" in str(state_cell) and state_cell.spans  # coloured: it stands out
+        for _ in range(2):  # "" → replied → timeout: no refused send is a timeout
+            await pilot.press("f")
+        await until(
+            pilot, lambda: table.row_count == 0 and "timeout" in text_of(screen.query_one("#sends-title")), "filtered"
+        )
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, SendsScreen), "back on the sessions")
+
+
+async def test_the_thread_view_draws_a_two_session_conversation(tmp_path):
+    app = demo_app(tmp_path / "s", config={"tools": {"agentToAgent": {"enabled": True}}})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await call_tool(
+            app.engine,
+            "sessions_send",
+            {"sessionKey": DEV, "message": "hello dev", "timeoutSeconds": 10},
+            as_key="agent:main:main",
+        )
+        await app.engine.drain()
+        await app.push_screen(ThreadScreen(app.backend, app.display_key, "agent:main:main", DEV))
+        await until(pilot, lambda: isinstance(app.screen, ThreadScreen), "the thread")
+        text = app.screen.query_one("#thread-text")
+        await until(pilot, lambda: "hello dev" in text_of(text), "the thread's lines")
+        shown = text_of(text)
+        assert "→ " in shown and "reply" in shown
