@@ -136,3 +136,10 @@ def test_a_wrong_token_is_refused(httpserver: HTTPServer, gateway: StandIn):
 
     with pytest.raises(BackendUnavailable, match="401"):
         connect(httpserver.url_for("/").rstrip("/"), "wrong")
+
+
+async def test_the_gateway_keeps_no_send_ledger_and_says_so(backend):
+    from sessions_tui.backend import BackendUnavailable
+
+    with pytest.raises(BackendUnavailable, match="keeps no send ledger"):
+        await backend.sends(None, None, 10)

@@ -189,3 +189,24 @@ async def test_closing_twice_is_harmless(tmp_path):
         await remote.aclose()
         await remote.aclose()
         remote.close()
+
+
+async def test_the_send_ledger_over_a_remote_and_over_two(tmp_path):
+    one = _state(tmp_path, "one", config=ALLOW_SEND)
+    two = _state(tmp_path, "two", config=ALLOW_SEND)
+    with served(one, allow=("sessions_send",)) as url_one, served(two, allow=("sessions_send",)) as url_two:
+        remotes = [_connected(url_one), _connected(url_two)]
+        try:
+            args = {"sessionKey": GROUP, "message": f"remember {SECRET}", "timeoutSeconds": 20}
+            sent = await remotes[1].call_tool("sessions_send", args, Requester())
+            entries = await remotes[1].sends(None, None, 50)
+            assert [e.run_id for e in entries] == [sent["runId"]]
+            assert "replied" in [s.state for s in entries[0].states]
+            assert SECRET not in entries[0].message  # redacted by the server
+            both = SeveralBackends(remotes)
+            label_two = url_two.removeprefix("http://")
+            marked = await both.sends(None, None, 50)
+            assert [e.target for e in marked] == [f"{label_two}/{GROUP}"]
+            assert await both.sends(f"{url_one.removeprefix('http://')}/{GROUP}", None, 50) == []
+        finally:
+            await asyncio.gather(*(r.aclose() for r in remotes))

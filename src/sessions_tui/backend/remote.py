@@ -247,9 +247,10 @@ class RemoteBackend:
         return (await self._post("run_label", w.RunRequest(run_id=run_id), w.Text)).value
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        raise BackendUnavailable(
-            f"{self.url}: the send ledger is not offered over --remote yet (run sends on the server)"
-        )
+        from sessions_tui.engine.ledger import LedgerEntry
+
+        answer = await self._post("sends", w.SendsRequest(session=session, state=state, limit=limit), w.SendsAnswer)
+        return [LedgerEntry.model_validate(entry) for entry in answer.sends]
 
     async def owner_key(self, key: str) -> str | None:
         return (await self._post("owner_key", w.KeyRequest(key=key), w.Text)).value

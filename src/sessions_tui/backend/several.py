@@ -224,7 +224,23 @@ class SeveralBackends:
         return [v.model_copy(update={"child_key": f"{label}/{v.child_key}"}) for v in views]
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        raise BackendUnavailable("the send ledger is not offered over --remote yet (run sends on each server)")
+        """One server's sends when `session` names it, else every server's, newest first."""
+        labels = [self.split(session)[0]] if session else list(self.backends)
+        bare = self.split(session)[1] if session else None
+        found = await asyncio.gather(*(self.backends[label].sends(bare, state, limit) for label in labels))
+        marked = [
+            entry.model_copy(
+                update={
+                    "requester": f"{label}/{entry.requester}" if entry.requester else None,
+                    "target": f"{label}/{entry.target}",
+                    "chain": [f"{label}/{key}" for key in entry.chain],
+                }
+            )
+            for label, entries in zip(labels, found, strict=True)
+            for entry in entries
+        ]
+        marked.sort(key=lambda entry: entry.created_at, reverse=True)
+        return marked[:limit]
 
     async def run_label(self, run_id: str) -> str | None:
         for backend in self.backends.values():

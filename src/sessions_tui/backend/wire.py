@@ -144,3 +144,13 @@ class Tools(WireModel):
 
 class DescribeAnswer(WireModel):
     view: RequesterView
+
+
+class SendsRequest(WireModel):
+    session: str | None = None
+    state: str | None = None
+    limit: int = Field(default=200, ge=1, le=5000)
+
+
+class SendsAnswer(WireModel):
+    sends: list[dict[str, Any]]

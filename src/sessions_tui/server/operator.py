@@ -50,6 +50,7 @@ class OperatorApi:
             "owner_key": (w.KeyRequest, self._owner_key),
             "owner_command": (w.CommandRequest, self._owner_command),
             "data_version": (w.Empty, self._data_version),
+            "sends": (w.SendsRequest, self._sends),
         }
         self._redact = redact
 
@@ -130,6 +131,10 @@ class OperatorApi:
 
     async def _owner_command(self, req: w.CommandRequest) -> w.Text:
         return w.Text(value=await self.backend.owner_command(req.key, req.text))
+
+    async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
+        entries = await self.backend.sends(req.session, req.state, req.limit)  # redacted by the backend
+        return w.SendsAnswer(sends=[entry.model_dump(mode="json") for entry in entries])
 
     async def _data_version(self, _: w.Empty) -> w.Number:
         return w.Number(value=await self.backend.data_version())

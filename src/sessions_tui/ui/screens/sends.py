@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
-from sessions_tui.backend import Backend, EngineEvent
+from sessions_tui.backend import Backend, BackendUnavailable, EngineEvent
 from sessions_tui.ui.text import clock_time, literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
@@ -78,10 +78,11 @@ class SendsScreen(Screen[None]):
     ]
 
     class Loaded(Message):
-        def __init__(self, entries: list[LedgerEntry], generation: int) -> None:
+        def __init__(self, entries: list[LedgerEntry], generation: int, problem: str | None = None) -> None:
             super().__init__()
             self.entries = entries
             self.generation = generation
+            self.problem = problem  # why there is no ledger to show (an OpenClaw gateway keeps none)
 
     class Changed(Message):
         """The ledger moved (an engine event, from any thread)."""
@@ -94,6 +95,7 @@ class SendsScreen(Screen[None]):
         self.focus_run = run_id
         self.state = ""
         self.entries: dict[str, LedgerEntry] = {}
+        self.problem: str | None = None
         self.generation = 0
         self._unsubscribe: Any = None
 
@@ -146,7 +148,11 @@ class SendsScreen(Screen[None]):
         if session and key is None:
             self.post_message(self.Loaded([], generation))
             return
-        entries = await self.backend.sends(key, state, LIMIT)
+        try:
+            entries = await self.backend.sends(key, state, LIMIT)
+        except BackendUnavailable as exc:
+            self.post_message(self.Loaded([], generation, str(exc)))
+            return
         self.post_message(self.Loaded(entries, generation))
 
     def on_sends_screen_loaded(self, event: Loaded) -> None:
@@ -169,6 +175,7 @@ class SendsScreen(Screen[None]):
         if current in self.entries:
             table.move_cursor(row=table.get_row_index(current))
             self.focus_run = None
+        self.problem = event.problem
         self._show_detail()
 
     def _row_key(self, row: int) -> str | None:
@@ -196,7 +203,7 @@ class SendsScreen(Screen[None]):
         entry = self.highlighted()
         box = self.query_one("#sends-detail", Static)
         if entry is None:
-            box.update(Text("No sends." if not self.entries else ""))
+            box.update(literal(self.problem or ("No sends." if not self.entries else "")))
             return
         text = Text()
         text.append_text(literal(f"{self._shown(entry.requester)} → {self._shown(entry.target)}", "bold"))

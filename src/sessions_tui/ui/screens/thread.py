@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from sessions_tui.backend import Backend
+from sessions_tui.backend import Backend, BackendUnavailable
 from sessions_tui.ui.text import clock_time, literal, span
 
 if TYPE_CHECKING:
@@ -81,7 +81,11 @@ class ThreadScreen(Screen[None]):
 
     @work(exclusive=True, group="thread", thread=True, exit_on_error=False)
     async def _load(self) -> None:
-        self.post_message(self.Loaded(await self.backend.sends(self.a, None, LIMIT)))
+        try:
+            self.post_message(self.Loaded(await self.backend.sends(self.a, None, LIMIT)))
+        except BackendUnavailable as exc:
+            self.app.notify(str(exc), title="Thread", severity="warning", markup=False)
+            self.post_message(self.Loaded([]))
 
     def on_thread_screen_loaded(self, event: Loaded) -> None:
         text = Text()
