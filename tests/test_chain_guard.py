@@ -59,10 +59,12 @@ def test_config_key_defaults_to_six_and_reads_zero():
 
 @pytest.mark.parametrize(
     ("value", "used", "why"),
-    [(-2, 0, "-2 is below the minimum 0; using 0"), (1000, 100, "1000 is above the maximum 100; using 100")],
+    [(-2, 6, "-2 is below the minimum 0; using 6"), (1000, 100, "1000 is above the maximum 100; using 100")],
 )
 def test_config_key_out_of_range_is_clamped_with_a_warning(value, used, why):
-    assert VALUE_RULES["session.agentToAgent.maxChainHops"] == IntRange(default=6, min=0, max=100)
+    """A negative value is a mistake: it keeps the default limit rather than lifting it (0)."""
+    rule = VALUE_RULES["session.agentToAgent.maxChainHops"]
+    assert rule == IntRange(default=6, min=0, max=100, below_min_is_default=True)
     cfg, warnings = parse_config({"session": {"agentToAgent": {"maxChainHops": value}}})
     assert cfg.session.agent_to_agent.max_chain_hops == used
     assert len(warnings) == 1 and "session.agentToAgent.maxChainHops" in warnings[0] and why in warnings[0]
@@ -126,3 +128,17 @@ async def test_the_owners_sends_start_a_chain_of_their_own(live_engine):
         assert result["status"] == "accepted"
     await engine.drain()
     assert engine.store.audit_rows(10) == []
+
+
+async def test_a_spawned_sub_agent_continues_the_chain_that_spawned_it(live_engine):
+    engine = live_engine({**A2A, "agents": {"defaults": {"subagents": {"allowAgents": ["*"]}}}})
+    call = ToolCall(engine=engine, agent_session_key="agent:main:main", chain=("agent:main:x", "agent:main:main"))
+    result = await invoke(call, "sessions_spawn", {"task": "count the words in: a b"})
+    assert result["status"] == "accepted"
+    with engine.store.read() as conn:
+        row = conn.execute("SELECT data FROM runs WHERE run_id = ?", (result["runId"],)).fetchone()
+    import json
+
+    chain = json.loads(row[0])["request"]["chain"]
+    assert chain == ["agent:main:x", "agent:main:main", result["childSessionKey"]]
+    await engine.drain()

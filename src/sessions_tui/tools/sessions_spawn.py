@@ -276,6 +276,7 @@ def _start(
             model=model,
             thinking=thinking,
             label=args.label,
+            chain=[*call.chain, child_key],  # a sub-agent's sends continue the chain that spawned it
         )
     )
     engine.subagents.register(

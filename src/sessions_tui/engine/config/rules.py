@@ -45,6 +45,7 @@ class IntRange:
     min: int | None = None
     max: int | None = None
     keep_positive: bool = False
+    below_min_is_default: bool = False  # where `min` turns a check off (0 = no limit), a typo must not
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ VALUE_RULES: dict[str, IntRange | Choice] = {
     "session.sendPolicy.default": Choice(("allow", "deny"), "allow"),
     "session.sendPolicy.rules[*].action": Choice(("allow", "deny"), "allow"),
     "session.agentToAgent.maxPingPongTurns": IntRange(default=5, min=0, max=5),
-    "session.agentToAgent.maxChainHops": IntRange(default=6, min=0, max=100),
+    "session.agentToAgent.maxChainHops": IntRange(default=6, min=0, max=100, below_min_is_default=True),
     "tools.sessions.visibility": Choice(("self", "tree", "agent", "all"), "tree"),
     "agents.defaults.sandbox.mode": Choice(("off", "non-main", "all"), "off"),
     "agents.defaults.sandbox.sessionToolsVisibility": Choice(("spawned", "all"), "spawned"),
@@ -152,8 +153,9 @@ def _apply_rule(rule: IntRange | Choice, value: Any, warn: Callable[[str, Any], 
     if rule.keep_positive and value > 0:
         number = max(1, number)
     if rule.min is not None and number < rule.min:
-        warn(f"{show_number(value)} is below the minimum {rule.min}", rule.min)
-        return rule.min
+        used = rule.default if rule.below_min_is_default else rule.min
+        warn(f"{show_number(value)} is below the minimum {rule.min}", used)
+        return used
     if rule.max is not None and number > rule.max:
         warn(f"{show_number(value)} is above the maximum {rule.max}", rule.max)
         return rule.max
