@@ -178,6 +178,32 @@ async def policy_refusal(pilot: Any) -> None:
     await settle(pilot, 0.3)
 
 
+async def sends_view(pilot: Any) -> None:
+    """The Sends view on a session: a send answered, one refused by the send policy."""
+    await settle(pilot)
+    for key, text in ((DEV, "Please post the summary to the channel"), (FAMILY, "dinner is at 8 now")):
+        await select(pilot, key)
+        await type_message(pilot, text)
+        await pilot.press("ctrl+s")
+        outcome = pilot.app.main_screen.query_one("#outcome")
+        await until(pilot, lambda box=outcome: str(box.render()).startswith(("ok", "forbidden")), "the outcome")
+        await pilot.app.engine.drain()
+        await pilot.press("escape")
+    await select(pilot, DEV)
+    await pilot.press("l")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "SendsScreen", "the Sends view")
+    screen = pilot.app.screen
+    screen.query_one("#sends-session").value = ""  # every session's sends, the refused one too
+    screen.query_one("#sends-session").focus()
+    await pilot.press("enter")
+    table = screen.query_one("#sends-table")
+    await until(pilot, lambda: table.row_count == 2, "both sends listed")
+    table.move_cursor(row=1)  # the answered one (newest first)
+    detail = screen.query_one("#sends-detail")
+    await until(pilot, lambda: "announce" in str(detail.render()), "the send's life, its announce included")
+    await settle(pilot)
+
+
 async def help_screen(pilot: Any) -> None:
     await settle(pilot)
     await pilot.press("question_mark")
@@ -194,6 +220,7 @@ SCENES: dict[str, tuple[Scene, int]] = {
     "composer-countdown": (countdown, 60_000),
     "spawn-announcement": (spawn_with_announcement, 0),
     "policy-refusal": (policy_refusal, 0),
+    "sends": (sends_view, 0),
     "help": (help_screen, 0),
 }
 

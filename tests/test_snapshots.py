@@ -19,6 +19,7 @@ SCENE_NAMES = [
     "composer-countdown",
     "spawn-announcement",
     "policy-refusal",
+    "sends",
     "help",
 ]
 CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [

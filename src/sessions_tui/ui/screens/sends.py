@@ -34,6 +34,7 @@ OUTCOMES = {"replied", "timeout", "error", "forbidden"}
 WARN = {"late_reply", "timeout"}
 BAD = {"error", "forbidden", "delivery_failed"}
 LIMIT = 500
+HINT = "esc back   f state filter   enter thread   r refresh   session: type a key, enter"
 
 
 def outcome(entry: LedgerEntry) -> str:
@@ -108,6 +109,7 @@ class SendsScreen(Screen[None]):
             yield DataTable(id="sends-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="sends-detail-box"):
                 yield Static(id="sends-detail")
+            yield Static(HINT, id="sends-hint")
 
     def on_mount(self) -> None:
         table = self.query_one("#sends-table", DataTable)

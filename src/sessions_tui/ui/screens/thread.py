@@ -73,6 +73,7 @@ class ThreadScreen(Screen[None]):
             yield Static(id="thread-title")
             with VerticalScroll(id="thread-lines"):
                 yield Static(id="thread-text")
+            yield Static("esc back", id="thread-hint")
 
     def on_mount(self) -> None:
         title = f"Thread {self.display_key(self.a)} ⇄ {self.display_key(self.b)}"
