@@ -155,3 +155,22 @@ async def test_the_announce_delivery_outcome_is_the_sends_last_state(live_engine
             {"outboxId": delivery.id, "error": "HTTP 400: bad"},
         )
     assert [s.state for s in entry.states[:3]] == ["accepted", "started", "replied"]
+
+
+async def test_a_run_that_fails_is_the_sends_error(engine_for, openai_server):
+    engine = engine_for()
+    add_session(engine, GROUP)
+    openai_server.script(Reply(status=500, error_message="model overloaded"))
+    result = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi"})
+    await engine.drain()
+    assert states(engine, result["runId"]) == [
+        ("accepted", None),
+        ("started", None),
+        ("error", {"error": "HTTP 500: model overloaded"}),
+    ]
+
+
+async def test_a_send_to_no_session_is_entered_as_an_error(live_engine):
+    engine = live_engine()
+    result = await call_tool(engine, "sessions_send", {"sessionKey": "agent:main:discord:group:nobody", "message": "x"})
+    assert states(engine, result["runId"]) == [("error", {"error": result["error"]})]

@@ -164,6 +164,8 @@ class SendLedger:
         self._mark(run_id, state, detail, self.engine.now())
 
     def _mark(self, run_id: str, state: SendState, detail: dict[str, Any] | None, at: int) -> None:
+        if state in ("replied", "error", "forbidden"):  # its run has started, or never will
+            self._awaiting_start.discard(run_id)
         if self.recording:
             self._queue(_Pending(run_id, state, at, detail))
 
