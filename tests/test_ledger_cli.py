@@ -75,10 +75,10 @@ def test_sends_json_is_the_issues_shape_redacted(sent_state):
 
 
 def test_sends_filters_by_state_and_limit(sent_state):
-    forbidden = json.loads(cli("sends", "--json", "--state", "forbidden", state=sent_state).stdout)
+    forbidden = json.loads(cli("sends", "--json", "--reached", "forbidden", state=sent_state).stdout)
     assert [e["target"] for e in forbidden] == ["agent:main:whatsapp:group:family"]
     assert len(json.loads(cli("sends", "--json", "--limit", "1", state=sent_state).stdout)) == 1
-    empty = cli("sends", "--state", "late_reply", state=sent_state)
+    empty = cli("sends", "--reached", "late_reply", state=sent_state)
     assert empty.returncode == 0 and empty.stdout == "no sends that reached 'late_reply'\n"
 
 

@@ -210,3 +210,22 @@ async def test_the_send_ledger_over_a_remote_and_over_two(tmp_path):
             assert await both.sends(f"{url_one.removeprefix('http://')}/{GROUP}", None, 50) == []
         finally:
             await asyncio.gather(*(r.aclose() for r in remotes))
+
+
+def test_sends_on_a_remote_prints_the_servers_ledger(tmp_path):
+    backend = _state(tmp_path, config=ALLOW_SEND)
+    with served(backend, allow=("sessions_send",)) as url:
+        sent = _cli(
+            "--remote",
+            url,
+            "--token",
+            TOKEN,
+            "tool",
+            "sessions_send",
+            json.dumps({"sessionKey": GROUP, "message": "ping", "timeoutSeconds": 20}),
+        )
+        listed = _cli("--remote", url, "--token", TOKEN, "sends", "--json", "--reached", "replied")
+    assert sent.returncode == 0 and listed.returncode == 0, listed.stderr
+    entries = json.loads(listed.stdout)
+    assert [e["runId"] for e in entries] == [json.loads(sent.stdout)["runId"]]
+    assert entries[0]["target"] == GROUP and entries[0]["message"] == "ping"

@@ -248,20 +248,15 @@ def build_parser() -> argparse.ArgumentParser:
             "One block per send: when, from whom to whom (the owner's sends say so), the message's head, then "
             "each state of its life with its time (UTC): accepted, started, replied, timeout, error, forbidden, "
             "late_reply (a reply that came after the wait gave up), pingpong (one per turn), announce or "
-            "announce_skipped, delivered or delivery_failed. Texts are redacted and cut as history text is.\n\n"
-            "--state here is a send's state; the state directory goes before the command: "
-            "sessions-tui --state DIR sends …"
+            "announce_skipped, delivered or delivery_failed. Texts are redacted and cut as history text is."
         ),
-        epilog="example: sessions-tui sends --session agent:main:discord:group:dev --state late_reply",
+        epilog="example: sessions-tui sends --session agent:main:discord:group:dev --reached late_reply",
     )
-    # Its --state is the state a send reached: the state directory is given before the command
-    # (`sessions-tui --state DIR sends --state late_reply`).
-    sends.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS, help="config file, JSON5")
-    sends.add_argument("--demo", action="store_true", default=argparse.SUPPRESS, help=on_demo)
+    _global_options(sends, suppress=True, demo=on_demo)
     _remote_options(sends, suppress=True)
     sends.add_argument("--session", metavar="KEY", help="only sends this session made or received (a key or sessionId)")
     sends.add_argument(
-        "--state",
+        "--reached",
         dest="send_state",
         choices=SEND_STATES,
         metavar="STATE",
