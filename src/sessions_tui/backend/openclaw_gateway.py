@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sessions_tui.backend.base import BackendUnavailable, EventCallback, Requester
+from sessions_tui.backend.base import BackendUnavailable, Requester
 from sessions_tui.backend.remote import RemoteBackend, RemoteError
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 from sessions_tui.engine.session_search import row_matches
@@ -47,7 +47,6 @@ class OpenClawGatewayBackend(RemoteBackend):
         super().__init__(url, token, timeout_s=timeout_s)
         self._rows: list[dict[str, Any]] | None = None
         self._rows_at = 0.0
-        self._poller: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         """Check the token with the gateway's `agents_list` (a refusal raises `RemoteError`)."""
@@ -183,21 +182,7 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     # -- events: a poll of the session list ------------------------------------------------------
 
-    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
-        self._subscribers.append(callback)
-        if self._poller is None:
-            self._poller = self._io.submit(self._start_poll()).result()
-
-        def unsubscribe() -> None:
-            if callback in self._subscribers:
-                self._subscribers.remove(callback)
-
-        return unsubscribe
-
-    async def _start_poll(self) -> asyncio.Task[None]:
-        return asyncio.get_running_loop().create_task(self._poll())
-
-    async def _poll(self) -> None:
+    async def _events(self) -> None:
         seen: dict[str, Any] | None = None
         while True:
             try:
@@ -214,10 +199,3 @@ class OpenClawGatewayBackend(RemoteBackend):
                 self._publish(StoreChanged(ts=self.now()))
             seen = now
             await asyncio.sleep(POLL_S)
-
-    async def _shutdown(self) -> None:
-        if self._poller is not None:
-            self._poller.cancel()
-            await asyncio.gather(self._poller, return_exceptions=True)
-            self._poller = None
-        await super()._shutdown()

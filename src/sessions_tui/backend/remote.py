@@ -261,6 +261,7 @@ class RemoteBackend:
     # -- events ----------------------------------------------------------------------------------
 
     def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        """One source of events for all subscribers (`_events`), started by the first."""
         self._subscribers.append(callback)
         if self._stream is None:
             self._stream = self._io.submit(self._start_stream()).result()
@@ -272,9 +273,10 @@ class RemoteBackend:
         return unsubscribe
 
     async def _start_stream(self) -> asyncio.Task[None]:
-        return asyncio.get_running_loop().create_task(self._read_events())
+        return asyncio.get_running_loop().create_task(self._events())
 
-    async def _read_events(self) -> None:
+    async def _events(self) -> None:
+        """Where events come from: the server's stream (a gateway backend polls instead)."""
         from httpx_sse import aconnect_sse
 
         retry = 0
