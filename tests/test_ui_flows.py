@@ -6,7 +6,7 @@ import sys
 from textual.widgets import ProgressBar
 
 from sessions_tui.ui.widgets.transcript import MessageView
-from ui_support import SIZE, demo_app, ordered_keys, select, settle, text_of, until
+from ui_support import SIZE, demo_app, ordered_keys, pick_acting_as, select, settle, text_of, until
 
 DEV = "agent:main:discord:group:dev"
 FAMILY = "agent:main:whatsapp:group:family"
@@ -227,16 +227,7 @@ async def test_spawn_then_the_announcement_arrives(tmp_path):
 async def test_acting_as_a_sandboxed_session_hides_sessions(tmp_path):
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("a")
-        await settle(pilot)
-        modal = app.screen
-        modal.query_one("#acting-filter").value = "discord:group:dev"
-        await settle(pilot)
-        modal.query_one("#acting-options").highlighted = 1
-        await settle(pilot)
-        modal.query_one("#acting-sandboxed").value = True
-        await settle(pilot)
+        modal = await pick_acting_as(pilot, "discord:group:dev", sandboxed=True)
         assert "sees only the sessions it spawned" in text_of(modal.query_one("#acting-describe"))
         modal.query_one("#acting-use").press()
         await settle(pilot, 0.3)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 import json5
 
 from scenes import DEV, merge
@@ -14,7 +18,7 @@ from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
 from sessions_tui.ui.widgets.transcript import MessageView
-from ui_support import SIZE, select, settle, text_of, until
+from ui_support import SIZE, pick_acting_as, select, settle, text_of, until
 
 NOW_MS = 1_776_081_600_000
 ALLOW = {
@@ -57,22 +61,19 @@ async def test_the_table_transcript_and_composer_work_over_a_remote(tmp_path):
             )
 
 
-async def test_acting_as_a_sandboxed_session_over_a_remote_narrows_the_table(tmp_path):
+@contextmanager
+def remote_demo(tmp_path: Path) -> Iterator[SessionsApp]:
+    """The dashboard on a remote backend over `serve` of the demo (sends and spawns allowed)."""
     with served(demo_backend(tmp_path), allow=("sessions_send", "sessions_spawn")) as url:
         remote = RemoteBackend(url, TOKEN)
         remote.connect_blocking()
-        app = SessionsApp(remote, acting_as="main")
+        yield SessionsApp(remote, acting_as="main")
+
+
+async def test_acting_as_a_sandboxed_session_over_a_remote_narrows_the_table(tmp_path):
+    with remote_demo(tmp_path) as app:
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("a")
-            await settle(pilot)
-            modal = app.screen
-            modal.query_one("#acting-filter").value = "discord:group:dev"
-            await settle(pilot)
-            modal.query_one("#acting-options").highlighted = 1
-            await settle(pilot)
-            modal.query_one("#acting-sandboxed").value = True
-            await settle(pilot)
+            modal = await pick_acting_as(pilot, "discord:group:dev", sandboxed=True)
             assert "sees only the sessions it spawned" in text_of(modal.query_one("#acting-describe"))
             modal.query_one("#acting-use").press()
             table = app.main_screen.query_one("#sessions")
@@ -80,10 +81,7 @@ async def test_acting_as_a_sandboxed_session_over_a_remote_narrows_the_table(tmp
 
 
 async def test_a_spawn_from_the_panel_over_a_remote_announces_back(tmp_path):
-    with served(demo_backend(tmp_path), allow=("sessions_send", "sessions_spawn")) as url:
-        remote = RemoteBackend(url, TOKEN)
-        remote.connect_blocking()
-        app = SessionsApp(remote, acting_as="main")
+    with remote_demo(tmp_path) as app:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await pilot.press("s")
@@ -129,10 +127,8 @@ async def test_one_dashboard_over_two_servers_lists_both_marked_by_server(tmp_pa
 
 
 async def test_the_header_names_the_server(tmp_path):
-    with served(demo_backend(tmp_path)) as url:
-        remote = RemoteBackend(url, TOKEN)
-        remote.connect_blocking()
-        app = SessionsApp(remote, acting_as="main")
+    with remote_demo(tmp_path) as app:
+        url = app.backend.location
         async with app.run_test(size=(160, 40)) as pilot:
             await settle(pilot)
             header = text_of(app.main_screen.query_one("#status-header"))

@@ -17,3 +17,19 @@ def ordered_keys(app: SessionsApp) -> list[str]:
     """The displayed keys of the session table, top to bottom."""
     table = app.main_screen.query_one("#sessions")
     return [table.rows_by_key[row.key.value]["key"] for row in table.ordered_rows]
+
+
+async def pick_acting_as(pilot: Any, needle: str, *, sandboxed: bool) -> Any:
+    """Open the acting-as picker (`a`), highlight the first session matching `needle` and set the
+    sandboxed switch; returns the picker, its choice not yet used."""
+    await settle(pilot)
+    await pilot.press("a")
+    await settle(pilot)
+    modal = pilot.app.screen
+    modal.query_one("#acting-filter").value = needle
+    await settle(pilot)
+    modal.query_one("#acting-options").highlighted = 1
+    await settle(pilot)
+    modal.query_one("#acting-sandboxed").value = sandboxed
+    await settle(pilot)
+    return modal
