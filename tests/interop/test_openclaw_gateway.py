@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -157,12 +158,19 @@ def _ends_run(message: dict[str, Any], run_id: str) -> bool:
     )
 
 
-@pytest.fixture(scope="module")
-def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    """The real gateway on a fresh, seeded state directory; stopped at teardown, whatever happened."""
+@contextmanager
+def started_gateway(tmp_path_factory: pytest.TempPathFactory, config: dict[str, Any] | None) -> Iterator[Gateway]:
+    """A real gateway on a fresh state seeded from LEGACY (with `config` as its openclaw.json)."""
     _check(_script("install", timeout=INSTALL_TIMEOUT), "openclaw-gateway.sh install")
-    state = tmp_path_factory.mktemp("openclaw") / "state"
+    base = tmp_path_factory.mktemp("openclaw")
+    state = base / "state"
     port, token = _free_port(), f"interop-{secrets.token_hex(8)}"
+    extra: list[str] = []
+    if config is not None:
+        path = base / "openclaw.json"
+        path.write_text(json.dumps(config))
+        extra = ["--config", str(path)]
+    pid: int | None = None
     try:
         out = _check(
             _script(
@@ -175,6 +183,7 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
                 token,
                 "--seed-from",
                 str(LEGACY),
+                *extra,
                 "--timeout",
                 str(START_TIMEOUT - 30),
                 timeout=START_TIMEOUT,
@@ -188,7 +197,14 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
     finally:
         stopped = _script("stop", "--state", str(state), timeout=120)
         assert stopped.returncode == 0 or not state.exists(), stopped.stderr
-    assert not Path(f"/proc/{pid}").exists(), f"gateway pid {pid} still there after stop"
+    assert pid is None or not Path(f"/proc/{pid}").exists(), f"gateway pid {pid} still there after stop"
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    """The real gateway on a fresh, seeded state directory; stopped at teardown, whatever happened."""
+    with started_gateway(tmp_path_factory, None) as started:
+        yield started
 
 
 def seeded_keys(engine: Engine) -> set[str]:

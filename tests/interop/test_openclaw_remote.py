@@ -24,7 +24,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,9 @@ import pytest
 from test_openclaw_gateway import (
     DEADLINE_SECONDS,
     GROUP,
-    INSTALL_TIMEOUT,
     LEGACY,
-    START_TIMEOUT,
     Gateway,
-    _check,
-    _free_port,
-    _script,
+    started_gateway,
     text_of_message,
     wait_until,
 )
@@ -58,57 +53,17 @@ pytestmark = pytest.mark.openclaw
 DIRECT = "agent:main:telegram:direct:999"
 
 
-@contextmanager
-def _started(tmp_path_factory: pytest.TempPathFactory, config: dict[str, Any] | None) -> Iterator[Gateway]:
-    """A real gateway on a fresh state seeded from LEGACY (with `config` as its openclaw.json)."""
-    _check(_script("install", timeout=INSTALL_TIMEOUT), "openclaw-gateway.sh install")
-    base = tmp_path_factory.mktemp("openclaw")
-    state = base / "state"
-    port, token = _free_port(), f"interop-{secrets.token_hex(8)}"
-    extra: list[str] = []
-    if config is not None:
-        path = base / "openclaw.json"
-        path.write_text(json.dumps(config))
-        extra = ["--config", str(path)]
-    pid: int | None = None
-    try:
-        out = _check(
-            _script(
-                "start",
-                "--state",
-                str(state),
-                "--port",
-                str(port),
-                "--token",
-                token,
-                "--seed-from",
-                str(LEGACY),
-                *extra,
-                "--timeout",
-                str(START_TIMEOUT - 30),
-                timeout=START_TIMEOUT,
-            ),
-            "openclaw-gateway.sh start",
-        )
-        lines = out.strip().splitlines()
-        assert lines[-2].startswith(f"ready http://127.0.0.1:{port} "), out
-        pid = int(lines[-1])
-        yield Gateway(state=state, port=port, token=token)
-    finally:
-        stopped = _script("stop", "--state", str(state), timeout=120)
-        assert stopped.returncode == 0 or not state.exists(), stopped.stderr
-    assert pid is None or not Path(f"/proc/{pid}").exists(), f"gateway pid {pid} still there after stop"
-
-
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    with _started(tmp_path_factory, None) as started:
+    with started_gateway(tmp_path_factory, None) as started:
         yield started
 
 
 @pytest.fixture(scope="module")
 def allow_gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    with _started(tmp_path_factory, {"gateway": {"mode": "local", "tools": http_cases.PROFILES["allow"]}}) as started:
+    with started_gateway(
+        tmp_path_factory, {"gateway": {"mode": "local", "tools": http_cases.PROFILES["allow"]}}
+    ) as started:
         yield started
 
 
