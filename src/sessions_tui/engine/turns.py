@@ -29,6 +29,7 @@ from sessions_tui.engine.models.base import (
     UsageEvent,
 )
 from sessions_tui.engine.models.registry import ModelRegistry, ResolvedModel
+from sessions_tui.engine.pricing import turn_cost
 from sessions_tui.engine.run_end import session_status_of
 from sessions_tui.engine.runs import RunRecord, RunRequest
 
@@ -165,8 +166,10 @@ def _record_usage(engine: TurnsHost, key: str, usage: Usage, model_ref: str, pro
         "model": model_ref.partition("/")[2] if "/" in model_ref else model_ref,
         "modelProvider": provider,
     }
-    if usage.cost_usd is not None:
-        changes["estimatedCostUsd"] = round(float(entry.get("estimatedCostUsd") or 0) + usage.cost_usd, 8)
+    model_id = model_ref.partition("/")[2] if "/" in model_ref else model_ref
+    cost = turn_cost(engine.config, provider, model_id, usage)
+    if cost is not None:
+        changes["estimatedCostUsd"] = round(float(entry.get("estimatedCostUsd") or 0) + cost, 8)
     engine.store.patch(key, changes)
 
 

@@ -38,7 +38,13 @@ from sessions_tui.engine.config.paths import (
     resolve_config_path,
     resolve_state_dir,
 )
-from sessions_tui.engine.config.providers import DemoModelConfig, ModelsConfig, ProviderConfig, ProviderModelConfig
+from sessions_tui.engine.config.providers import (
+    DemoModelConfig,
+    ModelCostConfig,
+    ModelsConfig,
+    ProviderConfig,
+    ProviderModelConfig,
+)
 from sessions_tui.engine.config.redaction import LoggingConfig
 from sessions_tui.engine.config.rules import MAX_TIMER_MS, VALUE_RULES, Choice, IntRange, apply_value_rules
 from sessions_tui.engine.config.session import (
@@ -87,6 +93,7 @@ __all__ = [
     "LoggingConfig",
     "ModelRef",
     "ModelRefField",
+    "ModelCostConfig",
     "ModelsConfig",
     "ProviderConfig",
     "ProviderModelConfig",

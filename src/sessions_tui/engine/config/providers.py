@@ -11,14 +11,29 @@ from pydantic import Field, SecretStr, Tag
 
 from sessions_tui.engine.config.base import ConfigModel, FlooredInt
 
-__all__ = ["DemoModelConfig", "ModelsConfig", "ProviderConfig", "ProviderModelConfig"]
+__all__ = ["DemoModelConfig", "ModelCostConfig", "ModelsConfig", "ProviderConfig", "ProviderModelConfig"]
+
+
+class ModelCostConfig(ConfigModel):
+    """`models.providers.<name>.models[].cost`: US dollars per million tokens, as OpenClaw prices a model."""
+
+    input: float = Field(default=0.0, ge=0, description="Per million input tokens; default 0.")
+    output: float = Field(default=0.0, ge=0, description="Per million output tokens; default 0.")
+    cache_read: float = Field(default=0.0, ge=0, alias="cacheRead", description="Per million cache reads; default 0.")
+    cache_write: float = Field(
+        default=0.0, ge=0, alias="cacheWrite", description="Per million cache writes; default 0."
+    )
 
 
 class ProviderModelConfig(ConfigModel):
-    """One entry of `models.providers.<name>.models`; only `id` (and `name`) are read."""
+    """One entry of `models.providers.<name>.models`: its id, a name, and its price."""
 
     id: str = Field(description="The model id, as a model ref names it after `<provider>/` (required).")
     name: str | None = Field(default=None, description="A display name; default: none.")
+    cost: ModelCostConfig | None = Field(
+        default=None,
+        description="Its price per million tokens (input, output, cacheRead, cacheWrite); default: unknown.",
+    )
 
 
 class ProviderConfig(ConfigModel):
