@@ -143,7 +143,16 @@ def _face_backend(opts: argparse.Namespace) -> Backend:
 
 
 # The command-line arguments that are text, not paths, by the name a refusal gives them.
-_TEXT_ARGUMENTS = {"name": "NAME", "args_json": "ARGS_JSON", "key": "KEY", "message": "MESSAGE", "as_key": "--as"}
+_TEXT_ARGUMENTS = {
+    "name": "NAME",
+    "args_json": "ARGS_JSON",
+    "key": "KEY",
+    "message": "MESSAGE",
+    "as_key": "--as",
+    "from_key": "FROM",
+    "target": "TO",
+    "agent": "--agent",
+}
 
 
 def _check_text_arguments(opts: argparse.Namespace) -> None:
@@ -266,6 +275,22 @@ async def _run_sends(opts: argparse.Namespace) -> int:
         await backend.aclose()
 
 
+async def _run_explain(opts: argparse.Namespace) -> int:
+    from sessions_tui.cli_explain import ExplainUsageError, run_explain
+
+    key = opts.from_key.strip()
+    if key == "current" or not (looks_like_session_key(key) or looks_like_session_id(key)):
+        raise UsageError(f"FROM: not a session key: {opts.from_key!r}")
+    backend = _face_backend(opts)
+    try:
+        requester = _requester(backend, key, opts.sandboxed)
+        return await run_explain(backend, requester, opts, sys.stdout)
+    except ExplainUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        await backend.aclose()
+
+
 def _run_import(opts: argparse.Namespace) -> int:
     from sessions_tui.backend import NoOpenClawState, require_agents
 
@@ -351,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_run_send(opts))
         if opts.command == "sends":
             return asyncio.run(_run_sends(opts))
+        if opts.command == "explain":
+            return asyncio.run(_run_explain(opts))
         if opts.command == "demo":
             return _run_demo(opts)
         if opts.command == "import-openclaw":

@@ -265,6 +265,32 @@ def build_parser() -> argparse.ArgumentParser:
     sends.add_argument("--limit", type=int, default=50, metavar="N", help="at most N sends (default 50)")
     sends.add_argument("--json", action="store_true", help="print a JSON list instead of text")
 
+    explain = _subcommand(
+        sub,
+        "explain",
+        "say whether FROM may list, read, send to TO and spawn under an agent, and which rule decides",
+        _wrapped(
+            "One line per action (list, history, send, spawn): yes or no, and the rule that decides it: the "
+            "visibility level (self, tree, agent, all), the sandbox clamp (a sandboxed requester sees only what "
+            "it spawned), agent-to-agent (tools.agentToAgent.enabled and allow), the send policy's rule or the "
+            "session's /send override, the session being OpenClaw's (gateway.remote), and for spawn "
+            "maxSpawnDepth, maxChildrenPerAgent, requireAgentId and allowAgents. The answers are the tools' own "
+            "checks. The chain guard never applies here: the owner's calls are in no run.\n\n"
+            "Exit status: 0 for every answer, 2 for a key or agent id that is not one, or a TO that names no "
+            "session."
+        ),
+        epilog="example: sessions-tui explain agent:ops:main agent:main:discord:group:dev --json",
+    )
+    _global_options(explain, suppress=True, demo=on_demo)
+    _remote_options(explain, suppress=True)
+    explain.add_argument("from_key", metavar="FROM", help="the requester session: a key or main")
+    explain.add_argument("target", metavar="TO", help="the target session: a key")
+    explain.add_argument(
+        "--agent", metavar="ID", help="spawn under this agent (default: TO's agent; named only if not FROM's own)"
+    )
+    explain.add_argument("--sandboxed", action="store_true", default=argparse.SUPPRESS, help="treat FROM as sandboxed")
+    explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
+
     demo = _subcommand(
         sub,
         "demo",

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # only named in signatures: a command that never follows or b
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.explain import Explanation
 
 EventCallback = Callable[[EngineEvent], None]
 
@@ -152,7 +153,8 @@ class Backend(Protocol):
         """(key, label) of every session, newest first, for the operator's pickers."""
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        """The sub-agents a session spawned, newest first, with live status."""
+        """The session's spawn tree, parent first (`depth` 1: its own children, newest first; then
+        each child's subtree), with live status and tokens and cost rolled up (`tree_*`)."""
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
         """The sub-agent announces in a session's recent transcript, oldest first."""
@@ -170,6 +172,11 @@ class Backend(Protocol):
 
     async def owner_command(self, key: str, text: str) -> str | None:
         """Carry out the owner's `/send on|off|inherit` in a session: its reply (None: not one)."""
+
+    async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
+        """May the requester list, read, send to the session `target` and spawn under `agent`
+        (default: the target's agent), and which rule decides each: the rules the tools refuse by.
+        Raises `ToolInputError` for a target that names no session or an agent id that is not one."""
 
     # -- events ----------------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.explain import Explanation
 
 
 class LocalBackend:
@@ -145,7 +146,13 @@ class LocalBackend:
         return self.engine.operator_sessions(search, limit)
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        return self.engine.subagents.children(requester_key)
+        from sessions_tui.engine.spawn_tree import spawn_tree
+
+        def entry_of(key: str) -> dict[str, Any]:
+            session = self.engine.store.get(key)
+            return session.entry if session else {}
+
+        return spawn_tree(self.engine.subagents.children, entry_of, requester_key)
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
         return self.engine.subagents.announcements(requester_key)
@@ -161,6 +168,11 @@ class LocalBackend:
 
     async def owner_command(self, key: str, text: str) -> str | None:
         return run_owner_command(self.engine, key, text)
+
+    async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
+        from sessions_tui.tools.explain import explain_access
+
+        return explain_access(self.tool_call(requester), target, agent)
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
         from sessions_tui.engine.ledger import SEND_STATES, redacted_entry

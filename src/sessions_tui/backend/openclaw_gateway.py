@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.explain import Explanation
 
 POLL_S = 2.0
 PAGE = 200
@@ -179,6 +180,9 @@ class OpenClawGatewayBackend(RemoteBackend):
         if is_send_command(text):
             raise BackendUnavailable(f"{self.url}: an OpenClaw gateway's /send is set in OpenClaw itself")
         return None
+
+    async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
+        raise BackendUnavailable(f"{self.url}: an OpenClaw gateway does not say why it refuses")
 
     # -- events: a poll of the session list ------------------------------------------------------
 

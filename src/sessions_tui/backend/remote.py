@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.explain import Explanation
 
 M = TypeVar("M", bound=w.WireModel)
 
@@ -257,6 +258,9 @@ class RemoteBackend:
 
     async def owner_command(self, key: str, text: str) -> str | None:
         return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text)).value
+
+    async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
+        raise BackendUnavailable(f"{self.url}: explain runs on the server's own state directory, not remotely yet")
 
     # -- events ----------------------------------------------------------------------------------
 

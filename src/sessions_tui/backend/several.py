@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.explain import Explanation
 
 KEY_FIELDS = frozenset(
     {"key", "_key", "sessionKey", "childSessionKey", "requesterSessionKey", "parentSessionKey", "spawnedBy"}
@@ -216,7 +217,15 @@ class SeveralBackends:
     async def children(self, requester_key: str) -> list[ChildView]:
         label, bare = self.split(requester_key)
         views = await self.backends[label].children(bare or "")
-        return [v.model_copy(update={"child_key": f"{label}/{v.child_key}"}) for v in views]
+        return [
+            v.model_copy(
+                update={
+                    "child_key": f"{label}/{v.child_key}",
+                    "parent_key": f"{label}/{v.parent_key}" if v.parent_key else None,
+                }
+            )
+            for v in views
+        ]
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
         label, bare = self.split(requester_key)
@@ -257,6 +266,9 @@ class SeveralBackends:
     async def owner_command(self, key: str, text: str) -> str | None:
         label, bare = self.split(key)
         return await self.backends[label].owner_command(bare or "", text)
+
+    async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
+        raise BackendUnavailable("explain asks one server at a time: give one --remote")
 
     # -- events ----------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from sessions_tui.engine.keys import channel_from_key, strip_agent_prefix
@@ -83,10 +83,12 @@ def chat_type_from_key(key: str) -> str | None:
 
 @dataclass(frozen=True)
 class SendPolicyVerdict:
-    """The decision and, for a denial, which rule or override made it (docs/decisions.md D6)."""
+    """The decision and, for a denial, which rule or override made it (docs/decisions.md D6);
+    `why` says what decided either way (for `explain`), and takes no part in comparing verdicts."""
 
     decision: SendDecision
     reason: str = ""
+    why: str = field(default="", compare=False)
 
     @property
     def allowed(self) -> bool:
@@ -121,9 +123,14 @@ def resolve_send_policy(
     override = entry.get("sendPolicy")
     if isinstance(override, str) and override.strip().lower() in ("allow", "deny"):
         decision = override.strip().lower()
-        return SendPolicyVerdict(decision, f"session override ({decision})")  # type: ignore[arg-type]
+        how = "/send on" if decision == "allow" else "/send off"
+        return SendPolicyVerdict(
+            decision,  # type: ignore[arg-type]
+            f"session override ({decision})",
+            f"the session's override ({how}): {decision}",
+        )
     if policy is None:
-        return SendPolicyVerdict("allow")
+        return SendPolicyVerdict("allow", why="no session.sendPolicy: allow")
     key = session_key or ""
     facts_channel = _first_str(channel, entry.get("channel"), entry.get("lastChannel"))
     if facts_channel is None and key:
@@ -133,7 +140,7 @@ def resolve_send_policy(
         facts_chat = chat_type_from_key(key)
     raw_key = key.lower()
     stripped = strip_agent_prefix(key) if key else ""
-    allow_matched = False
+    allow_matched = ""
     for index, rule in enumerate(_rules_of(policy), start=1):
         match = rule.get("match") or {}
         m_channel = _first_str(match.get("channel"))
@@ -148,16 +155,17 @@ def resolve_send_policy(
             continue
         if m_key and not (raw_key.startswith(m_key) or stripped.startswith(m_key)):
             continue
+        detail = _describe_match(match)
+        named = f"rule {index}" + (f" ({detail})" if detail else "")
         if rule.get("action") == "deny":
-            detail = _describe_match(match)
-            return SendPolicyVerdict("deny", f"rule {index}" + (f" ({detail})" if detail else ""))
-        allow_matched = True
+            return SendPolicyVerdict("deny", named, f"send policy {named}: deny")
+        allow_matched = allow_matched or named
     if allow_matched:
-        return SendPolicyVerdict("allow")
+        return SendPolicyVerdict("allow", why=f"send policy {allow_matched}: allow")
     default = _policy_default(policy)
     if default == "deny":
-        return SendPolicyVerdict("deny", "default deny")
-    return SendPolicyVerdict("allow")
+        return SendPolicyVerdict("deny", "default deny", "send policy: no rule matched, default deny")
+    return SendPolicyVerdict("allow", why="send policy: no rule matched, default allow")
 
 
 def _rules_of(policy: Any) -> Sequence[dict[str, Any]]:

@@ -93,6 +93,16 @@ class Denial:
     status: str = "forbidden"
 
 
+@dataclass(frozen=True)
+class Ruling:
+    """A verdict with the rule that made it: what a tool refuses by is what `explain` shows."""
+
+    allowed: bool
+    rule: str  # which rule decided: visibility, sandbox, agentToAgent, sendPolicy, allowAgents …
+    why: str  # the rule in words, with the values it compared
+    error: str = ""  # for a refusal, the tool's own error text
+
+
 class VisibilityGuard:
     """OpenClaw's `createSessionVisibilityGuard`: may the requester touch the target session?"""
 
@@ -112,22 +122,38 @@ class VisibilityGuard:
         self.spawned: set[str] = engine.store.spawned_keys(requester_key) if visibility == "tree" else set()
 
     def check(self, target_key: str) -> Denial | None:
+        ruling = self.decide(target_key)
+        return None if ruling.allowed else Denial(ruling.error)
+
+    def decide(self, target_key: str) -> Ruling:
+        """The guard's verdict on a target and the rule that gave it (`check` is its refusal)."""
+        action, vis = self.action, self.visibility
         target_agent = agent_id_of(target_key)
         if target_agent != self.requester_agent_id:
-            if self.visibility != "all":
-                return Denial(cross_visibility_message(self.action))
+            agents = f"agent {self.requester_agent_id} to agent {target_agent}"
+            if vis != "all":
+                why = f"visibility {vis}: {agents} needs tools.sessions.visibility=all"
+                return Ruling(False, "visibility", why, cross_visibility_message(action))
             if not self.a2a.enabled:
-                return Denial(_A2A_DISABLED[self.action])
+                why = f"visibility all, but agent-to-agent is disabled (tools.agentToAgent.enabled): {agents}"
+                return Ruling(False, "agentToAgent.enabled", why, _A2A_DISABLED[action])
+            allow = ", ".join(self.a2a.allow)
             if not self.a2a.is_allowed(self.requester_agent_id, target_agent):
-                return Denial(_A2A_DENIED[self.action])
-            return None
+                why = f"tools.agentToAgent.allow [{allow}] does not match both agents: {agents}"
+                return Ruling(False, "agentToAgent.allow", why, _A2A_DENIED[action])
+            listed = f"tools.agentToAgent.allow [{allow}] matches both" if allow else "no allow list (every agent)"
+            return Ruling(True, "agentToAgent.allow", f"visibility all, agent-to-agent enabled, {listed}: {agents}")
         if target_key == self.requester_key:
-            return None
-        if self.visibility == "self":
-            return Denial(self_visibility_message(self.action))
-        if self.visibility == "tree" and target_key not in self.spawned:
-            return Denial(tree_visibility_message(self.action))
-        return None
+            return Ruling(True, "visibility", f"visibility {vis}: the requester's own session")
+        if vis == "self":
+            why = "visibility self: only the requester's own session"
+            return Ruling(False, "visibility", why, self_visibility_message(action))
+        if vis == "tree":
+            if target_key not in self.spawned:
+                why = "visibility tree: not in the sessions the requester spawned"
+                return Ruling(False, "visibility", why, tree_visibility_message(action))
+            return Ruling(True, "visibility", "visibility tree: a session the requester spawned")
+        return Ruling(True, "visibility", f"visibility {vis}: a session of the same agent ({target_agent})")
 
 
 def guard_for(call: ToolCall, ctx: RequesterContext, action: Action) -> VisibilityGuard:

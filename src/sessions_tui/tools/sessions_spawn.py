@@ -7,6 +7,7 @@ comes back at once. The child announces back to the requester when it is done.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sessions_tui.engine.events import SessionChanged
@@ -20,7 +21,7 @@ from sessions_tui.engine.keys import (
 from sessions_tui.engine.models.base import ModelError
 from sessions_tui.engine.runs import RunRequest
 from sessions_tui.engine.subagents import SubagentRun
-from sessions_tui.tools.access import RequesterContext
+from sessions_tui.tools.access import RequesterContext, Ruling
 from sessions_tui.tools.agents_list import allowed_agents
 from sessions_tui.tools.base import ToolCall, ToolSpec
 from sessions_tui.tools.spawn_args import THINKING_LEVELS, SpawnArgs
@@ -125,6 +126,74 @@ def _thinking_plan(call: ToolCall, target: str, explicit: str | None) -> str | N
     )
 
 
+@dataclass(frozen=True)
+class SpawnGate:
+    """Whether a requester may spawn under an agent, the rule that decided, and the child it would make."""
+
+    ruling: Ruling
+    target: str
+    child_key: str
+    depth: int
+
+
+def spawn_gate(call: ToolCall, ctx: RequesterContext, agent_id: str | None, sandbox: str = "inherit") -> SpawnGate:
+    """The access checks of `sessions_spawn`, in OpenClaw's order (depth, children, requireAgentId,
+    allowAgents, sandbox): the tool refuses by them and `explain` shows them."""
+    engine = call.engine
+    requester = ctx.effective_requester_key
+    requester_agent = ctx.requester_agent_id
+    subagents = engine.config.agents.defaults.subagents
+    depth = caller_depth(call, requester)
+    target = normalize_agent_id(agent_id) if agent_id else requester_agent
+    child_key = f"agent:{target}:subagent:{new_uuid()}"
+
+    def gate(allowed: bool, rule: str, why: str, error: str = "") -> SpawnGate:
+        return SpawnGate(Ruling(allowed, rule, why, error), target, child_key, depth)
+
+    max_depth = subagents.max_spawn_depth
+    if depth >= max_depth:
+        error = f"sessions_spawn is not allowed at this depth (current depth: {depth}, max: {max_depth})"
+        return gate(False, "maxSpawnDepth", f"depth {depth} reaches maxSpawnDepth {max_depth}", error)
+    active = engine.subagents.active_children(requester)
+    cap = subagents.max_children_per_agent
+    if active >= cap:
+        error = f"sessions_spawn has reached max active children for this session ({active}/{cap})"
+        return gate(False, "maxChildrenPerAgent", f"{active} active children reach maxChildrenPerAgent {cap}", error)
+    if engine.config.require_agent_id(requester_agent) and agent_id is None:
+        error = (
+            "sessions_spawn requires explicit agentId when requireAgentId is configured. "
+            "Use agents_list to see allowed agent ids."
+        )
+        return gate(False, "requireAgentId", f"agent {requester_agent} requires an explicit agentId", error)
+    why = f"agent {target} is the requester's own"
+    if target != requester_agent:
+        allow_any, allowed = allowed_agents(call, requester_agent)
+        listed = ", ".join(a for a in allowed if a != requester_agent) or "none"
+        if not allow_any and target not in allowed:
+            error = f"agentId is not allowed for sessions_spawn (allowed: {listed})"
+            return gate(
+                False, "allowAgents", f"agent {target} is not in {requester_agent}'s allowAgents [{listed}]", error
+            )
+        why = f"agent {target} is in {requester_agent}'s allowAgents [{'*' if allow_any else listed}]"
+    if not engine.is_sandboxed(child_key):
+        if ctx.sandboxed:
+            error = (
+                "Sandboxed sessions cannot spawn unsandboxed subagents. Set a sandboxed "
+                "target agent or use the same agent runtime."
+            )
+            return gate(
+                False, "sandbox", f"a sandboxed requester; agent {target}'s sub-agents are not sandboxed", error
+            )
+        if sandbox == "require":
+            error = (
+                'sessions_spawn sandbox="require" needs a sandboxed target runtime. Pick a '
+                'sandboxed agentId or use sandbox="inherit".'
+            )
+            return gate(False, "sandbox", f'sandbox="require"; agent {target}\'s sub-agents are not sandboxed', error)
+    why += f"; depth {depth} < maxSpawnDepth {max_depth}; {active} of maxChildrenPerAgent {cap} active"
+    return gate(True, "allowAgents", why)
+
+
 async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
     args = SpawnArgs.model_validate(params)
     engine = call.engine
@@ -143,48 +212,10 @@ async def sessions_spawn(call: ToolCall, params: dict[str, Any]) -> dict[str, An
     if args.mode == "session" and not args.thread:
         return _error("error", 'mode="session" requires thread=true so the subagent can stay bound to a thread.')
     ctx = RequesterContext.of(call)
-    requester = ctx.effective_requester_key
-    requester_agent = ctx.requester_agent_id
-    subagents = engine.config.agents.defaults.subagents
-    depth = caller_depth(call, requester)
-    if depth >= subagents.max_spawn_depth:
-        return _error(
-            "forbidden",
-            f"sessions_spawn is not allowed at this depth (current depth: {depth}, max: {subagents.max_spawn_depth})",
-        )
-    active = engine.subagents.active_children(requester)
-    if active >= subagents.max_children_per_agent:
-        return _error(
-            "forbidden",
-            "sessions_spawn has reached max active children for this session "
-            f"({active}/{subagents.max_children_per_agent})",
-        )
-    if engine.config.require_agent_id(requester_agent) and args.agent_id is None:
-        return _error(
-            "forbidden",
-            "sessions_spawn requires explicit agentId when requireAgentId is configured. "
-            "Use agents_list to see allowed agent ids.",
-        )
-    target = normalize_agent_id(args.agent_id) if args.agent_id else requester_agent
-    if target != requester_agent:
-        allow_any, allowed = allowed_agents(call, requester_agent)
-        if not allow_any and target not in allowed:
-            listed = ", ".join(a for a in allowed if a != requester_agent) or "none"
-            return _error("forbidden", f"agentId is not allowed for sessions_spawn (allowed: {listed})")
-    child_key = f"agent:{target}:subagent:{new_uuid()}"
-    if not engine.is_sandboxed(child_key):
-        if call.sandboxed:
-            return _error(
-                "forbidden",
-                "Sandboxed sessions cannot spawn unsandboxed subagents. Set a sandboxed "
-                "target agent or use the same agent runtime.",
-            )
-        if args.sandbox == "require":
-            return _error(
-                "forbidden",
-                'sessions_spawn sandbox="require" needs a sandboxed target runtime. Pick a '
-                'sandboxed agentId or use sandbox="inherit".',
-            )
+    gate = spawn_gate(call, ctx, args.agent_id, args.sandbox)
+    if not gate.ruling.allowed:
+        return _error("forbidden", gate.ruling.error)
+    target, child_key, depth = gate.target, gate.child_key, gate.depth
     thinking = _thinking_plan(call, target, args.thinking)
     if thinking is not None and thinking.lower() not in THINKING_LEVELS:
         return _error("error", f'Invalid thinking level "{thinking}". Use one of: {", ".join(THINKING_LEVELS)}.')
