@@ -13,12 +13,14 @@ def test_each_end_has_one_outcome_and_one_session_status():
         "error": "error",
         "timeout": "timeout",
         "aborted": "error",  # OpenClaw's registry has no "aborted": the run failed
+        "killed": "killed",  # `subagents kill`
     }
     assert {end: session_status_of(end) for end in RUN_ENDS} == {
         "ok": "done",
         "error": "failed",
         "timeout": "timeout",
         "aborted": "failed",
+        "killed": "killed",
     }
     assert outcome_of("something else") == "unknown" and session_status_of("unknown") == "failed"
     assert set(outcome_of(e) for e in RUN_ENDS) | {"unknown"} == set(get_args(SubagentOutcome))

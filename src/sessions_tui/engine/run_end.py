@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-RunState = Literal["queued", "running", "ok", "error", "timeout", "aborted"]
-"""A run record's state; the last four are ends."""
+RunState = Literal["queued", "running", "ok", "error", "timeout", "aborted", "killed"]
+"""A run record's state; the last five are ends."""
 
-RunEnd = Literal["ok", "error", "timeout", "aborted"]
-"""How a run ended (`RunEnded.status`)."""
+RunEnd = Literal["ok", "error", "timeout", "aborted", "killed"]
+"""How a run ended (`RunEnded.status`); `killed`: stopped by `subagents kill`."""
 
-SubagentOutcome = Literal["ok", "error", "timeout", "unknown"]
-"""A sub-agent run's outcome as OpenClaw's registry records it (`outcome.status`)."""
+SubagentOutcome = Literal["ok", "error", "timeout", "killed", "unknown"]
+"""A sub-agent run's outcome as OpenClaw's registry records it (`outcome.status`), plus `killed`
+(OpenClaw shows a killed child's status as `killed` too)."""
 
 SessionStatus = Literal["running", "done", "failed", "killed", "timeout"]
 """A session entry's `status`, as `sessions_list` filters and shows it."""
@@ -26,13 +27,15 @@ def outcome_of(end: str) -> SubagentOutcome:
     """The registry outcome of a run that ended so (an aborted run failed; anything else: unknown)."""
     if end == "ok":
         return "ok"
-    if end == "timeout":
-        return "timeout"
+    if end in ("timeout", "killed"):
+        return "timeout" if end == "timeout" else "killed"
     return "error" if end in ("error", "aborted") else "unknown"
 
 
 def session_status_of(end: str) -> SessionStatus:
-    """The session status a run's end leaves: done, timed out, or failed (errors, aborts, unknown)."""
+    """The session status a run's end leaves: done, timed out, killed, or failed (errors, aborts, unknown)."""
     if end == "ok":
         return "done"
-    return "timeout" if end == "timeout" else "failed"
+    if end in ("timeout", "killed"):
+        return "timeout" if end == "timeout" else "killed"
+    return "failed"

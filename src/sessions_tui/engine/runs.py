@@ -27,7 +27,8 @@ from sessions_tui.engine.run_end import RunEnd, RunState
 from sessions_tui.engine.store import RunRow
 from sessions_tui.engine.surrogates import scrub_text
 
-TERMINAL = ("ok", "error", "timeout", "aborted")
+TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
+KILLED = "killed"  # a killed run's error text too
 DEFAULT_RUN_TIMEOUT_SECONDS = 600
 INTERRUPTED = "interrupted: the process running it stopped"
 CROSS_PROCESS_POLL_SECONDS = 0.05
@@ -100,6 +101,8 @@ class Runs(Generic[HostT]):
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._done: dict[str, asyncio.Event] = {}
         self._active: dict[str, asyncio.Task[None]] = {}
+        self._inner: dict[str, asyncio.Future[None]] = {}  # the executor of a running run, to kill it alone
+        self._killing: set[str] = set()
 
     # -- records --------------------------------------------------------------------------------
 
@@ -227,21 +230,34 @@ class Runs(Generic[HostT]):
         timeout = request.timeout_seconds
         if timeout is None:
             timeout = engine.config.agents.defaults.timeout_seconds or DEFAULT_RUN_TIMEOUT_SECONDS
+        # The executor runs as its own task so that a kill stops this run and not the session's worker.
+        inner = asyncio.ensure_future(self.executor(engine, record, request))
+        self._inner[record.run_id] = inner
         try:
+            if record.run_id in self._killing:
+                inner.cancel()
             if timeout and timeout > 0:
-                await asyncio.wait_for(self.executor(engine, record, request), timeout)
+                await asyncio.wait_for(inner, timeout)
             else:
-                await self.executor(engine, record, request)
+                await inner
             record.status = "ok"
         except TimeoutError:
             record.status, record.error = "timeout", f"run timed out after {timeout}s"
         except asyncio.CancelledError:
-            record.status, record.error = "aborted", "run aborted"
-            self._finish(record)
-            raise
+            current = asyncio.current_task()
+            if record.run_id in self._killing and (current is None or not current.cancelling()):
+                record.status, record.error = "killed", KILLED
+            else:
+                inner.cancel()
+                record.status, record.error = "aborted", "run aborted"
+                self._finish(record)
+                raise
         except Exception as exc:  # noqa: BLE001 - a failed run is a result, not a crash
             # scrubbed: a model's error text may spell a lone surrogate, which SQLite cannot store
             record.status, record.error = "error", scrub_text(str(exc)) or type(exc).__name__
+        finally:
+            self._inner.pop(record.run_id, None)
+            self._killing.discard(record.run_id)
         self._finish(record)
 
     def _finish(self, record: RunRecord) -> None:
@@ -256,6 +272,44 @@ class Runs(Generic[HostT]):
                 error=record.error,
             )
         )
+
+    # -- kill and steer -------------------------------------------------------------------------
+
+    def queued(self, session_key: str) -> list[str]:
+        """Ids of the runs this process has queued (not yet started) in a session."""
+        return [record.run_id for record, _ in self._queues.get(session_key, ())]
+
+    async def kill(self, run_id: str) -> bool:
+        """End one run of this process as `killed`, queued or running; returns whether it was live."""
+        for queue in self._queues.values():
+            for item in list(queue):
+                if item[0].run_id == run_id:
+                    queue.remove(item)
+                    record = item[0]
+                    record.status, record.error = "killed", KILLED
+                    self._finish(record)
+                    self._done[run_id].set()
+                    return True
+        task = self._active.get(run_id)
+        if task is None or task.done():
+            return False
+        self._killing.add(run_id)
+        inner = self._inner.get(run_id)
+        if inner is not None:
+            inner.cancel()
+        await asyncio.shield(self._done[run_id].wait())
+        return True
+
+    async def kill_session(self, session_key: str) -> list[str]:
+        """Kill every run of a session this process has queued or running; returns their ids."""
+        killed = []
+        for run_id in self.queued(session_key):
+            if await self.kill(run_id):
+                killed.append(run_id)
+        active = self.active_run(session_key)
+        if active is not None and await self.kill(active):
+            killed.append(active)
+        return killed
 
     async def wait(self, run_id: str, timeout_ms: int) -> WaitResult:
         """Wait up to `timeout_ms` for a run to end; a timeout never stops the run."""

@@ -17,6 +17,7 @@ from sessions_tui.engine.store import SubagentRow
 STATUS_LABELS = {
     "ok": "completed successfully",
     "timeout": "timed out",
+    "killed": "killed",
     "unknown": "finished with unknown status",
 }
 
@@ -57,6 +58,11 @@ class ChildView(LazyModel):
     started_at: int
     ended_at: int | None
     total_tokens: int | float | None = None
+    depth: int = 1  # 1: the requester's own child; 2: a grandchild …
+    parent_key: str | None = None  # the session that spawned it
+    cost_usd: float | None = None  # its own session's estimated cost; None: unknown (a model with no price)
+    tree_tokens: int | float | None = None  # its tokens and its descendants'
+    tree_cost_usd: float | None = None  # its cost and its descendants'; None when any part is unknown
 
 
 class AnnouncementView(LazyModel):

@@ -210,7 +210,8 @@ class SubagentRegistry:
 
     async def _announce(self, run: SubagentRun) -> None:
         engine = self.engine
-        reply, why = await self._announce_step(run)
+        # A killed child gets no announce step: nothing of it may run again (its last reply is the Result).
+        reply, why = (None, None) if run.outcome == "killed" else await self._announce_step(run)
         if reply is not None and is_announce_skip(reply):
             self._done(run, "skipped")
             return

@@ -18,11 +18,12 @@ from sessions_tui.tools.registry import TOOLS, invoke
 
 log = logging.getLogger(__name__)
 
-SESSION_TOOLS = ("sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list")
+SESSION_TOOLS = ("sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list", "subagents")
 # Denied to every sub-agent; the rest of the session tools denied only to leaves (sub-agents at the
 # deepest spawn depth, which may spawn no further), unless `tools.subagents.tools` allows them.
 ALWAYS_DENIED_TO_SUBAGENTS = ("sessions_send", "agents_list")
-DENIED_TO_LEAVES = ("sessions_list", "sessions_history", "sessions_spawn")
+# `subagents` is among them (REFERENCE §12): a leaf has no children to control; an orchestrator keeps it.
+DENIED_TO_LEAVES = ("sessions_list", "sessions_history", "sessions_spawn", "subagents")
 
 
 class EngineToolHost:

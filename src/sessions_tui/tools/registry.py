@@ -11,12 +11,20 @@ from sessions_tui.tools import (
     sessions_list,
     sessions_send,
     sessions_spawn,
+    subagents,
 )
 from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
 
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
-    for spec in (sessions_list.SPEC, sessions_history.SPEC, sessions_send.SPEC, sessions_spawn.SPEC, agents_list.SPEC)
+    for spec in (
+        sessions_list.SPEC,
+        sessions_history.SPEC,
+        sessions_send.SPEC,
+        sessions_spawn.SPEC,
+        agents_list.SPEC,
+        subagents.SPEC,
+    )
 }
 
 

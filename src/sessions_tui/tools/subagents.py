@@ -1,0 +1,275 @@
+"""`subagents`: list, kill or steer the requester's own sub-agents (docs/decisions.md D20).
+
+The parameters and shapes follow OpenClaw's `subagents` tool of April 2026 (`action` list | kill |
+steer, `target`, `message`, `recentMinutes`) and its `/subagents` command's target rules; the list
+entries carry the fields OpenClaw 2026.9.6 gives them (recorded in
+tests/fixtures/openclaw-2026.9.6/subagents/; 2026.9.6 itself answers kill and steer with
+`Unsupported action.`). The list is a tree: a child's descendants follow it with their `depth`.
+A requester sees and controls only its own tree; a leaf sub-agent controls nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from sessions_tui.engine.announce_text import format_duration
+from sessions_tui.engine.keys import is_subagent_session_key, subagent_depth
+from sessions_tui.engine.subagent_control import TreeNode, is_live, kill_subtree, steer, tree_of
+from sessions_tui.tools.access import RequesterContext
+from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_number, read_string
+
+DESCRIPTION = (
+    "List, kill, or steer spawned sub-agents for this requester session. Use this for sub-agent orchestration."
+)
+DEFAULT_RECENT_MINUTES = 30
+MAX_RECENT_MINUTES = 24 * 60
+MAX_STEER_MESSAGE_CHARS = 4000
+LEAF_ERROR = "Leaf subagents cannot control other sessions."
+
+
+class SubagentsArgs(ToolArgs):
+    action: str = Field(
+        "list", description="list (default), kill or steer.", json_schema_extra={"enum": ["list", "kill", "steer"]}
+    )
+    target: str | None = Field(
+        None,
+        description='kill/steer: a list index, "last", a session key, a label (or its prefix), a run id prefix; '
+        'kill also takes "all".',
+    )
+    message: str | None = Field(None, description="steer: the message to queue for the running sub-agent.")
+    recent_minutes: int | None = Field(
+        None, alias="recentMinutes", ge=1, description="list: show runs ended in the last N minutes (default 30)."
+    )
+
+    @classmethod
+    def read(cls, params: dict[str, Any]) -> dict[str, Any]:
+        action = (read_string(params, "action") or "list").strip().lower()
+        minutes = read_number(params, "recentMinutes")
+        if minutes is not None and minutes < 1:
+            raise ToolInputError("recentMinutes must be a positive integer")
+        return {
+            "action": action if action in ("list", "kill", "steer") else "unsupported",
+            "target": read_string(params, "target"),
+            "message": read_string(params, "message"),
+            "recent_minutes": minutes,
+        }
+
+
+def _label(node: TreeNode) -> str:
+    text = (node.run.label or node.run.task or "subagent").strip()
+    return text if len(text) <= 48 else text[:47] + "…"
+
+
+def _view(call: ToolCall, node: TreeNode, index: int, now: int) -> dict[str, Any]:
+    """One list entry, in OpenClaw's fields (2026.9.6), with `depth` and `requesterSessionKey` for the tree."""
+    engine = call.engine
+    run = node.run
+    session = engine.store.get(run.child_key)
+    entry = session.entry if session else {}
+    live = is_live(engine, run)
+    status = "running" if live else str(entry.get("status") or ("killed" if run.outcome == "killed" else "done"))
+    if live and status != "running":
+        status = "running"
+    raw_started = entry.get("startedAt")
+    started = raw_started if isinstance(raw_started, int) else run.created_at
+    ended = run.ended_at
+    runtime_ms = max(0, (ended or now) - started)
+    pending = sum(1 for n in node.walk()[1:] if is_live(engine, n.run))
+    if pending and status in ("running", "done"):
+        status = f"active (waiting on {pending} {'child' if pending == 1 else 'children'})"
+    tokens = entry.get("totalTokens")
+    total_tokens = tokens if isinstance(tokens, (int, float)) and not isinstance(tokens, bool) else None
+    model = entry.get("model") if isinstance(entry.get("model"), str) else run.data.get("model")
+    runtime = format_duration(runtime_ms)
+    task = run.task.strip()
+    label = _label(node)
+    usage = f", tokens {int(total_tokens)}" if total_tokens is not None else ""
+    indent = "  " * (node.depth - 1)
+    line = f"{indent}{index}. {label} ({model or 'default'}, {runtime}{usage}) {status}"
+    if task.lower() != label.lower():
+        line += f" - {task[:72]}"
+    view: dict[str, Any] = {
+        "index": index,
+        "line": line,
+        "runId": run.run_id,
+        "sessionKey": run.child_key,
+        "requesterSessionKey": run.requester_key,
+        "depth": node.depth,
+        "label": label,
+        "task": task[:72],
+        "status": status,
+        "pendingDescendants": pending,
+        "runtime": runtime,
+        "runtimeMs": runtime_ms,
+        "model": model,
+        "totalTokens": total_tokens,
+        "startedAt": started,
+    }
+    if node.children:
+        view["childSessions"] = [c.run.child_key for c in node.children]
+    if ended is not None:
+        view["endedAt"] = ended
+    return view
+
+
+def _controller(call: ToolCall) -> tuple[str, bool, bool]:
+    """(controller key, caller is a sub-agent, caller may control others)."""
+    ctx = RequesterContext.of(call)
+    key = ctx.effective_requester_key
+    if not is_subagent_session_key(key):
+        return key, False, True
+    session = call.engine.store.get(key)
+    depth = session.entry.get("spawnDepth") if session else None
+    depth = depth if isinstance(depth, int) else subagent_depth(key) or 1
+    return key, True, depth < call.engine.config.agents.defaults.subagents.max_spawn_depth
+
+
+def _entries(call: ToolCall, roots: list[TreeNode]) -> tuple[list[TreeNode], list[TreeNode]]:
+    """(active, recent-or-older) nodes in list order: a child, then its descendants."""
+    active: list[TreeNode] = []
+    ended: list[TreeNode] = []
+    for root in roots:
+        (active if any(is_live(call.engine, n.run) for n in root.walk()) else ended).extend(root.walk())
+    return active, ended
+
+
+def _resolve(call: ToolCall, roots: list[TreeNode], target: str) -> TreeNode | str:
+    """The node a target names, or OpenClaw's error for it (its `/subagents` target rules)."""
+    active, ended = _entries(call, roots)
+    ordered = active + ended
+    latest = sorted(ordered, key=lambda n: n.run.created_at, reverse=True)
+    t = target.strip()
+    if t == "last":
+        return latest[0] if latest else "Unknown subagent."
+    if t.isdigit():
+        i = int(t)
+        return ordered[i - 1] if 1 <= i <= len(ordered) else f"Invalid subagent index: {t}"
+    if ":" in t:
+        found = [n for n in latest if n.run.child_key == t]
+        return found[0] if found else f"Unknown subagent session: {t}"
+    low = t.lower()
+    for pick, ambiguity in (
+        (lambda n: _label(n).lower() == low, "Ambiguous subagent label"),
+        (lambda n: _label(n).lower().startswith(low), "Ambiguous subagent label prefix"),
+        (lambda n: n.run.run_id.startswith(t), "Ambiguous run id prefix"),
+    ):
+        found = [n for n in latest if pick(n)]
+        if len(found) > 1:
+            return f"{ambiguity}: {t}"
+        if found:
+            return found[0]
+    return f"Unknown subagent id: {t}"
+
+
+async def _kill(call: ToolCall, roots: list[TreeNode], target: str) -> dict[str, Any]:
+    if target in ("all", "*"):
+        killed = []
+        for root in roots:
+            killed.extend(await kill_subtree(call.engine, root))
+        labels = [r.label or r.task for r in killed]
+        text = f"killed {len(killed)} subagent{'s' if len(killed) != 1 else ''}." if killed else "no running subagents."
+        return {
+            "status": "ok",
+            "action": "kill",
+            "target": "all",
+            "killed": len(killed),
+            "labels": labels,
+            "text": text,
+        }
+    node = _resolve(call, roots, target)
+    if isinstance(node, str):
+        return {"status": "error", "action": "kill", "target": target, "error": node}
+    label = _label(node)
+    base = {
+        "action": "kill",
+        "target": target,
+        "runId": node.run.run_id,
+        "sessionKey": node.run.child_key,
+        "label": label,
+    }
+    if not any(is_live(call.engine, n.run) for n in node.walk()):
+        return {"status": "done", **base, "text": f"{label} is already finished."}
+    killed = await kill_subtree(call.engine, node)
+    cascade = [r for r in killed if r.run_id != node.run.run_id]
+    result: dict[str, Any] = {"status": "ok", **base, "cascadeKilled": len(cascade)}
+    if cascade:
+        result["cascadeLabels"] = [r.label or r.task for r in cascade]
+    result["text"] = f"killed {label}" + (f" (+{len(cascade)} descendants)." if cascade else ".")
+    return result
+
+
+def _steer(call: ToolCall, roots: list[TreeNode], target: str, message: str) -> dict[str, Any]:
+    node = _resolve(call, roots, target)
+    if isinstance(node, str):
+        return {"status": "error", "action": "steer", "target": target, "error": node}
+    label = _label(node)
+    base = {
+        "action": "steer",
+        "target": target,
+        "runId": node.run.run_id,
+        "sessionKey": node.run.child_key,
+        "label": label,
+    }
+    if not is_live(call.engine, node.run):
+        return {"status": "done", **base, "text": f"{label} is already finished."}
+    queued = steer(call.engine, node.run, message)
+    return {"status": "accepted", **base, "queuedRunId": queued, "mode": "queue", "text": f"steered {label}."}
+
+
+async def subagents(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+    args = SubagentsArgs.model_validate(params)
+    if args.action == "unsupported":
+        return {"status": "error", "error": "Unsupported action."}
+    controller, caller_is_subagent, can_control = _controller(call)
+    max_depth = call.engine.config.agents.defaults.subagents.max_spawn_depth
+    roots = tree_of(call.engine, controller, max_depth=max(1, max_depth))
+    if args.action == "list":
+        minutes = min(MAX_RECENT_MINUTES, args.recent_minutes or DEFAULT_RECENT_MINUTES)
+        now = call.engine.now()
+        cutoff = now - minutes * 60_000
+        active_nodes, ended_nodes = _entries(call, roots)
+        ended_nodes = [n for n in ended_nodes if (n.run.ended_at or now) >= cutoff]
+        views = [_view(call, n, i, now) for i, n in enumerate(active_nodes + ended_nodes, start=1)]
+        active, recent = views[: len(active_nodes)], views[len(active_nodes) :]
+        text = "\n".join(
+            ["active subagents:", *([v["line"] for v in active] or ["(none)"]), "", f"recent (last {minutes}m):"]
+            + ([v["line"] for v in recent] or ["(none)"])
+        )
+        return {
+            "status": "ok",
+            "action": "list",
+            "requesterSessionKey": controller,
+            "callerSessionKey": controller,
+            "callerIsSubagent": caller_is_subagent,
+            "total": sum(len(r.walk()) for r in roots),
+            "active": active,
+            "recent": recent,
+            "text": text,
+        }
+    if not can_control:
+        return {"status": "forbidden", "action": args.action, "error": LEAF_ERROR}
+    if not args.target:
+        raise ToolInputError("target required")
+    if args.action == "kill":
+        return await _kill(call, roots, args.target)
+    if not args.message:
+        raise ToolInputError("message required")
+    if len(args.message) > MAX_STEER_MESSAGE_CHARS:
+        return {
+            "status": "error",
+            "action": "steer",
+            "target": args.target,
+            "error": f"Message too long ({len(args.message)} chars, max {MAX_STEER_MESSAGE_CHARS}).",
+        }
+    return _steer(call, roots, args.target, args.message)
+
+
+SPEC = ToolSpec(
+    name="subagents",
+    label="Subagents",
+    description=DESCRIPTION,
+    arguments=SubagentsArgs,
+    run=subagents,
+)
