@@ -9,12 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from conftest import add_session, call_tool
 from openai_server import Reply, system_text
+from server_support import TOKEN, local_backend, served
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.host import EngineToolHost
+from sessions_tui.tools.registry import TOOLS
 
 REQ = "agent:main:discord:group:req"
 OTHER = "agent:main:discord:group:other"
@@ -284,8 +287,6 @@ async def test_kill_against_the_scripted_model(live_engine, openai_server):
 
 
 def test_the_schema_offers_the_three_actions():
-    from sessions_tui.tools.registry import TOOLS
-
     props = TOOLS["subagents"].parameters["properties"]
     assert props["action"]["enum"] == ["list", "kill", "steer"]
     assert {"target", "message", "recentMinutes"} <= set(props)
@@ -301,3 +302,22 @@ def test_tool_subagents_on_the_command_line(tmp_path):
     assert json.loads(proc.stdout)["action"] == "list"
     helped = subprocess.run([*argv, "--help"], capture_output=True, text=True, env=env, timeout=60)
     assert "subagents" in helped.stdout
+
+
+def test_over_serve_the_body_action_is_merged(tmp_path):
+    with served(local_backend(tmp_path / "s")) as url:
+        answer = httpx.post(
+            f"{url}/tools/invoke",
+            json={"tool": "subagents", "action": "kill", "args": {"target": "nope"}},
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            timeout=30,
+        )
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["ok"] is True
+    assert body["result"]["details"] == {
+        "status": "error",
+        "action": "kill",
+        "target": "nope",
+        "error": "Unknown subagent id: nope",
+    }

@@ -288,7 +288,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
             "Use sessions_history to read its reply later.",
             "sessionKey": display,
         }
-    if wait.status in ("error", "aborted", "timeout"):
+    if wait.status in ("error", "aborted", "timeout", "killed"):
         engine.ledger.mark(run_id, "error", {"error": wait.error or "agent error"})
         return {"runId": run_id, "status": "error", "error": wait.error or "agent error", "sessionKey": display}
     snapshot = latest_assistant_reply(engine, key)
