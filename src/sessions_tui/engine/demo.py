@@ -40,7 +40,8 @@ DEMO_CONFIG = """\
   agents: {
     defaults: {
       model: "demo",
-      subagents: { allowAgents: ["research"], archiveAfterMinutes: 60 },
+      // maxSpawnDepth 2: a sub-agent may spawn sub-agents of its own (a two-level tree).
+      subagents: { allowAgents: ["research"], archiveAfterMinutes: 60, maxSpawnDepth: 2 },
     },
     list: [
       { id: "main", name: "Main", default: true },
@@ -50,6 +51,8 @@ DEMO_CONFIG = """\
       { id: "helper", name: "Sandboxed helper", sandbox: { mode: "all" }, subagents: { allowAgents: [] } },
     ],
   },
+  // The demo model's made-up price (US dollars per million tokens), so costs add up in the demo.
+  models: { demo: { cost: { input: 3, output: 15 } } },
   // `sessions-tui serve --demo`: a remote dashboard (`--remote`) may send and spawn too.
   gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } },
 }
@@ -92,9 +95,15 @@ def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def _tokens(total: int, output: int) -> dict[str, int]:
-    """A session's token counts, parts summing to the total (a run adds to each)."""
-    return {"inputTokens": total - output, "outputTokens": output, "totalTokens": total}
+DEMO_PRICE = (3, 15)
+"""The demo config's price of the demo model: dollars per million input, output tokens."""
+
+
+def _tokens(total: int, output: int) -> dict[str, int | float]:
+    """A session's token counts, parts summing to the total (a run adds to each), and their cost
+    at the demo model's price."""
+    cost = ((total - output) * DEMO_PRICE[0] + output * DEMO_PRICE[1]) / 1_000_000
+    return {"inputTokens": total - output, "outputTokens": output, "totalTokens": total, "estimatedCostUsd": cost}
 
 
 CHILD_KEY = f"agent:main:subagent:{demo_uuid('child-count-words')}"

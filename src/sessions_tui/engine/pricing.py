@@ -15,7 +15,10 @@ PER = 1_000_000
 
 
 def model_price(config: Config, provider: str, model_id: str) -> ModelCostConfig | None:
-    """The configured price of `provider`'s model `model_id`, None when it has none."""
+    """The configured price of `provider`'s model `model_id` (the demo's is `models.demo.cost`),
+    None when it has none."""
+    if provider == "demo":
+        return config.models.demo.cost
     found = config.models.providers.get(provider)
     if found is None:
         return None

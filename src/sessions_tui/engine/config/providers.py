@@ -71,6 +71,9 @@ class DemoModelConfig(ConfigModel):
     chunk_ms: FlooredInt = Field(
         default=40, alias="chunkMs", description="Delay between streamed chunks, 0–10000 ms; default 40."
     )
+    cost: ModelCostConfig | None = Field(
+        default=None, description="A price for the demo model per million tokens, to show costs; default: none."
+    )
 
 
 class ModelsConfig(ConfigModel):

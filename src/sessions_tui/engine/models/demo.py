@@ -192,6 +192,8 @@ class DemoModel:
         return f"{name} returned {_short(json.dumps(payload), 200)}"
 
     def _tool_call(self, text: str, offered: set[str | None]) -> ToolCallRequest | None:
+        # A sub-agent reads its task, not the context the spawn put before it (which says "subagent").
+        text = text.partition("[Subagent Task]:")[2].strip() or text
         lowered = text.lower()
 
         def call(name: str, args: dict[str, Any]) -> ToolCallRequest | None:

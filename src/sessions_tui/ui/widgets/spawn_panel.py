@@ -32,7 +32,7 @@ from sessions_tui.ui.text import (
 )
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
-from sessions_tui.ui.widgets.spawn_runs import RunsTable, status_cell
+from sessions_tui.ui.widgets.spawn_runs import RunsTable, cost_text, status_cell, tree_label
 
 FORM_TEXT_FIELDS = ("#spawn-task", "#spawn-label", "#spawn-model", "#spawn-timeout")
 SHORT_ROWS = 30  # below this the form, runs and announcements do not fit a side panel's height
@@ -289,12 +289,14 @@ class SpawnPanel(ReportsWorkerErrors, Vertical):
         for child in event.children:
             end = child.ended_at or now
             self._child_of_run[child.run_id] = child.child_key
+            tokens = child.tree_tokens if child.tree_tokens is not None else child.total_tokens
             wanted[child.run_id] = {
-                "label": literal(one_line(child.label or child.task, 60)),
+                "label": literal(tree_label(one_line(child.label or child.task, 60), child.depth)),
                 "agent": Text(agent_id_of(child.child_key)),
                 "status": status_cell(child.status),
                 "elapsed": Text(elapsed(max(0, end - child.started_at))),
-                "tokens": Text(short_number(child.total_tokens)),
+                "tokens": Text(short_number(tokens)),
+                "cost": Text(cost_text(child.tree_cost_usd)),
             }
         self.query_one("#spawn-runs", RunsTable).show(wanted)
 

@@ -1,7 +1,9 @@
-"""The spawn panel's runs list: the requester's children, a row each, with the columns that fit.
+"""The spawn panel's runs list: the requester's spawn tree, a row each, with the columns that fit.
+
+A child's grandchildren stand indented under it; TOKENS and COST are rolled up over each subtree.
 
 A status is never cut: its column is as wide as the longest status it shows (`⏱ timed out`), and
-columns drop by `RUN_DROP` (AGENT, then TOKENS, then ELAPSED) when the panel is narrow. A row
+columns drop by `RUN_DROP` (AGENT, COST, TOKENS, ELAPSED) when the panel is narrow. A row
 opens on enter or a single click (`RunsTable.Chosen`).
 """
 
@@ -43,8 +45,23 @@ RUN_COLUMNS = [
     RunColumn("status", "STATUS", STATUS_WIDTH),
     RunColumn("elapsed", "ELAPSED", 7),
     RunColumn("tokens", "TOKENS", 6),
+    RunColumn("cost", "COST", 7),
 ]
-RUN_DROP = ["agent", "tokens", "elapsed"]
+RUN_DROP = ["agent", "cost", "tokens", "elapsed"]
+
+
+def tree_label(label: str, depth: int) -> str:
+    """A run's label indented under its parent (`depth` 1: the requester's own child)."""
+    return label if depth <= 1 else "  " * (depth - 2) + "└ " + label
+
+
+def cost_text(cost: float | None) -> str:
+    """`$0.0123` (cents and below to four places), `n/a` when some part of it has no price."""
+    if cost is None:
+        return "n/a"
+    return f"${cost:.2f}" if cost >= 1 else f"${cost:.4f}"
+
+
 LABEL_MAX = 24
 PADDING = 1  # DataTable's cell padding, each side
 
