@@ -32,6 +32,7 @@ from sessions_tui.ui.text import (
 )
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
+from sessions_tui.ui.widgets.spawn_control import SpawnControl
 from sessions_tui.ui.widgets.spawn_runs import RunsTable, cost_text, status_cell, tree_label
 
 FORM_TEXT_FIELDS = ("#spawn-task", "#spawn-label", "#spawn-model", "#spawn-timeout")
@@ -43,7 +44,7 @@ def form_field(label: str, widget: Widget, field_id: str) -> Horizontal:
     return Horizontal(Label(label, classes="form-label"), widget, classes="form-field", id=field_id)
 
 
-class SpawnPanel(ReportsWorkerErrors, Vertical):
+class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
     class AgentsLoaded(Message):
         def __init__(self, result: dict[str, Any]) -> None:
             super().__init__()

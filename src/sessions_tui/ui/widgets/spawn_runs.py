@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.events import Click, Resize
 from textual.message import Message
 from textual.widgets import DataTable
@@ -73,12 +74,32 @@ def fit_run_columns(width: int) -> dict[str, int]:
 
 
 class RunsTable(DataTable[Text]):
-    """Rows keyed by run id; `show` applies row diffs. Each row knows its child's session key."""
+    """Rows keyed by run id; `show` applies row diffs. Each row knows its child's session key.
+    `x` kills the highlighted sub-agent and its subtree, `e` steers it (`Control`)."""
+
+    BINDINGS = [
+        Binding("x", "control('kill')", "kill", id="spawn_kill", tooltip="kill the sub-agent and its subtree"),
+        Binding("e", "control('steer')", "steer", id="spawn_steer", tooltip="steer the running sub-agent"),
+    ]
 
     class Chosen(Message):
         def __init__(self, run_id: str) -> None:
             super().__init__()
             self.run_id = run_id
+
+    class Control(Message):
+        """Kill or steer the highlighted run's sub-agent."""
+
+        def __init__(self, run_id: str, action: str) -> None:
+            super().__init__()
+            self.run_id = run_id
+            self.action = action
+
+    def action_control(self, action: str) -> None:
+        if self.row_count:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+            if key is not None:
+                self.post_message(self.Control(key, action))
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=PADDING, **kwargs)

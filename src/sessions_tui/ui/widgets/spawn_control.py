@@ -1,0 +1,69 @@
+"""Kill and steer from the spawn panel's runs list (`x`, `e`), through the `subagents` tool.
+
+A part of `SpawnPanel` (kept apart, as one concept): the tool runs as the panel's requester, in a
+worker; what it answered is a toast, and the runs list is read again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual import on, work
+from textual.message import Message
+from textual.widget import Widget
+
+from sessions_tui.backend import Backend, Requester
+from sessions_tui.ui.text import one_line
+from sessions_tui.ui.widgets.spawn_runs import RunsTable
+
+
+class SpawnControl(Widget):
+    """The panel's kill and steer; the panel provides what is declared here."""
+
+    backend: Backend
+    call_as: Callable[[], Requester]
+    _child_of_run: dict[str, str]
+
+    class Controlled(Message):
+        """What a kill or steer answered."""
+
+        def __init__(self, action: str, status: str, said: str) -> None:
+            super().__init__()
+            self.action, self.status, self.said = action, status, said
+
+    def refresh_runs(self) -> None:
+        raise NotImplementedError
+
+    @on(RunsTable.Control)
+    def _control(self, event: RunsTable.Control) -> None:
+        """`x` kills the sub-agent and its subtree; `e` asks what to steer it with."""
+        event.stop()
+        key = self._child_of_run.get(event.run_id)
+        if not key:
+            return
+        if event.action == "kill":
+            self._subagents({"action": "kill", "target": key})
+            return
+        from sessions_tui.ui.screens.steer import SteerScreen
+
+        def steer(text: str | None) -> None:
+            if text:
+                self._subagents({"action": "steer", "target": key, "message": text})
+
+        self.app.push_screen(SteerScreen(self.backend.display(key)), steer)
+
+    @work(group="spawn-control", thread=True, exit_on_error=False)
+    async def _subagents(self, args: dict[str, Any]) -> None:
+        result = await self.backend.call_tool("subagents", args, self.call_as())
+        said = result.get("text") or result.get("error") or result.get("status")
+        self.post_message(self.Controlled(str(args["action"]), str(result.get("status")), str(said)))
+
+    def on_spawn_control_controlled(self, event: Controlled) -> None:
+        event.stop()
+        title = f"subagents {event.action}"
+        if event.status in ("ok", "accepted"):
+            self.app.notify(one_line(event.said, 200), title=title, markup=False)
+        else:
+            self.app.notify(one_line(event.said, 200), title=title, severity="warning", markup=False)
+        self.refresh_runs()

@@ -1,0 +1,61 @@
+"""Kill (`x`) and steer (`e`) a sub-agent from the spawn panel's runs list."""
+
+from __future__ import annotations
+
+from sessions_tui.ui.screens.steer import SteerScreen
+from ui_support import SIZE, demo_app, settle, text_of, until
+
+
+async def spawn(pilot, task: str, label: str) -> None:
+    screen = pilot.app.main_screen
+    screen.query_one("#spawn-task").value = task
+    screen.query_one("#spawn-label").value = label
+    screen.query_one("#spawn-task").focus()
+    await pilot.press("enter")
+    outcome = screen.query_one("#spawn-outcome")
+    await until(pilot, lambda: text_of(outcome).startswith("accepted"), "the spawn accepted")
+
+
+def runs_text(app) -> str:
+    table = app.main_screen.query_one("#spawn-runs")
+    return "\n".join(" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count))
+
+
+async def test_x_kills_the_highlighted_running_sub_agent(tmp_path):
+    app = demo_app(tmp_path / "s", latency_ms=60_000)  # the demo model thinks for a minute: the child runs
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await spawn(pilot, "count the words in: a b c", "slow-one")
+        table = app.main_screen.query_one("#spawn-runs")
+        await until(pilot, lambda: "slow-one" in runs_text(app) and "running" in runs_text(app), "the child running")
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("x")
+        await until(pilot, lambda: "slow-one" in runs_text(app) and "killed" in runs_text(app), "the child killed")
+        child = next(c for c in app.engine.subagents.children(app.engine.main_session_key()) if c.label == "slow-one")
+        with app.engine.store.read() as conn:
+            statuses = [r[0] for r in conn.execute("SELECT status FROM runs WHERE session_key = ?", (child.child_key,))]
+        assert statuses and not {"running", "queued"} & set(statuses)
+
+
+async def test_e_steers_the_highlighted_running_sub_agent(tmp_path):
+    app = demo_app(tmp_path / "s", latency_ms=60_000)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await spawn(pilot, "count the words in: a b c", "steered")
+        table = app.main_screen.query_one("#spawn-runs")
+        await until(pilot, lambda: "steered" in runs_text(app) and "running" in runs_text(app), "the child running")
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, SteerScreen), "the steer prompt")
+        app.screen.query_one("#steer-message").value = "also count the letters"
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, SteerScreen), "the prompt closed")
+        await until(
+            pilot,
+            lambda: any("steer" in str(n.title) for n in app._notifications),
+            "the steer's answer as a toast",
+        )
