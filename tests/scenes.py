@@ -204,6 +204,30 @@ async def sends_view(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def spawn_tree_scene(pilot: Any) -> None:
+    """A two-level spawn tree in the demo: a child that spawned a grandchild, costs rolled up."""
+    from sessions_tui.backend import Requester
+
+    await settle(pilot)
+    await pilot.press("s")
+    app = pilot.app
+    first = await app.backend.call_tool(
+        "sessions_spawn", {"task": "count the words in: plan the release notes", "label": "release-notes"}, Requester()
+    )
+    await app.backend.call_tool(
+        "sessions_spawn",
+        {"task": "count the words in: list the merged pull requests", "label": "merged-prs"},
+        Requester(key=first["childSessionKey"]),
+    )
+    await app.engine.drain()
+    screen = app.main_screen
+    screen.query_one("#spawn").refresh_runs()
+    runs = screen.query_one("#spawn-runs")
+    await until(pilot, lambda: runs.row_count == 3, "the tree listed")
+    runs.focus()
+    await settle(pilot)
+
+
 async def help_screen(pilot: Any) -> None:
     await settle(pilot)
     await pilot.press("question_mark")
@@ -221,6 +245,7 @@ SCENES: dict[str, tuple[Scene, int]] = {
     "spawn-announcement": (spawn_with_announcement, 0),
     "policy-refusal": (policy_refusal, 0),
     "sends": (sends_view, 0),
+    "spawn-tree": (spawn_tree_scene, 0),
     "help": (help_screen, 0),
 }
 

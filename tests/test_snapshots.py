@@ -20,6 +20,7 @@ SCENE_NAMES = [
     "spawn-announcement",
     "policy-refusal",
     "sends",
+    "spawn-tree",
     "help",
 ]
 CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [
