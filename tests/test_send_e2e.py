@@ -205,7 +205,14 @@ async def test_models_call_the_session_tools_and_the_turn_continues(engine_for, 
     run_id = engine.runs.start(RunRequest(session_key="agent:main:main", message="what did #dev say?"))
     assert (await engine.runs.wait(run_id, 5000)).status == "ok"
     tools = {t["function"]["name"]: t for t in openai_server.requests[0]["tools"]}
-    assert set(tools) == {"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"}
+    assert set(tools) == {
+        "sessions_list",
+        "sessions_history",
+        "sessions_send",
+        "sessions_spawn",
+        "agents_list",
+        "subagents",
+    }
     assert tools["sessions_history"]["function"]["parameters"]["properties"]["limit"]["type"] == "number"
     follow_up = openai_server.requests[1]["messages"]
     assert (
