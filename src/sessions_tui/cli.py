@@ -1,4 +1,4 @@
-"""The `sessions-tui` command: the dashboard, `tool`, `send`, `sends`, `demo`, `import-openclaw`;
+"""The `sessions-tui` command: the dashboard, `tool`, `send`, `sends`, `explain`, `demo`, `import-openclaw`;
 their options and help texts are in `cli_parser.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
