@@ -175,6 +175,9 @@ async def policy_refusal(pilot: Any) -> None:
     await select(pilot, FAMILY)
     await type_message(pilot, "dinner is at 8 now")
     await pilot.press("ctrl+s")
+    await until(
+        pilot, lambda: any(n.title == "Why refused" for n in pilot.app._notifications), "the refusal's deciding rule"
+    )
     await settle(pilot, 0.3)
 
 
@@ -201,6 +204,8 @@ async def sends_view(pilot: Any) -> None:
     table.move_cursor(row=1)  # the answered one (newest first)
     detail = screen.query_one("#sends-detail")
     await until(pilot, lambda: "announce" in str(detail.render()), "the send's life, its announce included")
+    await settle(pilot)
+    pilot.app.clear_notifications()  # the refusal's toast comes when it comes: not part of this view
     await settle(pilot)
 
 

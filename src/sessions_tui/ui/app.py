@@ -20,7 +20,16 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import WorkerCancelled
 
-from sessions_tui.backend import Backend, EngineEvent, FollowStatus, FollowTick, Requester, agent_id_of
+from sessions_tui.backend import (
+    Backend,
+    BackendUnavailable,
+    EngineEvent,
+    FollowStatus,
+    FollowTick,
+    Requester,
+    ToolInputError,
+    agent_id_of,
+)
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.paths import home_relative
@@ -84,6 +93,7 @@ class SessionsApp(App[None]):
         Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="open or close the spawn panel"),
         Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
         Binding("l", "sends", "sends", id="sends", tooltip="the send ledger: every sessions_send of the open session"),
+        Binding("w", "why", "why", id="why", tooltip="why: may the acting-as session list, read, send to, spawn here"),
         Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
         Binding(
             "r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"
@@ -337,6 +347,32 @@ class SessionsApp(App[None]):
         key = self.main_screen.query_one(TranscriptPane).key
         run_id = self.main_screen.query_one(Composer).run_id
         self.push_screen(SendsScreen(self.backend, self.display_key, session=key, run_id=run_id))
+
+    def action_why(self) -> None:
+        """The explanation for the acting-as requester and the open session."""
+        from sessions_tui.ui.screens.explain import ExplainScreen
+
+        if not isinstance(self.screen, MainScreen):
+            return
+        key = self.main_screen.query_one(TranscriptPane).key
+        if not key:
+            self.notify("Open a session first: why is asked of the open session.", timeout=3)
+            return
+        self.push_screen(ExplainScreen(self.backend, self.requester(), key, self.display_key))
+
+    def on_composer_refused(self, event: Composer.Refused) -> None:
+        self._why_refused(event.key)
+
+    @work(group="why", thread=True, exit_on_error=False)
+    async def _why_refused(self, key: str) -> None:
+        """After a refusal: the send verdict's deciding rule, as a toast (`w` shows it all)."""
+        try:
+            found = await self.backend.explain(self.requester(), key, None)
+        except (ToolInputError, BackendUnavailable):
+            return
+        verdict = found.verdict("send")
+        if not verdict.allowed:
+            self.notify(f"{verdict.why}  (w: the whole answer)", title="Why refused", severity="warning", markup=False)
 
     def action_acting_as(self) -> None:
         def chosen(result: tuple[str, bool] | None) -> None:

@@ -113,7 +113,9 @@ class SendsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#sends-table", DataTable)
-        table.add_columns("when", "from → to", "message", "state")
+        # Fixed widths: the view reloads as the ledger moves, and widths fitted to each load would jump.
+        for title, width in (("when", 8), ("from → to", 48), ("message", 40), ("state", 28)):
+            table.add_column(title, width=width)
         self._unsubscribe = self.backend.subscribe(self._on_event)
         self._title()
         table.focus()
@@ -169,8 +171,8 @@ class SendsScreen(Screen[None]):
             who = f"{self._shown(entry.requester)} → {self._shown(entry.target)}"
             table.add_row(
                 span(clock_time(entry.created_at, seconds=True)),
-                literal(one_line(who, 60)),
-                literal(one_line(entry.message, 48)),
+                literal(one_line(who, 48)),
+                literal(one_line(entry.message, 40)),
                 span(outcome(entry), style_of(entry)),
                 key=entry.run_id,
             )

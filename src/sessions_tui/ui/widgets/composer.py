@@ -70,6 +70,13 @@ class Composer(ReportsWorkerErrors, Vertical):
             super().__init__()
             self.reply = reply
 
+    class Refused(Message):
+        """A send was refused: the dashboard says why (the deciding rule)."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
     class Sent(Message):
         """`sessions_send` returned."""
 
@@ -224,6 +231,8 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     def on_composer_sent(self, event: Sent) -> None:
         event.stop()
+        if event.result.get("status") == "forbidden" and self.key:
+            self.post_message(self.Refused(self.key))
         run_id = event.result.get("runId")
         late_id = run_id if event.result.get("status") == "timeout" and isinstance(run_id, str) else None
         if late_id:
@@ -290,6 +299,7 @@ class Composer(ReportsWorkerErrors, Vertical):
             text = span("timeout", style="bold $warning") + Text(" · run goes on, see transcript")
         elif status == "forbidden":
             text = span("forbidden", style="bold $error") + Text(" · ") + literal(result.get("error", ""))
+
         else:
             text = Text(str(status), style=themed("bold $error")) + Text(" · ") + literal(result.get("error", ""))
         self._outcome(text)
