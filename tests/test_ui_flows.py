@@ -221,7 +221,9 @@ async def test_spawn_then_the_announcement_arrives(tmp_path):
             for a in announcements
         )
         runs = screen(app).query_one("#spawn-runs")
-        assert runs.row_count >= 1 and any("done" in " ".join(map(str, runs.get_row_at(i))) for i in range(runs.row_count))
+        assert runs.row_count >= 1 and any(
+            "done" in " ".join(map(str, runs.get_row_at(i))) for i in range(runs.row_count)
+        )
 
 
 async def test_acting_as_a_sandboxed_session_hides_sessions(tmp_path):
