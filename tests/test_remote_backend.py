@@ -229,3 +229,19 @@ def test_sends_on_a_remote_prints_the_servers_ledger(tmp_path):
     entries = json.loads(listed.stdout)
     assert [e["runId"] for e in entries] == [json.loads(sent.stdout)["runId"]]
     assert entries[0]["target"] == GROUP and entries[0]["message"] == "ping"
+
+
+async def test_explain_over_a_remote_is_the_servers_answer(tmp_path):
+    config = {**FAST_DEMO, "session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"channel": "discord"}}]}}}
+    backend = _state(tmp_path, config=config)
+    local = await backend.explain(Requester(), GROUP, None)
+    with served(backend) as url:
+        remote = _connected(url)
+        try:
+            found = await remote.explain(Requester(), GROUP, None)
+            with pytest.raises(ToolInputError):
+                await remote.explain(Requester(), "agent:main:nope:none", None)
+        finally:
+            await remote.aclose()
+    assert found == local
+    assert not found.verdict("send").allowed and found.verdict("send").rule == "sendPolicy"

@@ -260,7 +260,13 @@ class RemoteBackend:
         return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text)).value
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
-        raise BackendUnavailable(f"{self.url}: explain runs on the server's own state directory, not remotely yet")
+        from sessions_tui.tools.explain import Explanation
+
+        request = w.ExplainRequest(requester=requester, target=target, agent=agent)
+        answer = await self._post("explain", request, w.ExplainAnswer)
+        if answer.explanation is None:
+            raise ToolInputError(answer.error or "explain: no answer")
+        return Explanation.model_validate(answer.explanation)
 
     # -- events ----------------------------------------------------------------------------------
 

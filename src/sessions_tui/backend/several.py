@@ -268,7 +268,10 @@ class SeveralBackends:
         return await self.backends[label].owner_command(bare or "", text)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
-        raise BackendUnavailable("explain asks one server at a time: give one --remote")
+        """The server of `target` explains, for the requester as that server knows it."""
+        label, bare = self.split(target)
+        found = await self.backends[label].explain(self._requester_on(label, requester), bare or "", agent)
+        return found.model_copy(update={"requester": f"{label}/{found.requester}", "target": f"{label}/{found.target}"})
 
     # -- events ----------------------------------------------------------------------------------
 

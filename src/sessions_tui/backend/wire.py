@@ -154,3 +154,14 @@ class SendsRequest(WireModel):
 
 class SendsAnswer(WireModel):
     sends: list[dict[str, Any]]
+
+
+class ExplainRequest(WireModel):
+    requester: Requester
+    target: str
+    agent: str | None = None
+
+
+class ExplainAnswer(WireModel):
+    explanation: dict[str, Any] | None = None
+    error: str | None = None  # a target or agent that is not one (the tool's input error)

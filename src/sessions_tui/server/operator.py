@@ -51,6 +51,7 @@ class OperatorApi:
             "owner_command": (w.CommandRequest, self._owner_command),
             "data_version": (w.Empty, self._data_version),
             "sends": (w.SendsRequest, self._sends),
+            "explain": (w.ExplainRequest, self._explain),
         }
         self._redact = redact
 
@@ -135,6 +136,15 @@ class OperatorApi:
     async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
         entries = await self.backend.sends(req.session, req.state, req.limit)  # redacted by the backend
         return w.SendsAnswer(sends=[entry.model_dump(mode="json") for entry in entries])
+
+    async def _explain(self, req: w.ExplainRequest) -> w.ExplainAnswer:
+        from sessions_tui.backend import ToolInputError
+
+        try:
+            found = await self.backend.explain(req.requester, req.target, req.agent)
+        except ToolInputError as exc:
+            return w.ExplainAnswer(error=str(exc))
+        return w.ExplainAnswer(explanation=found.model_dump(mode="json"))
 
     async def _data_version(self, _: w.Empty) -> w.Number:
         return w.Number(value=await self.backend.data_version())
