@@ -233,6 +233,17 @@ async def spawn_tree_scene(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def why_scene(pilot: Any) -> None:
+    """`w` on the WhatsApp group: what main may do there, and the send policy rule that refuses sends."""
+    await settle(pilot)
+    await select(pilot, FAMILY)
+    await pilot.press("w")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "ExplainScreen", "the why box")
+    box = pilot.app.screen.query_one("#explain-text")
+    await until(pilot, lambda: "send" in str(box.render()), "the explanation")
+    await settle(pilot)
+
+
 async def help_screen(pilot: Any) -> None:
     await settle(pilot)
     await pilot.press("question_mark")
@@ -251,6 +262,7 @@ SCENES: dict[str, tuple[Scene, int]] = {
     "policy-refusal": (policy_refusal, 0),
     "sends": (sends_view, 0),
     "spawn-tree": (spawn_tree_scene, 0),
+    "why": (why_scene, 0),
     "help": (help_screen, 0),
 }
 

@@ -21,6 +21,7 @@ SCENE_NAMES = [
     "policy-refusal",
     "sends",
     "spawn-tree",
+    "why",
     "help",
 ]
 CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [
