@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.explain import Explanation, Verdict
     from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
 _HOMES = {
@@ -86,6 +87,7 @@ _HOMES = {
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",
     "sessions_tui.tools.base": "ToolInputError ToolSpec",
     "sessions_tui.tools.browse": "BrowsePage BrowseQuery",
+    "sessions_tui.tools.explain": "Explanation Verdict",
     "sessions_tui.tools.registry": "TOOLS UnknownToolError",
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
@@ -108,6 +110,7 @@ __all__ = [
     "DeliveryChanged",
     "EngineEvent",
     "EventCallback",
+    "Explanation",
     "FollowStatus",
     "FollowTick",
     "ImportSummary",
@@ -133,6 +136,7 @@ __all__ = [
     "ToolInputError",
     "ToolSpec",
     "UnknownToolError",
+    "Verdict",
     "agent_id_of",
     "config_path_origin",
     "is_send_command",
