@@ -59,3 +59,29 @@ async def test_e_steers_the_highlighted_running_sub_agent(tmp_path):
             lambda: any("steer" in str(n.title) for n in app._notifications),
             "the steer's answer as a toast",
         )
+
+
+async def test_a_two_level_tree_from_the_panel(tmp_path):
+    """In the demo a task that says "spawn …" makes the child spawn a grandchild: the tree shows
+    both, the grandchild indented under its parent, costs rolled up; `x` on a finished one says so."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await spawn(pilot, "spawn count the words in: a b c", "boss")
+        await app.engine.drain()
+        app.main_screen.query_one("#spawn").refresh_runs()
+        table = app.main_screen.query_one("#spawn-runs")
+        await until(pilot, lambda: "└ " in runs_text(app), "the grandchild under its parent")
+        lines = runs_text(app).splitlines()
+        boss = next(line for line in lines if line.startswith("boss"))
+        assert "$" in boss and lines.index(boss) + 1 < len(lines) and lines[lines.index(boss) + 1].startswith("└ ")
+        leaf = next(i for i in range(table.row_count) if "└ " in str(table.get_row_at(i)[0]))
+        table.focus()
+        table.move_cursor(row=leaf)
+        await pilot.press("x")
+        await until(
+            pilot,
+            lambda: any("already finished" in n.message for n in app._notifications),
+            "the kill's answer: already finished",
+        )

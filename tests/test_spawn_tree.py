@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import call_tool
+from openai_server import Reply
 from sessions_tui.backend import LocalBackend
 from sessions_tui.engine.spawn_tree import spawn_tree
 from sessions_tui.engine.subagent_records import ChildView
@@ -75,3 +76,43 @@ async def test_a_two_level_tree_in_the_demo_model_adds_up(live_engine):
     top, leaf = rows
     assert leaf.cost_usd and top.cost_usd and top.tree_cost_usd == pytest.approx(top.cost_usd + leaf.cost_usd)
     assert top.tree_tokens == (top.total_tokens or 0) + (leaf.total_tokens or 0)
+
+
+async def test_a_two_level_tree_over_the_scripted_model_rolls_up_its_priced_cost(live_engine, openai_server):
+    """A child whose model spawns a grandchild: the tree and its cost at the configured price."""
+    engine = live_engine(
+        {
+            "models": {
+                "providers": {
+                    "local": {
+                        "baseUrl": openai_server.url,
+                        "apiKey": "k",
+                        "models": [{"id": "m", "cost": {"input": 1, "output": 2}}],
+                    }
+                }
+            },
+            "agents": {"defaults": {"model": "local/m", "subagents": {"maxSpawnDepth": 2}}},
+        }
+    )
+    spawned = {"done": False}
+
+    def rule(request):
+        last = request["messages"][-1]
+        text = last.get("content") if isinstance(last.get("content"), str) else ""
+        if "plan the release" in text and not spawned["done"] and last.get("role") == "user":
+            spawned["done"] = True
+            return Reply(
+                tool_calls=[("sessions_spawn", {"task": "list merged PRs", "label": "prs"})], usage=(1000, 100)
+            )
+        return Reply(text="done.", usage=(500, 50))
+
+    openai_server.on(rule)
+    top = await call_tool(engine, "sessions_spawn", {"task": "plan the release", "label": "release"})
+    assert top["status"] == "accepted"
+    await engine.drain()
+    rows = await LocalBackend(engine).children(engine.main_session_key())
+    assert [(r.label, r.depth) for r in rows] == [("release", 1), ("prs", 2)]
+    release, prs = rows
+    assert prs.cost_usd and release.cost_usd
+    assert release.tree_cost_usd == pytest.approx(release.cost_usd + prs.cost_usd)
+    assert prs.parent_key == release.child_key
