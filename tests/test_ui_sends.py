@@ -6,17 +6,7 @@ from conftest import call_tool
 from scenes import DEV, FAMILY
 from sessions_tui.ui.screens.sends import SendsScreen
 from sessions_tui.ui.screens.thread import ThreadScreen
-from ui_support import SIZE, demo_app, select, settle, text_of, until
-
-
-async def send_from_composer(pilot, key: str, text: str) -> None:
-    await select(pilot, key)
-    await pilot.press("enter")
-    pilot.app.main_screen.query_one("#message").value = text
-    await pilot.press("ctrl+s")
-    outcome = pilot.app.main_screen.query_one("#outcome")
-    await until(pilot, lambda: text_of(outcome).split(" ")[0] in ("ok", "forbidden", "error", "timeout"), "the outcome")
-    await pilot.press("escape")
+from ui_support import SIZE, demo_app, send_from_composer, settle, text_of, until
 
 
 async def test_a_send_and_its_life_show_in_the_sends_view_and_its_thread(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scenes import DEV, FAMILY
 from sessions_tui.ui.screens.explain import ExplainScreen
-from ui_support import SIZE, demo_app, select, settle, text_of, until
+from ui_support import SIZE, demo_app, select, send_from_composer, settle, text_of, until
 
 
 async def test_w_explains_each_action_for_the_open_session(tmp_path):
@@ -28,10 +28,7 @@ async def test_a_refused_send_says_its_deciding_rule(tmp_path):
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await select(pilot, FAMILY)
-        await pilot.press("enter")
-        app.main_screen.query_one("#message").value = "dinner at 8"
-        await pilot.press("ctrl+s")
+        await send_from_composer(pilot, FAMILY, "dinner at 8")
         await until(
             pilot,
             lambda: any(n.title == "Why refused" and "rule 1" in n.message for n in app._notifications),
@@ -43,11 +40,6 @@ async def test_an_allowed_send_raises_no_why(tmp_path):
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await select(pilot, DEV)
-        await pilot.press("enter")
-        app.main_screen.query_one("#message").value = "status?"
-        await pilot.press("ctrl+s")
-        outcome = app.main_screen.query_one("#outcome")
-        await until(pilot, lambda: text_of(outcome).startswith("ok"), "the reply")
+        await send_from_composer(pilot, DEV, "status?")
         await settle(pilot)
         assert not any(n.title == "Why refused" for n in app._notifications)

@@ -33,3 +33,14 @@ async def pick_acting_as(pilot: Any, needle: str, *, sandboxed: bool) -> Any:
     modal.query_one("#acting-sandboxed").value = sandboxed
     await settle(pilot)
     return modal
+
+
+async def send_from_composer(pilot: Any, key: str, text: str) -> None:
+    """Select `key`, write `text` in the composer and send it; back on the table once it answered."""
+    await select(pilot, key)
+    await pilot.press("enter")
+    pilot.app.main_screen.query_one("#message").value = text
+    await pilot.press("ctrl+s")
+    outcome = pilot.app.main_screen.query_one("#outcome")
+    await until(pilot, lambda: text_of(outcome).split(" ")[0] in ("ok", "forbidden", "error", "timeout"), "the outcome")
+    await pilot.press("escape")
