@@ -17,46 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.clock import iso_from_ms
+from sessions_tui.engine.demo_config import DEMO_CONFIG, DEMO_PRICE
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.store import RunRow, SubagentRow
 
-DEMO_CONFIG = """\
-// sessions-tui demo configuration (JSON5, OpenClaw's key names). Edit freely.
-{
-  session: {
-    agentToAgent: { maxPingPongTurns: 2 },
-    sendPolicy: {
-      default: "allow",
-      rules: [
-        // Nobody posts into WhatsApp groups from here.
-        { action: "deny", match: { channel: "whatsapp", chatType: "group" } },
-      ],
-    },
-  },
-  tools: {
-    sessions: { visibility: "all" },
-    agentToAgent: { enabled: true, allow: ["main", "research", "helper"] },
-  },
-  agents: {
-    defaults: {
-      model: "demo",
-      // maxSpawnDepth 2: a sub-agent may spawn sub-agents of its own (a two-level tree).
-      subagents: { allowAgents: ["research"], archiveAfterMinutes: 60, maxSpawnDepth: 2 },
-    },
-    list: [
-      { id: "main", name: "Main", default: true },
-      { id: "research", name: "Research" },
-      // Sandboxed: its sessions see only what they spawned, and spawn only under helper
-      // (a sandboxed requester cannot spawn unsandboxed sub-agents).
-      { id: "helper", name: "Sandboxed helper", sandbox: { mode: "all" }, subagents: { allowAgents: [] } },
-    ],
-  },
-  // The demo model's made-up price (US dollars per million tokens), so costs add up in the demo.
-  models: { demo: { cost: { input: 3, output: 15 } } },
-  // `sessions-tui serve --demo`: a remote dashboard (`--remote`) may send and spawn too.
-  gateway: { tools: { allow: ["sessions_send", "sessions_spawn"] } },
-}
-"""
+__all__ = ["CHILD_KEY", "DEMO_CONFIG", "HELPER_KEY", "demo_uuid", "seed_demo"]
+
 
 _NS = uuid.UUID("6f1c2b8e-3d4a-4c5b-9e7f-0a1b2c3d4e5f")
 
@@ -93,10 +59,6 @@ def _assistant(blocks: list[dict[str, Any]], ts: int, stop: str = "stop") -> dic
 
 def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
-
-
-DEMO_PRICE = (3, 15)
-"""The demo config's price of the demo model: dollars per million input, output tokens."""
 
 
 def _tokens(total: int, output: int) -> dict[str, int | float]:
