@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend.base import BackendUnavailable, Requester
 from sessions_tui.backend.remote import RemoteBackend, RemoteError
+from sessions_tui.backend.row_sort import row_sort_key
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 from sessions_tui.engine.session_search import row_matches
 
@@ -28,17 +29,6 @@ if TYPE_CHECKING:
 POLL_S = 2.0
 PAGE = 200
 MAX_SESSIONS = 20_000
-
-_SORT: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "updated": lambda r: r.get("updatedAt") or 0,
-    "key": lambda r: str(r.get("key") or ""),
-    "label": lambda r: str(r.get("label") or r.get("displayName") or ""),
-    "model": lambda r: str(r.get("model") or ""),
-    "tokens": lambda r: r.get("totalTokens") or 0,
-    "status": lambda r: str(r.get("status") or ""),
-    "channel": lambda r: str(r.get("channel") or ""),
-    "kind": lambda r: str(r.get("kind") or ""),
-}
 
 
 class OpenClawGatewayBackend(RemoteBackend):
@@ -98,7 +88,7 @@ class OpenClawGatewayBackend(RemoteBackend):
             and (not query.search or row_matches(r, query.search))
         ]
         kept.sort(key=lambda r: r["_key"])
-        kept.sort(key=_SORT.get(query.order_by, _SORT["updated"]), reverse=query.descending)
+        kept.sort(key=row_sort_key(query.order_by), reverse=query.descending)
         return kept
 
     async def browse(

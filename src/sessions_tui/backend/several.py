@@ -23,6 +23,7 @@ from sessions_tui.backend.base import (
     Requester,
     RequesterView,
 )
+from sessions_tui.backend.row_sort import row_sort_key
 
 if TYPE_CHECKING:
     from sessions_tui.engine.events import EngineEvent
@@ -38,17 +39,6 @@ KEY_FIELDS = frozenset(
 """Result fields that hold a session key."""
 
 EVENT_KEY_FIELDS = ("session_key", "target_key", "child_session_key", "speaker")
-
-ROW_SORT = {
-    "updated": lambda r: r.get("updatedAt") or 0,
-    "key": lambda r: str(r.get("key") or ""),
-    "label": lambda r: str(r.get("label") or r.get("displayName") or ""),
-    "model": lambda r: str(r.get("model") or ""),
-    "tokens": lambda r: r.get("totalTokens") or 0,
-    "status": lambda r: str(r.get("status") or ""),
-    "channel": lambda r: str(r.get("channel") or ""),
-    "kind": lambda r: str(r.get("kind") or ""),
-}
 
 
 def label_of(url: str) -> str:
@@ -177,7 +167,7 @@ class SeveralBackends:
 
         pages = await asyncio.gather(*(page_of(label, b) for label, b in self.backends.items()))
         rows = [{**self._mark(label, row), "gateway": label} for label, page in pages for row in page.rows]
-        rows.sort(key=ROW_SORT.get(query.order_by, ROW_SORT["updated"]), reverse=query.descending)
+        rows.sort(key=row_sort_key(query.order_by), reverse=query.descending)
         total = sum(page.total for _, page in pages) if all(page.total >= 0 for _, page in pages) else -1
         return BrowsePage(rows=rows[offset : offset + limit], total=total, offset=offset)
 
