@@ -1,7 +1,8 @@
 """`GET /events`: the engine's events as server-sent events, for remote dashboards.
 
 Each event is `event: <type>` and `data: <the event as JSON>`, with an `id` that counts up per
-stream; a comment line every `KEEPALIVE_S` keeps proxies from closing an idle stream. Text from
+stream; a comment line every `KEEPALIVE_S` keeps proxies from closing an idle stream. One
+subscription to the backend serves every reader: each event is redacted and dumped once. Text from
 agents is redacted before it leaves, and streamed model output leaves without its text (a delta
 may hold part of a secret that only the whole text shows): a remote dashboard shows the message
 when it is appended. A reader that falls `event_queue` events behind gets an `overflow` event and
@@ -59,23 +60,26 @@ class EventStream:
     def __init__(self, backend: Backend, queue_size: int) -> None:
         self.backend = backend
         self.queue_size = queue_size
-        self._readers: set[Callable[[EngineEvent], None]] = set()
+        # Each reader's delivery into its queue; an event is made wire-ready once for all of them.
+        self._readers: set[Callable[[dict[str, Any]], None]] = set()
+        self._unsubscribe: Callable[[], None] | None = None
 
     @property
     def readers(self) -> int:
         return len(self._readers)
 
     def broadcast(self, event: EngineEvent) -> None:
-        """Send an event of the server's own (not the engine's) to every reader."""
-        for reader in list(self._readers):
-            reader(event)
+        """An event to every reader (the engine's, from any thread, or the server's own)."""
+        data = wire_event(event, self.backend.redact)
+        for deliver in list(self._readers):
+            deliver(data)
 
     async def handle(self, request: Request) -> Response:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         overflowed = False
 
-        def deliver(data: dict[str, Any]) -> None:
+        def put(data: dict[str, Any]) -> None:
             nonlocal overflowed
             if overflowed:
                 return
@@ -85,12 +89,12 @@ class EventStream:
                 return
             queue.put_nowait(data)
 
-        def on_event(event: EngineEvent) -> None:
-            data = wire_event(event, self.backend.redact)
-            loop.call_soon_threadsafe(deliver, data)
+        def deliver(data: dict[str, Any]) -> None:
+            loop.call_soon_threadsafe(put, data)
 
-        unsubscribe = self.backend.subscribe(on_event)
-        self._readers.add(on_event)
+        self._readers.add(deliver)
+        if self._unsubscribe is None:  # the first reader: one subscription serves them all
+            self._unsubscribe = self.backend.subscribe(self.broadcast)
 
         async def frames() -> AsyncIterator[bytes]:
             counter = 0
@@ -108,8 +112,10 @@ class EventStream:
                         return
                     yield sse_frame(counter, str(data.get("type", "event")), data)
             finally:
-                unsubscribe()
-                self._readers.discard(on_event)
+                self._readers.discard(deliver)
+                if not self._readers and self._unsubscribe is not None:
+                    self._unsubscribe()
+                    self._unsubscribe = None
 
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         return StreamingResponse(frames(), media_type="text/event-stream", headers=headers)
