@@ -8,7 +8,7 @@ from conftest import call_tool
 from openai_server import Reply
 from sessions_tui.backend import LocalBackend
 from sessions_tui.engine.spawn_tree import spawn_tree
-from sessions_tui.engine.subagent_records import ChildView
+from sessions_tui.engine.subagent_records import ChildView, session_cost
 from sessions_tui.ui.widgets.spawn_runs import cost_text, tree_label
 
 PRICED_DEMO = {
@@ -17,7 +17,8 @@ PRICED_DEMO = {
 }
 
 
-def view(key: str, tokens: int | None) -> ChildView:
+def view(key: str, tokens: int | None, entry: dict | None = None) -> ChildView:
+    """A child as the registry lists it: its session's cost read from its entry."""
     return ChildView(
         run_id=f"r-{key}",
         child_key=key,
@@ -27,18 +28,23 @@ def view(key: str, tokens: int | None) -> ChildView:
         started_at=0,
         ended_at=1,
         total_tokens=tokens,
+        cost_usd=session_cost({**(entry or {}), "totalTokens": tokens}),
     )
 
 
 def test_rolls_up_tokens_and_cost_and_an_unpriced_part_makes_the_total_unknown():
-    tree = {"main": [view("a", 100), view("b", 50)], "a": [view("a1", 10)], "b": [view("b1", 5)]}
     entries = {
         "a": {"estimatedCostUsd": 0.5},
         "a1": {"estimatedCostUsd": 0.25},
         "b": {"estimatedCostUsd": 0.1},
         "b1": {},
     }
-    rows = spawn_tree(lambda k: tree.get(k, []), lambda k: entries.get(k, {}), "main")
+    tree = {
+        "main": [view("a", 100, entries["a"]), view("b", 50, entries["b"])],
+        "a": [view("a1", 10, entries["a1"])],
+        "b": [view("b1", 5, entries["b1"])],
+    }
+    rows = spawn_tree(lambda k: tree.get(k, []), "main")
     assert [(r.child_key, r.depth, r.parent_key) for r in rows] == [
         ("a", 1, "main"),
         ("a1", 2, "a"),
@@ -54,7 +60,7 @@ def test_rolls_up_tokens_and_cost_and_an_unpriced_part_makes_the_total_unknown()
 
 def test_a_child_that_has_not_run_costs_nothing_and_a_cycle_is_cut():
     tree = {"main": [view("a", None)], "a": [view("main", 1), view("a", 1)]}
-    rows = spawn_tree(lambda k: tree.get(k, []), lambda k: {}, "main")
+    rows = spawn_tree(lambda k: tree.get(k, []), "main")
     assert [(r.child_key, r.tree_cost_usd) for r in rows] == [("a", 0.0)]
 
 

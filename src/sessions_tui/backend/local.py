@@ -148,11 +148,7 @@ class LocalBackend:
     async def children(self, requester_key: str) -> list[ChildView]:
         from sessions_tui.engine.spawn_tree import spawn_tree
 
-        def entry_of(key: str) -> dict[str, Any]:
-            session = self.engine.store.get(key)
-            return session.entry if session else {}
-
-        return spawn_tree(self.engine.subagents.children, entry_of, requester_key)
+        return spawn_tree(self.engine.subagents.children, requester_key)
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
         return self.engine.subagents.announcements(requester_key)

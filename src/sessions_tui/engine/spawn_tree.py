@@ -10,30 +10,17 @@ sum that leaves a part out.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from sessions_tui.engine.subagent_records import ChildView
 
 MAX_DEPTH = 16
 
 
-def _own_cost(entry: dict[str, Any], tokens: int | float | None) -> tuple[float | None, bool]:
-    """(the session's cost, whether it is known): no tokens costs nothing; tokens without a price is unknown."""
-    cost = entry.get("estimatedCostUsd")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-        return float(cost), True
-    return (0.0, True) if not tokens else (None, False)
-
-
 def spawn_tree(
-    children_of: Callable[[str], list[ChildView]],
-    entry_of: Callable[[str], dict[str, Any]],
-    requester_key: str,
-    *,
-    limit: int = 200,
+    children_of: Callable[[str], list[ChildView]], requester_key: str, *, limit: int = 200
 ) -> list[ChildView]:
-    """The tree under `requester_key` (`children_of` a session: its spawned runs; `entry_of`: its
-    index entry), flattened parent first, at most `limit` rows."""
+    """The tree under `requester_key` (`children_of` a session: its spawned runs, each with its
+    session's cost), flattened parent first, at most `limit` rows."""
     rows: list[ChildView] = []
     seen = {requester_key}
 
@@ -48,16 +35,14 @@ def spawn_tree(
             seen.add(child.child_key)
             index = len(rows)
             rows.append(child)
-            entry = entry_of(child.child_key)
-            own_cost, known = _own_cost(entry, child.total_tokens)
+            own_cost = child.cost_usd
             below_tokens, below_cost = walk(child.child_key, depth + 1)
             tree_tokens = (child.total_tokens or 0) + below_tokens
-            tree_cost = own_cost + below_cost if known and own_cost is not None and below_cost is not None else None
+            tree_cost = own_cost + below_cost if own_cost is not None and below_cost is not None else None
             rows[index] = child.model_copy(
                 update={
                     "depth": depth,
                     "parent_key": parent,
-                    "cost_usd": own_cost if known else None,
                     "tree_tokens": tree_tokens,
                     "tree_cost_usd": tree_cost,
                 }

@@ -76,6 +76,16 @@ class AnnouncementView(LazyModel):
     status: str | None
 
 
+def session_cost(entry: dict[str, Any]) -> float | None:
+    """A session's estimated cost: its `estimatedCostUsd`; nothing when it has no tokens yet;
+    unknown (None) when it has tokens but no price to count them at."""
+    cost = entry.get("estimatedCostUsd")
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        return float(cost)
+    tokens = entry.get("totalTokens")
+    return None if isinstance(tokens, (int, float)) and tokens else 0.0
+
+
 def run_of_row(row: SubagentRow) -> SubagentRun:
     return SubagentRun(
         run_id=row.run_id,

@@ -39,6 +39,7 @@ from sessions_tui.engine.subagent_records import (
     ChildView,
     SubagentRun,
     run_of_row,
+    session_cost,
 )
 
 __all__ = [
@@ -134,6 +135,7 @@ class SubagentRegistry:
                     total_tokens=entry.get("totalTokens")
                     if isinstance(entry.get("totalTokens"), (int, float))
                     else None,
+                    cost_usd=session_cost(entry),
                 )
             )
         return out
