@@ -45,7 +45,7 @@ def choose_token(opts: argparse.Namespace, backend: LocalBackend) -> tuple[str, 
     for value, origin in (
         (given, "--token"),
         (os.environ.get(TOKEN_ENV), f"${TOKEN_ENV}"),
-        (secret_text(backend.engine.config.gateway.auth.token), "gateway.auth.token"),
+        (backend.engine.config.gateway.auth.token, "gateway.auth.token"),
     ):
         text = secret_text(value)
         if text:

@@ -22,7 +22,7 @@ from sessions_tui.backend import Backend, StoreChanged
 from sessions_tui.backend.wire import API_PREFIX
 from sessions_tui.server.access import http_denied
 from sessions_tui.server.events import EventStream
-from sessions_tui.server.invoke import Authenticator, ToolsInvoke, json_response
+from sessions_tui.server.invoke import Authenticator, ToolsInvoke, json_response, method_not_allowed
 from sessions_tui.server.operator import OperatorApi
 from sessions_tui.server.settings import ServerSettings
 
@@ -35,7 +35,7 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 def _authenticated(auth: Authenticator, endpoint: Endpoint, method: str) -> Endpoint:
     async def guarded(request: Request) -> Response:
         if request.method != method:
-            return Response("Method Not Allowed", 405, {"Allow": method}, media_type="text/plain")
+            return method_not_allowed(method)
         refused = auth.refusal(request)
         return refused if refused is not None else await endpoint(request)
 

@@ -62,6 +62,11 @@ def plain_error(status: int, kind: str, message: str, headers: dict[str, str] | 
     return json_response(status, {"error": {"message": message, "type": kind}}, headers)
 
 
+def method_not_allowed(allow: str) -> Response:
+    """The gateway's 405: plain text, with the method it takes."""
+    return Response("Method Not Allowed", 405, {"Allow": allow}, media_type="text/plain")
+
+
 class BodyTooLarge(Exception):
     pass
 
@@ -118,7 +123,7 @@ class ToolsInvoke:
 
     async def handle(self, request: Request) -> Response:
         if request.method != "POST":
-            return Response("Method Not Allowed", 405, {"Allow": "POST"}, media_type="text/plain")
+            return method_not_allowed("POST")
         refused = self.auth.refusal(request)
         if refused is not None:
             return refused
