@@ -12,20 +12,6 @@ GROUP = "agent:main:discord:group:dev"
 REQ = "agent:main:discord:group:req"
 
 
-@pytest.fixture
-def engine_for(live_engine, openai_server):
-    def make(extra=None):
-        config = {
-            "models": {"providers": {"local": {"baseUrl": openai_server.url, "apiKey": "test-key"}}},
-            "agents": {"defaults": {"model": "local/test-model"}},
-        }
-        for key, value in (extra or {}).items():
-            config[key] = {**config.get(key, {}), **value}
-        return live_engine(config)
-
-    return make
-
-
 def states(engine, run_id):
     entry = engine.ledger.entry(run_id)
     assert entry is not None

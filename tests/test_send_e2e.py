@@ -15,20 +15,6 @@ from sessions_tui.engine.runs import RunRequest
 GROUP = "agent:main:discord:group:dev"
 
 
-@pytest.fixture
-def engine_for(live_engine, openai_server):
-    def make(extra=None):
-        config = {
-            "models": {"providers": {"local": {"baseUrl": openai_server.url, "apiKey": "test-key"}}},
-            "agents": {"defaults": {"model": "local/test-model"}},
-        }
-        for key, value in (extra or {}).items():
-            config[key] = {**config.get(key, {}), **value}
-        return live_engine(config)
-
-    return make
-
-
 def user_texts(request):
     return [m["content"] for m in request["messages"] if m["role"] == "user"]
 
