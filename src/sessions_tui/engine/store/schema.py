@@ -11,10 +11,12 @@ import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
-# kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`)
+# kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
+# 7: the transcript text index (`transcript_text`, store/text_index.py) and `run_controls` (a kill or
+# steer asked of the process running a sub-agent, store/run_controls.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -154,6 +156,25 @@ CREATE TABLE IF NOT EXISTS send_ledger_state (
     created_at INTEGER NOT NULL,
     entry_id INTEGER NOT NULL,
     PRIMARY KEY (state, created_at, entry_id)
+);
+CREATE TABLE IF NOT EXISTS run_controls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    message TEXT,
+    owner_pid INTEGER,
+    requested_at INTEGER NOT NULL,
+    done_at INTEGER,
+    result TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS run_controls_pending ON run_controls(owner_pid, id) WHERE done_at IS NULL;
+CREATE VIRTUAL TABLE IF NOT EXISTS transcript_text USING fts5(
+    text, role UNINDEXED, ts UNINDEXED, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS transcript_text_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    indexed_through INTEGER NOT NULL DEFAULT 0,
+    redaction TEXT NOT NULL DEFAULT ''
 );
 """
 
