@@ -82,6 +82,7 @@ class Engine(ConfigPolicies):
             patterns=self.config.logging.redact_patterns,
             known_secrets=config_secrets(self.config),
         )
+        self.store.text_redactor = self.redactor  # the search index holds text as this redacts it
         self.events = EventBus()
         self.models = ModelRegistry(self)
         self.outbox = Outbox(self)

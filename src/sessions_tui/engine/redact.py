@@ -15,9 +15,10 @@ units, as JavaScript's `String.length` does.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from sessions_tui.engine.redact_js import compile_js_pattern, pattern_problem
@@ -188,6 +189,18 @@ class Redactor:
     @property
     def dropped_patterns(self) -> tuple[str, ...]:
         return tuple(raw for _, raw, _ in self.pattern_problems)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """What the redaction depends on, as a digest: the search index (store/text_index.py) is rebuilt
+        when it changes. The known secrets enter only as one digest of them all, never readable back."""
+        digest = hashlib.sha256()
+        for rule in self.rules:
+            source = rule.source if isinstance(rule.source, str) else f"{rule.source.pattern}/{rule.source.flags}"
+            digest.update(f"{rule.name}\0{source}\0{rule.style}\0{rule.group}\n".encode("utf-8", "surrogatepass"))
+        for secret in self.known_secrets:
+            digest.update(hashlib.sha256(secret.encode("utf-8", "surrogatepass")).digest())
+        return f"redact-1:{digest.hexdigest()[:32]}"
 
     def find(self, text: str) -> list[Edit]:
         """Every secret span in `text`, as the rules found them (overlaps included)."""

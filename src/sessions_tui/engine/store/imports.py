@@ -105,6 +105,7 @@ class ImportsPart(TranscriptsPart):
             row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
             if not row:
                 raise StoreError(f"No session found: {key}")
+            self._unindex_session(conn, row["session_id"])
             conn.execute("DELETE FROM transcript WHERE session_id = ?", (row["session_id"],))
             # Recorded as having no mirror: the first line below writes it whole again (header
             # included); with no lines, it goes (a missing mirror reads as empty).

@@ -204,6 +204,7 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
         drop_paired_indexes(conn)
         conn.execute("DROP INDEX IF EXISTS sessions_by_updated")
         conn.execute("DROP INDEX IF EXISTS sessions_by_kind")
+    conn.execute("INSERT OR IGNORE INTO transcript_text_state (id) VALUES (1)")  # 7: indexed through line 0
     add_browse_indexes(conn, fill_search=version < 3)  # 3: sort columns, their indexes, the search index
     if 0 < version < 4:
         _transcript_by_rowid(conn)

@@ -25,7 +25,8 @@ from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.messages import is_message_line, message_of_line
 from sessions_tui.engine.store.mirror_files import MirrorWriter, write_all, write_new
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
-from sessions_tui.engine.store.sessions import SessionsPart, TranscriptTail
+from sessions_tui.engine.store.sessions import TranscriptTail
+from sessions_tui.engine.store.text_index import TextIndexPart
 from sessions_tui.engine.surrogates import loads
 
 
@@ -66,14 +67,16 @@ def _cwd_json(state_dir: Path) -> str:
     return dumps(str(state_dir))
 
 
-_INSERT_LINE = "INSERT INTO transcript (session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?)"
+_INSERT_LINE = "INSERT INTO transcript (rowid, session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?, ?)"
+_NEXT_ROWID = "SELECT coalesce(max(rowid), 0) + 1 FROM transcript"
 
 
 class _Lines:
     """Lines to append after `before`: their rows, their mirror bytes, and the counters after them.
 
     A line without an `id` gets a fresh one, chained to the previous line by `parentId` and
-    stamped with `now`; `raw`, when given, is each line's verbatim text (imports).
+    stamped with `now`; `raw`, when given, is each line's verbatim text (imports). The rows take
+    the rowids from `first_rowid` on, in order (the text index keys its rows by them).
     """
 
     def __init__(
@@ -83,9 +86,12 @@ class _Lines:
         lines: list[dict[str, Any]],
         raw: list[str] | None,
         now: int,
+        first_rowid: int,
     ) -> None:
         last_seq, msg_count, parent = before.last_seq, before.msg_count, before.last_entry_id
-        self.rows: list[tuple[str, int, int | None, str | None, str]] = []
+        self.first_rowid = first_rowid
+        self.lines: list[dict[str, Any]] = []
+        self.rows: list[tuple[int, str, int, int | None, str | None, str]] = []
         texts: list[str] = []
         for i, line in enumerate(lines):
             text = raw[i] if raw is not None else None
@@ -106,7 +112,8 @@ class _Lines:
                 parent = entry_id
             else:
                 entry_id = None
-            self.rows.append((session_id, last_seq, msg_seq, entry_id, text))
+            self.rows.append((first_rowid + i, session_id, last_seq, msg_seq, entry_id, text))
+            self.lines.append(line)
             texts.append(text)
         texts.append("")
         self.data = "\n".join(texts).encode("utf-8") if lines else b""
@@ -115,11 +122,11 @@ class _Lines:
     def appended(self) -> list[Appended]:
         """What each line became (built on demand: an import does not ask)."""
         return [
-            Appended(seq=seq, msg_seq=msg_seq, entry_id=entry_id or "") for _, seq, msg_seq, entry_id, _ in self.rows
+            Appended(seq=seq, msg_seq=msg_seq, entry_id=entry_id or "") for _, _, seq, msg_seq, entry_id, _ in self.rows
         ]
 
 
-class TranscriptsPart(SessionsPart):
+class TranscriptsPart(TextIndexPart):
     """Appending to and reading session transcripts, keeping the mirror files in step."""
 
     def append(
@@ -172,11 +179,12 @@ class TranscriptsPart(SessionsPart):
         if not row:
             raise StoreError(f"No session found: {key}")
         before = TranscriptTail(int_or_zero(row["last_seq"]), int(row["msg_count"]), row["last_entry_id"])
-        new = _Lines(row["session_id"], before, lines, raw, now)
+        new = _Lines(row["session_id"], before, lines, raw, now, conn.execute(_NEXT_ROWID).fetchone()[0])
         mirror_size = int(row["mirror_size"])
         if new.rows:
             mirror_size = self._write_mirror(conn, row, new.data)
             conn.executemany(_INSERT_LINE, new.rows)
+            self._index_lines(conn, new.first_rowid, new.lines, now)
         updated_at = max(now, int(row["updated_at"])) if touch else int(row["updated_at"])
         conn.execute(
             """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
@@ -199,7 +207,8 @@ class TranscriptsPart(SessionsPart):
     ) -> None:
         """A new session and its first lines: one row written, its mirror file in one write."""
         created = created_at if created_at is not None else self.now()
-        new = _Lines(session_id, TranscriptTail(), lines, raw, self.now())
+        now = self.now()
+        new = _Lines(session_id, TranscriptTail(), lines, raw, now, conn.execute(_NEXT_ROWID).fetchone()[0])
         data = (
             (mirror_header(session_id, created, self.state_dir) + "\n").encode("utf-8") + new.data if new.rows else b""
         )
@@ -211,6 +220,7 @@ class TranscriptsPart(SessionsPart):
             else:
                 write_new(session.mirror_path, data)
             conn.executemany(_INSERT_LINE, new.rows)
+            self._index_lines(conn, new.first_rowid, new.lines, now)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
         """Add `data` (whole lines) to the session's mirror in one write; returns its new size.

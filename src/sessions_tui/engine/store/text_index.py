@@ -1,0 +1,259 @@
+"""The transcript text index: what `sessions_search` finds, an FTS5 table of every user and
+assistant message's text, redacted.
+
+The table (`transcript_text`, schema.py) tokenizes as OpenClaw's `session_transcript_fts` does
+(unicode61, diacritics removed) and is ranked by the same bm25, so a query finds and orders what
+the gateway's finds. Unlike the gateway's, it holds the text *redacted*: a secret is never findable
+by its value, and a snippet cut from it never shows one. Its rowid is the transcript line's.
+
+It is kept in step in two ways. A write that appends lines indexes them in its own transaction
+when the index is caught up (`indexed_through` is the last line before them) and was built with
+the same redaction; otherwise it leaves them, and `catch_up_text_index` indexes the lines past
+`indexed_through` a chunk at a time (after a migration, a change of the redaction rules, or lines
+another configuration wrote). A search while it is behind says so (`TextIndexState.indexing`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sessions_tui.engine.clock import ms_from_iso
+from sessions_tui.engine.redact import Redactor, default_redactor
+from sessions_tui.engine.store.sessions import SessionsPart
+from sessions_tui.engine.surrogates import loads, scrub_text
+
+CATCH_UP_CHUNK = 4000
+"""Lines indexed per transaction while catching up: short enough that other writers barely wait."""
+
+HIT_START, HIT_END = "\x1e", "\x1f"
+"""Marks around a matched token in a marked snippet; removed from indexed text, so never the text's own."""
+
+_UNMARK = str.maketrans({HIT_START: " ", HIT_END: " "})
+_TEXT_BLOCKS = ("text", "input_text", "output_text")
+_STATE = "SELECT indexed_through, redaction FROM transcript_text_state WHERE id = 1"
+_INSERT = "INSERT INTO transcript_text (rowid, text, role, ts) VALUES (?, ?, ?, ?)"
+
+
+def message_text(message: Any) -> str | None:
+    """A user or assistant message's searchable text, as OpenClaw's `readMessageText` reads it:
+    string content, a `text` field, or the text blocks joined by newlines (thinking, tool calls
+    and images are not text)."""
+    if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content.strip() or None
+    if isinstance(message.get("text"), str):
+        return str(message["text"]).strip() or None
+    if not isinstance(content, list):
+        return None
+    parts = [
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") in _TEXT_BLOCKS
+        and isinstance(block.get("text"), str)
+        and block["text"].strip()
+    ]
+    return "\n".join(parts) if parts else None
+
+
+def indexed_text(redactor: Redactor, text: str) -> str:
+    """What the index holds of a message's text: redacted, without the snippet marks, and any lone
+    surrogate (which SQLite cannot store as text) as U+FFFD."""
+    return scrub_text(redactor.redact(text)).translate(_UNMARK)
+
+
+def index_entry(line: Any, fallback_ts: int) -> tuple[str, str, int] | None:
+    """(role, text, timestamp ms) of a transcript line the index holds, as OpenClaw's
+    `extractTranscriptIndexEntry` picks them: a `message` line with an id, of a user or assistant."""
+    if not isinstance(line, dict) or line.get("type") != "message":
+        return None
+    entry_id = line.get("id")
+    if not isinstance(entry_id, str) or not entry_id.strip():
+        return None
+    message = line.get("message")
+    text = message_text(message)
+    if text is None or not isinstance(message, dict):
+        return None
+    stamp = line.get("timestamp")
+    ts: int | None = None
+    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+        ts = int(stamp)
+    elif isinstance(stamp, str):
+        ts = ms_from_iso(stamp)
+    return str(message["role"]), text, ts if ts is not None else fallback_ts
+
+
+@dataclass(frozen=True)
+class TextIndexState:
+    """How far the index has got: the last line indexed, the newest line stored, and whether the
+    index was built with the redaction in use."""
+
+    indexed_through: int
+    newest: int
+    current: bool
+
+    @property
+    def indexing(self) -> bool:
+        return not self.current or self.indexed_through < self.newest
+
+
+@dataclass(frozen=True)
+class TextHit:
+    """One message the index matched, with where it is and how well it matched (higher is better)."""
+
+    key: str
+    agent_id: str
+    session_id: str
+    entry_id: str | None
+    msg_seq: int | None
+    role: str
+    timestamp: int
+    snippet: str
+    score: float
+
+
+@dataclass(frozen=True)
+class TextQuery:
+    """A search: the FTS5 query, how many hits at most, and what narrows it (None: no narrowing).
+    `marked`: snippets with `HIT_START`/`HIT_END` around matched tokens (else as the gateway's: bare)."""
+
+    match: str
+    limit: int
+    keys: Sequence[str] | None = None
+    agents: Sequence[str] | None = None
+    marked: bool = False
+
+
+class TextIndexPart(SessionsPart):
+    """Indexing transcript lines as they are written, catching up, and searching."""
+
+    text_redactor: Redactor | None = None
+    """The redaction the index is built with (the engine sets its own; else the built-in rules)."""
+
+    def _text_redaction(self) -> Redactor:
+        return self.text_redactor or default_redactor()
+
+    def _index_lines(self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], now: int) -> None:
+        """Index lines just stored from `first_rowid` on, in the caller's transaction, when the index
+        is caught up to just before them and built with this redaction (else catch-up will)."""
+        state = conn.execute(_STATE).fetchone()
+        redactor = self._text_redaction()
+        if state is None or int(state[0]) != first_rowid - 1:
+            return
+        if state[1] != redactor.fingerprint:
+            if state[1] != "" or first_rowid != 1:
+                return
+            # A new store's first lines: the index starts with this redaction.
+            conn.execute("UPDATE transcript_text_state SET redaction = ? WHERE id = 1", (redactor.fingerprint,))
+        rows = []
+        last = first_rowid - 1
+        for last, line in enumerate(lines, start=first_rowid):
+            found = index_entry(line, now)
+            if found is not None:
+                role, text, ts = found
+                rows.append((last, indexed_text(redactor, text), role, ts))
+        if rows:
+            conn.executemany(_INSERT, rows)
+        conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (last,))
+
+    def _unindex_session(self, conn: sqlite3.Connection, session_id: str) -> None:
+        """Before a session's lines are deleted: their index rows go with them."""
+        conn.execute(
+            "DELETE FROM transcript_text WHERE rowid IN (SELECT rowid FROM transcript WHERE session_id = ?)",
+            (session_id,),
+        )
+
+    def text_index_state(self) -> TextIndexState:
+        with self.read() as conn:
+            state = conn.execute(_STATE).fetchone()
+            newest = conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0]
+        through, redaction = (int(state[0]), state[1]) if state else (0, "")
+        current = redaction == self._text_redaction().fingerprint or (redaction == "" and newest == 0)
+        return TextIndexState(indexed_through=through, newest=int(newest), current=current)
+
+    def catch_up_text_index(self, chunk: int = CATCH_UP_CHUNK) -> TextIndexState:
+        """Index up to `chunk` lines past `indexed_through` in one transaction (first starting the
+        index afresh if it was built with another redaction); returns where it got to."""
+        redactor = self._text_redaction()
+        now = self.now()
+        with self.write() as conn:
+            state = conn.execute(_STATE).fetchone()
+            if state is None or state[1] != redactor.fingerprint:
+                conn.execute("DELETE FROM transcript_text")
+                conn.execute(
+                    "INSERT OR REPLACE INTO transcript_text_state (id, indexed_through, redaction) VALUES (1, 0, ?)",
+                    (redactor.fingerprint,),
+                )
+                through = 0
+            else:
+                through = int(state[0])
+            lines = conn.execute(
+                "SELECT rowid, line FROM transcript WHERE rowid > ? ORDER BY rowid LIMIT ?", (through, chunk)
+            ).fetchall()
+            rows = []
+            for rowid, raw in lines:
+                try:
+                    found = index_entry(loads(raw), now)
+                except ValueError:
+                    found = None
+                if found is not None:
+                    role, text, ts = found
+                    rows.append((rowid, indexed_text(redactor, text), role, ts))
+            if rows:
+                conn.executemany(_INSERT, rows)
+            if lines:
+                through = int(lines[-1][0])
+                conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (through,))
+            newest = conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0]
+        return TextIndexState(indexed_through=through, newest=int(newest), current=True)
+
+    def search_text(self, query: TextQuery) -> list[TextHit]:
+        """The best `limit` messages of current sessions matching `query.match`, best first (bm25,
+        then newest, then entry id: the gateway's order)."""
+        where = ["transcript_text MATCH ?"]
+        args: list[Any] = [query.match]
+        if query.keys is not None:
+            if not query.keys:
+                return []
+            where.append(f"s.key IN ({', '.join('?' * len(query.keys))})")
+            args.extend(query.keys)
+        if query.agents is not None:
+            if not query.agents:
+                return []
+            where.append(f"s.agent_id IN ({', '.join('?' * len(query.agents))})")
+            args.extend(query.agents)
+        start, end = (HIT_START, HIT_END) if query.marked else ("", "")
+        sql = f"""SELECT s.key, s.agent_id, s.session_id, tr.entry_id, tr.msg_seq, t.role, t.ts,
+                         snippet(transcript_text, 0, ?, ?, ' … ', 48) AS snippet,
+                         bm25(transcript_text) AS rank
+                  FROM transcript_text AS t
+                  JOIN transcript AS tr ON tr.rowid = t.rowid
+                  JOIN sessions AS s ON s.session_id = tr.session_id
+                  WHERE {" AND ".join(where)}
+                  ORDER BY rank, t.ts DESC, tr.entry_id LIMIT ?"""
+        with self.read() as conn:
+            rows = conn.execute(sql, [start, end, *args, query.limit]).fetchall()
+        return [
+            TextHit(
+                key=r[0],
+                agent_id=r[1],
+                session_id=r[2],
+                entry_id=r[3],
+                msg_seq=r[4],
+                role=r[5],
+                timestamp=int(r[6]) if isinstance(r[6], (int, float)) else 0,
+                snippet=r[7] or "",
+                score=-float(r[8]) if r[8] is not None else 0.0,
+            )
+            for r in rows
+        ]
+
+
+def fts_query(query: str) -> str:
+    """OpenClaw's `toFtsQuery`: every whitespace-separated word quoted, all of them required."""
+    return " AND ".join('"' + token.replace('"', '""') + '"' for token in query.split())
