@@ -179,6 +179,10 @@ class Redactor:
                 custom.append(Rule(f"logging.redactPatterns[{index}]", compiled, ()))
         self.rules: tuple[Rule, ...] = BUILT_IN_RULES + tuple(custom)
         self._anchors = tuple(sorted({anchor for rule in self.rules for anchor in rule.anchors}))
+        self._rules_by_anchor: dict[str, tuple[int, ...]] = {
+            anchor: tuple(i for i, rule in enumerate(self.rules) if anchor in rule.anchors) for anchor in self._anchors
+        }
+        self._unanchored = tuple(i for i, rule in enumerate(self.rules) if not rule.anchors)
         self.pattern_problems: tuple[tuple[int, str, str], ...] = tuple(problems)
         self.known_secrets = tuple(sorted({s for s in known_secrets if len(s) >= KNOWN_SECRET_MIN_LENGTH}))
         # Keys, labels and statuses come back in every listing, a transcript's messages in every
@@ -205,11 +209,14 @@ class Redactor:
     def find(self, text: str) -> list[Edit]:
         """Every secret span in `text`, as the rules found them (overlaps included)."""
         lower = text.lower()
-        present = {anchor for anchor in self._anchors if anchor in lower}  # each looked for once
+        # Each anchor looked for once; the rules to run are those of the anchors present (in rule order).
+        chosen = set(self._unanchored)
+        for anchor in self._anchors:
+            if anchor in lower:
+                chosen.update(self._rules_by_anchor[anchor])
         edits: list[Edit] = []
-        for rule in self.rules:
-            if not rule.anchors or not present.isdisjoint(rule.anchors):
-                edits.extend(rule.edits(text))
+        for index in sorted(chosen):
+            edits.extend(self.rules[index].edits(text))
         for scan in SCANNERS:
             edits.extend(scan(text))
         for secret in self.known_secrets:
