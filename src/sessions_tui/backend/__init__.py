@@ -48,6 +48,15 @@ if TYPE_CHECKING:
         SessionChanged,
         StoreChanged,
     )
+    from sessions_tui.engine.export import (
+        FORMATS,
+        ExportFormat,
+        LayoutError,
+        SessionExport,
+        default_file_name,
+        render_export,
+        write_layout,
+    )
     from sessions_tui.engine.files import kind_of
     from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
     from sessions_tui.engine.lazy_model import LazyModel
@@ -75,6 +84,9 @@ _HOMES = {
         "Announced DeliveryChanged EngineEvent FollowStatus MessageAppended PolicyRefused RunEnded RunStarted "
         "RunStreamed SendLedgerChanged SendProgress SessionChanged StoreChanged"
     ),
+    "sessions_tui.engine.export": (
+        "FORMATS ExportFormat LayoutError SessionExport default_file_name render_export write_layout"
+    ),
     "sessions_tui.engine.files": "kind_of",
     "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
@@ -96,6 +108,7 @@ __all__ = [
     "CONFIG_FILE_NAME",
     "CONFIG_PATH_ENV",
     "DB_NAME",
+    "FORMATS",
     "SEND_STATES",
     "SESSION_KINDS",
     "TOOLS",
@@ -110,10 +123,12 @@ __all__ = [
     "DeliveryChanged",
     "EngineEvent",
     "EventCallback",
+    "ExportFormat",
     "Explanation",
     "FollowStatus",
     "FollowTick",
     "ImportSummary",
+    "LayoutError",
     "LazyModel",
     "LedgerEntry",
     "LedgerState",
@@ -130,6 +145,7 @@ __all__ = [
     "SendProgress",
     "SendState",
     "SessionChanged",
+    "SessionExport",
     "StateDirError",
     "StoreChanged",
     "StoreError",
@@ -139,16 +155,19 @@ __all__ = [
     "Verdict",
     "agent_id_of",
     "config_path_origin",
+    "default_file_name",
     "is_send_command",
     "kind_of",
     "looks_like_session_id",
     "looks_like_session_key",
     "open_local",
+    "render_export",
     "require_agents",
     "row_matches",
     "resolve_config_path",
     "secret_text",
     "resolve_state_dir",
+    "write_layout",
 ]
 
 

@@ -19,6 +19,7 @@ from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.lazy_model import LazyModel
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
+    from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
@@ -177,6 +178,10 @@ class Backend(Protocol):
         """May the requester list, read, send to the session `target` and spawn under `agent`
         (default: the target's agent), and which rule decides each: the rules the tools refuse by.
         Raises `ToolInputError` for a target that names no session or an agent id that is not one."""
+
+    async def export_session(self, key: str) -> SessionExport | None:
+        """A session's transcript and entry for `sessions-tui export` and the dashboard's `E`,
+        redacted; `key` in any spelling, a sessionId too. None: no such session."""
 
     # -- events ----------------------------------------------------------------------------------
 

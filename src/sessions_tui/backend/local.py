@@ -21,6 +21,7 @@ from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
+    from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
@@ -177,6 +178,13 @@ class LocalBackend:
             return []  # no send reaches a state that does not exist
         entries = self.engine.ledger.entries(session=session, state=state, limit=limit)  # type: ignore[arg-type]
         return [redacted_entry(e, self.engine.redactor) for e in entries]
+
+    async def export_session(self, key: str, *, redact: bool = True) -> SessionExport | None:
+        """`redact=False` is for the owner of the state directory only (the command line checks)."""
+        from sessions_tui.engine.export import session_export
+
+        owner = await self.owner_key(key)
+        return session_export(self.engine, owner, redact=redact) if owner else None
 
     # -- events ----------------------------------------------------------------------------------
 

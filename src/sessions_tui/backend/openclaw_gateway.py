@@ -21,6 +21,7 @@ from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreCha
 from sessions_tui.engine.session_search import row_matches
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -173,6 +174,9 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         raise BackendUnavailable(f"{self.url}: an OpenClaw gateway does not say why it refuses")
+
+    async def export_session(self, key: str) -> SessionExport | None:
+        raise BackendUnavailable(f"{self.url}: export reads sessions-tui's own store; an OpenClaw gateway has none")
 
     # -- events: a poll of the session list ------------------------------------------------------
 

@@ -268,6 +268,9 @@ class RemoteBackend:
             raise ToolInputError(answer.error or "explain: no answer")
         return Explanation.model_validate(answer.explanation)
 
+    async def export_session(self, key: str) -> w.SessionExport | None:
+        return (await self._post("export", w.KeyRequest(key=key), w.ExportAnswer)).export
+
     # -- events ----------------------------------------------------------------------------------
 
     def subscribe(self, callback: EventCallback) -> Callable[[], None]:

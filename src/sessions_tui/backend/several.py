@@ -27,6 +27,7 @@ from sessions_tui.backend.row_sort import row_sort_key
 
 if TYPE_CHECKING:
     from sessions_tui.engine.events import EngineEvent
+    from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
@@ -262,6 +263,12 @@ class SeveralBackends:
         label, bare = self.split(target)
         found = await self.backends[label].explain(self._requester_on(label, requester), bare or "", agent)
         return found.model_copy(update={"requester": f"{label}/{found.requester}", "target": f"{label}/{found.target}"})
+
+    async def export_session(self, key: str) -> SessionExport | None:
+        """The server of `key` exports it; its key is named with the server's label."""
+        label, bare = self.split(key)
+        found = await self.backends[label].export_session(bare or "")
+        return found.model_copy(update={"key": f"{label}/{found.key}"}) if found else None
 
     # -- events ----------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from sessions_tui.backend.base import Requester, RequesterView
+from sessions_tui.engine.export.model import SessionExport as SessionExport  # named by the remote backend
 from sessions_tui.engine.lazy_model import LazyModel
 
 API_PREFIX = "/sessions-tui/v1"
@@ -165,3 +166,7 @@ class ExplainRequest(WireModel):
 class ExplainAnswer(WireModel):
     explanation: dict[str, Any] | None = None
     error: str | None = None  # a target or agent that is not one (the tool's input error)
+
+
+class ExportAnswer(WireModel):
+    export: SessionExport | None = None  # None: no such session; always redacted by the server

@@ -52,6 +52,7 @@ class OperatorApi:
             "data_version": (w.Empty, self._data_version),
             "sends": (w.SendsRequest, self._sends),
             "explain": (w.ExplainRequest, self._explain),
+            "export": (w.KeyRequest, self._export),
         }
         self._redact = redact
 
@@ -145,6 +146,9 @@ class OperatorApi:
         except ToolInputError as exc:
             return w.ExplainAnswer(error=str(exc))
         return w.ExplainAnswer(explanation=found.model_dump(mode="json"))
+
+    async def _export(self, req: w.KeyRequest) -> w.ExportAnswer:
+        return w.ExportAnswer(export=await self.backend.export_session(req.key))  # redacted by the backend
 
     async def _data_version(self, _: w.Empty) -> w.Number:
         return w.Number(value=await self.backend.data_version())

@@ -1,0 +1,63 @@
+"""Exporting one session: Markdown, a self-contained HTML page, or OpenClaw JSONL.
+
+The engine builds a `SessionExport` (redacted unless the owner asks otherwise); the renderers
+here turn it into the file's text, with nothing of Textual, so the command line and the
+dashboard write the same bytes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sessions_tui.engine.export.html_page import render_html
+from sessions_tui.engine.export.jsonl import LayoutError, export_header, render_jsonl, write_layout
+from sessions_tui.engine.export.markdown import render_markdown
+from sessions_tui.engine.export.model import FORMATS, ExportFormat, SessionExport, build_export, default_file_name
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.engine import Engine
+
+__all__ = [
+    "FORMATS",
+    "ExportFormat",
+    "LayoutError",
+    "SessionExport",
+    "build_export",
+    "default_file_name",
+    "export_header",
+    "render_export",
+    "render_html",
+    "render_jsonl",
+    "render_markdown",
+    "session_export",
+    "write_layout",
+]
+
+
+def session_export(engine: Engine, key: str, *, redact: bool = True) -> SessionExport | None:
+    """The export of the session under a key in any spelling (None: there is none), redacted by
+    the engine's redactor unless `redact` is False (the owner's own command line only)."""
+    store = engine.store
+    session = store.get(engine.canonical(key))
+    if session is None:
+        return None
+    return build_export(
+        key=session.key,
+        session_id=session.session_id,
+        agent_id=session.agent_id,
+        channel=engine.session_channel(session.key),
+        created_at=session.created_at,
+        updated_at=session.updated_at,
+        entry=session.entry,
+        lines=store.transcript_lines(session.key),
+        redactor=engine.redactor if redact else None,
+    )
+
+
+def render_export(export: SessionExport, fmt: ExportFormat) -> str:
+    """The file's text in the format asked for."""
+    if fmt == "md":
+        return render_markdown(export)
+    if fmt == "html":
+        return render_html(export)
+    return render_jsonl(export)

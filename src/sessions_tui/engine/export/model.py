@@ -1,0 +1,82 @@
+"""What an export holds: one session's row, entry and stored transcript lines, redacted or not.
+
+Built once from the store (or received from a server's operator API, always redacted) and then
+rendered as Markdown, HTML or OpenClaw JSONL in the process that writes the file, so a remote
+export needs nothing of the engine but this structure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from sessions_tui.engine.export.redaction import redact_entry, redact_line
+from sessions_tui.engine.redact import Redactor
+
+ExportFormat = Literal["md", "html", "jsonl"]
+FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
+
+_UNSAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class SessionExport(BaseModel):
+    """One session as an export renders it. `lines` are the stored transcript lines in order
+    (verbatim, or each with its strings redacted); `entry` is the session's entry (OpenClaw's
+    SessionEntry as stored), redacted alike."""
+
+    key: str
+    session_id: str
+    agent_id: str
+    channel: str | None = None
+    created_at: int
+    updated_at: int
+    entry: dict[str, Any]
+    lines: list[str]
+    redacted: bool
+
+    @property
+    def label(self) -> str | None:
+        for name in ("label", "displayName", "subject"):
+            value = self.entry.get(name)
+            if isinstance(value, str) and value.strip():
+                return value
+        return None
+
+
+def build_export(
+    *,
+    key: str,
+    session_id: str,
+    agent_id: str,
+    channel: str | None,
+    created_at: int,
+    updated_at: int,
+    entry: dict[str, Any],
+    lines: list[str],
+    redactor: Redactor | None,
+) -> SessionExport:
+    """The export of a session read from the store; `redactor` None: verbatim (the owner's `--no-redact`)."""
+    if redactor is not None:
+        key = redactor.redact(key)
+        channel = redactor.redact(channel) if channel else channel
+        entry = redact_entry(entry, redactor)
+        lines = [redact_line(line, redactor) for line in lines]
+    return SessionExport(
+        key=key,
+        session_id=session_id,
+        agent_id=agent_id,
+        channel=channel,
+        created_at=created_at,
+        updated_at=updated_at,
+        entry=entry,
+        lines=lines,
+        redacted=redactor is not None,
+    )
+
+
+def default_file_name(key: str, fmt: ExportFormat) -> str:
+    """`agent_main_main.md`: the key with everything but letters, digits, `.`, `_`, `-` made `_`."""
+    stem = _UNSAFE_NAME_RE.sub("_", key).strip("._") or "session"
+    return f"{stem[:120]}.{fmt}"
