@@ -66,10 +66,12 @@ def attach_tools(engine: Engine) -> None:
 
 
 async def start(engine: Engine) -> None:
-    """Attach the tools; end runs dead processes left, resume their deliveries; announce and archive what is due."""
+    """Attach the tools; end runs dead processes left, resume their deliveries; announce and archive
+    what is due; serve the kills and steers other processes ask of this one."""
     if engine.tool_host is None:
         attach_tools(engine)
     engine.runs.recover_interrupted()
+    engine.run_controls.start()  # kill and steer asked of this process by others (run_controls.py)
     engine.outbox.resume()  # deliveries a stopped or dead process left pending
     engine.subagents.recover()
     engine.subagents.sweep()

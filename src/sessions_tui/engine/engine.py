@@ -31,6 +31,7 @@ from sessions_tui.engine.policy import (
 )
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
+from sessions_tui.engine.run_controls import RunControls
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.subagents import SubagentRegistry
@@ -89,6 +90,7 @@ class Engine(ConfigPolicies):
         self.ledger = SendLedger(self)
         self.runs = Runs(self, execute_run)
         self.subagents = SubagentRegistry(self)
+        self.run_controls = RunControls(self)  # kill and steer across processes
         self.tool_host: ToolHost | None = None
         self._background: set[asyncio.Task[Any]] = set()
         # What loading the config file warned about (a value clamped, an unknown choice): set by
@@ -111,6 +113,7 @@ class Engine(ConfigPolicies):
 
     async def aclose(self) -> None:
         """Stop background work and close model clients and the store."""
+        await self.run_controls.aclose()
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)

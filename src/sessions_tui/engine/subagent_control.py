@@ -64,18 +64,26 @@ def is_live(engine: Engine, run: SubagentRun) -> bool:
 
 async def kill_subtree(engine: Engine, node: TreeNode) -> list[SubagentRun]:
     """End the node's run and every run below it as `killed`, each child session's queue emptied
-    too; returns the registered runs that were live, deepest first. Their announces are posted
-    before this returns."""
+    too, in whichever process runs them; returns the registered runs that were live, deepest first.
+    Their announces are posted before this returns; `ControlFailed` when a process did not answer."""
     killed: list[SubagentRun] = []
     for child in node.children:
         killed.extend(await kill_subtree(engine, child))
-    was_live = is_live(engine, node.run)
-    await engine.runs.kill_session(node.run.child_key)
-    if was_live:
+    if await engine.run_controls.kill(node.run):  # the process running it does it (run_controls.py)
         killed.append(node.run)
-        await engine.subagents.finish(node.run.run_id, "killed", "killed")
-        await _announced(engine, node.run.run_id)
     return killed
+
+
+async def kill_here(engine: Engine, run: SubagentRun, pid: int) -> bool:
+    """This process's part of a kill: its runs in the child's session killed and, when the run was
+    live here (its record names `pid`), its end as `killed` and its announce. Returns whether it was."""
+    holder = engine.store.run_pid(run.run_id)
+    was_live = is_live(engine, run) and holder in (pid, None)
+    await engine.runs.kill_session(run.child_key)
+    if was_live:
+        await engine.subagents.finish(run.run_id, "killed", "killed")
+        await _announced(engine, run.run_id)
+    return was_live
 
 
 async def _announced(engine: Engine, run_id: str) -> None:

@@ -16,7 +16,8 @@ from pydantic import Field
 
 from sessions_tui.engine.announce_text import format_duration
 from sessions_tui.engine.keys import is_subagent_session_key, subagent_depth
-from sessions_tui.engine.subagent_control import TreeNode, is_live, kill_subtree, steer, tree_of
+from sessions_tui.engine.run_controls import ControlFailed
+from sessions_tui.engine.subagent_control import TreeNode, is_live, kill_subtree, tree_of
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_number, read_string
 
@@ -163,11 +164,21 @@ def _resolve(call: ToolCall, roots: list[TreeNode], target: str) -> TreeNode | s
     return f"Unknown subagent id: {t}"
 
 
-async def _kill(call: ToolCall, roots: list[TreeNode], target: str) -> dict[str, Any]:
+def _finished(label: str, node: TreeNode, gone: dict[str, int]) -> str:
+    """The "already finished" text; a run whose process had died says so (it ended as interrupted)."""
+    pid = gone.get(node.run.run_id)
+    note = f" (the process running it, pid {pid}, had stopped: it ended as interrupted)" if pid else ""
+    return f"{label} is already finished{note}."
+
+
+async def _kill(call: ToolCall, roots: list[TreeNode], target: str, gone: dict[str, int]) -> dict[str, Any]:
     if target in ("all", "*"):
         killed = []
-        for root in roots:
-            killed.extend(await kill_subtree(call.engine, root))
+        try:
+            for root in roots:
+                killed.extend(await kill_subtree(call.engine, root))
+        except ControlFailed as exc:
+            return {"status": "error", "action": "kill", "target": "all", "error": str(exc)}
         labels = [r.label or r.task for r in killed]
         text = f"killed {len(killed)} subagent{'s' if len(killed) != 1 else ''}." if killed else "no running subagents."
         return {
@@ -190,8 +201,11 @@ async def _kill(call: ToolCall, roots: list[TreeNode], target: str) -> dict[str,
         "label": label,
     }
     if not any(is_live(call.engine, n.run) for n in node.walk()):
-        return {"status": "done", **base, "text": f"{label} is already finished."}
-    killed = await kill_subtree(call.engine, node)
+        return {"status": "done", **base, "text": _finished(label, node, gone)}
+    try:
+        killed = await kill_subtree(call.engine, node)
+    except ControlFailed as exc:
+        return {"status": "error", **base, "error": f"{label}: {exc}"}
     cascade = [r for r in killed if r.run_id != node.run.run_id]
     result: dict[str, Any] = {"status": "ok", **base, "cascadeKilled": len(cascade)}
     if cascade:
@@ -200,7 +214,9 @@ async def _kill(call: ToolCall, roots: list[TreeNode], target: str) -> dict[str,
     return result
 
 
-def _steer(call: ToolCall, roots: list[TreeNode], target: str, message: str) -> dict[str, Any]:
+async def _steer(
+    call: ToolCall, roots: list[TreeNode], target: str, message: str, gone: dict[str, int]
+) -> dict[str, Any]:
     node = _resolve(call, roots, target)
     if isinstance(node, str):
         return {"status": "error", "action": "steer", "target": target, "error": node}
@@ -213,8 +229,13 @@ def _steer(call: ToolCall, roots: list[TreeNode], target: str, message: str) -> 
         "label": label,
     }
     if not is_live(call.engine, node.run):
-        return {"status": "done", **base, "text": f"{label} is already finished."}
-    queued = steer(call.engine, node.run, message)
+        return {"status": "done", **base, "text": _finished(label, node, gone)}
+    try:
+        queued = await call.engine.run_controls.steer(node.run, message)  # in the process running it
+    except ControlFailed as exc:
+        return {"status": "error", **base, "error": f"{label}: {exc}"}
+    if queued is None:
+        return {"status": "done", **base, "text": _finished(label, node, gone)}
     return {"status": "accepted", **base, "queuedRunId": queued, "mode": "queue", "text": f"steered {label}."}
 
 
@@ -252,8 +273,9 @@ async def subagents(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
         return {"status": "forbidden", "action": args.action, "error": LEAF_ERROR}
     if not args.target:
         raise ToolInputError("target required")
+    gone = call.engine.run_controls.reap()  # runs a dead process left: ended first, as at start-up
     if args.action == "kill":
-        return await _kill(call, roots, args.target)
+        return await _kill(call, roots, args.target, gone)
     if not args.message:
         raise ToolInputError("message required")
     if len(args.message) > MAX_STEER_MESSAGE_CHARS:
@@ -263,7 +285,7 @@ async def subagents(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
             "target": args.target,
             "error": f"Message too long ({len(args.message)} chars, max {MAX_STEER_MESSAGE_CHARS}).",
         }
-    return _steer(call, roots, args.target, args.message)
+    return await _steer(call, roots, args.target, args.message, gone)
 
 
 SPEC = ToolSpec(

@@ -2,8 +2,8 @@
 send ledger.
 
 `Store` is one object over one connection; each table family's queries live in a module of this
-package (`sessions`, `browse`, `transcripts`, `imports`, `runs`, `registry`, `outbox`, `audit`, `ledger`) as
-a part `Store` is composed of, on the connection and transactions of `connection.StoreBase`. The
+package (`sessions`, `browse`, `transcripts`, `imports`, `runs`, `run_controls`, `registry`, `outbox`,
+`audit`, `ledger`) as a part `Store` is composed of, on the connection and transactions of `connection.StoreBase`. The
 schema and its migration are in `schema`. No module outside this package writes SQL for these tables.
 """
 
@@ -18,13 +18,14 @@ from sessions_tui.engine.store.ledger import LedgerPart, LedgerRow
 from sessions_tui.engine.store.messages import message_of_line
 from sessions_tui.engine.store.outbox import OutboxPart, OutboxRow
 from sessions_tui.engine.store.registry import RegistryPart, SubagentRow
+from sessions_tui.engine.store.run_controls import RunControlRow, RunControlsPart
 from sessions_tui.engine.store.runs import RunRow, RunsPart
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
 from sessions_tui.engine.store.sessions import StoredSession, derived_columns
 from sessions_tui.engine.store.transcripts import Appended, HistoryPage
 
 
-class Store(ImportsPart, BrowsePart, RunsPart, RegistryPart, OutboxPart, AuditPart, LedgerPart):
+class Store(ImportsPart, BrowsePart, RunsPart, RunControlsPart, RegistryPart, OutboxPart, AuditPart, LedgerPart):
     """The session index and transcripts of one state directory, and the engine's records beside them."""
 
 
@@ -38,6 +39,7 @@ __all__ = [
     "HistoryPage",
     "LedgerRow",
     "OutboxRow",
+    "RunControlRow",
     "RunRow",
     "SessionFilter",
     "Store",
