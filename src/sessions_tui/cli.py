@@ -1,5 +1,5 @@
-"""The `sessions-tui` command: the dashboard, `tool`, `send`, `sends`, `explain`, `demo`, `import-openclaw`;
-their options and help texts are in `cli_parser.py`.
+"""The `sessions-tui` command: the dashboard, `tool`, `send`, `sends`, `explain`, `export`, `demo`,
+`import-openclaw`; their options and help texts are in `cli_parser.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
 line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
@@ -378,6 +378,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_run_sends(opts))
         if opts.command == "explain":
             return asyncio.run(_run_explain(opts))
+        if opts.command == "export":
+            from sessions_tui.cli_export import run_export
+
+            return asyncio.run(run_export(opts, _face_backend))
         if opts.command == "demo":
             return _run_demo(opts)
         if opts.command == "import-openclaw":

@@ -291,6 +291,37 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--sandboxed", action="store_true", default=argparse.SUPPRESS, help="treat FROM as sandboxed")
     explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
 
+    export = _subcommand(
+        sub,
+        "export",
+        "write one session's transcript as Markdown, a self-contained HTML page or OpenClaw JSONL",
+        _wrapped(
+            "md: a readable transcript (title, each message with its role, time and text; tool calls and results "
+            "compact; images as [image]; thinking left out). html: the same as one page with no script or outside "
+            "resource, light or dark as the browser prefers. jsonl: OpenClaw's transcript (its session header, then "
+            "every stored line); given a directory (-o DIR/) it writes OpenClaw's layout there "
+            "(agents/<agent>/sessions/sessions.json and <sessionId>.jsonl), which 'sessions-tui import-openclaw DIR' "
+            "takes back unchanged.\n\n"
+            "Redacted, as every output is: each secret masked, each JSONL line still valid with its ids and order. "
+            "--no-redact only on your own local state directory, never over --remote.\n\n"
+            "Exit status: 0 when written; 2 for a key that names no session, a file that cannot be written, or "
+            "--no-redact where it is not allowed."
+        ),
+        epilog="example: sessions-tui export agent:main:discord:group:dev --format html -o dev.html",
+    )
+    _global_options(export, suppress=True, demo=on_demo)
+    _remote_options(export, suppress=True)
+    export.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
+    export.add_argument("--format", choices=("md", "html", "jsonl"), default="md", help="md (default), html or jsonl")
+    export.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (default: standard output); jsonl: a DIR/ for the layout"
+    )
+    export.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="leave secrets in (only the state directory's owner, locally; a warning says so on stderr)",
+    )
+
     demo = _subcommand(
         sub,
         "demo",

@@ -1,0 +1,134 @@
+"""`sessions-tui export KEY`: one session as Markdown, a self-contained HTML page, or OpenClaw JSONL.
+
+Redacted by default, as every other output is. `--no-redact` is the owner's alone: only on a
+local state directory that belongs to the user running the command (never over `--remote`,
+whose server redacts whatever it sends), and it says on stderr that the output holds secrets.
+JSONL given a directory (`-o DIR/`) is written as OpenClaw's legacy layout, which
+`sessions-tui import-openclaw DIR` takes back unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from sessions_tui.backend import (
+    Backend,
+    LayoutError,
+    LocalBackend,
+    SessionExport,
+    looks_like_session_id,
+    looks_like_session_key,
+    render_export,
+    write_layout,
+)
+from sessions_tui.terminal_text import visible_line
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+NO_REDACT_WARNING = (
+    "warning: --no-redact: this export is NOT redacted and holds every secret of the transcript "
+    "(API keys, tokens, passwords) as written; keep it private"
+)
+
+
+class ExportUsageError(Exception):
+    """A bad argument of `export` (exit 2); the message says which and why."""
+
+
+def check_key(text: str) -> str:
+    """KEY as the other commands take it: a key, an alias such as main, or a sessionId."""
+    key = text.strip()
+    if key == "current":
+        raise ExportUsageError("KEY: 'current' names no session here; give a key")
+    if not key or not (looks_like_session_key(key) or looks_like_session_id(key)):
+        raise ExportUsageError(f"KEY: not a session key or sessionId: {text!r}")
+    return key
+
+
+def owns_state(backend: Backend) -> bool:
+    """Whether the backend is a local state directory that belongs to the user running this."""
+    if not isinstance(backend, LocalBackend):
+        return False
+    try:
+        return os.stat(backend.location).st_uid == os.getuid()
+    except OSError:
+        return False
+
+
+def _is_layout_target(path: str) -> bool:
+    return path.endswith(("/", os.sep)) or Path(path).is_dir()
+
+
+async def _exported(backend: Backend, key: str, redact: bool) -> SessionExport | None:
+    if not redact and isinstance(backend, LocalBackend):
+        return await backend.export_session(key, redact=False)
+    return await backend.export_session(key)
+
+
+def _write(opts: argparse.Namespace, export: SessionExport, out: TextIO) -> None:
+    target: str | None = opts.output
+    if target is None or target == "-":
+        out.write(render_export(export, opts.format))
+        out.flush()
+        return
+    if _is_layout_target(target):
+        if opts.format != "jsonl":
+            raise ExportUsageError(f"-o {target}: is a directory (only --format jsonl writes a directory)")
+        try:
+            written = write_layout(export, Path(target))
+        except (OSError, LayoutError) as exc:
+            raise ExportUsageError(f"-o {target}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
+        out.write(f"wrote {visible_line(written)}\n")
+        out.write(f"take it back with: sessions-tui import-openclaw {visible_line(target)}\n")
+        return
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as handle:
+            handle.write(render_export(export, opts.format))
+    except OSError as exc:
+        raise ExportUsageError(f"-o {target}: cannot write: {exc.strerror or exc}") from None
+    out.write(f"wrote {visible_line(target)}\n")
+
+
+async def export_to(backend: Backend, opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Export `opts.key` from an open backend as `opts` asks; `ExportUsageError` for a bad argument."""
+    key = check_key(opts.key)
+    redact = not opts.no_redact
+    if not redact and not owns_state(backend):
+        raise ExportUsageError(
+            "--no-redact: only the owner of the local state directory may export unredacted "
+            f"({visible_line(backend.location)} is not yours); leave it out for a redacted export"
+        )
+    export = await _exported(backend, key, redact)
+    if export is None:
+        raise ExportUsageError(f"KEY: no session {key!r}")
+    if not redact:
+        err.write(NO_REDACT_WARNING + "\n")
+        err.flush()
+    _write(opts, export, out)
+    return EXIT_OK
+
+
+async def run_export(
+    opts: argparse.Namespace,
+    open_backend: Callable[[argparse.Namespace], Backend],
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """The command: `--no-redact` over `--remote` is refused before any server is asked."""
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        if opts.no_redact and getattr(opts, "remote", None):
+            raise ExportUsageError("--no-redact: not over --remote; a server only ever sends a redacted export")
+        backend = open_backend(opts)
+        try:
+            return await export_to(backend, opts, out, err)
+        finally:
+            await backend.aclose()
+    except ExportUsageError as exc:
+        err.write(f"sessions-tui: {visible_line(exc)}\n")
+        return EXIT_USAGE
