@@ -47,7 +47,7 @@ def _part(part: Part) -> str:
 
 def _heading(number: int, item: Item) -> str:
     role = _ROLE_NAMES.get(item.role, item.role)
-    words = [f"{number}\\. {inline(role)}"]
+    words = [f"{number}. {inline(role)}"]
     if item.tool:
         words.append(inline(item.tool))
     if item.error:
