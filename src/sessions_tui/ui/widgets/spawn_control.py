@@ -1,7 +1,9 @@
-"""Kill and steer from the spawn panel's runs list (`x`, `e`), through the `subagents` tool.
+"""Kill and steer from the spawn panel's runs list (`x`, `e`), through the `subagents` tool; and
+why a spawn was refused.
 
 A part of `SpawnPanel` (kept apart, as one concept): the tool runs as the panel's requester, in a
-worker; what it answered is a toast, and the runs list is read again.
+worker; what it answered is a toast, and the runs list is read again. A refused spawn's deciding
+rule (`explain`'s spawn verdict) is a "Why refused" toast, as a refused send's is.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from textual import on, work
 from textual.message import Message
 from textual.widget import Widget
 
-from sessions_tui.backend import Backend, Requester
+from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError
 from sessions_tui.ui.text import one_line
 from sessions_tui.ui.widgets.spawn_runs import RunsTable
 
@@ -58,6 +60,19 @@ class SpawnControl(Widget):
         result = await self.backend.call_tool("subagents", args, self.call_as())
         said = result.get("text") or result.get("error") or result.get("status")
         self.post_message(self.Controlled(str(args["action"]), str(result.get("status")), str(said)))
+
+    @work(group="spawn-why", thread=True, exit_on_error=False)
+    async def why_refused(self, requester: str, agent: str | None) -> None:
+        """After a refused spawn: the rule that decides a spawn by the acting-as requester under
+        `agent` (None: its own), from the same verdict `explain` gives."""
+        try:
+            found = await self.backend.explain(self.call_as(), requester, agent)
+        except (ToolInputError, BackendUnavailable):
+            return
+        verdict = found.verdict("spawn")
+        if not verdict.allowed:
+            shown = one_line(f"{verdict.rule}: {verdict.why}", 200)
+            self.app.notify(shown, title="Why refused", severity="warning", markup=False)
 
     def on_spawn_control_controlled(self, event: Controlled) -> None:
         event.stop()

@@ -349,6 +349,8 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
         self.post_message(self.Spawned(result, requester, params["task"], params.get("label", "")))
+        if result.get("status") == "forbidden":
+            self.why_refused(requester, params.get("agentId"))
 
     def on_spawn_panel_spawned(self, event: Spawned) -> None:
         """The outcome; an accepted spawn empties the task and label (unless already edited again),
