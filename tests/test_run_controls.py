@@ -14,6 +14,7 @@ from pathlib import Path
 
 from conftest import FAST_DEMO, NOW_MS, add_session, call_tool
 from scenes import merge
+from server_support import local_backend
 from sessions_tui.engine import run_controls
 from sessions_tui.engine.run_controls import ControlFailed
 from sessions_tui.engine.runs import INTERRUPTED
@@ -184,31 +185,40 @@ def test_an_answer_counts_once(engine):
     assert engine.store.get_run_control(control).result == {"wasLive": True}
 
 
-async def test_tool_subagents_kill_from_another_shell(make_engine, tmp_path):
-    """`sessions-tui tool subagents kill` run as a real second process kills the child this one runs."""
-    state = tmp_path / "s"
-    owner = make_engine(SLOW, state=state)
-    EngineToolHost(owner)
-    owner.run_controls.start()
-    add_session(owner, REQ)
-    child = await spawn(owner, "slow work", "slow")
+async def another_shell(state: Path, args: dict) -> dict:
+    """`sessions-tui --state STATE tool subagents ARGS --as REQ`, run as a real second process."""
     env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
-    argv = [sys.executable, "-m", "sessions_tui", "--state", str(state), "tool", "subagents"]
     proc = await asyncio.create_subprocess_exec(
-        *argv,
-        '{"action": "kill", "target": "slow"}',
-        "--as",
-        REQ,
+        *[sys.executable, "-m", "sessions_tui", "--state", str(state), "tool", "subagents"],
+        *[json.dumps(args), "--as", REQ],
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=env,
     )
     out, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 0, err.decode()
-    answer = json.loads(out)
-    assert answer["status"] == "ok" and answer["text"] == "killed slow.", answer
-    assert owner.runs.get(child["runId"]).status == "killed"
-    assert live_runs(owner, child["childSessionKey"]) == []
-    [text] = announces(owner, REQ)
-    assert text.startswith("Status: killed\n")
-    await owner.aclose()
+    return json.loads(out)
+
+
+async def test_steer_and_kill_from_another_shell(tmp_path):
+    """A local backend (as the dashboard and `serve` start one) runs a child; `tool subagents`
+    from another shell steers it, then kills it and the steer queued behind its turn."""
+    state = tmp_path / "s"
+    backend = local_backend(state, SLOW)
+    await backend.start()
+    owner = backend.engine
+    try:
+        add_session(owner, REQ)
+        child = await spawn(owner, "slow work", "slow")
+        steered = await another_shell(state, {"action": "steer", "target": "slow", "message": "also this"})
+        assert steered["status"] == "accepted", steered
+        assert owner.runs.queued(child["childSessionKey"]) == [steered["queuedRunId"]]
+        killed = await another_shell(state, {"action": "kill", "target": "slow"})
+        assert killed["status"] == "ok" and killed["text"] == "killed slow.", killed
+        assert owner.runs.get(child["runId"]).status == "killed"
+        assert owner.runs.get(steered["queuedRunId"]).status == "killed"
+        assert live_runs(owner, child["childSessionKey"]) == []
+        [text] = announces(owner, REQ)
+        assert text.startswith("Status: killed\n")
+    finally:
+        await backend.aclose()
