@@ -16,29 +16,37 @@ from sessions_tui.engine.keys import agent_id_of, internal_key, is_subagent_sess
 from sessions_tui.engine.policy import AgentToAgentPolicy
 from sessions_tui.tools.base import ToolCall
 
-Action = Literal["history", "send", "list", "status"]
+Action = Literal["history", "send", "list", "status", "search"]
 
 _PREFIX = {
     "history": "Session history",
     "send": "Session send",
     "list": "Session list",
     "status": "Session status",
+    "search": "Session search",
 }
 _A2A_DISABLED = {
     "history": "Agent-to-agent history is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access.",
     "send": "Agent-to-agent messaging is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent sends.",
     "list": "Agent-to-agent listing is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent visibility.",
     "status": "Agent-to-agent status is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access.",
+    "search": "Agent-to-agent search is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access.",
 }
 _A2A_DENIED = {
     "history": "Agent-to-agent history denied by tools.agentToAgent.allow.",
     "send": "Agent-to-agent messaging denied by tools.agentToAgent.allow.",
     "list": "Agent-to-agent listing denied by tools.agentToAgent.allow.",
     "status": "Agent-to-agent status denied by tools.agentToAgent.allow.",
+    "search": "Agent-to-agent search denied by tools.agentToAgent.allow.",
 }
 
 
 def cross_visibility_message(action: Action) -> str:
+    if action == "search":  # sessions_search is 2026.9.6's tool, in 2026.9.6's words (docs/decisions.md D20)
+        return (
+            "Session search visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent "
+            "access; use tools.agentToAgent to restrict permitted agent pairs."
+        )
     return f"{_PREFIX[action]} visibility is restricted. Set tools.sessions.visibility=all to allow cross-agent access."
 
 

@@ -9,6 +9,7 @@ from sessions_tui.tools import (
     agents_list,
     sessions_history,
     sessions_list,
+    sessions_search,
     sessions_send,
     sessions_spawn,
     subagents,
@@ -20,6 +21,7 @@ TOOLS: dict[str, ToolSpec] = {
     for spec in (
         sessions_list.SPEC,
         sessions_history.SPEC,
+        sessions_search.SPEC,
         sessions_send.SPEC,
         sessions_spawn.SPEC,
         agents_list.SPEC,

@@ -68,7 +68,12 @@ def _cwd_json(state_dir: Path) -> str:
 
 
 _INSERT_LINE = "INSERT INTO transcript (rowid, session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?, ?)"
-_NEXT_ROWID = "SELECT coalesce(max(rowid), 0) + 1 FROM transcript"
+# A line's rowid is never one an earlier line had (even one since deleted): the text index keys by it,
+# and has indexed every rowid up to `indexed_through`.
+_NEXT_ROWID = (
+    "SELECT max(coalesce((SELECT max(rowid) FROM transcript), 0), "
+    "coalesce((SELECT indexed_through FROM transcript_text_state WHERE id = 1), 0)) + 1"
+)
 
 
 class _Lines:

@@ -1,0 +1,35 @@
+"""Keeping the transcript text index caught up (store/text_index.py) without blocking the event loop.
+
+A write indexes its own lines when the index is caught up; what it is behind by (a store from
+before the index, a change of redaction, lines written under another configuration) is indexed
+here, a chunk per transaction in a worker thread: by a search, for a bounded time before it
+answers, and by a long-running face (the dashboard, `serve`) in the background from its start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from sessions_tui.engine.store.text_index import TextIndexState
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.engine import Engine
+
+
+async def catch_up(engine: Engine, budget_s: float | None = None) -> TextIndexState:
+    """Index what the index is behind by, for at most `budget_s` seconds (None: all of it)."""
+    began = time.monotonic()
+    state = await asyncio.to_thread(engine.store.text_index_state)
+    while state.indexing and (budget_s is None or time.monotonic() - began < budget_s):
+        state = await asyncio.to_thread(engine.store.catch_up_text_index)
+    return state
+
+
+def catch_up_now(engine: Engine) -> TextIndexState:
+    """All of it, in this thread (a command that searches once and exits)."""
+    state = engine.store.text_index_state()
+    while state.indexing:
+        state = engine.store.catch_up_text_index()
+    return state
