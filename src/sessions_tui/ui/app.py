@@ -94,6 +94,7 @@ class SessionsApp(App[None]):
         Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
         Binding("l", "sends", "sends", id="sends", tooltip="the send ledger: every sessions_send of the open session"),
         Binding("w", "why", "why", id="why", tooltip="why: may the acting-as session list, read, send to, spawn here"),
+        Binding("E", "export", "export", show=False, id="export", tooltip="export the open session (redacted)"),
         Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
         Binding(
             "r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"
@@ -359,6 +360,11 @@ class SessionsApp(App[None]):
             self.notify("Open a session first: why is asked of the open session.", timeout=3)
             return
         self.push_screen(ExplainScreen(self.backend, self.requester(), key, self.display_key))
+
+    def action_export(self) -> None:
+        from sessions_tui.ui.screens.export import open_export
+
+        open_export(self)
 
     def on_composer_refused(self, event: Composer.Refused) -> None:
         self._why_refused(event.key)

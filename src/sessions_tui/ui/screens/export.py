@@ -1,0 +1,141 @@
+"""Export (`E` on the open session): Markdown, an HTML page or OpenClaw JSONL, written to a file.
+
+Always redacted here (the command line's `--no-redact` is the owner's, on purpose, alone). The
+export is read and written in a worker; a toast names the file. The path starts as
+`./<the key made safe>.<ext>` and follows the format until it is edited; JSONL given a directory
+(`out/`) is written as the OpenClaw layout `sessions-tui import-openclaw` takes back.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, RadioButton, RadioSet, Static
+
+from sessions_tui.backend import (
+    Backend,
+    BackendUnavailable,
+    ExportFormat,
+    LayoutError,
+    default_file_name,
+    render_export,
+    write_layout,
+)
+from sessions_tui.ui.paths import home_relative
+from sessions_tui.ui.text import literal, span
+from sessions_tui.ui.widgets.field import Field
+
+if TYPE_CHECKING:
+    from sessions_tui.ui.app import SessionsApp
+
+CHOICES: list[tuple[ExportFormat, str]] = [
+    ("md", "Markdown"),
+    ("html", "HTML page (self-contained)"),
+    ("jsonl", "OpenClaw JSONL"),
+]
+
+
+def default_path(key: str, fmt: ExportFormat) -> str:
+    return f"./{default_file_name(key, fmt)}"
+
+
+async def write_export(backend: Backend, key: str, fmt: ExportFormat, target: str) -> Path:
+    """Read the session's redacted export and write it; raises `OSError`, `LayoutError`,
+    `BackendUnavailable` or `LookupError` (the session is gone) with a message to show."""
+    export = await backend.export_session(key)
+    if export is None:
+        raise LookupError(f"no session {key}")
+    path = Path(target).expanduser()
+    if fmt == "jsonl" and (target.endswith("/") or path.is_dir()):
+        return write_layout(export, path)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(render_export(export, fmt))
+    return path
+
+
+class ExportScreen(ModalScreen[Path | None]):
+    """The format, the path; enter writes, escape leaves. Dismissed with the file written."""
+
+    CSS_PATH = Path(__file__).parent / "export.tcss"
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    class Written(Message):
+        def __init__(self, path: Path | None, problem: str | None) -> None:
+            super().__init__()
+            self.path, self.problem = path, problem
+
+    def __init__(self, backend: Backend, key: str, shown_key: str) -> None:
+        super().__init__()
+        self.backend, self.key, self.shown_key = backend, key, shown_key
+        self.format: ExportFormat = "md"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-box"):
+            yield Static(span("Export ", "bold") + literal(self.shown_key), id="export-title")
+            with RadioSet(id="export-format"):
+                for fmt, name in CHOICES:
+                    yield RadioButton(f"{name} (.{fmt})", value=fmt == "md", id=f"export-{fmt}")
+            yield Field(value=default_path(self.key, "md"), id="export-path")
+            yield Static(span("Redacted: secrets are masked.  enter: write · esc: cancel", "dim"))
+            yield Static("", id="export-problem")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    @on(RadioSet.Changed, "#export-format")
+    def _format_changed(self, event: RadioSet.Changed) -> None:
+        chosen = CHOICES[event.index][0]
+        path = self.query_one("#export-path", Input)
+        if path.value == default_path(self.key, self.format):  # not edited: it follows the format
+            path.value = default_path(self.key, chosen)
+        self.format = chosen
+
+    @on(Input.Submitted, "#export-path")
+    def _submitted(self, event: Input.Submitted) -> None:
+        target = event.value.strip()
+        if not target:
+            self.query_one("#export-problem", Static).update(span("Give a file to write.", "$error"))
+            return
+        self._write(self.format, target)
+
+    @work(exclusive=True, thread=True, exit_on_error=False)
+    async def _write(self, fmt: ExportFormat, target: str) -> None:
+        try:
+            path = await write_export(self.backend, self.key, fmt, target)
+        except (OSError, LayoutError, BackendUnavailable, LookupError) as exc:
+            problem = f"{target}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.post_message(self.Written(None, problem))
+            return
+        self.post_message(self.Written(path, None))
+
+    def on_export_screen_written(self, event: Written) -> None:
+        if event.path is None:
+            self.query_one("#export-problem", Static).update(literal(f"Not written: {event.problem}", "$error"))
+            return
+        shown = home_relative(str(event.path))
+        self.app.notify(f"Exported {self.shown_key} to {shown}", title="Export", timeout=6, markup=False)
+        self.dismiss(event.path)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def open_export(app: SessionsApp) -> None:
+    """`E`: the export box for the session open in the transcript."""
+    from sessions_tui.ui.screens.main import MainScreen
+    from sessions_tui.ui.widgets.transcript import TranscriptPane
+
+    if not isinstance(app.screen, MainScreen):
+        return
+    key = app.main_screen.query_one(TranscriptPane).key
+    if not key:
+        app.notify("Open a session first: export writes the open session.", timeout=3)
+        return
+    app.push_screen(ExportScreen(app.backend, key, app.display_key(key)))

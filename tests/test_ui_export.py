@@ -1,0 +1,68 @@
+"""Export from the dashboard (`E`): the box's format and path, the file written redacted in a
+worker, a toast naming it; a path that cannot be written is said in the box."""
+
+from __future__ import annotations
+
+import json
+
+from scenes import DEV
+from sessions_tui.ui.screens.export import ExportScreen
+from ui_support import SIZE, demo_app, select, settle, text_of, until
+
+SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"
+
+
+async def _open_export(pilot, key: str) -> ExportScreen:
+    await settle(pilot)
+    await select(pilot, key)
+    await pilot.press("E")
+    await until(pilot, lambda: isinstance(pilot.app.screen, ExportScreen), "the export box")
+    screen = pilot.app.screen
+    assert isinstance(screen, ExportScreen)
+    return screen
+
+
+async def test_e_writes_the_open_session_redacted_and_names_the_file(tmp_path, monkeypatch):
+    app = demo_app(tmp_path / "s")
+    app.backend.engine.store.append(DEV, {"role": "user", "content": f"my key is {SECRET} <script>x</script>"})
+    monkeypatch.chdir(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_export(pilot, DEV)
+        path = screen.query_one("#export-path")
+        assert path.value == "./agent_main_discord_group_dev.md"
+        screen.query_one("#export-html").value = True  # choosing HTML moves the untouched path along
+        await until(pilot, lambda: path.value == "./agent_main_discord_group_dev.html", "the path to follow")
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, ExportScreen), "the box to close")
+        await until(pilot, lambda: any(n.title == "Export" for n in app._notifications), "the toast")
+        [toast] = [n for n in app._notifications if n.title == "Export"]
+        assert "agent_main_discord_group_dev.html" in toast.message
+    page = (tmp_path / "agent_main_discord_group_dev.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "&lt;script&gt;x&lt;/script&gt;" in page
+    assert SECRET not in page and "sk-pro…EFGH" in page
+
+
+async def test_jsonl_to_a_directory_writes_the_layout(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_export(pilot, DEV)
+        screen.query_one("#export-jsonl").value = True
+        await settle(pilot)
+        screen.query_one("#export-path").value = f"{tmp_path}/out/"
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, ExportScreen), "the box to close")
+    [store] = (tmp_path / "out").glob("agents/main/sessions/sessions.json")
+    assert list(json.loads(store.read_text())) == [DEV]
+
+
+async def test_a_path_that_cannot_be_written_is_said_in_the_box(tmp_path):
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_export(pilot, DEV)
+        screen.query_one("#export-path").value = str(tmp_path / "missing" / "x.md")
+        await pilot.press("enter")
+        problem = screen.query_one("#export-problem")
+        await until(pilot, lambda: "Not written" in text_of(problem), "the problem")
+        assert "No such file or directory" in text_of(problem) and isinstance(app.screen, ExportScreen)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ExportScreen), "closed")
