@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # only named in signatures: a command that never follows or b
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
+    from sessions_tui.tools.sessions_search import SearchOutcome
 
 EventCallback = Callable[[EngineEvent], None]
 
@@ -182,6 +183,14 @@ class Backend(Protocol):
     async def export_session(self, key: str) -> SessionExport | None:
         """A session's transcript and entry for `sessions-tui export` and the dashboard's `E`,
         redacted; `key` in any spelling, a sessionId too. None: no such session."""
+
+    async def search(
+        self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
+    ) -> SearchOutcome:
+        """The messages matching every word of `query` that the requester may read (`sessions_search`'s
+        rules; in `session` only, when given), best first, each with where it is in its transcript;
+        snippets redacted, matched words marked (store/text_index.py `HIT_START`/`HIT_END`) where
+        the backend can. Raises `ToolInputError` for an empty or too long query."""
 
     # -- events ----------------------------------------------------------------------------------
 

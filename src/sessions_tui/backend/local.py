@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
+    from sessions_tui.tools.sessions_search import SearchOutcome
 
 
 class LocalBackend:
@@ -185,6 +186,17 @@ class LocalBackend:
 
         owner = await self.owner_key(key)
         return session_export(self.engine, owner, redact=redact) if owner else None
+
+    async def search(
+        self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
+    ) -> SearchOutcome:
+        from sessions_tui.tools.resolution import Failed
+        from sessions_tui.tools.sessions_search import SearchOutcome, checked_query, search_messages
+
+        found = await search_messages(
+            self.tool_call(requester), checked_query(query), session_key=session, limit=limit, marked=True
+        )
+        return SearchOutcome(refused=found.error) if isinstance(found, Failed) else found
 
     # -- events ----------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
+    from sessions_tui.tools.sessions_search import SearchOutcome
 
 POLL_S = 2.0
 PAGE = 200
@@ -174,6 +175,35 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         raise BackendUnavailable(f"{self.url}: an OpenClaw gateway does not say why it refuses")
+
+    async def search(
+        self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
+    ) -> SearchOutcome:
+        """The gateway's own `sessions_search` (25 hits at most, snippets unmarked, no message numbers)."""
+        from sessions_tui.tools.sessions_search import MAX_LIMIT, SearchHit, SearchOutcome, checked_query
+
+        args: dict[str, Any] = {"query": checked_query(query), "limit": min(limit, MAX_LIMIT)}
+        if session:
+            args["sessionKey"] = session
+        found = await self.call_tool("sessions_search", args, requester)
+        if "results" not in found:
+            return SearchOutcome(refused=str(found.get("error") or found.get("status") or "refused"))
+        hits = [
+            SearchHit(
+                sessionKey=str(r.get("sessionKey", "")),
+                key=self.canonical(str(r.get("sessionKey", ""))),
+                sessionId=str(r.get("sessionId", "")),
+                messageId=r.get("messageId") if isinstance(r.get("messageId"), str) else None,
+                role=str(r.get("role", "")),
+                timestamp=int(r.get("timestamp") or 0),
+                snippet=self.redact(str(r.get("snippet", ""))),
+                score=float(r.get("score") or 0.0),
+            )
+            for r in found["results"]
+            if isinstance(r, dict)
+        ]
+        indexing, truncated = found.get("indexing") is True, found.get("truncated") is True
+        return SearchOutcome(hits=hits, indexing=indexing, truncated=truncated)
 
     async def export_session(self, key: str) -> SessionExport | None:
         raise BackendUnavailable(f"{self.url}: export reads sessions-tui's own store; an OpenClaw gateway has none")

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
+    from sessions_tui.tools.sessions_search import SearchOutcome
 
 M = TypeVar("M", bound=w.WireModel)
 
@@ -270,6 +271,17 @@ class RemoteBackend:
 
     async def export_session(self, key: str) -> w.SessionExport | None:
         return (await self._post("export", w.KeyRequest(key=key), w.ExportAnswer)).export
+
+    async def search(
+        self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
+    ) -> SearchOutcome:
+        from sessions_tui.tools.sessions_search import SearchOutcome
+
+        request = w.SearchRequest(requester=requester, query=query, session=session, limit=limit)
+        answer = await self._post("search", request, w.SearchAnswer)
+        if answer.outcome is None:
+            raise ToolInputError(answer.error or "search: no answer")
+        return SearchOutcome.model_validate(answer.outcome)
 
     # -- events ----------------------------------------------------------------------------------
 

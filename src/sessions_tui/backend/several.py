@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
+    from sessions_tui.tools.sessions_search import SearchOutcome
 
 KEY_FIELDS = frozenset(
     {"key", "_key", "sessionKey", "childSessionKey", "requesterSessionKey", "parentSessionKey", "spawnedBy"}
@@ -269,6 +270,34 @@ class SeveralBackends:
         label, bare = self.split(key)
         found = await self.backends[label].export_session(bare or "")
         return found.model_copy(update={"key": f"{label}/{found.key}"}) if found else None
+
+    async def search(
+        self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
+    ) -> SearchOutcome:
+        """The server of `session` searches it; else every server, the best hits of all first."""
+        labels = [self.split(session)[0]] if session else list(self.backends)
+        bare = self.split(session)[1] if session else None
+        found = await asyncio.gather(
+            *(
+                self.backends[label].search(self._requester_on(label, requester), query, session=bare, limit=limit)
+                for label in labels
+            )
+        )
+        hits = [
+            hit.model_copy(update={"key": f"{label}/{hit.key}", "session_key": f"{label}/{hit.session_key}"})
+            for label, outcome in zip(labels, found, strict=True)
+            for hit in outcome.hits
+        ]
+        hits.sort(key=lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id or ""))
+        refused = next((o.refused for o in found if o.refused), None)
+        return found[0].model_copy(
+            update={
+                "hits": hits[:limit],
+                "indexing": any(o.indexing for o in found),
+                "truncated": len(hits) > limit or any(o.truncated for o in found),
+                "refused": refused,
+            }
+        )
 
     # -- events ----------------------------------------------------------------------------------
 

@@ -168,5 +168,17 @@ class ExplainAnswer(WireModel):
     error: str | None = None  # a target or agent that is not one (the tool's input error)
 
 
+class SearchRequest(WireModel):
+    requester: Requester
+    query: str
+    session: str | None = None
+    limit: int = Field(default=100, ge=1, le=500)
+
+
+class SearchAnswer(WireModel):
+    outcome: dict[str, Any] | None = None  # tools/sessions_search.SearchOutcome, redacted by the server
+    error: str | None = None  # the query refused (the tool's input error)
+
+
 class ExportAnswer(WireModel):
     export: SessionExport | None = None  # None: no such session; always redacted by the server

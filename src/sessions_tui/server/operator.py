@@ -53,6 +53,7 @@ class OperatorApi:
             "sends": (w.SendsRequest, self._sends),
             "explain": (w.ExplainRequest, self._explain),
             "export": (w.KeyRequest, self._export),
+            "search": (w.SearchRequest, self._search),
         }
         self._redact = redact
 
@@ -149,6 +150,15 @@ class OperatorApi:
 
     async def _export(self, req: w.KeyRequest) -> w.ExportAnswer:
         return w.ExportAnswer(export=await self.backend.export_session(req.key))  # redacted by the backend
+
+    async def _search(self, req: w.SearchRequest) -> w.SearchAnswer:
+        from sessions_tui.backend import ToolInputError
+
+        try:
+            found = await self.backend.search(req.requester, req.query, session=req.session, limit=req.limit)
+        except ToolInputError as exc:
+            return w.SearchAnswer(error=str(exc))
+        return w.SearchAnswer(outcome=found.model_dump(mode="json", by_alias=True))
 
     async def _data_version(self, _: w.Empty) -> w.Number:
         return w.Number(value=await self.backend.data_version())

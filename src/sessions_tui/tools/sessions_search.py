@@ -45,17 +45,21 @@ class SearchArgs(ToolArgs):
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
-        raw = params.get("query")
-        query = raw.strip() if isinstance(raw, str) else ""
-        if not query:
-            raise ToolInputError("query must not be empty")
-        if len(query) > MAX_QUERY_CHARS:
-            raise ToolInputError(f"query must not exceed {MAX_QUERY_CHARS} characters")
         return {
-            "query": query,
+            "query": checked_query(params.get("query")),
             "session_key": read_string(params, "sessionKey"),
             "limit": read_limit(params.get("limit")),
         }
+
+
+def checked_query(raw: Any) -> str:
+    """The query trimmed, or the tool's refusal of it (`ToolInputError`)."""
+    query = raw.strip() if isinstance(raw, str) else ""
+    if not query:
+        raise ToolInputError("query must not be empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ToolInputError(f"query must not exceed {MAX_QUERY_CHARS} characters")
+    return query
 
 
 def read_limit(value: Any) -> int:
@@ -93,11 +97,13 @@ class SearchHit(LazyModel):
 
 
 class SearchOutcome(LazyModel):
-    """A search's hits, best first; `indexing`: the index was still catching up; `truncated`: more matched."""
+    """A search's hits, best first; `indexing`: the index was still catching up; `truncated`: more
+    matched; `refused`: the requester may not read the session it asked to search (the tool's words)."""
 
     hits: list[SearchHit] = Field(default_factory=list)
     indexing: bool = False
     truncated: bool = False
+    refused: str | None = None
 
 
 @dataclass(frozen=True)
