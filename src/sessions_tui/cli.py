@@ -1,4 +1,4 @@
-"""The `sessions-tui` command: the dashboard, `tool`, `send`, `sends`, `explain`, `export`, `demo`,
+"""The `sessions-tui` command: the dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `demo`,
 `import-openclaw`; their options and help texts are in `cli_parser.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
@@ -275,6 +275,19 @@ async def _run_sends(opts: argparse.Namespace) -> int:
         await backend.aclose()
 
 
+async def _run_search(opts: argparse.Namespace) -> int:
+    from sessions_tui.cli_search import SearchUsageError, run_search
+
+    backend = _face_backend(opts)
+    try:
+        requester = _requester(backend, opts.as_key, opts.sandboxed)
+        return await run_search(backend, requester, opts, sys.stdout)
+    except SearchUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        await backend.aclose()
+
+
 async def _run_explain(opts: argparse.Namespace) -> int:
     from sessions_tui.cli_explain import ExplainUsageError, run_explain
 
@@ -378,6 +391,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_run_sends(opts))
         if opts.command == "explain":
             return asyncio.run(_run_explain(opts))
+        if opts.command == "search":
+            return asyncio.run(_run_search(opts))
         if opts.command == "export":
             from sessions_tui.cli_export import run_export
 
@@ -399,3 +414,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`… | head`): nothing more to say, and no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

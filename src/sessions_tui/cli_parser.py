@@ -322,6 +322,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave secrets in (only the state directory's owner, locally; a warning says so on stderr)",
     )
 
+    search = _subcommand(
+        sub,
+        "search",
+        "find the messages that say something, across every transcript the requester may read",
+        _wrapped(
+            "Every word of QUERY must be in a user or assistant message (any order; case, accents and "
+            "punctuation do not matter: OpenClaw's sessions_search index). Best matches first, two lines "
+            "each: the session, the message's number in its transcript, role, time (UTC) and score, then "
+            "the snippet around the match. Only what the requester (main unless --as; --sandboxed) may read "
+            "with sessions_history is searched, and the index holds text redacted: a secret is never found "
+            "by its value. The first search of a store indexes it (once).\n\n"
+            "Exit status: 0 for an answer (none found included), 1 when --session is one the requester may "
+            "not read, 2 for an empty query or a bad option."
+        ),
+        epilog="example: sessions-tui search failed deploy --session agent:main:discord:group:dev --json",
+    )
+    _global_options(search, suppress=True, demo=on_demo)
+    _remote_options(search, suppress=True)
+    search.add_argument("query", nargs="+", metavar="QUERY", help="the words to find")
+    search.add_argument("--session", metavar="KEY", help="search this session only (a key, main, or a sessionId)")
+    search.add_argument("--limit", type=int, default=20, metavar="N", help="at most N messages (default 20)")
+    search.add_argument(
+        "--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS, help="search as this session"
+    )
+    search.add_argument(
+        "--sandboxed", action="store_true", default=argparse.SUPPRESS, help="treat the requester as sandboxed"
+    )
+    search.add_argument("--json", action="store_true", help="print the results as JSON")
+
     demo = _subcommand(
         sub,
         "demo",

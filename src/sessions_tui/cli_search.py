@@ -1,0 +1,128 @@
+"""`sessions-tui search QUERY`: find the messages that say something, across every transcript the
+requester may read (`sessions_search`'s rules and index; main unless `--as`).
+
+Best first, two lines per hit: where (session, message number, role, time UTC) and the snippet,
+its matched words in bold on a terminal. `--json` prints `{results: [{sessionKey, timestamp, role,
+snippet, score, sessionId, messageId, msgSeq}], indexing?, truncated?}`. Snippets come redacted;
+what is printed as text has its control characters made visible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TextIO
+
+from sessions_tui.backend import Backend, Requester
+from sessions_tui.engine.store.text_index import HIT_END, HIT_START
+from sessions_tui.terminal_text import json_text, visible_line
+
+if TYPE_CHECKING:
+    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 500
+_BOLD, _PLAIN = "\x1b[1m", "\x1b[0m"
+_MARKS = re.compile(f"([{HIT_START}{HIT_END}])")
+_SPACES = re.compile(r"[ \t\n\r\f\v]+")  # not str.split's: it counts the match marks as spaces
+
+
+class SearchUsageError(Exception):
+    """A bad option of `search` (exit 2); the message says which and why."""
+
+
+def plain(snippet: str) -> str:
+    """A snippet without its match marks."""
+    return snippet.replace(HIT_START, "").replace(HIT_END, "")
+
+
+def hit_json(hit: SearchHit) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "sessionKey": hit.session_key,
+        "timestamp": hit.timestamp,
+        "role": hit.role,
+        "snippet": plain(hit.snippet),
+        "score": hit.score,
+        "sessionId": hit.session_id,
+    }
+    if hit.message_id is not None:
+        out["messageId"] = hit.message_id
+    if hit.msg_seq is not None:
+        out["msgSeq"] = hit.msg_seq
+    return out
+
+
+def outcome_json(outcome: SearchOutcome) -> dict[str, Any]:
+    out: dict[str, Any] = {"results": [hit_json(hit) for hit in outcome.hits]}
+    if outcome.indexing:
+        out["indexing"] = True
+    if outcome.truncated:
+        out["truncated"] = True
+    return out
+
+
+def snippet_line(snippet: str, *, bold: bool) -> str:
+    """The snippet on one line, control characters visible, matched words bold (or as they are)."""
+    marks = {HIT_START: _BOLD if bold else "", HIT_END: _PLAIN if bold else ""}
+    parts = _MARKS.split(_SPACES.sub(" ", snippet).strip(" "))
+    return "".join(marks[part] if part in marks else visible_line(part) for part in parts)
+
+
+def hit_lines(hit: SearchHit, *, bold: bool) -> list[str]:
+    when = datetime.fromtimestamp(hit.timestamp / 1000, UTC).strftime("%Y-%m-%d %H:%M:%SZ") if hit.timestamp else "-"
+    where = f"#{hit.msg_seq}" if hit.msg_seq is not None else (hit.message_id or "")
+    head = f"{visible_line(hit.session_key)}  {where}  {hit.role}  {when}  score {hit.score:.2f}"
+    return [head, f"  {snippet_line(hit.snippet, bold=bold)}"]
+
+
+def print_outcome(outcome: SearchOutcome, out: TextIO, *, bold: bool) -> None:
+    if outcome.refused:
+        print(f"refused: {visible_line(outcome.refused)}", file=out)
+        return
+    if not outcome.hits:
+        print("no message matches", file=out)
+    for hit in outcome.hits:
+        print("\n".join(hit_lines(hit, bold=bold)), file=out)
+    if outcome.truncated:
+        print(f"(more match: --limit raises the {len(outcome.hits)} shown)", file=out)
+    if outcome.indexing:
+        print("(the search index is still being built: results may be incomplete)", file=out)
+
+
+async def _index_first(backend: Backend) -> None:
+    """On the local store, bring the search index up before searching, saying so when it takes a while."""
+    from sessions_tui.backend.local import LocalBackend
+    from sessions_tui.engine.text_search import catch_up
+
+    if not isinstance(backend, LocalBackend):
+        return
+    engine = backend.engine
+    state = await asyncio.to_thread(engine.store.text_index_state)
+    if state.indexing:
+        behind = max(0, state.newest - state.indexed_through) if state.current else state.newest
+        print(f"indexing {behind:,} transcript lines for search (once)…", file=sys.stderr)
+        await catch_up(engine)
+
+
+async def run_search(backend: Backend, requester: Requester, opts: argparse.Namespace, out: TextIO) -> int:
+    from sessions_tui.tools.base import ToolInputError
+
+    if not 1 <= opts.limit <= MAX_LIMIT:
+        raise SearchUsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
+    query = " ".join(opts.query)
+    await _index_first(backend)
+    try:
+        outcome = await backend.search(requester, query, session=opts.session, limit=opts.limit)
+    except ToolInputError as exc:
+        raise SearchUsageError(f"QUERY: {exc}") from exc
+    if opts.json:
+        if outcome.refused:
+            print(json_text({"status": "forbidden", "error": outcome.refused}), file=out)
+        else:
+            print(json_text(outcome_json(outcome)), file=out)
+    else:
+        print_outcome(outcome, out, bold=out.isatty())
+    return 1 if outcome.refused else 0
