@@ -17,19 +17,20 @@ import contextlib
 import logging
 import os
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sessions_tui.engine.processes import pid_alive
-from sessions_tui.engine.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTED
-from sessions_tui.engine.subagent_control import is_live, kill_here, steer
+from sessions_tui.engine.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTED, KILLED, RunRequest, Runs
 from sessions_tui.engine.subagent_records import SubagentRun
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
-    from sessions_tui.engine.store import RunControlRow
+    from sessions_tui.engine.store import RunControlRow, Store
+    from sessions_tui.engine.subagents import SubagentRegistry
 
 log = logging.getLogger(__name__)
 
+ANNOUNCE_WAIT_STEPS = 200  # a killed run's announce takes no model turn: it is quick
 CONTROL_WAIT_SECONDS = 10.0
 CONTROL_POLL_SECONDS = 2 * CROSS_PROCESS_POLL_SECONDS  # the watcher's tick: one PRAGMA, 10 a second
 
@@ -38,10 +39,71 @@ class ControlFailed(Exception):
     """A kill or steer the process running the run did not carry out (it stopped, or did not answer)."""
 
 
+class ControlsHost(Protocol):
+    """What control needs of the engine: its store, its runs, the sub-agent registry, background work."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def runs(self) -> Runs[Any]: ...
+
+    @property
+    def subagents(self) -> SubagentRegistry: ...
+
+    def background(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
+
+
+def is_live(engine: ControlsHost, run: SubagentRun) -> bool:
+    """Whether a registered run is still queued or running (its record has not ended)."""
+    record = engine.runs.get(run.run_id)
+    return record is not None and record.status in ("queued", "running")
+
+
+async def kill_here(engine: ControlsHost, run: SubagentRun, pid: int) -> bool:
+    """This process's part of a kill: its runs in the child's session killed and, when the run was
+    live here (its record names `pid`), its end as `killed` and its announce. Returns whether it was."""
+    holder = engine.store.run_pid(run.run_id)
+    was_live = is_live(engine, run) and holder in (pid, None)
+    await engine.runs.kill_session(run.child_key)
+    if was_live:
+        await engine.subagents.finish(run.run_id, "killed", KILLED)
+        await _announced(engine, run.run_id)
+    return was_live
+
+
+async def _announced(engine: ControlsHost, run_id: str) -> None:
+    """Wait (briefly) for the killed run's announce, which the run's own follower may be posting."""
+    for _ in range(ANNOUNCE_WAIT_STEPS):
+        run = engine.subagents.get(run_id)
+        if run is None or run.announce_state == "done":
+            return
+        await asyncio.sleep(0.01)
+
+
+def steer(engine: ControlsHost, run: SubagentRun, message: str) -> str:
+    """Queue `message` in the child's lane in this process; its run takes it after the current turn.
+    Returns the queued run's id."""
+    return engine.runs.start(
+        RunRequest(
+            session_key=run.child_key,
+            message=message,
+            lane="subagent",
+            label=run.label,
+            provenance={
+                "kind": "inter_session",
+                "sourceSessionKey": run.requester_key,
+                "sourceTool": "subagents",
+            },
+            chain=[run.requester_key, run.child_key],
+        )
+    )
+
+
 class RunControls:
     """This engine's side of cross-process control: asking other processes, and serving their asks."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: ControlsHost) -> None:
         self.engine = engine
         self.pid = os.getpid()  # who this engine is to the others (tests stand a second process in)
         self._task: asyncio.Task[None] | None = None

@@ -8,18 +8,18 @@ children's lanes — as `killed`, deepest first, and posts each one's announce (
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.run_controls import is_live, steer
 from sessions_tui.engine.subagent_records import SubagentRun
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
 
+__all__ = ["TreeNode", "is_live", "kill_subtree", "steer", "tree_of"]
+
 MAX_TREE_RUNS = 500
-ANNOUNCE_WAIT_STEPS = 200  # a killed run's announce takes no model turn: it is quick
 
 
 @dataclass
@@ -56,12 +56,6 @@ def tree_of(engine: Engine, requester_key: str, max_depth: int = 5) -> list[Tree
     return level(requester_key, 1)
 
 
-def is_live(engine: Engine, run: SubagentRun) -> bool:
-    """Whether a registered run is still queued or running (its record has not ended)."""
-    record = engine.runs.get(run.run_id)
-    return record is not None and record.status in ("queued", "running")
-
-
 async def kill_subtree(engine: Engine, node: TreeNode) -> list[SubagentRun]:
     """End the node's run and every run below it as `killed`, each child session's queue emptied
     too, in whichever process runs them; returns the registered runs that were live, deepest first.
@@ -72,42 +66,3 @@ async def kill_subtree(engine: Engine, node: TreeNode) -> list[SubagentRun]:
     if await engine.run_controls.kill(node.run):  # the process running it does it (run_controls.py)
         killed.append(node.run)
     return killed
-
-
-async def kill_here(engine: Engine, run: SubagentRun, pid: int) -> bool:
-    """This process's part of a kill: its runs in the child's session killed and, when the run was
-    live here (its record names `pid`), its end as `killed` and its announce. Returns whether it was."""
-    holder = engine.store.run_pid(run.run_id)
-    was_live = is_live(engine, run) and holder in (pid, None)
-    await engine.runs.kill_session(run.child_key)
-    if was_live:
-        await engine.subagents.finish(run.run_id, "killed", "killed")
-        await _announced(engine, run.run_id)
-    return was_live
-
-
-async def _announced(engine: Engine, run_id: str) -> None:
-    """Wait (briefly) for the killed run's announce, which the run's own follower may be posting."""
-    for _ in range(ANNOUNCE_WAIT_STEPS):
-        run = engine.subagents.get(run_id)
-        if run is None or run.announce_state == "done":
-            return
-        await asyncio.sleep(0.01)
-
-
-def steer(engine: Engine, run: SubagentRun, message: str) -> str:
-    """Queue `message` in the child's lane; its run takes it after the current turn. Returns the queued run's id."""
-    return engine.runs.start(
-        RunRequest(
-            session_key=run.child_key,
-            message=message,
-            lane="subagent",
-            label=run.label,
-            provenance={
-                "kind": "inter_session",
-                "sourceSessionKey": run.requester_key,
-                "sourceTool": "subagents",
-            },
-            chain=[run.requester_key, run.child_key],
-        )
-    )
