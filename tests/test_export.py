@@ -249,3 +249,34 @@ def test_an_unwritable_layout_directory_exits_2(state, tmp_path, capsys):
     (blocked / "agents").write_text("a file where the layout needs a directory")
     code, out, err = _run(capsys, "--state", str(state), "export", "main", "--format", "jsonl", "-o", f"{blocked}/")
     assert code == 2 and out == "" and err.startswith(f"sessions-tui: -o {blocked}/: cannot write")
+
+
+def test_redacting_a_line_keeps_its_shape_and_redacting_again_changes_nothing():
+    from sessions_tui.engine.export.redaction import redact_line
+    from sessions_tui.engine.redact import default_redactor
+
+    redactor = default_redactor()
+    text = json.dumps(
+        {
+            "type": "message",
+            "id": "a1b2c3d4",
+            "parentId": "00ff00ff",
+            "timestamp": "2026-11-21T22:52:43.875Z",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"lone \ud800 and {SECRET}"},
+                    {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"apiKey": 12345, "cmd": "ls"}},
+                ],
+            },
+        }
+    )
+    once = redact_line(text, redactor)
+    line = json.loads(once)
+    assert SECRET_HEAD not in once and "\\ud800" in once  # the lone surrogate stays an ASCII escape
+    assert (line["id"], line["parentId"], line["timestamp"]) == ("a1b2c3d4", "00ff00ff", "2026-11-21T22:52:43.875Z")
+    assert line["message"]["content"][1]["arguments"] == {"apiKey": "***", "cmd": "ls"}
+    assert redact_line(once, redactor) == once
+    untouched = '{"type": "message", "id": "x", "message": {"role": "user", "content": "hi"}}'
+    assert redact_line(untouched, redactor) is untouched  # kept byte for byte
+    assert SECRET_HEAD not in redact_line(f"not json {SECRET}", redactor)
