@@ -94,6 +94,9 @@ class SessionsApp(App[None]):
         Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
         Binding("l", "sends", "sends", id="sends", tooltip="the send ledger: every sessions_send of the open session"),
         Binding("w", "why", "why", id="why", tooltip="why: may the acting-as session list, read, send to, spawn here"),
+        Binding(
+            "g,ctrl+f", "search", "search", id="search", tooltip="search the transcripts the acting-as session may read"
+        ),
         Binding("E", "export", "export", show=False, id="export", tooltip="export the open session (redacted)"),
         Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
         Binding(
@@ -350,16 +353,14 @@ class SessionsApp(App[None]):
         self.push_screen(SendsScreen(self.backend, self.display_key, session=key, run_id=run_id))
 
     def action_why(self) -> None:
-        """The explanation for the acting-as requester and the open session."""
-        from sessions_tui.ui.screens.explain import ExplainScreen
+        from sessions_tui.ui.screens.explain import open_why
 
-        if not isinstance(self.screen, MainScreen):
-            return
-        key = self.main_screen.query_one(TranscriptPane).key
-        if not key:
-            self.notify("Open a session first: why is asked of the open session.", timeout=3)
-            return
-        self.push_screen(ExplainScreen(self.backend, self.requester(), key, self.display_key))
+        open_why(self)
+
+    def action_search(self) -> None:
+        from sessions_tui.ui.screens.search import open_search
+
+        open_search(self)
 
     def action_export(self) -> None:
         from sessions_tui.ui.screens.export import open_export

@@ -19,6 +19,7 @@ from sessions_tui.ui.text import literal, span
 
 if TYPE_CHECKING:
     from sessions_tui.backend import Explanation
+    from sessions_tui.ui.app import SessionsApp
 
 ACTIONS = {"list": "list", "history": "read", "send": "send", "spawn": "spawn"}
 
@@ -74,3 +75,17 @@ class ExplainScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def open_why(app: SessionsApp) -> None:
+    """`w`: the explanation for the acting-as requester and the open session."""
+    from sessions_tui.ui.screens.main import MainScreen
+    from sessions_tui.ui.widgets.transcript import TranscriptPane
+
+    if not isinstance(app.screen, MainScreen):
+        return
+    key = app.main_screen.query_one(TranscriptPane).key
+    if not key:
+        app.notify("Open a session first: why is asked of the open session.", timeout=3)
+        return
+    app.push_screen(ExplainScreen(app.backend, app.requester(), key, app.display_key))

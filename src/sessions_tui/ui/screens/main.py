@@ -307,18 +307,25 @@ class MainScreen(LiveRows):
         event.stop()
         if self.query_one(ContentSwitcher).current == "spawn":
             self.toggle_spawn()
+        self.show_session(event.session_key)
+
+    def show_session(self, key: str, at_message: int | None = None) -> None:
+        """Open `key`'s transcript with the table's cursor on its row (or say it is not in the table),
+        at message `at_message` when given (a search hit)."""
         table = self.query_one(SessionTable)
-        if event.session_key in table.rows_by_key:
-            table.move_cursor(row=table.get_row_index(event.session_key), animate=False)
+        if key in table.rows_by_key:
+            table.move_cursor(row=table.get_row_index(key), animate=False)
             self._sync_to_cursor()
         else:
             app: Any = self.app
-            self._open(event.session_key)
+            self._open(key)
             app.notify(
-                f"{app.display_key(event.session_key)} is not in the table (filters or page); its transcript is shown.",
+                f"{app.display_key(key)} is not in the table (filters or page); its transcript is shown.",
                 timeout=5,
                 markup=False,
             )
+        if at_message is not None:
+            self.query_one(TranscriptPane).reveal(at_message)
 
     def _open(self, key: str | None) -> None:
         app: Any = self.app

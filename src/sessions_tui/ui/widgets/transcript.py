@@ -39,6 +39,7 @@ to show at once; the rest of the page follows above them."""
 TAIL_LIMIT = 50
 """Messages a live update fetches: the new ones are among them unless that many arrived at once
 (then the pane reloads)."""
+REVEAL_PAGES = 50  # a search hit further back than this many pages of history is left to `m`
 FLAGS = ("contentRedacted", "contentTruncated", "hardCapped", "droppedMessages")
 
 
@@ -85,6 +86,8 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self._page_pending = False
         self._tail_wanted = False
         self._paged_back = False
+        self._reveal: int | None = None  # a message to bring into view once it is loaded (`reveal`)
+        self._reveal_pages = 0
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -119,6 +122,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         """Show the session afresh (another session, tools toggled, another requester)."""
         self._generation += 1
         self._page_pending = self._tail_wanted = self._paged_back = False
+        self._reveal = None
         self.query_one(StreamView).clear()
         if self.key is not None:
             self._page_pending = True
@@ -143,6 +147,33 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             return False
         self._fetch(self.key, "older", self._generation, limit=HISTORY_LIMIT, offset=self.next_offset)
         return True
+
+    def reveal(self, seq: int) -> None:
+        """Bring message `seq` of the open session into view and mark it (a search hit): older
+        pages are fetched until it is shown, at most `REVEAL_PAGES` of them."""
+        self._reveal, self._reveal_pages = seq, 0
+        self._try_reveal()
+
+    def _try_reveal(self) -> None:
+        seq = self._reveal
+        if seq is None or self.key is None or self.page_loading:
+            return
+        if self.first_seq and seq < self.first_seq and self.next_offset is not None:
+            if self._reveal_pages < REVEAL_PAGES:
+                self._reveal_pages += 1
+                self.load_older()
+                return
+        self._reveal = None
+        scroll = self.query_one(MessageScroll)
+        target = None
+        for view in scroll.query_children(MessageView):
+            view.set_class(view.seq == seq, "found")
+            if view.seq == seq:
+                target = view
+        if target is None:
+            self.notify(f"Message #{seq} is not shown: it is further back (m: older messages).", timeout=4)
+            return
+        self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
 
     def stream(self, kind: str, delta: str) -> None:
         """A piece of what the running model produces, shown until its message lands."""
@@ -193,6 +224,8 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             if self._tail_wanted:
                 self._tail_wanted = False
                 self.refresh_tail()
+        if event.kind in ("first", "page", "older"):
+            self._try_reveal()
 
     async def _replace(self, kind: str, result: dict[str, Any], messages: list[dict[str, Any]]) -> None:
         scroll = self.query_one(MessageScroll)

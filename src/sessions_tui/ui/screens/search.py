@@ -1,0 +1,221 @@
+"""The Search view (`g`, `ctrl+f`): every message the acting-as requester may read that says the
+words typed, best first, matched words highlighted in their context; `enter` opens the session at
+that message.
+
+k9s-style: a full screen over the dashboard, `escape` back. It searches as you type (after a short
+pause) through `Backend.search`, the index `sessions_search` uses, with the same visibility; the
+highlighted hit's snippet is shown whole under the table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.coordinate import Coordinate
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Input, Static
+
+from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError
+from sessions_tui.engine.store.text_index import HIT_END, HIT_START
+from sessions_tui.ui.text import literal, one_line, span
+from sessions_tui.ui.widgets.field import Field
+
+if TYPE_CHECKING:
+    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
+    from sessions_tui.ui.app import SessionsApp
+
+LIMIT = 200
+TYPING_PAUSE_S = 0.25
+HINT = "type words   enter search / open   ↓ results   esc back"
+HIT_STYLE = "bold $accent"
+
+
+def marked_text(snippet: str, *, limit: int | None = None) -> Text:
+    """A snippet as Rich Text: agent text kept literal, the words the index matched highlighted.
+    A snippet with no marks (an OpenClaw gateway's) is shown as it is."""
+    flat = " ".join(part for part in snippet.replace("\n", " ").split(" ") if part)
+    out = Text()
+    inside = False
+    piece = ""
+    for char in flat:
+        if char in (HIT_START, HIT_END):
+            out.append_text(literal(piece, HIT_STYLE if inside else ""))
+            piece, inside = "", char == HIT_START
+        else:
+            piece += char
+    out.append_text(literal(piece, HIT_STYLE if inside else ""))
+    if limit is not None and out.cell_len > limit:
+        out.truncate(limit - 1)
+        out.append("…")
+    return out
+
+
+class SearchScreen(Screen["SearchHit | None"]):
+    """Search as `requester`; dismissed with the hit to open (None: back, nothing chosen)."""
+
+    CSS_PATH = Path(__file__).parent / "search.tcss"
+    BINDINGS = [
+        Binding("escape", "close", "back", id="search_back", tooltip="back to the sessions"),
+        Binding("enter", "choose", "open", id="search_open", tooltip="open the session at this message"),
+    ]
+
+    class Found(Message):
+        def __init__(self, outcome: SearchOutcome | None, generation: int, problem: str | None = None) -> None:
+            super().__init__()
+            self.outcome = outcome
+            self.generation = generation
+            self.problem = problem
+
+    def __init__(self, backend: Backend, requester: Requester, display: Any, query: str = "") -> None:
+        super().__init__()
+        self.backend = backend
+        self.requester = requester
+        self.display_key = display
+        self.initial = query
+        self.hits: list[SearchHit] = []
+        self.generation = 0
+        self.note = ""
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="search-view"):
+            yield Static(literal("Search every transcript", "bold"), id="search-title")
+            yield Field(self.initial, placeholder="words to find (all of them, any order)", id="search-query")
+            yield DataTable(id="search-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="search-detail-box"):
+                yield Static(id="search-detail")
+            yield Static(HINT, id="search-hint")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#search-table", DataTable)
+        for title, width in (("session", 34), ("#", 6), ("role", 9), ("when", 16), ("snippet", 70)):
+            table.add_column(title, width=width)
+        self.query_one("#search-query", Field).focus()
+        if self.initial.strip():
+            self.search(self.initial)
+
+    # -- searching ------------------------------------------------------------------------------
+
+    @on(Input.Changed, "#search-query")
+    def _typed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        query = event.value
+        self._timer = self.set_timer(TYPING_PAUSE_S, lambda: self.search(query))
+
+    @on(Input.Submitted, "#search-query")
+    def _submitted(self, event: Input.Submitted) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self.search(event.value)
+        if self.query_one("#search-table", DataTable).row_count:
+            self.query_one("#search-table", DataTable).focus()
+
+    def search(self, query: str) -> None:
+        self.generation += 1
+        if not query.strip():
+            self.post_message(self.Found(None, self.generation))
+            return
+        self._search(query, self.generation)
+
+    @work(exclusive=True, group="search", thread=True, exit_on_error=False)
+    async def _search(self, query: str, generation: int) -> None:
+        try:
+            outcome = await self.backend.search(self.requester, query, limit=LIMIT)
+        except (ToolInputError, BackendUnavailable) as exc:
+            self.post_message(self.Found(None, generation, str(exc)))
+            return
+        self.post_message(self.Found(outcome, generation))
+
+    def on_search_screen_found(self, event: Found) -> None:
+        if event.generation != self.generation:
+            return  # typed on since
+        outcome = event.outcome
+        self.hits = list(outcome.hits) if outcome else []
+        table = self.query_one("#search-table", DataTable)
+        table.clear()
+        for index, hit in enumerate(self.hits):
+            table.add_row(
+                literal(one_line(self.display_key(hit.key), 34)),
+                span(f"#{hit.msg_seq}" if hit.msg_seq is not None else "", "dim"),
+                span(hit.role),
+                span(_when(hit.timestamp), "dim"),
+                marked_text(hit.snippet, limit=70),
+                key=str(index),
+            )
+        self.note = event.problem or (outcome.refused or "" if outcome else "")
+        if outcome and not outcome.refused:
+            count = f"{len(self.hits)} message{'s' if len(self.hits) != 1 else ''}"
+            more = " (more match: showing the best)" if outcome.truncated else ""
+            indexing = "   indexing: results may be incomplete" if outcome.indexing else ""
+            self.note = f"{count}{more}{indexing}"
+        self._show_detail()
+
+    # -- the highlighted hit ---------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#search-table")
+    def _highlighted(self, _: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    def highlighted(self) -> SearchHit | None:
+        table = self.query_one("#search-table", DataTable)
+        if not table.row_count:
+            return None
+        try:
+            index = int(str(table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value))
+        except Exception:  # noqa: BLE001 - no such row
+            return None
+        return self.hits[index] if 0 <= index < len(self.hits) else None
+
+    def _show_detail(self) -> None:
+        hit = self.highlighted()
+        text = Text()
+        text.append_text(literal(self.note, "dim"))
+        if hit is not None:
+            text.append("\n")
+            where = f"   message #{hit.msg_seq}" if hit.msg_seq is not None else ""
+            head = f"{self.display_key(hit.key)}{where}   {hit.role}   {_when(hit.timestamp)}"
+            text.append_text(literal(head, "bold"))
+            text.append("\n")
+            text.append_text(marked_text(hit.snippet))
+        self.query_one("#search-detail", Static).update(text)
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_choose(self) -> None:
+        if isinstance(self.focused, Input):
+            return  # the field's own enter searches (Input.Submitted)
+        hit = self.highlighted()
+        if hit is not None:
+            self.dismiss(hit)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def open_search(app: SessionsApp) -> None:
+    """`g`/`ctrl+f`: search as the acting-as requester; the chosen hit opens its session at that message."""
+    from sessions_tui.ui.screens.main import MainScreen
+
+    if not isinstance(app.screen, MainScreen):
+        return
+
+    def chosen(hit: SearchHit | None) -> None:
+        if hit is not None:
+            app.main_screen.show_session(hit.key, hit.msg_seq)
+
+    app.push_screen(SearchScreen(app.backend, app.requester(), app.display_key), chosen)
+
+
+def _when(ms: int) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms else ""
