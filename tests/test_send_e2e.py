@@ -194,6 +194,7 @@ async def test_models_call_the_session_tools_and_the_turn_continues(engine_for, 
     assert set(tools) == {
         "sessions_list",
         "sessions_history",
+        "sessions_search",
         "sessions_send",
         "sessions_spawn",
         "agents_list",

@@ -79,7 +79,9 @@ def _stored(state: Path) -> Any:
             r[0]
             for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' "
-                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sessions_search%'"
+                "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sessions_search%' "
+                "AND name NOT IN ('transcript_text_data', 'transcript_text_idx', 'transcript_text_content', "
+                "'transcript_text_docsize', 'transcript_text_config')"  # FTS5's own tables; their table is read
             )
         ]
         return {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}

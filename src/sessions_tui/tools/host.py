@@ -18,12 +18,21 @@ from sessions_tui.tools.registry import TOOLS, invoke
 
 log = logging.getLogger(__name__)
 
-SESSION_TOOLS = ("sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list", "subagents")
+SESSION_TOOLS = (
+    "sessions_list",
+    "sessions_history",
+    "sessions_search",
+    "sessions_send",
+    "sessions_spawn",
+    "agents_list",
+    "subagents",
+)
 # Denied to every sub-agent; the rest of the session tools denied only to leaves (sub-agents at the
 # deepest spawn depth, which may spawn no further), unless `tools.subagents.tools` allows them.
 ALWAYS_DENIED_TO_SUBAGENTS = ("sessions_send", "agents_list")
 # `subagents` is among them (REFERENCE §12): a leaf has no children to control; an orchestrator keeps it.
-DENIED_TO_LEAVES = ("sessions_list", "sessions_history", "sessions_spawn", "subagents")
+# `sessions_search` too, as OpenClaw 2026.9.6's SUBAGENT_TOOL_DENY_LEAF lists it beside history.
+DENIED_TO_LEAVES = ("sessions_list", "sessions_history", "sessions_search", "sessions_spawn", "subagents")
 
 
 class EngineToolHost:
