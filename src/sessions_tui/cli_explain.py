@@ -14,7 +14,7 @@ from sessions_tui.backend import Backend, Requester
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.tools.explain import Explanation
+    from sessions_tui.backend import Explanation
 
 
 class ExplainUsageError(Exception):

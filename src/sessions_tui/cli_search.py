@@ -10,18 +10,16 @@ what is printed as text has its control characters made visible.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import re
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sessions_tui.backend import Backend, Requester
-from sessions_tui.engine.store.text_index import HIT_END, HIT_START
+from sessions_tui.backend import HIT_END, HIT_START, Backend, Requester, ToolInputError
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
+    from sessions_tui.backend import SearchHit, SearchOutcome
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 500
@@ -93,23 +91,14 @@ def print_outcome(outcome: SearchOutcome, out: TextIO, *, bold: bool) -> None:
 
 
 async def _index_first(backend: Backend) -> None:
-    """On the local store, bring the search index up before searching, saying so when it takes a while."""
-    from sessions_tui.backend.local import LocalBackend
-    from sessions_tui.engine.text_search import catch_up
-
-    if not isinstance(backend, LocalBackend):
-        return
-    engine = backend.engine
-    state = await asyncio.to_thread(engine.store.text_index_state)
-    if state.indexing:
-        behind = max(0, state.newest - state.indexed_through) if state.current else state.newest
+    """Bring the search index up before searching (a local store from before it), saying so."""
+    behind = await backend.search_index_behind()
+    if behind:
         print(f"indexing {behind:,} transcript lines for search (once)…", file=sys.stderr)
-        await catch_up(engine)
+        await backend.catch_up_search_index()
 
 
 async def run_search(backend: Backend, requester: Requester, opts: argparse.Namespace, out: TextIO) -> int:
-    from sessions_tui.tools.base import ToolInputError
-
     if not 1 <= opts.limit <= MAX_LIMIT:
         raise SearchUsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
     query = " ".join(opts.query)

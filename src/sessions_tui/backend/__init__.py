@@ -66,11 +66,13 @@ if TYPE_CHECKING:
     from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import row_matches
     from sessions_tui.engine.store import DB_NAME, StoreError
+    from sessions_tui.engine.store.text_index import HIT_END, HIT_START
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation, Verdict
     from sessions_tui.tools.registry import TOOLS, UnknownToolError
+    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
 
 _HOMES = {
     "sessions_tui.backend.base": "Backend BackendUnavailable EventCallback ImportSummary Requester RequesterView",
@@ -96,11 +98,13 @@ _HOMES = {
     "sessions_tui.engine.secret_refs": "secret_text",
     "sessions_tui.engine.session_search": "row_matches",
     "sessions_tui.engine.store": "DB_NAME StoreError",
+    "sessions_tui.engine.store.text_index": "HIT_END HIT_START",
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",
     "sessions_tui.tools.base": "ToolInputError ToolSpec",
     "sessions_tui.tools.browse": "BrowsePage BrowseQuery",
     "sessions_tui.tools.explain": "Explanation Verdict",
     "sessions_tui.tools.registry": "TOOLS UnknownToolError",
+    "sessions_tui.tools.sessions_search": "SearchHit SearchOutcome",
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
 
@@ -109,6 +113,8 @@ __all__ = [
     "CONFIG_PATH_ENV",
     "DB_NAME",
     "FORMATS",
+    "HIT_END",
+    "HIT_START",
     "SEND_STATES",
     "SESSION_KINDS",
     "TOOLS",
@@ -141,6 +147,8 @@ __all__ = [
     "RunEnded",
     "RunStarted",
     "RunStreamed",
+    "SearchHit",
+    "SearchOutcome",
     "SendLedgerChanged",
     "SendProgress",
     "SendState",

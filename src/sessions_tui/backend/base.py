@@ -192,6 +192,14 @@ class Backend(Protocol):
         snippets redacted, matched words marked (store/text_index.py `HIT_START`/`HIT_END`) where
         the backend can. Raises `ToolInputError` for an empty or too long query."""
 
+    async def search_index_behind(self) -> int:
+        """How many transcript lines the search index has still to take in (0: none, or a server,
+        which keeps its own index up)."""
+
+    async def catch_up_search_index(self) -> None:
+        """Index everything the search index is behind by, now (a search answers from what is
+        indexed; a command that searches once wants all of it)."""
+
     # -- events ----------------------------------------------------------------------------------
 
     def subscribe(self, callback: EventCallback) -> Callable[[], None]:

@@ -198,6 +198,17 @@ class LocalBackend:
         )
         return SearchOutcome(refused=found.error) if isinstance(found, Failed) else found
 
+    async def search_index_behind(self) -> int:
+        state = await asyncio.to_thread(self.engine.store.text_index_state)
+        if not state.indexing:
+            return 0
+        return max(0, state.newest - state.indexed_through) if state.current else state.newest
+
+    async def catch_up_search_index(self) -> None:
+        from sessions_tui.engine.text_search import catch_up
+
+        await catch_up(self.engine)
+
     # -- events ----------------------------------------------------------------------------------
 
     def subscribe(self, callback: EventCallback) -> Callable[[], None]:

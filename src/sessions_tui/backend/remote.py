@@ -272,6 +272,12 @@ class RemoteBackend:
     async def export_session(self, key: str) -> w.SessionExport | None:
         return (await self._post("export", w.KeyRequest(key=key), w.ExportAnswer)).export
 
+    async def search_index_behind(self) -> int:
+        return 0  # the server keeps its index up itself
+
+    async def catch_up_search_index(self) -> None:
+        return None
+
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
     ) -> SearchOutcome:

@@ -271,6 +271,12 @@ class SeveralBackends:
         found = await self.backends[label].export_session(bare or "")
         return found.model_copy(update={"key": f"{label}/{found.key}"}) if found else None
 
+    async def search_index_behind(self) -> int:
+        return sum(await asyncio.gather(*(b.search_index_behind() for b in self.backends.values())))
+
+    async def catch_up_search_index(self) -> None:
+        await asyncio.gather(*(b.catch_up_search_index() for b in self.backends.values()))
+
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
     ) -> SearchOutcome:

@@ -23,13 +23,12 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
-from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError
-from sessions_tui.engine.store.text_index import HIT_END, HIT_START
+from sessions_tui.backend import HIT_END, HIT_START, Backend, BackendUnavailable, Requester, ToolInputError
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
 if TYPE_CHECKING:
-    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
+    from sessions_tui.backend import SearchHit, SearchOutcome
     from sessions_tui.ui.app import SessionsApp
 
 LIMIT = 200
