@@ -59,7 +59,9 @@ def test_answers_as_the_gateway_does(gateway_store, name):
         assert gateway_store.canonical(mine["sessionKey"]) == gateway_store.canonical(theirs["sessionKey"])
         if name not in CUT_AFTER_REDACTION:
             assert mine["snippet"] == theirs["snippet"]
-            assert mine["score"] == pytest.approx(theirs["score"], rel=1e-5)
+            # bm25 counts a row's tokens over all its columns: the `sid` column's one token moves
+            # the scores by under 0.1 % (store/text_index.py), never the order of these answers.
+            assert mine["score"] == pytest.approx(theirs["score"], rel=2e-3)
         assert {k: v for k, v in mine.items() if k not in ("sessionKey", "snippet", "score")} == {
             k: v for k, v in theirs.items() if k not in ("sessionKey", "snippet", "score")
         }
@@ -181,3 +183,20 @@ def test_the_result_keeps_to_its_byte_budget():
     kept, cut = _capped(items)
     assert cut and 0 < len(kept) < 40
     assert len(json.dumps(kept, separators=(",", ":"))) <= MAX_RESULT_BYTES
+
+
+def test_a_word_in_very_many_messages_is_ranked_among_its_newest(make_engine, monkeypatch):
+    import sessions_tui.engine.store.text_index as text_index
+
+    engine = make_engine()
+    key = add_session(engine, "main")
+    for n in range(12):  # the oldest say it most often: bm25 over all ranks them first
+        engine.store.append(key, {"role": "user", "content": "alpha " * (12 - n) + f"n{n}"})
+    everything = run_tool(engine, "sessions_search", {"query": "alpha", "limit": 3})
+    assert everything["truncated"] is True and everything["results"][0]["snippet"].endswith("n0")
+    monkeypatch.setattr(text_index, "RANK_WINDOW", 4)
+    newest = run_tool(engine, "sessions_search", {"query": "alpha", "limit": 25})
+    assert newest["truncated"] is True
+    assert sorted(hit["snippet"].split()[-1] for hit in newest["results"]) == ["n10", "n11", "n8", "n9"]
+    few = run_tool(engine, "sessions_search", {"query": "n3"})
+    assert len(few["results"]) == 1 and "truncated" not in few

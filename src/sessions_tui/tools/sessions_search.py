@@ -148,7 +148,8 @@ async def search_messages(
         scope, shown = _scope(call, ctx, guard), {}
     state = await catch_up(engine, CATCH_UP_BUDGET_S)
     wanted = TextQuery(match=fts_query(query), limit=limit + 1, keys=scope.keys, agents=scope.agents, marked=marked)
-    found = [hit for hit in engine.store.search_text(wanted) if guard.check(hit.key) is None]
+    result = engine.store.search_text(wanted)
+    found = [hit for hit in result.hits if guard.check(hit.key) is None]
     hits = [
         SearchHit(
             sessionKey=shown.get(hit.key) or engine.display(hit.key, ctx.requester_agent_id),
@@ -164,7 +165,8 @@ async def search_messages(
         for hit in found
     ]
     hits.sort(key=lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id or ""))
-    return SearchOutcome(hits=hits[:limit], indexing=state.indexing, truncated=len(hits) > limit)
+    truncated = len(hits) > limit or result.windowed
+    return SearchOutcome(hits=hits[:limit], indexing=state.indexing, truncated=truncated)
 
 
 def _cut(text: str, most: int) -> str:

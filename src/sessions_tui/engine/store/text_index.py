@@ -4,7 +4,10 @@ assistant message's text, redacted.
 The table (`transcript_text`, schema.py) tokenizes as OpenClaw's `session_transcript_fts` does
 (unicode61, diacritics removed) and is ranked by the same bm25, so a query finds and orders what
 the gateway's finds. Unlike the gateway's, it holds the text *redacted*: a secret is never findable
-by its value, and a snippet cut from it never shows one. Its rowid is the transcript line's.
+by its value, and a snippet cut from it never shows one. Its rowid is the transcript line's; its
+`sid` column holds one token naming the line's session (`s<rowid of the session>`), so a search
+narrowed to some sessions is one more term of the full-text query (`sid : (s1 OR s7 …)`), which
+the index intersects with the words as cheaply as it finds them.
 
 It is kept in step in two ways. A write that appends lines indexes them in its own transaction
 when the index is caught up (`indexed_through` is the last line before them) and was built with
@@ -15,6 +18,7 @@ another configuration wrote). A search while it is behind says so (`TextIndexSta
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -28,13 +32,21 @@ from sessions_tui.engine.surrogates import loads, scrub_text
 CATCH_UP_CHUNK = 4000
 """Lines indexed per transaction while catching up: short enough that other writers barely wait."""
 
+RANK_WINDOW = 5_000
+"""A query matching more messages than this is ranked among its newest this many: bm25 over every
+match of a common word costs over a second on a million messages (about 5 us a message), and its
+best match is as good among the newest."""
+
+SID_TERMS_MAX = 5_000
+"""Sessions a search may be narrowed to as index terms; more are narrowed by a join per match."""
+
 HIT_START, HIT_END = "\x1e", "\x1f"
 """Marks around a matched token in a marked snippet; removed from indexed text, so never the text's own."""
 
 _UNMARK = str.maketrans({HIT_START: " ", HIT_END: " "})
 _TEXT_BLOCKS = ("text", "input_text", "output_text")
 _STATE = "SELECT indexed_through, redaction FROM transcript_text_state WHERE id = 1"
-_INSERT = "INSERT INTO transcript_text (rowid, text, role, ts) VALUES (?, ?, ?, ?)"
+_INSERT = "INSERT INTO transcript_text (rowid, text, sid, role, ts) VALUES (?, ?, ?, ?, ?)"
 
 
 def message_text(message: Any) -> str | None:
@@ -118,6 +130,15 @@ class TextHit:
 
 
 @dataclass(frozen=True)
+class TextHits:
+    """A search's best hits; `windowed`: it matched more than `RANK_WINDOW` messages, and these are
+    the best of the newest of them."""
+
+    hits: list[TextHit]
+    windowed: bool = False
+
+
+@dataclass(frozen=True)
 class TextQuery:
     """A search: the FTS5 query, how many hits at most, and what narrows it (None: no narrowing).
     `marked`: snippets with `HIT_START`/`HIT_END` around matched tokens (else as the gateway's: bare)."""
@@ -138,9 +159,12 @@ class TextIndexPart(SessionsPart):
     def _text_redaction(self) -> Redactor:
         return self.text_redactor or default_redactor()
 
-    def _index_lines(self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], now: int) -> None:
-        """Index lines just stored from `first_rowid` on, in the caller's transaction, when the index
-        is caught up to just before them and built with this redaction (else catch-up will)."""
+    def _index_lines(
+        self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], now: int, session_rowid: int
+    ) -> None:
+        """Index lines of one session just stored from `first_rowid` on, in the caller's transaction,
+        when the index is caught up to just before them and built with this redaction (else
+        catch-up will)."""
         state = conn.execute(_STATE).fetchone()
         redactor = self._text_redaction()
         if state is None or int(state[0]) != first_rowid - 1:
@@ -156,7 +180,7 @@ class TextIndexPart(SessionsPart):
             found = index_entry(line, now)
             if found is not None:
                 role, text, ts = found
-                rows.append((last, indexed_text(redactor, text), role, ts))
+                rows.append((last, indexed_text(redactor, text), f"s{session_rowid}", role, ts))
         if rows:
             conn.executemany(_INSERT, rows)
         conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (last,))
@@ -193,17 +217,22 @@ class TextIndexPart(SessionsPart):
             else:
                 through = int(state[0])
             lines = conn.execute(
-                "SELECT rowid, line FROM transcript WHERE rowid > ? ORDER BY rowid LIMIT ?", (through, chunk)
+                """SELECT tr.rowid, tr.line, s.rowid FROM transcript AS tr
+                   LEFT JOIN sessions AS s ON s.session_id = tr.session_id
+                   WHERE tr.rowid > ? ORDER BY tr.rowid LIMIT ?""",
+                (through, chunk),
             ).fetchall()
             rows = []
-            for rowid, raw in lines:
+            for rowid, raw, session_rowid in lines:
+                if session_rowid is None:
+                    continue  # a line of no session (none is left so today)
                 try:
                     found = index_entry(loads(raw), now)
                 except ValueError:
                     found = None
                 if found is not None:
                     role, text, ts = found
-                    rows.append((rowid, indexed_text(redactor, text), role, ts))
+                    rows.append((rowid, indexed_text(redactor, text), f"s{session_rowid}", role, ts))
             if rows:
                 conn.executemany(_INSERT, rows)
             if lines:
@@ -212,33 +241,44 @@ class TextIndexPart(SessionsPart):
             newest = conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0]
         return TextIndexState(indexed_through=through, newest=int(newest), current=True)
 
-    def search_text(self, query: TextQuery) -> list[TextHit]:
+    def search_text(self, query: TextQuery) -> TextHits:
         """The best `limit` messages of current sessions matching `query.match`, best first (bm25,
-        then newest, then entry id: the gateway's order)."""
-        where = ["transcript_text MATCH ?"]
-        args: list[Any] = [query.match]
-        if query.keys is not None:
-            if not query.keys:
-                return []
-            where.append(f"s.key IN ({', '.join('?' * len(query.keys))})")
-            args.extend(query.keys)
-        if query.agents is not None:
-            if not query.agents:
-                return []
-            where.append(f"s.agent_id IN ({', '.join('?' * len(query.agents))})")
-            args.extend(query.agents)
-        start, end = (HIT_START, HIT_END) if query.marked else ("", "")
-        sql = f"""SELECT s.key, s.agent_id, s.session_id, tr.entry_id, tr.msg_seq, t.role, t.ts,
-                         snippet(transcript_text, 0, ?, ?, ' … ', 48) AS snippet,
-                         bm25(transcript_text) AS rank
-                  FROM transcript_text AS t
-                  JOIN transcript AS tr ON tr.rowid = t.rowid
-                  JOIN sessions AS s ON s.session_id = tr.session_id
-                  WHERE {" AND ".join(where)}
-                  ORDER BY rank, t.ts DESC, tr.entry_id LIMIT ?"""
+        then newest).
+
+        Ranked first, cut second, described last: the matches are ranked by the index alone, and
+        only the best `limit` are joined to their sessions and given a snippet. Narrowed to
+        sessions (`keys`) by the index's `sid` terms, to agents by a join per match; a query
+        matching more than `RANK_WINDOW` messages is ranked among its newest (read newest first,
+        which the index does without sorting)."""
+        if (query.keys is not None and not query.keys) or (query.agents is not None and not query.agents):
+            return TextHits([])
         with self.read() as conn:
-            rows = conn.execute(sql, [start, end, *args, query.limit]).fetchall()
-        return [
+            match, joins, where, args = self._narrowed(conn, query)
+            if match is None:
+                return TextHits([])
+            matching = f"FROM transcript_text AS t {joins} WHERE transcript_text MATCH ?{where}"
+            args = [match, *args]
+            many = conn.execute(f"SELECT count(*) FROM (SELECT 1 {matching} LIMIT ?)", [*args, RANK_WINDOW + 1])
+            windowed = int(many.fetchone()[0]) > RANK_WINDOW
+            # bm25 weighs the words only (the `sid` column 0); ties go to the newer line. A few more
+            # are ranked than wanted: lines of no current session drop out at the join below.
+            scored = f"SELECT t.rowid AS id, bm25(transcript_text, 1.0, 0.0) AS rank {matching}"
+            if windowed:
+                scored = f"SELECT * FROM ({scored} ORDER BY t.rowid DESC LIMIT {RANK_WINDOW})"
+            start, end = (HIT_START, HIT_END) if query.marked else ("", "")
+            rows = conn.execute(
+                f"""WITH best AS MATERIALIZED ({scored} ORDER BY rank, id DESC LIMIT ?)
+                    SELECT s.key, s.agent_id, s.session_id, tr.entry_id, tr.msg_seq, t.role, t.ts,
+                           snippet(transcript_text, 0, ?, ?, ' … ', 48), best.rank
+                    FROM best
+                    JOIN transcript_text AS t ON t.rowid = best.id
+                    JOIN transcript AS tr ON tr.rowid = best.id
+                    JOIN sessions AS s ON s.session_id = tr.session_id
+                    WHERE transcript_text MATCH ?
+                    ORDER BY best.rank, best.id DESC LIMIT ?""",
+                [*args, query.limit + 8, start, end, match, query.limit],
+            ).fetchall()
+        hits = [
             TextHit(
                 key=r[0],
                 agent_id=r[1],
@@ -252,6 +292,38 @@ class TextIndexPart(SessionsPart):
             )
             for r in rows
         ]
+        return TextHits(hits, windowed)
+
+    @staticmethod
+    def _narrowed(conn: sqlite3.Connection, query: TextQuery) -> tuple[str | None, str, str, list[Any]]:
+        """(the full-text query, joins, further conditions, their arguments) for `query`'s narrowing;
+        None: no session it may search exists."""
+        match, joins, where, args = f"text : ({query.match})", "", "", []
+        if query.keys is not None:
+            found = [
+                f"s{r[0]}"
+                for chunk in _chunks(list(query.keys), 500)
+                for r in conn.execute(f"SELECT rowid FROM sessions WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
+            ]
+            if not found:
+                return None, "", "", []
+            if len(found) <= SID_TERMS_MAX:
+                match = f"{match} AND sid : ({' OR '.join(found)})"
+            else:
+                joins = "JOIN transcript AS tr ON tr.rowid = t.rowid JOIN sessions AS s ON s.session_id = tr.session_id"
+                where += " AND s.key IN (SELECT value FROM json_each(?))"
+                args.append(json.dumps(list(query.keys)))
+        if query.agents is not None:
+            if not joins:
+                joins = "JOIN transcript AS tr ON tr.rowid = t.rowid JOIN sessions AS s ON s.session_id = tr.session_id"
+            where += " AND s.agent_id IN (SELECT value FROM json_each(?))"
+            args.append(json.dumps(list(query.agents)))
+        return match, joins, where, args
+
+
+def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
 
 
 def fts_query(query: str) -> str:

@@ -177,7 +177,7 @@ class TranscriptsPart(TextIndexPart):
     ) -> list[Appended]:
         now = self.now()
         row = conn.execute(
-            """SELECT session_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
+            """SELECT rowid, session_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
                       mirror_size FROM sessions WHERE key = ?""",
             (key,),
         ).fetchone()
@@ -189,7 +189,7 @@ class TranscriptsPart(TextIndexPart):
         if new.rows:
             mirror_size = self._write_mirror(conn, row, new.data)
             conn.executemany(_INSERT_LINE, new.rows)
-            self._index_lines(conn, new.first_rowid, new.lines, now)
+            self._index_lines(conn, new.first_rowid, new.lines, now, row["rowid"])
         updated_at = max(now, int(row["updated_at"])) if touch else int(row["updated_at"])
         conn.execute(
             """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
@@ -225,7 +225,8 @@ class TranscriptsPart(TextIndexPart):
             else:
                 write_new(session.mirror_path, data)
             conn.executemany(_INSERT_LINE, new.rows)
-            self._index_lines(conn, new.first_rowid, new.lines, now)
+            session_rowid = conn.execute("SELECT rowid FROM sessions WHERE key = ?", (key,)).fetchone()[0]
+            self._index_lines(conn, new.first_rowid, new.lines, now, session_rowid)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
         """Add `data` (whole lines) to the session's mirror in one write; returns its new size.
