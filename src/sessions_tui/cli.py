@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import os
 import sqlite3
@@ -21,125 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.backend import (
-    CONFIG_FILE_NAME,
-    CONFIG_PATH_ENV,
     DB_NAME,
     Backend,
     BackendUnavailable,
-    ConfigError,
-    LocalBackend,
     Requester,
-    StateDirError,
-    StoreError,
     ToolInputError,
     UnknownToolError,
-    config_path_origin,
     looks_like_session_id,
     looks_like_session_key,
-    open_local,
-    resolve_config_path,
-    resolve_state_dir,
 )
-from sessions_tui.cli_parser import build_parser, demo_state_dir
+from sessions_tui.cli_backends import UsageError, face_backend, open_backend
+from sessions_tui.cli_parser import build_parser
 from sessions_tui.terminal_text import json_text, visible_line
 
 EXIT_OK = 0
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad input on the command line: one line on stderr, exit 2."""
-
-
-def _openclaw_root(opts: argparse.Namespace) -> Path | None:
-    """`--openclaw DIR`, checked to hold an OpenClaw state directory (exit 2 if not)."""
-    value = getattr(opts, "openclaw", None)
-    if not value:
-        return None
-    from sessions_tui.backend import NoOpenClawState, require_agents
-
-    root = Path(value).expanduser().resolve()
-    try:
-        require_agents(root)
-    except NoOpenClawState as exc:
-        raise UsageError(f"--openclaw: {exc}") from exc
-    if getattr(opts, "demo", False):
-        raise UsageError("--openclaw and --demo do not go together: the demo has sessions of its own")
-    return root
-
-
-def openclaw_state_dir(root: Path) -> Path:
-    """The state directory that mirrors one OpenClaw, so its sessions never mix with others'."""
-    digest = hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:10]
-    return resolve_state_dir(None) / "openclaw" / f"{root.name.lstrip('.') or 'openclaw'}-{digest}"
-
-
-def _check_named_config(opts: argparse.Namespace, config_path: Path) -> None:
-    """A config file someone named must be there; only the default one may be absent (and with
-    `--demo`, a named one that is absent is where the demo config is written)."""
-    origin = config_path_origin(opts.config)
-    if origin is None or opts.demo:
-        return
-    try:
-        os.stat(config_path)
-    except (FileNotFoundError, NotADirectoryError):
-        raise UsageError(f"{origin} {config_path}: config file not found") from None
-    except OSError:
-        pass  # said by the config loader, which reads it
-
-
-def _state_and_config(opts: argparse.Namespace, openclaw: Path | None) -> tuple[Path, Path]:
-    """The state directory and config file a command uses. The demo and each followed OpenClaw
-    have a state directory of their own unless `--state` is given; the demo's config is its own
-    too (`$SESSIONS_TUI_CONFIG` is the everyday one), unless `--config` is given."""
-    if opts.state:
-        state_dir = resolve_state_dir(opts.state)
-    elif openclaw:
-        state_dir = openclaw_state_dir(openclaw)
-    elif opts.demo:
-        state_dir = demo_state_dir()
-        return state_dir, Path(opts.config).expanduser() if opts.config else state_dir / CONFIG_FILE_NAME
-    else:
-        state_dir = resolve_state_dir(None)
-    return state_dir, resolve_config_path(opts.config, state_dir)
-
-
-def _open_backend(opts: argparse.Namespace) -> LocalBackend:
-    """The engine of the chosen state directory, as a local backend; `opts.openclaw_root` is set
-    to `--openclaw`'s.
-
-    Config warnings are printed on stderr and kept (`Backend.config_warnings`) for the dashboard,
-    whose screen would hide them.
-    """
-    openclaw = opts.openclaw_root = _openclaw_root(opts)
-    state_dir, config_path = _state_and_config(opts, openclaw)
-    opts.state_dir = state_dir
-    if openclaw and not opts.config and not os.environ.get(CONFIG_PATH_ENV) and (openclaw / "openclaw.json").is_file():
-        config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
-    _check_named_config(opts, config_path)
-    try:
-        backend = open_local(state_dir, config_path, demo=opts.demo)
-    except (ConfigError, StoreError, StateDirError) as exc:
-        raise UsageError(str(exc)) from exc
-    for warning in backend.config_warnings:
-        print(f"warning: {visible_line(warning)}", file=sys.stderr)
-    return backend
-
-
-def _face_backend(opts: argparse.Namespace) -> Backend:
-    """The backend of the dashboard, `tool` and `send`: the servers of `--remote`, else the local state."""
-    from sessions_tui.cli_remote import RemoteUsageError, open_remote, remote_urls
-
-    if not remote_urls(opts):
-        return _open_backend(opts)
-    try:
-        backend = open_remote(opts)
-    except RemoteUsageError as exc:
-        raise UsageError(str(exc)) from exc
-    opts.openclaw_root = None
-    for warning in backend.config_warnings:
-        print(f"warning: {visible_line(warning)}", file=sys.stderr)
-    return backend
 
 
 # The command-line arguments that are text, not paths, by the name a refusal gives them.
@@ -204,7 +99,7 @@ def print_json(value: Any) -> None:
 
 async def _run_tool(opts: argparse.Namespace) -> int:
     params = _parse_args_json(opts.args_json)
-    backend = _face_backend(opts)
+    backend = face_backend(opts)
     try:
         openclaw = opts.openclaw_root
         if openclaw is not None:
@@ -251,7 +146,7 @@ async def _run_send(opts: argparse.Namespace) -> int:
     from sessions_tui.send_report import SendReporter
 
     message = _send_message(opts)
-    backend = _face_backend(opts)
+    backend = face_backend(opts)
     try:
         await backend.start()
         reporter = SendReporter(backend, sys.stdout)
@@ -266,7 +161,7 @@ async def _run_send(opts: argparse.Namespace) -> int:
 async def _run_sends(opts: argparse.Namespace) -> int:
     from sessions_tui.cli_sends import SendsUsageError, run_sends
 
-    backend = _face_backend(opts)
+    backend = face_backend(opts)
     try:
         return await run_sends(backend, opts, sys.stdout)
     except SendsUsageError as exc:
@@ -278,7 +173,7 @@ async def _run_sends(opts: argparse.Namespace) -> int:
 async def _run_search(opts: argparse.Namespace) -> int:
     from sessions_tui.cli_search import SearchUsageError, run_search
 
-    backend = _face_backend(opts)
+    backend = face_backend(opts)
     try:
         requester = _requester(backend, opts.as_key, opts.sandboxed)
         return await run_search(backend, requester, opts, sys.stdout)
@@ -294,7 +189,7 @@ async def _run_explain(opts: argparse.Namespace) -> int:
     key = opts.from_key.strip()
     if key == "current" or not (looks_like_session_key(key) or looks_like_session_id(key)):
         raise UsageError(f"FROM: not a session key: {opts.from_key!r}")
-    backend = _face_backend(opts)
+    backend = face_backend(opts)
     try:
         requester = _requester(backend, key, opts.sandboxed)
         return await run_explain(backend, requester, opts, sys.stdout)
@@ -308,7 +203,7 @@ def _run_import(opts: argparse.Namespace) -> int:
     from sessions_tui.backend import NoOpenClawState, require_agents
 
     root = Path(opts.source).expanduser()
-    backend = _open_backend(opts)
+    backend = open_backend(opts)
     try:
         if opts.follow:
             from sessions_tui.follow_report import follow_until_stopped
@@ -331,7 +226,7 @@ def _run_import(opts: argparse.Namespace) -> int:
 
 def _run_demo(opts: argparse.Namespace) -> int:
     opts.demo = True
-    backend = _open_backend(opts)
+    backend = open_backend(opts)
     try:
         result = asyncio.run(backend.call_tool("sessions_list", {}, Requester()))
     finally:
@@ -346,7 +241,7 @@ def _run_demo(opts: argparse.Namespace) -> int:
 def _run_dashboard(opts: argparse.Namespace) -> int:
     from sessions_tui.ui.app import SessionsApp
 
-    backend = _face_backend(opts)
+    backend = face_backend(opts)
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
@@ -357,7 +252,7 @@ def _run_dashboard(opts: argparse.Namespace) -> int:
 def _run_serve(opts: argparse.Namespace) -> int:
     from sessions_tui.cli_serve import ServeRefused, run_serve
 
-    backend = _open_backend(opts)
+    backend = open_backend(opts)
     try:
         asyncio.run(run_serve(opts, backend))
     except ServeRefused as exc:
@@ -396,7 +291,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if opts.command == "export":
             from sessions_tui.cli_export import run_export
 
-            return asyncio.run(run_export(opts, _face_backend))
+            return asyncio.run(run_export(opts, face_backend))
         if opts.command == "demo":
             return _run_demo(opts)
         if opts.command == "import-openclaw":

@@ -1,0 +1,123 @@
+"""Which backend a command runs on: the local state directory (the everyday one, the demo's, a
+followed OpenClaw's, or `--state`) with its config, or the servers of `--remote`; and the one
+error every command refuses bad input with (`UsageError`: one line on stderr, exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+from sessions_tui.backend import (
+    CONFIG_FILE_NAME,
+    CONFIG_PATH_ENV,
+    Backend,
+    ConfigError,
+    LocalBackend,
+    StateDirError,
+    StoreError,
+    config_path_origin,
+    open_local,
+    resolve_config_path,
+    resolve_state_dir,
+)
+from sessions_tui.cli_parser import demo_state_dir
+from sessions_tui.terminal_text import visible_line
+
+
+class UsageError(Exception):
+    """Bad input on the command line: one line on stderr, exit 2."""
+
+
+def openclaw_root(opts: argparse.Namespace) -> Path | None:
+    """`--openclaw DIR`, checked to hold an OpenClaw state directory (exit 2 if not)."""
+    value = getattr(opts, "openclaw", None)
+    if not value:
+        return None
+    from sessions_tui.backend import NoOpenClawState, require_agents
+
+    root = Path(value).expanduser().resolve()
+    try:
+        require_agents(root)
+    except NoOpenClawState as exc:
+        raise UsageError(f"--openclaw: {exc}") from exc
+    if getattr(opts, "demo", False):
+        raise UsageError("--openclaw and --demo do not go together: the demo has sessions of its own")
+    return root
+
+
+def openclaw_state_dir(root: Path) -> Path:
+    """The state directory that mirrors one OpenClaw, so its sessions never mix with others'."""
+    digest = hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:10]
+    return resolve_state_dir(None) / "openclaw" / f"{root.name.lstrip('.') or 'openclaw'}-{digest}"
+
+
+def check_named_config(opts: argparse.Namespace, config_path: Path) -> None:
+    """A config file someone named must be there; only the default one may be absent (and with
+    `--demo`, a named one that is absent is where the demo config is written)."""
+    origin = config_path_origin(opts.config)
+    if origin is None or opts.demo:
+        return
+    try:
+        os.stat(config_path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise UsageError(f"{origin} {config_path}: config file not found") from None
+    except OSError:
+        pass  # said by the config loader, which reads it
+
+
+def state_and_config(opts: argparse.Namespace, openclaw: Path | None) -> tuple[Path, Path]:
+    """The state directory and config file a command uses. The demo and each followed OpenClaw
+    have a state directory of their own unless `--state` is given; the demo's config is its own
+    too (`$SESSIONS_TUI_CONFIG` is the everyday one), unless `--config` is given."""
+    if opts.state:
+        state_dir = resolve_state_dir(opts.state)
+    elif openclaw:
+        state_dir = openclaw_state_dir(openclaw)
+    elif opts.demo:
+        state_dir = demo_state_dir()
+        return state_dir, Path(opts.config).expanduser() if opts.config else state_dir / CONFIG_FILE_NAME
+    else:
+        state_dir = resolve_state_dir(None)
+    return state_dir, resolve_config_path(opts.config, state_dir)
+
+
+def open_backend(opts: argparse.Namespace) -> LocalBackend:
+    """The engine of the chosen state directory, as a local backend; `opts.openclaw_root` is set
+    to `--openclaw`'s.
+
+    Config warnings are printed on stderr and kept (`Backend.config_warnings`) for the dashboard,
+    whose screen would hide them.
+    """
+    openclaw = opts.openclaw_root = openclaw_root(opts)
+    state_dir, config_path = state_and_config(opts, openclaw)
+    opts.state_dir = state_dir
+    if openclaw and not opts.config and not os.environ.get(CONFIG_PATH_ENV) and (openclaw / "openclaw.json").is_file():
+        config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
+    check_named_config(opts, config_path)
+    try:
+        backend = open_local(state_dir, config_path, demo=opts.demo)
+    except (ConfigError, StoreError, StateDirError) as exc:
+        raise UsageError(str(exc)) from exc
+    for warning in backend.config_warnings:
+        print(f"warning: {visible_line(warning)}", file=sys.stderr)
+    return backend
+
+
+def face_backend(opts: argparse.Namespace) -> Backend:
+    """The backend of the dashboard, `tool` and `send`: the servers of `--remote`, else the local state."""
+    from sessions_tui.cli_remote import RemoteUsageError, open_remote, remote_urls
+
+    if not remote_urls(opts):
+        return open_backend(opts)
+    try:
+        backend = open_remote(opts)
+    except RemoteUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    opts.openclaw_root = None
+    for warning in backend.config_warnings:
+        print(f"warning: {visible_line(warning)}", file=sys.stderr)
+    return backend
