@@ -13,19 +13,17 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
-from pydantic import Field, TypeAdapter
 
 from sessions_tui.backend import wire as w
 from sessions_tui.backend.base import BackendUnavailable, EventCallback, ImportSummary, Requester, RequesterView
 from sessions_tui.backend.describe import describe_requester
 from sessions_tui.backend.io_thread import IoThread
-from sessions_tui.engine.backoff import retry_delay
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config_policies import ConfigPolicies
-from sessions_tui.engine.events import EngineEvent, StoreChanged
+from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.tools.base import ToolInputError
@@ -40,8 +38,6 @@ if TYPE_CHECKING:
     from sessions_tui.tools.sessions_search import SearchOutcome
 
 M = TypeVar("M", bound=w.WireModel)
-
-_EVENTS: TypeAdapter[EngineEvent] = TypeAdapter(Annotated[EngineEvent, Field(discriminator="type")])
 
 
 class RemoteError(BackendUnavailable):
@@ -308,33 +304,9 @@ class RemoteBackend:
 
     async def _events(self) -> None:
         """Where events come from: the server's stream (a gateway backend polls instead)."""
-        from httpx_sse import aconnect_sse
+        from sessions_tui.backend.remote_events import read_event_stream
 
-        retry = 0
-        first = True
-        while True:
-            try:
-                client = await self._http()
-                async with aconnect_sse(client, "GET", "/events", timeout=httpx.Timeout(30, read=None)) as source:
-                    source.response.raise_for_status()
-                    if not first:
-                        self._publish(StoreChanged(ts=self.now()))  # what happened while away: re-read
-                    first = False
-                    retry = 0
-                    async for sse in source.aiter_sse():
-                        if sse.event in ("hello", "overflow"):
-                            continue
-                        try:
-                            event = _EVENTS.validate_json(sse.data)
-                        except ValueError:
-                            continue  # a newer server's event this client does not know
-                        self._publish(event)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - the stream drops, the server restarts: try again
-                pass
-            await asyncio.sleep(retry_delay(retry, base=0.5, cap=15.0))
-            retry += 1
+        await read_event_stream(self._http, self._publish, self.now)
 
     def _publish(self, event: EngineEvent) -> None:
         self._version += 1
