@@ -45,7 +45,7 @@ def test_text_output_two_lines_per_hit_best_first(state):
     proc = cli("search", "README", state=state)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith(f"{SUB}  #4  assistant  2026-11-21 23:12:46Z  score 4.66")
+    assert lines[0].startswith(f"{SUB}  #4  assistant  2026-11-21 23:12:46Z  score 4.6")
     assert lines[1] == "  README.md has 3 words."
     assert lines[2].startswith("main  #4  assistant") and len(lines) == 6
 

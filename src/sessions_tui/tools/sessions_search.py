@@ -108,21 +108,21 @@ class SearchOutcome(LazyModel):
 
 @dataclass(frozen=True)
 class _Scope:
-    keys: list[str] | None
-    agents: list[str] | None
+    keys: list[str] | None = None
+    agents: list[str] | None = None
+    tree_of: str | None = None
 
 
 def _scope(call: ToolCall, ctx: RequesterContext, guard: VisibilityGuard) -> _Scope:
     """What the requester may read, as a narrowing of the index query (each hit is checked again)."""
     store, requester = call.engine.store, ctx.effective_requester_key
-    if ctx.restrict_to_spawned:
-        return _Scope(keys=sorted({requester, *store.spawned_keys(requester)}), agents=None)
+    if ctx.restrict_to_spawned or guard.visibility == "tree":
+        return _Scope(tree_of=requester)  # its own session and those it spawned (the index's `p` terms)
     if guard.visibility == "self":
-        return _Scope(keys=[requester], agents=None)
-    if guard.visibility == "tree":
-        return _Scope(keys=sorted({requester, *guard.spawned}), agents=None)
-    agents = [a for a in store.agent_ids() if a == guard.requester_agent_id or guard.decide(f"agent:{a}:main").allowed]
-    return _Scope(keys=None, agents=agents)
+        return _Scope(keys=[requester])
+    every = store.agent_ids()
+    agents = [a for a in every if a == guard.requester_agent_id or guard.decide(f"agent:{a}:main").allowed]
+    return _Scope(agents=None if set(agents) >= set(every) else agents)
 
 
 async def search_messages(
@@ -143,11 +143,18 @@ async def search_messages(
         denial = guard.check(resolved.key)
         if denial:
             return Failed(denial.status, denial.error)
-        scope, shown = _Scope(keys=[resolved.key], agents=None), {resolved.key: resolved.display_key}
+        scope, shown = _Scope(keys=[resolved.key]), {resolved.key: resolved.display_key}
     else:
         scope, shown = _scope(call, ctx, guard), {}
     state = await catch_up(engine, CATCH_UP_BUDGET_S)
-    wanted = TextQuery(match=fts_query(query), limit=limit + 1, keys=scope.keys, agents=scope.agents, marked=marked)
+    wanted = TextQuery(
+        match=fts_query(query),
+        limit=limit + 1,
+        keys=scope.keys,
+        agents=scope.agents,
+        tree_of=scope.tree_of,
+        marked=marked,
+    )
     result = engine.store.search_text(wanted)
     found = [hit for hit in result.hits if guard.check(hit.key) is None]
     hits = [

@@ -5,9 +5,10 @@ The table (`transcript_text`, schema.py) tokenizes as OpenClaw's `session_transc
 (unicode61, diacritics removed) and is ranked by the same bm25, so a query finds and orders what
 the gateway's finds. Unlike the gateway's, it holds the text *redacted*: a secret is never findable
 by its value, and a snippet cut from it never shows one. Its rowid is the transcript line's; its
-`sid` column holds one token naming the line's session (`s<rowid of the session>`), so a search
-narrowed to some sessions is one more term of the full-text query (`sid : (s1 OR s7 …)`), which
-the index intersects with the words as cheaply as it finds them.
+`sid` column names the line's session and the session that spawned it (`s<key's digest>`,
+`p<spawner's digest>`), so a search narrowed to some sessions, or to a requester's tree, is one
+more term of the full-text query (`sid : (s… OR p…)`), which the index intersects with the words as
+cheaply as it finds them.
 
 It is kept in step in two ways. A write that appends lines indexes them in its own transaction
 when the index is caught up (`indexed_through` is the last line before them) and was built with
@@ -18,6 +19,7 @@ another configuration wrote). A search while it is behind says so (`TextIndexSta
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -147,6 +149,7 @@ class TextQuery:
     limit: int
     keys: Sequence[str] | None = None
     agents: Sequence[str] | None = None
+    tree_of: str | None = None  # a requester: its own session and those it spawned
     marked: bool = False
 
 
@@ -160,7 +163,7 @@ class TextIndexPart(SessionsPart):
         return self.text_redactor or default_redactor()
 
     def _index_lines(
-        self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], now: int, session_rowid: int
+        self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], now: int, sid: str
     ) -> None:
         """Index lines of one session just stored from `first_rowid` on, in the caller's transaction,
         when the index is caught up to just before them and built with this redaction (else
@@ -180,7 +183,7 @@ class TextIndexPart(SessionsPart):
             found = index_entry(line, now)
             if found is not None:
                 role, text, ts = found
-                rows.append((last, indexed_text(redactor, text), f"s{session_rowid}", role, ts))
+                rows.append((last, indexed_text(redactor, text), sid, role, ts))
         if rows:
             conn.executemany(_INSERT, rows)
         conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (last,))
@@ -217,14 +220,14 @@ class TextIndexPart(SessionsPart):
             else:
                 through = int(state[0])
             lines = conn.execute(
-                """SELECT tr.rowid, tr.line, s.rowid FROM transcript AS tr
+                """SELECT tr.rowid, tr.line, s.key, s.spawned_by, s.parent_session_key FROM transcript AS tr
                    LEFT JOIN sessions AS s ON s.session_id = tr.session_id
                    WHERE tr.rowid > ? ORDER BY tr.rowid LIMIT ?""",
                 (through, chunk),
             ).fetchall()
             rows = []
-            for rowid, raw, session_rowid in lines:
-                if session_rowid is None:
+            for rowid, raw, key, spawned_by, parent in lines:
+                if key is None:
                     continue  # a line of no session (none is left so today)
                 try:
                     found = index_entry(loads(raw), now)
@@ -232,7 +235,7 @@ class TextIndexPart(SessionsPart):
                     found = None
                 if found is not None:
                     role, text, ts = found
-                    rows.append((rowid, indexed_text(redactor, text), f"s{session_rowid}", role, ts))
+                    rows.append((rowid, indexed_text(redactor, text), sid_terms(key, spawned_by, parent), role, ts))
             if rows:
                 conn.executemany(_INSERT, rows)
             if lines:
@@ -299,16 +302,11 @@ class TextIndexPart(SessionsPart):
         """(the full-text query, joins, further conditions, their arguments) for `query`'s narrowing;
         None: no session it may search exists."""
         match, joins, where, args = f"text : ({query.match})", "", "", []
+        if query.tree_of is not None:
+            match = f"{match} AND sid : (s{digest(query.tree_of)} OR p{digest(query.tree_of)})"
         if query.keys is not None:
-            found = [
-                f"s{r[0]}"
-                for chunk in _chunks(list(query.keys), 500)
-                for r in conn.execute(f"SELECT rowid FROM sessions WHERE key IN ({', '.join('?' * len(chunk))})", chunk)
-            ]
-            if not found:
-                return None, "", "", []
-            if len(found) <= SID_TERMS_MAX:
-                match = f"{match} AND sid : ({' OR '.join(found)})"
+            if len(query.keys) <= SID_TERMS_MAX:
+                match = f"{match} AND sid : ({' OR '.join(f's{digest(key)}' for key in query.keys)})"
             else:
                 joins = "JOIN transcript AS tr ON tr.rowid = t.rowid JOIN sessions AS s ON s.session_id = tr.session_id"
                 where += " AND s.key IN (SELECT value FROM json_each(?))"
@@ -321,9 +319,16 @@ class TextIndexPart(SessionsPart):
         return match, joins, where, args
 
 
-def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+def digest(key: str) -> str:
+    """A session key as one index token (hex: the tokenizer keeps it whole)."""
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def sid_terms(key: str, spawned_by: str | None, parent: str | None) -> str:
+    """A line's `sid` column: its session, and the sessions it was spawned by (its requester's tree)."""
+    terms = [f"s{digest(key)}"]
+    terms.extend(f"p{digest(spawner)}" for spawner in dict.fromkeys((spawned_by, parent)) if spawner)
+    return " ".join(terms)
 
 
 def fts_query(query: str) -> str:

@@ -26,7 +26,7 @@ from sessions_tui.engine.store.messages import is_message_line, message_of_line
 from sessions_tui.engine.store.mirror_files import MirrorWriter, write_all, write_new
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.store.sessions import TranscriptTail
-from sessions_tui.engine.store.text_index import TextIndexPart
+from sessions_tui.engine.store.text_index import TextIndexPart, sid_terms
 from sessions_tui.engine.surrogates import loads
 
 
@@ -177,8 +177,8 @@ class TranscriptsPart(TextIndexPart):
     ) -> list[Appended]:
         now = self.now()
         row = conn.execute(
-            """SELECT rowid, session_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
-                      mirror_size FROM sessions WHERE key = ?""",
+            """SELECT session_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
+                      mirror_size, spawned_by, parent_session_key FROM sessions WHERE key = ?""",
             (key,),
         ).fetchone()
         if not row:
@@ -189,7 +189,8 @@ class TranscriptsPart(TextIndexPart):
         if new.rows:
             mirror_size = self._write_mirror(conn, row, new.data)
             conn.executemany(_INSERT_LINE, new.rows)
-            self._index_lines(conn, new.first_rowid, new.lines, now, row["rowid"])
+            sid = sid_terms(key, row["spawned_by"], row["parent_session_key"])
+            self._index_lines(conn, new.first_rowid, new.lines, now, sid)
         updated_at = max(now, int(row["updated_at"])) if touch else int(row["updated_at"])
         conn.execute(
             """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
@@ -225,8 +226,10 @@ class TranscriptsPart(TextIndexPart):
             else:
                 write_new(session.mirror_path, data)
             conn.executemany(_INSERT_LINE, new.rows)
-            session_rowid = conn.execute("SELECT rowid FROM sessions WHERE key = ?", (key,)).fetchone()[0]
-            self._index_lines(conn, new.first_rowid, new.lines, now, session_rowid)
+            spawners = conn.execute(
+                "SELECT spawned_by, parent_session_key FROM sessions WHERE key = ?", (key,)
+            ).fetchone()
+            self._index_lines(conn, new.first_rowid, new.lines, now, sid_terms(key, *spawners))
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
         """Add `data` (whole lines) to the session's mirror in one write; returns its new size.
