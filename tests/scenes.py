@@ -244,6 +244,31 @@ async def why_scene(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def search_scene(pilot: Any) -> None:
+    """`g`, "deploy": every message that says it, best first, the word highlighted in its context."""
+    await settle(pilot)
+    await pilot.press("g")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "SearchScreen", "the Search view")
+    screen = pilot.app.screen
+    for char in "deploy":
+        await pilot.press(char)
+    await pilot.press("enter")
+    table = screen.query_one("#search-table")
+    await until(pilot, lambda: table.row_count == 3, "three messages found")
+    table.move_cursor(row=1)
+    await settle(pilot)
+
+
+async def search_opened(pilot: Any) -> None:
+    """The search's second hit opened: its session, at that message, marked."""
+    await search_scene(pilot)
+    await pilot.press("enter")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "MainScreen", "back on the sessions")
+    pane = pilot.app.main_screen.query_one("#transcript")
+    await until(pilot, lambda: bool(pane.query(".found")), "the message marked")
+    await settle(pilot)
+
+
 async def help_screen(pilot: Any) -> None:
     await settle(pilot)
     await pilot.press("question_mark")
@@ -263,6 +288,8 @@ SCENES: dict[str, tuple[Scene, int]] = {
     "sends": (sends_view, 0),
     "spawn-tree": (spawn_tree_scene, 0),
     "why": (why_scene, 0),
+    "search": (search_scene, 0),
+    "search-opened": (search_opened, 0),
     "help": (help_screen, 0),
 }
 

@@ -22,6 +22,8 @@ SCENE_NAMES = [
     "sends",
     "spawn-tree",
     "why",
+    "search",
+    "search-opened",
     "help",
 ]
 CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [

@@ -64,6 +64,7 @@ class SearchScreen(Screen["SearchHit | None"]):
     BINDINGS = [
         Binding("escape", "close", "back", id="search_back", tooltip="back to the sessions"),
         Binding("enter", "choose", "open", id="search_open", tooltip="open the session at this message"),
+        Binding("down", "results", show=False, id="search_results", tooltip="from the words to the results"),
     ]
 
     class Found(Message):
@@ -83,6 +84,7 @@ class SearchScreen(Screen["SearchHit | None"]):
         self.generation = 0
         self.note = ""
         self._timer: Timer | None = None
+        self._to_results = False  # enter in the field: the results take the focus when they come
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-view"):
@@ -114,9 +116,8 @@ class SearchScreen(Screen["SearchHit | None"]):
     def _submitted(self, event: Input.Submitted) -> None:
         if self._timer is not None:
             self._timer.stop()
+        self._to_results = True
         self.search(event.value)
-        if self.query_one("#search-table", DataTable).row_count:
-            self.query_one("#search-table", DataTable).focus()
 
     def search(self, query: str) -> None:
         self.generation += 1
@@ -150,6 +151,9 @@ class SearchScreen(Screen["SearchHit | None"]):
                 marked_text(hit.snippet, limit=70),
                 key=str(index),
             )
+        if self._to_results and self.hits:
+            self._to_results = False
+            table.focus()
         self.note = event.problem or (outcome.refused or "" if outcome else "")
         if outcome and not outcome.refused:
             count = f"{len(self.hits)} message{'s' if len(self.hits) != 1 else ''}"
@@ -163,6 +167,11 @@ class SearchScreen(Screen["SearchHit | None"]):
     @on(DataTable.RowHighlighted, "#search-table")
     def _highlighted(self, _: DataTable.RowHighlighted) -> None:
         self._show_detail()
+
+    @on(DataTable.RowSelected, "#search-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_choose()
 
     def highlighted(self) -> SearchHit | None:
         table = self.query_one("#search-table", DataTable)
@@ -195,6 +204,11 @@ class SearchScreen(Screen["SearchHit | None"]):
         hit = self.highlighted()
         if hit is not None:
             self.dismiss(hit)
+
+    def action_results(self) -> None:
+        table = self.query_one("#search-table", DataTable)
+        if isinstance(self.focused, Input) and table.row_count:
+            table.focus()
 
     def action_close(self) -> None:
         self.dismiss(None)
