@@ -23,11 +23,13 @@ from sessions_tui.tools.registry import invoke  # noqa: E402
 class ToolRunner:
     """Calls a tool through the real registry (`invoke`) on one event loop."""
 
-    def __init__(self) -> None:
+    def __init__(self, as_key: str | None = None, sandboxed: bool = False) -> None:
         self.loop = asyncio.new_event_loop()
+        self.as_key, self.sandboxed = as_key, sandboxed
 
     def __call__(self, engine: Any, name: str, params: dict[str, Any]) -> dict[str, Any]:
-        return self.loop.run_until_complete(invoke(ToolCall(engine=engine), name, params))
+        call = ToolCall(engine=engine, agent_session_key=self.as_key, sandboxed=self.sandboxed)
+        return self.loop.run_until_complete(invoke(call, name, params))
 
     def close(self) -> None:
         self.loop.close()
