@@ -200,3 +200,26 @@ def test_a_word_in_very_many_messages_is_ranked_among_its_newest(make_engine, mo
     assert sorted(hit["snippet"].split()[-1] for hit in newest["results"]) == ["n10", "n11", "n8", "n9"]
     few = run_tool(engine, "sessions_search", {"query": "n3"})
     assert len(few["results"]) == 1 and "truncated" not in few
+
+
+def test_the_table_filter_finds_sessions_by_what_they_say(make_engine):
+    from sessions_tui.engine.session_search import row_matches
+    from sessions_tui.tools.browse import BrowseQuery, browse_sessions
+
+    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    dev = add_session(engine, "agent:main:discord:group:dev", [{"role": "user", "content": "the deploy failed again"}])
+    ops = add_session(engine, "agent:ops:main", [{"role": "assistant", "content": "Deployment started"}])
+    add_session(engine, "agent:main:cron:nightly", [{"role": "user", "content": "nothing to report"}], label="deploy")
+    call = ToolCall(engine=engine)
+
+    def keys(search: str) -> set[str]:
+        return {row["_key"] for row in browse_sessions(call, BrowseQuery(search=search)).rows}
+
+    # By what they say (the label "deploy" is not a message), the last word as a prefix, as typed:
+    assert keys("~deploy") == {dev, ops}
+    assert keys("~deploy fail") == {dev}
+    assert keys("~deploy failed again") == {dev} and keys("~zebra") == set()
+    assert keys("~deploym") == {ops}
+    assert keys("~") == keys("")  # no words yet: no filter
+    assert keys("deploy") == {"agent:main:cron:nightly"}  # without ~: key, label, channel as before
+    assert row_matches({"_key": dev}, "~") and not row_matches({"_key": dev}, "~deploy")

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
     from sessions_tui.engine.secret_refs import secret_text
-    from sessions_tui.engine.session_search import row_matches
+    from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
     from sessions_tui.engine.store import DB_NAME, StoreError
     from sessions_tui.engine.store.text_index import HIT_END, HIT_START
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
@@ -96,7 +96,7 @@ _HOMES = {
     "sessions_tui.engine.lazy_model": "LazyModel",
     "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.secret_refs": "secret_text",
-    "sessions_tui.engine.session_search": "row_matches",
+    "sessions_tui.engine.session_search": "TEXT_PREFIX row_matches",
     "sessions_tui.engine.store": "DB_NAME StoreError",
     "sessions_tui.engine.store.text_index": "HIT_END HIT_START",
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",
@@ -117,6 +117,7 @@ __all__ = [
     "HIT_START",
     "SEND_STATES",
     "SESSION_KINDS",
+    "TEXT_PREFIX",
     "TOOLS",
     "Announced",
     "AnnouncementView",

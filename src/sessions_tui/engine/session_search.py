@@ -51,7 +51,22 @@ def search_phrase(needle: str) -> str | None:
     return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams) or None
 
 
+TEXT_PREFIX = "~"
+"""A filter starting with it finds sessions by what their messages say (the search index,
+store/text_index.py), not by key, label or channel: `~deploy failed`."""
+
+
+def text_words(needle: str | None) -> str | None:
+    """The words of a transcript filter (`~words`); None: not one, or no words yet."""
+    if not needle or not needle.startswith(TEXT_PREFIX):
+        return None
+    return needle[len(TEXT_PREFIX) :].strip() or None
+
+
 def row_matches(row: Mapping[str, Any], needle: str) -> bool:
-    """Whether a listed row matches `needle` as the store's search would."""
+    """Whether a listed row matches `needle` as the store's search would (a transcript filter
+    cannot be told from the row: its sessions are the store's answer)."""
+    if needle.startswith(TEXT_PREFIX):
+        return text_words(needle) is None
     lowered = needle.lower()
     return any(lowered in str(row.get(field) or "").lower() for field in ROW_FIELDS)

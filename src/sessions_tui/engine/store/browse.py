@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.session_search import search_sql
+from sessions_tui.engine.session_search import TEXT_PREFIX, search_sql, text_words
 from sessions_tui.engine.store.connection import StoreBase
 from sessions_tui.engine.store.search_plan import COVERING, KnownMatches, plan_search
 from sessions_tui.engine.store.sessions import StoredSession, row_to_session
+from sessions_tui.engine.store.text_index import sessions_saying
 
 Cursor = tuple[Any, str]
 """Where a page starts or ends: a row's sort value and its key."""
@@ -161,7 +162,10 @@ class BrowsePart(StoreBase):
         if flt.active_since is not None:
             where.append("updated_at >= ?")
             args.append(flt.active_since)
-        if flt.search:
+        words = text_words(flt.search)
+        if words is not None:  # `~words`: the sessions whose messages say them (the search index)
+            where.append(f"(rowid IN ({', '.join(map(str, sessions_saying(conn, words))) or 'NULL'}))")
+        elif flt.search and not flt.search.startswith(TEXT_PREFIX):
             source, condition, search_args = plan_search(conn, where, args, flt.search, self._known_matches())
             where.append(condition)
             args += search_args

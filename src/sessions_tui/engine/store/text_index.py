@@ -331,6 +331,20 @@ def sid_terms(key: str, spawned_by: str | None, parent: str | None) -> str:
     return " ".join(terms)
 
 
+def sessions_saying(conn: sqlite3.Connection, words: str) -> list[int]:
+    """The rowids of the sessions whose newest `RANK_WINDOW` matching messages hold every word of
+    `words`, the last one as a prefix (a filter is typed a letter at a time)."""
+    tokens = words.split()
+    if not tokens:
+        return []
+    match = "text : (" + " AND ".join('"' + t.replace('"', '""') + '"' for t in tokens) + "*)"
+    sql = f"""SELECT DISTINCT s.rowid FROM (
+                  SELECT rowid AS id FROM transcript_text WHERE transcript_text MATCH ?
+                  ORDER BY rowid DESC LIMIT {RANK_WINDOW}
+              ) JOIN transcript AS tr ON tr.rowid = id JOIN sessions AS s ON s.session_id = tr.session_id"""
+    return [int(r[0]) for r in conn.execute(sql, (match,))]
+
+
 def fts_query(query: str) -> str:
     """OpenClaw's `toFtsQuery`: every whitespace-separated word quoted, all of them required."""
     return " AND ".join('"' + token.replace('"', '""') + '"' for token in query.split())

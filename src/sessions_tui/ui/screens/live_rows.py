@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from sessions_tui.backend import (
+    TEXT_PREFIX,
     Announced,
     Backend,
     BrowsePage,
@@ -195,6 +196,10 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         if query.active_minutes:
             if (row.get("updatedAt") or 0) < self.backend.now() - query.active_minutes * 60_000:
                 return False
+        if query.search and query.search.startswith(TEXT_PREFIX) and not row_matches(row, query.search):
+            # A transcript filter (`~words`) is the store's answer: a shown row stays, the next
+            # page read brings newly matching sessions.
+            return str(row.get("_key")) in self.query_one(SessionTable).rows_by_key
         return not query.search or row_matches(row, query.search)
 
     # -- other processes ------------------------------------------------------------------------
