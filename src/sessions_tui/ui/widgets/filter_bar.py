@@ -44,7 +44,7 @@ class FilterBar(Horizontal):
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-row"):
             yield Label("Filter", classes="filter-label")
-            yield Field(placeholder="/ to filter by key, label, channel… (~words: by what they say)", id="filter")
+            yield Field(placeholder="/ by key, label… or ~words in messages", id="filter")
             yield Label("Active", classes="filter-label")
             yield Select(ACTIVE_CHOICES, value=0, allow_blank=False, id="active", compact=True)
         with Horizontal(id="kinds-row"):
