@@ -169,7 +169,7 @@ CREATE TABLE IF NOT EXISTS run_controls (
 );
 CREATE INDEX IF NOT EXISTS run_controls_pending ON run_controls(owner_pid, id) WHERE done_at IS NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS transcript_text USING fts5(
-    text, sid, role UNINDEXED, ts UNINDEXED, tokenize = 'unicode61 remove_diacritics 2'
+    text, sid, tokenize = 'unicode61 remove_diacritics 2'
 );
 CREATE TABLE IF NOT EXISTS transcript_text_state (
     id INTEGER PRIMARY KEY CHECK (id = 1),

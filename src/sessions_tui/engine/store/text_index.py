@@ -48,7 +48,7 @@ HIT_START, HIT_END = "\x1e", "\x1f"
 _UNMARK = str.maketrans({HIT_START: " ", HIT_END: " "})
 _TEXT_BLOCKS = ("text", "input_text", "output_text")
 _STATE = "SELECT indexed_through, redaction FROM transcript_text_state WHERE id = 1"
-_INSERT = "INSERT INTO transcript_text (rowid, text, sid, role, ts) VALUES (?, ?, ?, ?, ?)"
+_INSERT = "INSERT INTO transcript_text (rowid, text, sid) VALUES (?, ?, ?)"
 
 
 def message_text(message: Any) -> str | None:
@@ -81,25 +81,29 @@ def indexed_text(redactor: Redactor, text: str) -> str:
     return scrub_text(redactor.redact(text)).translate(_UNMARK)
 
 
-def index_entry(line: Any, fallback_ts: int) -> tuple[str, str, int] | None:
-    """(role, text, timestamp ms) of a transcript line the index holds, as OpenClaw's
-    `extractTranscriptIndexEntry` picks them: a `message` line with an id, of a user or assistant."""
+def line_text(line: Any) -> str | None:
+    """The text of a transcript line the index holds, as OpenClaw's `extractTranscriptIndexEntry`
+    picks them: a `message` line with an id, of a user or assistant (its role and time are read
+    from the line itself when it is found: `hit_time`)."""
     if not isinstance(line, dict) or line.get("type") != "message":
         return None
     entry_id = line.get("id")
     if not isinstance(entry_id, str) or not entry_id.strip():
         return None
-    message = line.get("message")
-    text = message_text(message)
-    if text is None or not isinstance(message, dict):
-        return None
-    stamp = line.get("timestamp")
-    ts: int | None = None
-    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
-        ts = int(stamp)
-    elif isinstance(stamp, str):
-        ts = ms_from_iso(stamp)
-    return str(message["role"]), text, ts if ts is not None else fallback_ts
+    return message_text(line.get("message"))
+
+
+def hit_time(line_stamp: Any, message_stamp: Any) -> int:
+    """A hit's time in ms, as the gateway's index takes it: the line's timestamp (ISO or ms), else
+    the message's."""
+    for stamp in (line_stamp, message_stamp):
+        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+            return int(stamp)
+        if isinstance(stamp, str):
+            parsed = ms_from_iso(stamp)
+            if parsed is not None:
+                return parsed
+    return 0
 
 
 @dataclass(frozen=True)
@@ -162,9 +166,7 @@ class TextIndexPart(SessionsPart):
     def _text_redaction(self) -> Redactor:
         return self.text_redactor or default_redactor()
 
-    def _index_lines(
-        self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], now: int, sid: str
-    ) -> None:
+    def _index_lines(self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], sid: str) -> None:
         """Index lines of one session just stored from `first_rowid` on, in the caller's transaction,
         when the index is caught up to just before them and built with this redaction (else
         catch-up will)."""
@@ -180,10 +182,9 @@ class TextIndexPart(SessionsPart):
         rows = []
         last = first_rowid - 1
         for last, line in enumerate(lines, start=first_rowid):
-            found = index_entry(line, now)
-            if found is not None:
-                role, text, ts = found
-                rows.append((last, indexed_text(redactor, text), sid, role, ts))
+            text = line_text(line)
+            if text is not None:
+                rows.append((last, indexed_text(redactor, text), sid))
         if rows:
             conn.executemany(_INSERT, rows)
         conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (last,))
@@ -207,7 +208,6 @@ class TextIndexPart(SessionsPart):
         """Index up to `chunk` lines past `indexed_through` in one transaction (first starting the
         index afresh if it was built with another redaction); returns where it got to."""
         redactor = self._text_redaction()
-        now = self.now()
         with self.write() as conn:
             state = conn.execute(_STATE).fetchone()
             if state is None or state[1] != redactor.fingerprint:
@@ -230,12 +230,11 @@ class TextIndexPart(SessionsPart):
                 if key is None:
                     continue  # a line of no session (none is left so today)
                 try:
-                    found = index_entry(loads(raw), now)
+                    text = line_text(loads(raw))
                 except ValueError:
-                    found = None
-                if found is not None:
-                    role, text, ts = found
-                    rows.append((rowid, indexed_text(redactor, text), sid_terms(key, spawned_by, parent), role, ts))
+                    text = None
+                if text is not None:
+                    rows.append((rowid, indexed_text(redactor, text), sid_terms(key, spawned_by, parent)))
             if rows:
                 conn.executemany(_INSERT, rows)
             if lines:
@@ -271,8 +270,10 @@ class TextIndexPart(SessionsPart):
             start, end = (HIT_START, HIT_END) if query.marked else ("", "")
             rows = conn.execute(
                 f"""WITH best AS MATERIALIZED ({scored} ORDER BY rank, id DESC LIMIT ?)
-                    SELECT s.key, s.agent_id, s.session_id, tr.entry_id, tr.msg_seq, t.role, t.ts,
-                           snippet(transcript_text, 0, ?, ?, ' … ', 48), best.rank
+                    SELECT s.key, s.agent_id, s.session_id, tr.entry_id, tr.msg_seq,
+                           json_extract(tr.line, '$.message.role'), json_extract(tr.line, '$.timestamp'),
+                           snippet(transcript_text, 0, ?, ?, ' … ', 48), best.rank,
+                           json_extract(tr.line, '$.message.timestamp')
                     FROM best
                     JOIN transcript_text AS t ON t.rowid = best.id
                     JOIN transcript AS tr ON tr.rowid = best.id
@@ -288,8 +289,8 @@ class TextIndexPart(SessionsPart):
                 session_id=r[2],
                 entry_id=r[3],
                 msg_seq=r[4],
-                role=r[5],
-                timestamp=int(r[6]) if isinstance(r[6], (int, float)) else 0,
+                role=str(r[5]),
+                timestamp=hit_time(r[6], r[9]),
                 snippet=r[7] or "",
                 score=-float(r[8]) if r[8] is not None else 0.0,
             )

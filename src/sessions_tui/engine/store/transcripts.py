@@ -190,7 +190,7 @@ class TranscriptsPart(TextIndexPart):
             mirror_size = self._write_mirror(conn, row, new.data)
             conn.executemany(_INSERT_LINE, new.rows)
             sid = sid_terms(key, row["spawned_by"], row["parent_session_key"])
-            self._index_lines(conn, new.first_rowid, new.lines, now, sid)
+            self._index_lines(conn, new.first_rowid, new.lines, sid)
         updated_at = max(now, int(row["updated_at"])) if touch else int(row["updated_at"])
         conn.execute(
             """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
@@ -229,7 +229,7 @@ class TranscriptsPart(TextIndexPart):
             spawners = conn.execute(
                 "SELECT spawned_by, parent_session_key FROM sessions WHERE key = ?", (key,)
             ).fetchone()
-            self._index_lines(conn, new.first_rowid, new.lines, now, sid_terms(key, *spawners))
+            self._index_lines(conn, new.first_rowid, new.lines, sid_terms(key, *spawners))
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
         """Add `data` (whole lines) to the session's mirror in one write; returns its new size.
