@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +103,10 @@ async def call_tool(
         agent_channel=engine.session_channel(engine.canonical(as_key)) if as_key else None,
     )
     return await invoke(call, name, params or {})
+
+
+def state_cli(*args: str, state: Path) -> subprocess.CompletedProcess[str]:
+    """`sessions-tui --state STATE ARGS…` in a fresh process, the user's own config and home unset."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
+    argv = [sys.executable, "-m", "sessions_tui", "--state", str(state), *args]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)

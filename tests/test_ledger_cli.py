@@ -4,14 +4,10 @@ its filters, redaction and cutting, and a bad --session."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import add_session, call_tool
+from conftest import add_session, call_tool, state_cli
 from sessions_tui.backend import LocalBackend
 
 DEV = "agent:main:discord:group:dev"
@@ -22,10 +18,7 @@ FAST = (
 )
 
 
-def cli(*args: str, state: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
-    argv = [sys.executable, "-m", "sessions_tui", "--state", str(state), *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+cli = state_cli
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,12 @@ visibility, a refusal, bad input, hostile text, and the same search over a serve
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import FAST_DEMO, add_session
+from conftest import FAST_DEMO, add_session, state_cli
 from server_support import TOKEN, local_backend, served
 from sessions_tui.backend import Requester
 from sessions_tui.backend.remote import RemoteBackend
@@ -26,10 +23,7 @@ SUB = "agent:main:subagent:9a1f0c2e-0000-4000-8000-00000000abcd"
 SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"
 
 
-def cli(*args: str, state: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
-    argv = [sys.executable, "-m", "sessions_tui", "--state", str(state), *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+cli = state_cli
 
 
 @pytest.fixture(scope="module")

@@ -79,13 +79,8 @@ class ExplainScreen(ModalScreen[None]):
 
 def open_why(app: SessionsApp) -> None:
     """`w`: the explanation for the acting-as requester and the open session."""
-    from sessions_tui.ui.screens.main import MainScreen
-    from sessions_tui.ui.widgets.transcript import TranscriptPane
+    from sessions_tui.ui.widgets.transcript import open_session_key
 
-    if not isinstance(app.screen, MainScreen):
-        return
-    key = app.main_screen.query_one(TranscriptPane).key
-    if not key:
-        app.notify("Open a session first: why is asked of the open session.", timeout=3)
-        return
-    app.push_screen(ExplainScreen(app.backend, app.requester(), key, app.display_key))
+    key = open_session_key(app, "why is asked of the open session")
+    if key:
+        app.push_screen(ExplainScreen(app.backend, app.requester(), key, app.display_key))

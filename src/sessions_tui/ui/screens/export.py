@@ -129,13 +129,8 @@ class ExportScreen(ModalScreen[Path | None]):
 
 def open_export(app: SessionsApp) -> None:
     """`E`: the export box for the session open in the transcript."""
-    from sessions_tui.ui.screens.main import MainScreen
-    from sessions_tui.ui.widgets.transcript import TranscriptPane
+    from sessions_tui.ui.widgets.transcript import open_session_key
 
-    if not isinstance(app.screen, MainScreen):
-        return
-    key = app.main_screen.query_one(TranscriptPane).key
-    if not key:
-        app.notify("Open a session first: export writes the open session.", timeout=3)
-        return
-    app.push_screen(ExportScreen(app.backend, key, app.display_key(key)))
+    key = open_session_key(app, "export writes the open session")
+    if key:
+        app.push_screen(ExportScreen(app.backend, key, app.display_key(key)))
