@@ -109,6 +109,52 @@ def test_the_recorded_answers_still_hold(gateway: Gateway, allow_gateway: Gatewa
     assert drifted == [], "\n".join(drifted)
 
 
+SEARCH_ANSWERS = Path(__file__).parent.parent / "fixtures" / "openclaw-2026.9.6" / "search" / "answers.json"
+
+
+def test_the_recorded_search_answers_still_hold(gateway: Gateway) -> None:
+    """`sessions_search` as recorded for tests/test_sessions_search.py (scores to 1e-9: one store)."""
+    drifted = []
+    for name, case in json.loads(SEARCH_ANSWERS.read_text()).items():
+        body: dict[str, Any] = {"tool": "sessions_search", "args": case["args"]}
+        if "requester" in case:
+            body["sessionKey"] = case["requester"]
+        response = httpx.post(
+            f"{gateway.url}/tools/invoke",
+            json=body,
+            headers={"Authorization": f"Bearer {gateway.token}"},
+            timeout=60,
+        )
+        now = {"status": response.status_code, "body": response.json()}
+        if not _same(now, {"status": case["status"], "body": case["body"]}):
+            drifted.append(f"{name}: recorded {case['status']} {case['body']}, now {now}")
+    assert drifted == [], "\n".join(drifted)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, floats to 1e-9 (the same store answers the same scores, up to their last digits)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def test_the_gateway_backend_searches_with_the_gateways_tool(gateway: Gateway) -> None:
+    backend = connect(gateway.url, gateway.token)
+    try:
+        assert isinstance(backend, OpenClawGatewayBackend)
+        found = asyncio.run(backend.search(Requester(), "README"))
+    finally:
+        backend.close()
+    theirs = details(gateway, "sessions_search", {"query": "README", "limit": 25})["results"]
+    assert [(h.session_key, h.message_id, h.snippet) for h in found.hits] == [
+        (r["sessionKey"], r["messageId"], r["snippet"]) for r in theirs
+    ]
+
+
 # -- 2. `--remote URL tool …` prints the gateway's details ---------------------------------------
 
 
