@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui import __version__
-from sessions_tui.backend import SEND_STATES, TOOLS, ToolSpec, resolve_state_dir
+from sessions_tui.backend import TOOLS, ToolSpec, resolve_state_dir
+from sessions_tui.cli_options import face_options, global_options, remote_options, subcommand, wrapped
+from sessions_tui.cli_parser_reads import add_read_commands
 
 DEMO_DIR_SUFFIX = "-demo"
 
@@ -77,70 +79,11 @@ def _tool_epilog() -> str:
         example = tool_example(spec)
         args = f" '{json.dumps(example, ensure_ascii=False)}'" if example else ""
         lines.append(f"      e.g. sessions-tui tool {spec.name}{args}")
-    exits = _wrapped(
+    exits = wrapped(
         'Exit status: 0 for every tool result, including status "error" and "forbidden"; 2 for '
         "invalid arguments, an unknown tool, a bad config or a state directory that cannot be used."
     )
     return "\n".join([*lines, "", exits])
-
-
-def _global_options(
-    parser: argparse.ArgumentParser, *, suppress: bool, demo: str | None, demo_dir: Path | None = None
-) -> None:
-    """--state and --config on every command; --demo only where it means something (`demo` is the
-    help text, None: the command takes no --demo). `demo_dir`: the command is the demo's own."""
-    default = argparse.SUPPRESS if suppress else None
-    state_default = f"the demo's own, {demo_dir}" if demo_dir else "$SESSIONS_TUI_HOME, else the XDG data directory"
-    config_default = "" if demo_dir else "$SESSIONS_TUI_CONFIG, else "
-    parser.add_argument("--state", metavar="DIR", default=default, help=f"state directory (default: {state_default})")
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        default=default,
-        help=f"config file, JSON5 (default: {config_default}<state>/config.json5)",
-    )
-    if demo is not None:
-        parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS if suppress else False, help=demo)
-
-
-def _remote_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    """--remote and --token: the dashboard, tool and send on servers instead of a state directory."""
-    parser.add_argument(
-        "--remote",
-        metavar="URL",
-        action="append",
-        default=argparse.SUPPRESS if suppress else None,
-        help="dashboard, tool, send: a 'sessions-tui serve' or an OpenClaw gateway (http://host:port) instead "
-        "of a state directory; give it again for several (the dashboard shows them all)",
-    )
-    parser.add_argument(
-        "--token",
-        metavar="TOKEN",
-        action="append",
-        default=argparse.SUPPRESS if suppress else None,
-        help="the bearer token of the --remote given in the same place in order (one for all if only one; "
-        "default $SESSIONS_TUI_TOKEN)",
-    )
-
-
-def _subcommand(sub: Any, name: str, summary: str, description: str, **kwargs: Any) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = sub.add_parser(
-        name,
-        help=summary,
-        description=f"{summary[0].upper()}{summary[1:]}.\n\n{description}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        **kwargs,
-    )
-    return parser
-
-
-def _wrapped(text: str) -> str:
-    """Paragraphs filled to the terminal's width (at most 100 columns), as argparse fills its own."""
-    width = max(40, min(100, shutil.get_terminal_size().columns - 2))
-    return "\n\n".join(
-        textwrap.fill(" ".join(p.split()), width=width, break_on_hyphens=False, break_long_words=False)
-        for p in text.split("\n\n")
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'sessions-tui COMMAND --help' for a command's options and examples.",
     )
     parser.add_argument("--version", action="version", version=f"sessions-tui {__version__}")
-    _global_options(
+    global_options(
         parser,
         suppress=False,
         demo=(
@@ -165,44 +108,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--sandboxed", action="store_true", help="dashboard, tool: act as a sandboxed requester")
     parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
-    _remote_options(parser, suppress=False)
+    remote_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     on_demo = f"act on the demo's own state directory ({demo_dir} unless --state), filled with the demo first"
 
-    tool = _subcommand(
+    tool = subcommand(
         sub,
         "tool",
         "invoke one session tool and print its result as JSON",
-        _wrapped(
+        wrapped(
             "Runs the tool on the embedded engine as the requester session (main unless --as), with what that "
             "session may see and do, and prints the tool's result object. Work the tool starts (a run, the "
             "ping-pong, an announce) finishes before the command exits."
         ),
         epilog=_tool_epilog(),
     )
-    _global_options(tool, suppress=True, demo=on_demo)
-    _remote_options(tool, suppress=True)
+    face_options(
+        tool,
+        demo=on_demo,
+        requester="the requester session (default: main)",
+        sandboxed="treat the requester as sandboxed",
+    )
     tool.add_argument("name", metavar="NAME", help=f"the tool: {', '.join(TOOLS)}")
     tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
-    # SUPPRESS: given before the command (`sessions-tui --as X tool …`) they count too; a subcommand's
-    # own default would otherwise overwrite them.
-    tool.add_argument(
-        "--as",
-        dest="as_key",
-        metavar="SESSION_KEY",
-        default=argparse.SUPPRESS,
-        help="the requester session (default: main)",
-    )
-    tool.add_argument(
-        "--sandboxed", action="store_true", default=argparse.SUPPRESS, help="treat the requester as sandboxed"
-    )
     tool.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
 
-    send = _subcommand(
+    send = subcommand(
         sub,
         "send",
         "send a message into a session as the owner, printed readably",
-        _wrapped(
+        wrapped(
             "Prints the outcome (the reply, accepted, timeout, forbidden), then the agent-to-agent ping-pong and "
             "the announce as they happen. A standalone '/send on|off|inherit' sets the session's send policy.\n\n"
             "Exit status: 0 when the message was taken (ok, accepted, timeout), 1 when it was refused or failed, "
@@ -210,8 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="example: sessions-tui send agent:main:discord:group:dev 'status?'",
     )
-    _global_options(send, suppress=True, demo=on_demo)
-    _remote_options(send, suppress=True)
+    face_options(send, demo=on_demo, requester="send on behalf of this session (enables the ping-pong with it)")
     send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
     send.add_argument(
         "message",
@@ -232,130 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="seconds to wait for the reply (0 = do not wait; default 30)",
     )
-    send.add_argument(
-        "--as",
-        dest="as_key",
-        metavar="SESSION_KEY",
-        default=argparse.SUPPRESS,
-        help="send on behalf of this session (enables the ping-pong with it)",
-    )
 
-    sends = _subcommand(
-        sub,
-        "sends",
-        "list the send ledger: every sessions_send and what became of it, newest first",
-        _wrapped(
-            "One block per send: when, from whom to whom (the owner's sends say so), the message's head, then "
-            "each state of its life with its time (UTC): accepted, started, replied, timeout, error, forbidden, "
-            "late_reply (a reply that came after the wait gave up), pingpong (one per turn), announce or "
-            "announce_skipped, delivered or delivery_failed. Texts are redacted and cut as history text is."
-        ),
-        epilog="example: sessions-tui sends --session agent:main:discord:group:dev --reached late_reply",
-    )
-    _global_options(sends, suppress=True, demo=on_demo)
-    _remote_options(sends, suppress=True)
-    sends.add_argument("--session", metavar="KEY", help="only sends this session made or received (a key or sessionId)")
-    sends.add_argument(
-        "--reached",
-        dest="send_state",
-        choices=SEND_STATES,
-        metavar="STATE",
-        help=f"only sends that reached STATE: {', '.join(SEND_STATES)}",
-    )
-    sends.add_argument("--limit", type=int, default=50, metavar="N", help="at most N sends (default 50)")
-    sends.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    add_read_commands(sub, on_demo)
 
-    explain = _subcommand(
-        sub,
-        "explain",
-        "say whether FROM may list, read, send to TO and spawn under an agent, and which rule decides",
-        _wrapped(
-            "One line per action (list, history, send, spawn): yes or no, and the rule that decides it: the "
-            "visibility level (self, tree, agent, all), the sandbox clamp (a sandboxed requester sees only what "
-            "it spawned), agent-to-agent (tools.agentToAgent.enabled and allow), the send policy's rule or the "
-            "session's /send override, the session being OpenClaw's (gateway.remote), and for spawn "
-            "maxSpawnDepth, maxChildrenPerAgent, requireAgentId and allowAgents. The answers are the tools' own "
-            "checks. The chain guard never applies here: the owner's calls are in no run.\n\n"
-            "Exit status: 0 for every answer, 2 for a key or agent id that is not one, or a TO that names no "
-            "session."
-        ),
-        epilog="example: sessions-tui explain agent:ops:main agent:main:discord:group:dev --json",
-    )
-    _global_options(explain, suppress=True, demo=on_demo)
-    _remote_options(explain, suppress=True)
-    explain.add_argument("from_key", metavar="FROM", help="the requester session: a key or main")
-    explain.add_argument("target", metavar="TO", help="the target session: a key")
-    explain.add_argument(
-        "--agent", metavar="ID", help="spawn under this agent (default: TO's agent; named only if not FROM's own)"
-    )
-    explain.add_argument("--sandboxed", action="store_true", default=argparse.SUPPRESS, help="treat FROM as sandboxed")
-    explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
-
-    export = _subcommand(
-        sub,
-        "export",
-        "write one session's transcript as Markdown, a self-contained HTML page or OpenClaw JSONL",
-        _wrapped(
-            "md: a readable transcript (title, each message with its role, time and text; tool calls and results "
-            "compact; images as [image]; thinking left out). html: the same as one page with no script or outside "
-            "resource, light or dark as the browser prefers. jsonl: OpenClaw's transcript (its session header, then "
-            "every stored line); given a directory (-o DIR/) it writes OpenClaw's layout there "
-            "(agents/<agent>/sessions/sessions.json and <sessionId>.jsonl), which 'sessions-tui import-openclaw DIR' "
-            "takes back unchanged.\n\n"
-            "Redacted, as every output is: each secret masked, each JSONL line still valid with its ids and order. "
-            "--no-redact only on your own local state directory, never over --remote.\n\n"
-            "Exit status: 0 when written; 2 for a key that names no session, a file that cannot be written, or "
-            "--no-redact where it is not allowed."
-        ),
-        epilog="example: sessions-tui export agent:main:discord:group:dev --format html -o dev.html",
-    )
-    _global_options(export, suppress=True, demo=on_demo)
-    _remote_options(export, suppress=True)
-    export.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
-    export.add_argument("--format", choices=("md", "html", "jsonl"), default="md", help="md (default), html or jsonl")
-    export.add_argument(
-        "-o", "--output", metavar="FILE", help="write to FILE (default: standard output); jsonl: a DIR/ for the layout"
-    )
-    export.add_argument(
-        "--no-redact",
-        action="store_true",
-        help="leave secrets in (only the state directory's owner, locally; a warning says so on stderr)",
-    )
-
-    search = _subcommand(
-        sub,
-        "search",
-        "find the messages that say something, across every transcript the requester may read",
-        _wrapped(
-            "Every word of QUERY must be in a user or assistant message (any order; case, accents and "
-            "punctuation do not matter: OpenClaw's sessions_search index). Best matches first, two lines "
-            "each: the session, the message's number in its transcript, role, time (UTC) and score, then "
-            "the snippet around the match. Only what the requester (main unless --as; --sandboxed) may read "
-            "with sessions_history is searched, and the index holds text redacted: a secret is never found "
-            "by its value. The first search of a store indexes it (once).\n\n"
-            "Exit status: 0 for an answer (none found included), 1 when --session is one the requester may "
-            "not read, 2 for an empty query or a bad option."
-        ),
-        epilog="example: sessions-tui search failed deploy --session agent:main:discord:group:dev --json",
-    )
-    _global_options(search, suppress=True, demo=on_demo)
-    _remote_options(search, suppress=True)
-    search.add_argument("query", nargs="+", metavar="QUERY", help="the words to find")
-    search.add_argument("--session", metavar="KEY", help="search this session only (a key, main, or a sessionId)")
-    search.add_argument("--limit", type=int, default=20, metavar="N", help="at most N messages (default 20)")
-    search.add_argument(
-        "--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS, help="search as this session"
-    )
-    search.add_argument(
-        "--sandboxed", action="store_true", default=argparse.SUPPRESS, help="treat the requester as sandboxed"
-    )
-    search.add_argument("--json", action="store_true", help="print the results as JSON")
-
-    demo = _subcommand(
+    demo = subcommand(
         sub,
         "demo",
         "write the demo into its own state directory and list its sessions",
-        _wrapped(
+        wrapped(
             f"The demo lives in a state directory of its own, {demo_dir} (beside the everyday one), unless "
             "--state is given; its config is <that directory>/config.json5 unless --config is given. An empty "
             "directory gets the demo sessions, transcripts and a demo config; one that holds sessions is left "
@@ -363,20 +181,20 @@ def build_parser() -> argparse.ArgumentParser:
             "tool on it."
         ),
     )
-    _global_options(demo, suppress=True, demo=None, demo_dir=demo_dir)
+    global_options(demo, suppress=True, demo=None, demo_dir=demo_dir)
 
-    imp = _subcommand(
+    imp = subcommand(
         sub,
         "import-openclaw",
         "import an OpenClaw state directory (SQLite store or legacy layout)",
-        _wrapped(
+        wrapped(
             "Reads OpenClaw's sessions and transcripts (its SQLite store, or the legacy "
             "sessions.json and JSONL files) into the state directory; importing again takes "
             "only what changed. With --follow it keeps doing so as OpenClaw writes."
         ),
         epilog="example: sessions-tui import-openclaw ~/.openclaw --follow",
     )
-    _global_options(imp, suppress=True, demo=None)
+    global_options(imp, suppress=True, demo=None)
     imp.add_argument(
         "source", metavar="DIR", help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw"
     )
@@ -387,11 +205,11 @@ def build_parser() -> argparse.ArgumentParser:
         "until Ctrl+C or SIGTERM",
     )
 
-    serve = _subcommand(
+    serve = subcommand(
         sub,
         "serve",
         "answer OpenClaw's HTTP tool API on this state directory, for scripts and remote dashboards",
-        _wrapped(
+        wrapped(
             "Serves POST /tools/invoke as OpenClaw's gateway does (bearer token, its status codes, its HTTP "
             "deny list: sessions_send and sessions_spawn only when gateway.tools.allow names them), GET /health "
             "and /readyz, and the engine's live events for 'sessions-tui --remote URL' dashboards.\n\n"
@@ -401,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="example: SESSIONS_TUI_TOKEN=$(cat ~/.sessions-tui-token) sessions-tui serve --host 0.0.0.0",
     )
-    _global_options(serve, suppress=True, demo=on_demo)
+    global_options(serve, suppress=True, demo=on_demo)
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     serve.add_argument(
         "--port", type=int, default=None, help="the port (default: gateway.port in the config, else 18789; 0: any free)"

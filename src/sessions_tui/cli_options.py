@@ -1,0 +1,84 @@
+"""Options several `sessions-tui` commands share, and how a subcommand and its help are declared
+(cli_parser.py builds the command line from them; cli_parser_reads.py its reading commands)."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Any
+
+
+def global_options(
+    parser: argparse.ArgumentParser, *, suppress: bool, demo: str | None, demo_dir: Path | None = None
+) -> None:
+    """--state and --config on every command; --demo only where it means something (`demo` is the
+    help text, None: the command takes no --demo). `demo_dir`: the command is the demo's own."""
+    default = argparse.SUPPRESS if suppress else None
+    state_default = f"the demo's own, {demo_dir}" if demo_dir else "$SESSIONS_TUI_HOME, else the XDG data directory"
+    config_default = "" if demo_dir else "$SESSIONS_TUI_CONFIG, else "
+    parser.add_argument("--state", metavar="DIR", default=default, help=f"state directory (default: {state_default})")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=default,
+        help=f"config file, JSON5 (default: {config_default}<state>/config.json5)",
+    )
+    if demo is not None:
+        parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS if suppress else False, help=demo)
+
+
+def remote_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """--remote and --token: the dashboard, tool and send on servers instead of a state directory."""
+    parser.add_argument(
+        "--remote",
+        metavar="URL",
+        action="append",
+        default=argparse.SUPPRESS if suppress else None,
+        help="dashboard, tool, send: a 'sessions-tui serve' or an OpenClaw gateway (http://host:port) instead "
+        "of a state directory; give it again for several (the dashboard shows them all)",
+    )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        action="append",
+        default=argparse.SUPPRESS if suppress else None,
+        help="the bearer token of the --remote given in the same place in order (one for all if only one; "
+        "default $SESSIONS_TUI_TOKEN)",
+    )
+
+
+def subcommand(sub: Any, name: str, summary: str, description: str, **kwargs: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=summary,
+        description=f"{summary[0].upper()}{summary[1:]}.\n\n{description}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **kwargs,
+    )
+    return parser
+
+
+def wrapped(text: str) -> str:
+    """Paragraphs filled to the terminal's width (at most 100 columns), as argparse fills its own."""
+    width = max(40, min(100, shutil.get_terminal_size().columns - 2))
+    return "\n\n".join(
+        textwrap.fill(" ".join(p.split()), width=width, break_on_hyphens=False, break_long_words=False)
+        for p in text.split("\n\n")
+    )
+
+
+def face_options(
+    parser: argparse.ArgumentParser, *, demo: str, requester: str | None = None, sandboxed: str | None = None
+) -> None:
+    """A command that runs on a backend: --state, --config, --demo, --remote, --token; `requester`:
+    the help of its --as, `sandboxed`: of its --sandboxed (None: the command takes none). SUPPRESS:
+    given before the command (`sessions-tui --as X tool …`) they count too; a subcommand's own
+    default would otherwise overwrite them."""
+    global_options(parser, suppress=True, demo=demo)
+    remote_options(parser, suppress=True)
+    if requester is not None:
+        parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS, help=requester)
+    if sandboxed is not None:
+        parser.add_argument("--sandboxed", action="store_true", default=argparse.SUPPRESS, help=sandboxed)
