@@ -157,7 +157,8 @@ async def test_kill_all_and_targets_by_index_last_and_run_id(live_engine):
     b = await spawn(engine, "beta task", label="beta")
     c = await spawn(engine, "gamma task", label="gamma")
     assert (await tool(engine, {"action": "kill", "target": "last"}))["sessionKey"] == c["childSessionKey"]
-    assert (await tool(engine, {"action": "kill", "target": b["runId"][:8]}))["label"] == "beta"
+    # A prefix past the first "-": eight hex digits can all be decimal digits (1 in 43), an index then.
+    assert (await tool(engine, {"action": "kill", "target": b["runId"][:13]}))["label"] == "beta"
     result = await tool(engine, {"action": "kill", "target": "all"})
     assert result == {
         "status": "ok",
