@@ -18,7 +18,6 @@ from sessions_tui.engine.announce_route import (
     queue_announce,
 )
 from sessions_tui.engine.announce_route import AnnounceTarget as AnnounceTarget  # sub-agents take them from here
-from sessions_tui.engine.announce_route import deliver_announce as deliver_announce
 from sessions_tui.engine.announce_route import resolve_announce_target as resolve_announce_target
 from sessions_tui.engine.assistant_text import extract_assistant_text
 from sessions_tui.engine.events import SendProgress

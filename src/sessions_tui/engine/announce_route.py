@@ -95,26 +95,6 @@ def resolve_announce_target(engine: AnnounceHost, key: str) -> AnnounceTarget | 
     return hydrated or from_key
 
 
-def deliver_announce(
-    engine: AnnounceHost,
-    *,
-    kind: str,
-    session_key: str,
-    text: str,
-    target: AnnounceTarget | None,
-    via: str,
-    event: dict[str, Any],
-) -> str:
-    """Send an announce to a channel through the outbox, subject to the send policy
-    (docs/decisions.md D6): a session the policy forbids to send gets a refusal, not a delivery.
-
-    Returns the delivery state: forbidden, recorded, pending, or none (no channel to post to).
-    """
-    return queue_announce(
-        engine, kind=kind, session_key=session_key, text=text, target=target, via=via, event=event
-    ).state
-
-
 @dataclass(frozen=True)
 class QueuedAnnounce:
     """How an announce left: its delivery state, its outbox row, the policy's refusal."""
@@ -134,7 +114,9 @@ def queue_announce(
     via: str,
     event: dict[str, Any],
 ) -> QueuedAnnounce:
-    """`deliver_announce`, telling which outbox row carries the announce, or which rule refused it."""
+    """Send an announce to a channel through the outbox, subject to the send policy
+    (docs/decisions.md D6): a session the policy forbids to send gets a refusal, not a delivery.
+    Says how it left: its delivery state, the outbox row that carries it, or the rule that refused it."""
     verdict = engine.send_verdict(session_key)
     outbox_id: int | None = None
     refusal: str | None = None

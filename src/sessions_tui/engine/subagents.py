@@ -20,11 +20,11 @@ from sessions_tui.engine.a2a import (
     ANNOUNCE_SKIP,
     A2AHost,
     AnnounceTarget,
-    deliver_announce,
     is_announce_skip,
     latest_assistant_reply,
     resolve_announce_target,
 )
+from sessions_tui.engine.announce_route import queue_announce
 from sessions_tui.engine.announce_text import format_duration, format_tokens, normalise_announce, stats_line
 from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
 from sessions_tui.engine.keys import is_subagent_session_key
@@ -258,7 +258,7 @@ class SubagentRegistry:
             MessageAppended(ts=engine.now(), session_key=run.requester_key, role="assistant", seq=appended.msg_seq)
         )
         target = None if is_subagent_session_key(run.requester_key) else self._requester_target(run)
-        state = deliver_announce(
+        state = queue_announce(
             engine,
             kind="subagent",
             session_key=run.requester_key,
@@ -266,7 +266,7 @@ class SubagentRegistry:
             target=target,
             via="subagent_announce",
             event={"run_id": run.run_id, "child_session_key": run.child_key, "status": run.outcome},
-        )
+        ).state
         self._done(run, state)
 
     def _requester_target(self, run: SubagentRun) -> AnnounceTarget | None:

@@ -164,6 +164,18 @@ def _resolve(call: ToolCall, roots: list[TreeNode], target: str) -> TreeNode | s
     return f"Unknown subagent id: {t}"
 
 
+def _targeted(
+    call: ToolCall, roots: list[TreeNode], target: str, action: str
+) -> tuple[TreeNode, str, dict[str, Any]] | dict[str, Any]:
+    """The run `target` names, its label and the fields every answer about it carries; or the error answer."""
+    node = _resolve(call, roots, target)
+    if isinstance(node, str):
+        return {"status": "error", "action": action, "target": target, "error": node}
+    label = _label(node)
+    base = {"action": action, "target": target, "runId": node.run.run_id, "sessionKey": node.run.child_key}
+    return node, label, {**base, "label": label}
+
+
 def _finished(label: str, node: TreeNode, gone: dict[str, int]) -> str:
     """The "already finished" text; a run whose process had died says so (it ended as interrupted)."""
     pid = gone.get(node.run.run_id)
@@ -189,17 +201,10 @@ async def _kill(call: ToolCall, roots: list[TreeNode], target: str, gone: dict[s
             "labels": labels,
             "text": text,
         }
-    node = _resolve(call, roots, target)
-    if isinstance(node, str):
-        return {"status": "error", "action": "kill", "target": target, "error": node}
-    label = _label(node)
-    base = {
-        "action": "kill",
-        "target": target,
-        "runId": node.run.run_id,
-        "sessionKey": node.run.child_key,
-        "label": label,
-    }
+    found = _targeted(call, roots, target, "kill")
+    if isinstance(found, dict):
+        return found
+    node, label, base = found
     if not any(is_live(call.engine, n.run) for n in node.walk()):
         return {"status": "done", **base, "text": _finished(label, node, gone)}
     try:
@@ -217,17 +222,10 @@ async def _kill(call: ToolCall, roots: list[TreeNode], target: str, gone: dict[s
 async def _steer(
     call: ToolCall, roots: list[TreeNode], target: str, message: str, gone: dict[str, int]
 ) -> dict[str, Any]:
-    node = _resolve(call, roots, target)
-    if isinstance(node, str):
-        return {"status": "error", "action": "steer", "target": target, "error": node}
-    label = _label(node)
-    base = {
-        "action": "steer",
-        "target": target,
-        "runId": node.run.run_id,
-        "sessionKey": node.run.child_key,
-        "label": label,
-    }
+    found = _targeted(call, roots, target, "steer")
+    if isinstance(found, dict):
+        return found
+    node, label, base = found
     if not is_live(call.engine, node.run):
         return {"status": "done", **base, "text": _finished(label, node, gone)}
     try:
