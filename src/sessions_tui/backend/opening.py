@@ -17,7 +17,6 @@ from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.files import NotRegularFile, check_regular, kind_of
 from sessions_tui.engine.store import DB_NAME
-from sessions_tui.engine.text_search import catch_up
 from sessions_tui.tools.host import EngineToolHost
 
 
@@ -68,7 +67,7 @@ def attach_tools(engine: Engine) -> None:
 
 async def start(engine: Engine) -> None:
     """Attach the tools; end runs dead processes left, resume their deliveries; announce and archive
-    what is due; serve the kills and steers other processes ask of this one; bring the search index up."""
+    what is due; serve the kills and steers other processes ask of this one."""
     if engine.tool_host is None:
         attach_tools(engine)
     engine.runs.recover_interrupted()
@@ -76,4 +75,3 @@ async def start(engine: Engine) -> None:
     engine.outbox.resume()  # deliveries a stopped or dead process left pending
     engine.subagents.recover()
     engine.subagents.sweep()
-    engine.background(catch_up(engine))  # the search index, if it is behind (engine/text_search.py)

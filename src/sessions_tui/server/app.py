@@ -87,13 +87,15 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
         if manage_backend:
             await backend.start()
         watcher = asyncio.get_running_loop().create_task(watch_store())
+        indexing = asyncio.get_running_loop().create_task(backend.catch_up_search_index())  # if it is behind
         state.ready = True
         try:
             yield
         finally:
             state.ready = False
             watcher.cancel()
-            await asyncio.gather(watcher, return_exceptions=True)
+            indexing.cancel()
+            await asyncio.gather(watcher, indexing, return_exceptions=True)
             if manage_backend:
                 await backend.drain()
                 await backend.aclose()

@@ -194,6 +194,8 @@ class SessionsApp(App[None]):
         if keymap:
             self.set_keymap(keymap)
         await self.backend.start()
+        # The search index, if it is behind (a store from before it): in the background, while the dashboard runs.
+        self.run_worker(self.backend.catch_up_search_index(), group="search-index", exit_on_error=False)
         self._unsubscribe = self.backend.subscribe(self._on_engine_event)
         self._data_version = await self.backend.data_version()
         if self.watch_store:
