@@ -18,6 +18,7 @@ is another process and writes when it writes.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import queue
@@ -38,6 +39,7 @@ import httpx
 import pytest
 
 from conftest import run_tool
+from scenes import until as on_screen
 from sessions_tui.backend import LocalBackend
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
@@ -293,11 +295,7 @@ async def test_dashboard_follows_the_gateway(gateway: Gateway, tmp_path: Path) -
         header = screen.query_one("#status-header")
         pane = screen.query_one("#transcript")
 
-        async def until(condition: Callable[[], Any], what: str) -> None:
-            end = time.monotonic() + DEADLINE_SECONDS
-            while not condition():
-                assert time.monotonic() < end, f"not within {DEADLINE_SECONDS:.0f} s: {what}"
-                await pilot.pause(0.1)
+        until = functools.partial(on_screen, pilot, timeout=DEADLINE_SECONDS)
 
         await until(lambda: header.follow_root and GROUP in ordered_keys(app), "following, with the group shown")
         assert header.follow_root == str(gateway.state) and header.follow_failure == ""

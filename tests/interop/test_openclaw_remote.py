@@ -15,6 +15,7 @@ The tests run in file order: the drift check first, before the sends change the 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import secrets
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from test_openclaw_gateway import (
 
 import http_cases
 from conftest import run_tool
+from scenes import until as on_screen
 from sessions_tui.backend import BrowseQuery, EngineEvent, Requester
 from sessions_tui.backend.openclaw_gateway import POLL_S, OpenClawGatewayBackend
 from sessions_tui.cli_remote import TOKEN_ENV, connect
@@ -227,11 +229,7 @@ async def test_the_dashboard_shows_the_gateways_sessions_and_a_transcript(gatewa
         table = screen.query_one("#sessions")
         pane = screen.query_one("#transcript")
 
-        async def until(condition: Callable[[], Any], what: str) -> None:
-            end = time.monotonic() + DEADLINE_SECONDS
-            while not condition():
-                assert time.monotonic() < end, f"not within {DEADLINE_SECONDS:.0f} s: {what}"
-                await pilot.pause(0.1)
+        until = functools.partial(on_screen, pilot, timeout=DEADLINE_SECONDS)
 
         await until(lambda: {row.value for row in table.rows} == theirs, "every gateway session in the table")
         table.move_cursor(row=table.get_row_index(GROUP))
