@@ -10,12 +10,11 @@ what is printed as text has its control characters made visible.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sessions_tui.backend import HIT_END, HIT_START, Backend, Requester, ToolInputError
+from sessions_tui.backend import HIT_END, HIT_START, Backend, Requester, ToolInputError, marked_parts
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
@@ -24,8 +23,6 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 500
 _BOLD, _PLAIN = "\x1b[1m", "\x1b[0m"
-_MARKS = re.compile(f"([{HIT_START}{HIT_END}])")
-_SPACES = re.compile(r"[ \t\n\r\f\v]+")  # not str.split's: it counts the match marks as spaces
 
 
 class SearchUsageError(Exception):
@@ -64,9 +61,10 @@ def outcome_json(outcome: SearchOutcome) -> dict[str, Any]:
 
 def snippet_line(snippet: str, *, bold: bool) -> str:
     """The snippet on one line, control characters visible, matched words bold (or as they are)."""
-    marks = {HIT_START: _BOLD if bold else "", HIT_END: _PLAIN if bold else ""}
-    parts = _MARKS.split(_SPACES.sub(" ", snippet).strip(" "))
-    return "".join(marks[part] if part in marks else visible_line(part) for part in parts)
+    return "".join(
+        f"{_BOLD}{visible_line(text)}{_PLAIN}" if matched and bold else visible_line(text)
+        for text, matched in marked_parts(snippet)
+    )
 
 
 def hit_lines(hit: SearchHit, *, bold: bool) -> list[str]:

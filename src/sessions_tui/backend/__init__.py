@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
     from sessions_tui.engine.store import DB_NAME, StoreError
-    from sessions_tui.engine.store.text_index import HIT_END, HIT_START
+    from sessions_tui.engine.store.text_index import HIT_END, HIT_START, marked_parts
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -98,7 +98,7 @@ _HOMES = {
     "sessions_tui.engine.secret_refs": "secret_text",
     "sessions_tui.engine.session_search": "TEXT_PREFIX row_matches",
     "sessions_tui.engine.store": "DB_NAME StoreError",
-    "sessions_tui.engine.store.text_index": "HIT_END HIT_START",
+    "sessions_tui.engine.store.text_index": "HIT_END HIT_START marked_parts",
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",
     "sessions_tui.tools.base": "ToolInputError ToolSpec",
     "sessions_tui.tools.browse": "BrowsePage BrowseQuery",
@@ -169,6 +169,7 @@ __all__ = [
     "kind_of",
     "looks_like_session_id",
     "looks_like_session_key",
+    "marked_parts",
     "open_local",
     "render_export",
     "require_agents",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,8 @@ HIT_START, HIT_END = "\x1e", "\x1f"
 """Marks around a matched token in a marked snippet; removed from indexed text, so never the text's own."""
 
 _UNMARK = str.maketrans({HIT_START: " ", HIT_END: " "})
+_MARKS = re.compile(f"([{HIT_START}{HIT_END}])")
+_SPACES = re.compile(r"[ \t\n\r\f\v]+")  # not str.split's whitespace: that counts the marks in
 _TEXT_BLOCKS = ("text", "input_text", "output_text")
 _STATE = "SELECT indexed_through, redaction FROM transcript_text_state WHERE id = 1"
 _INSERT = "INSERT INTO transcript_text (rowid, text, sid) VALUES (?, ?, ?)"
@@ -79,6 +82,19 @@ def indexed_text(redactor: Redactor, text: str) -> str:
     """What the index holds of a message's text: redacted, without the snippet marks, and any lone
     surrogate (which SQLite cannot store as text) as U+FFFD."""
     return scrub_text(redactor.redact(text)).translate(_UNMARK)
+
+
+def marked_parts(snippet: str) -> list[tuple[str, bool]]:
+    """A marked snippet on one line (each run of whitespace one space) as its pieces in order, each
+    with whether the index matched it; a snippet with no marks is one unmatched piece."""
+    parts: list[tuple[str, bool]] = []
+    inside = False
+    for piece in _MARKS.split(_SPACES.sub(" ", snippet).strip(" ")):
+        if piece in (HIT_START, HIT_END):
+            inside = piece == HIT_START
+        elif piece:
+            parts.append((piece, inside))
+    return parts
 
 
 def line_text(line: Any) -> str | None:

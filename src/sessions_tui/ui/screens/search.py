@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
-from sessions_tui.backend import HIT_END, HIT_START, Backend, BackendUnavailable, Requester, ToolInputError
+from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError, marked_parts
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
@@ -40,17 +40,9 @@ HIT_STYLE = "bold $accent"
 def marked_text(snippet: str, *, limit: int | None = None) -> Text:
     """A snippet as Rich Text: agent text kept literal, the words the index matched highlighted.
     A snippet with no marks (an OpenClaw gateway's) is shown as it is."""
-    flat = " ".join(part for part in snippet.replace("\n", " ").split(" ") if part)
     out = Text()
-    inside = False
-    piece = ""
-    for char in flat:
-        if char in (HIT_START, HIT_END):
-            out.append_text(literal(piece, HIT_STYLE if inside else ""))
-            piece, inside = "", char == HIT_START
-        else:
-            piece += char
-    out.append_text(literal(piece, HIT_STYLE if inside else ""))
+    for text, matched in marked_parts(snippet):
+        out.append_text(literal(text, HIT_STYLE if matched else ""))
     if limit is not None and out.cell_len > limit:
         out.truncate(limit - 1)
         out.append("…")
