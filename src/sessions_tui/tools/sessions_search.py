@@ -108,7 +108,7 @@ class SearchOutcome(LazyModel):
 
 @dataclass(frozen=True)
 class _Scope:
-    keys: list[str] | None = None
+    session: str | None = None
     agents: list[str] | None = None
     tree_of: str | None = None
 
@@ -119,7 +119,7 @@ def _scope(call: ToolCall, ctx: RequesterContext, guard: VisibilityGuard) -> _Sc
     if ctx.restrict_to_spawned or guard.visibility == "tree":
         return _Scope(tree_of=requester)  # its own session and those it spawned (the index's `p` terms)
     if guard.visibility == "self":
-        return _Scope(keys=[requester])
+        return _Scope(session=requester)
     every = store.agent_ids()
     agents = [a for a in every if a == guard.requester_agent_id or guard.decide(f"agent:{a}:main").allowed]
     return _Scope(agents=None if set(agents) >= set(every) else agents)
@@ -143,14 +143,14 @@ async def search_messages(
         denial = guard.check(resolved.key)
         if denial:
             return Failed(denial.status, denial.error)
-        scope, shown = _Scope(keys=[resolved.key]), {resolved.key: resolved.display_key}
+        scope, shown = _Scope(session=resolved.key), {resolved.key: resolved.display_key}
     else:
         scope, shown = _scope(call, ctx, guard), {}
     state = await catch_up(engine, CATCH_UP_BUDGET_S)
     wanted = TextQuery(
         match=fts_query(query),
         limit=limit + 1,
-        keys=scope.keys,
+        session=scope.session,
         agents=scope.agents,
         tree_of=scope.tree_of,
         marked=marked,

@@ -40,8 +40,6 @@ RANK_WINDOW = 5_000
 match of a common word costs over a second on a million messages (about 5 us a message), and its
 best match is as good among the newest."""
 
-SID_TERMS_MAX = 5_000
-"""Sessions a search may be narrowed to as index terms; more are narrowed by a join per match."""
 
 HIT_START, HIT_END = "\x1e", "\x1f"
 """Marks around a matched token in a marked snippet; removed from indexed text, so never the text's own."""
@@ -167,7 +165,7 @@ class TextQuery:
 
     match: str
     limit: int
-    keys: Sequence[str] | None = None
+    session: str | None = None  # one session's messages only
     agents: Sequence[str] | None = None
     tree_of: str | None = None  # a requester: its own session and those it spawned
     marked: bool = False
@@ -265,15 +263,13 @@ class TextIndexPart(SessionsPart):
 
         Ranked first, cut second, described last: the matches are ranked by the index alone, and
         only the best `limit` are joined to their sessions and given a snippet. Narrowed to
-        sessions (`keys`) by the index's `sid` terms, to agents by a join per match; a query
+        a session or a requester's tree by the index's `sid` terms, to agents by a join per match; a query
         matching more than `RANK_WINDOW` messages is ranked among its newest (read newest first,
         which the index does without sorting)."""
-        if (query.keys is not None and not query.keys) or (query.agents is not None and not query.agents):
+        if query.agents is not None and not query.agents:
             return TextHits([])
         with self.read() as conn:
-            match, joins, where, args = self._narrowed(conn, query)
-            if match is None:
-                return TextHits([])
+            match, joins, where, args = self._narrowed(query)
             matching = f"FROM transcript_text AS t {joins} WHERE transcript_text MATCH ?{where}"
             args = [match, *args]
             many = conn.execute(f"SELECT count(*) FROM (SELECT 1 {matching} LIMIT ?)", [*args, RANK_WINDOW + 1])
@@ -315,23 +311,16 @@ class TextIndexPart(SessionsPart):
         return TextHits(hits, windowed)
 
     @staticmethod
-    def _narrowed(conn: sqlite3.Connection, query: TextQuery) -> tuple[str | None, str, str, list[Any]]:
-        """(the full-text query, joins, further conditions, their arguments) for `query`'s narrowing;
-        None: no session it may search exists."""
+    def _narrowed(query: TextQuery) -> tuple[str, str, str, list[Any]]:
+        """(the full-text query, joins, further conditions, their arguments) for `query`'s narrowing."""
         match, joins, where, args = f"text : ({query.match})", "", "", []
         if query.tree_of is not None:
             match = f"{match} AND sid : (s{digest(query.tree_of)} OR p{digest(query.tree_of)})"
-        if query.keys is not None:
-            if len(query.keys) <= SID_TERMS_MAX:
-                match = f"{match} AND sid : ({' OR '.join(f's{digest(key)}' for key in query.keys)})"
-            else:
-                joins = "JOIN transcript AS tr ON tr.rowid = t.rowid JOIN sessions AS s ON s.session_id = tr.session_id"
-                where += " AND s.key IN (SELECT value FROM json_each(?))"
-                args.append(json.dumps(list(query.keys)))
+        if query.session is not None:
+            match = f"{match} AND sid : s{digest(query.session)}"
         if query.agents is not None:
-            if not joins:
-                joins = "JOIN transcript AS tr ON tr.rowid = t.rowid JOIN sessions AS s ON s.session_id = tr.session_id"
-            where += " AND s.agent_id IN (SELECT value FROM json_each(?))"
+            joins = "JOIN transcript AS tr ON tr.rowid = t.rowid JOIN sessions AS s ON s.session_id = tr.session_id"
+            where = " AND s.agent_id IN (SELECT value FROM json_each(?))"
             args.append(json.dumps(list(query.agents)))
         return match, joins, where, args
 
