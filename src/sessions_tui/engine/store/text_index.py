@@ -25,6 +25,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sessions_tui.engine.clock import ms_from_iso
@@ -330,6 +331,7 @@ def digest(key: str) -> str:
     return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
+@lru_cache(maxsize=4096)  # catch-up asks it per line, and a session's lines come together
 def sid_terms(key: str, spawned_by: str | None, parent: str | None) -> str:
     """A line's `sid` column: its session, and the sessions it was spawned by (its requester's tree)."""
     terms = [f"s{digest(key)}"]
