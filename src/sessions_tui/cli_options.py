@@ -6,8 +6,21 @@ from __future__ import annotations
 import argparse
 import shutil
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser whose epilog may be written only when its help is shown
+    (`epilog_source`): the `tool` help lists every tool, which a tool call should not load."""
+
+    epilog_source: Callable[[], str] | None = None
+
+    def format_help(self) -> str:
+        if self.epilog_source is not None:
+            self.epilog = self.epilog_source()
+        return super().format_help()
 
 
 def global_options(
@@ -49,14 +62,25 @@ def remote_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
 
 
-def subcommand(sub: Any, name: str, summary: str, description: str, **kwargs: Any) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = sub.add_parser(
+def subcommand(
+    sub: Any,
+    name: str,
+    summary: str,
+    description: str,
+    *,
+    epilog_source: Callable[[], str] | None = None,
+    **kwargs: Any,
+) -> argparse.ArgumentParser:
+    """A subcommand of `sub` (made with `parser_class=CommandParser`); `epilog_source` writes its
+    epilog when its help is shown."""
+    parser: CommandParser = sub.add_parser(
         name,
         help=summary,
         description=f"{summary[0].upper()}{summary[1:]}.\n\n{description}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         **kwargs,
     )
+    parser.epilog_source = epilog_source
     return parser
 
 

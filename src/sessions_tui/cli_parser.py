@@ -16,7 +16,7 @@ from typing import Any
 
 from sessions_tui import __version__
 from sessions_tui.backend import TOOLS, ToolSpec, resolve_state_dir
-from sessions_tui.cli_options import face_options, global_options, remote_options, subcommand, wrapped
+from sessions_tui.cli_options import CommandParser, face_options, global_options, remote_options, subcommand, wrapped
 from sessions_tui.cli_parser_reads import add_read_commands
 
 DEMO_DIR_SUFFIX = "-demo"
@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--sandboxed", action="store_true", help="dashboard, tool: act as a sandboxed requester")
     parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
     remote_options(parser, suppress=False)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     on_demo = f"act on the demo's own state directory ({demo_dir} unless --state), filled with the demo first"
 
     tool = subcommand(
@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
             "session may see and do, and prints the tool's result object. Work the tool starts (a run, the "
             "ping-pong, an announce) finishes before the command exits."
         ),
-        epilog=_tool_epilog(),
+        epilog_source=_tool_epilog,
     )
     face_options(
         tool,

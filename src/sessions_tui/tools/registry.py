@@ -2,32 +2,44 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sessions_tui.engine.surrogates import scrub_json
-from sessions_tui.tools import (
-    agents_list,
-    sessions_history,
-    sessions_list,
-    sessions_search,
-    sessions_send,
-    sessions_spawn,
-    subagents,
-)
 from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
 
-TOOLS: dict[str, ToolSpec] = {
-    spec.name: spec
-    for spec in (
-        sessions_list.SPEC,
-        sessions_history.SPEC,
-        sessions_search.SPEC,
-        sessions_send.SPEC,
-        sessions_spawn.SPEC,
-        agents_list.SPEC,
-        subagents.SPEC,
-    )
+# Each tool's module, in the order tools are listed and offered. A module is imported when its
+# tool is first looked up, so a command that runs one tool loads that one alone.
+_MODULES = {
+    "sessions_list": "sessions_tui.tools.sessions_list",
+    "sessions_history": "sessions_tui.tools.sessions_history",
+    "sessions_search": "sessions_tui.tools.sessions_search",
+    "sessions_send": "sessions_tui.tools.sessions_send",
+    "sessions_spawn": "sessions_tui.tools.sessions_spawn",
+    "agents_list": "sessions_tui.tools.agents_list",
+    "subagents": "sessions_tui.tools.subagents",
 }
+
+
+class _Registry(Mapping[str, ToolSpec]):
+    """Every tool by name: the names known up front, each `ToolSpec` loaded with its module."""
+
+    def __getitem__(self, name: str) -> ToolSpec:
+        spec: ToolSpec = importlib.import_module(_MODULES[name]).SPEC
+        return spec
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _MODULES
+
+
+TOOLS: Mapping[str, ToolSpec] = _Registry()
 
 
 class UnknownToolError(Exception):
