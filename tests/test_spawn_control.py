@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from sessions_tui.ui.screens.steer import SteerScreen
 from ui_support import SIZE, demo_app, settle, text_of, until
 
@@ -85,3 +87,35 @@ async def test_a_two_level_tree_from_the_panel(tmp_path):
             lambda: any("already finished" in n.message for n in app._notifications),
             "the kill's answer: already finished",
         )
+
+
+async def test_kill_and_steer_run_on_the_loop_the_runs_live_on(tmp_path):
+    """The `subagents` call of `x` and `e` runs on the app's event loop, where the child's run is
+    a task: a kill cancels it there, not from another thread's loop."""
+    app = demo_app(tmp_path / "s", latency_ms=60_000)
+    loops: list[tuple[str, object]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        call_tool = app.backend.call_tool
+
+        async def recording(name, args, requester):
+            if name == "subagents":
+                loops.append((args["action"], asyncio.get_running_loop()))
+            return await call_tool(name, args, requester)
+
+        app.backend.call_tool = recording
+        await settle(pilot)
+        await pilot.press("s")
+        await spawn(pilot, "count the words in: a b c", "both")
+        table = app.main_screen.query_one("#spawn-runs")
+        await until(pilot, lambda: "both" in runs_text(app) and "running" in runs_text(app), "the child running")
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, SteerScreen), "the steer prompt")
+        app.screen.query_one("#steer-message").value = "also count the letters"
+        await pilot.press("enter")
+        await until(pilot, lambda: any("steer" in str(n.title) for n in app._notifications), "the steer answered")
+        table.focus()
+        await pilot.press("x")
+        await until(pilot, lambda: "killed" in runs_text(app), "the child killed")
+        assert loops == [("steer", asyncio.get_running_loop()), ("kill", asyncio.get_running_loop())]

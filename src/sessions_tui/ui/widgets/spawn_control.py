@@ -2,7 +2,9 @@
 why a spawn was refused.
 
 A part of `SpawnPanel` (kept apart, as one concept): the tool runs as the panel's requester, in a
-worker; what it answered is a toast, and the runs list is read again. A refused spawn's deciding
+worker on the app's event loop, as a send or a spawn does: that is where the engine's runs live,
+which a kill cancels and a steer queues into; what it answered is a toast, and the runs list is
+read again. A refused spawn's deciding
 rule (`explain`'s spawn verdict) is a "Why refused" toast, as a refused send's is.
 """
 
@@ -55,7 +57,7 @@ class SpawnControl(Widget):
 
         self.app.push_screen(SteerScreen(self.backend.display(key)), steer)
 
-    @work(group="spawn-control", thread=True, exit_on_error=False)
+    @work(group="spawn-control", exit_on_error=False)
     async def _subagents(self, args: dict[str, Any]) -> None:
         result = await self.backend.call_tool("subagents", args, self.call_as())
         said = result.get("text") or result.get("error") or result.get("status")
