@@ -4,8 +4,11 @@ round trip through `import-openclaw` (byte for byte), and the command's exit cod
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
 import os
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
+from sessions_tui import cli_export
 from sessions_tui.cli import main
 from sessions_tui.engine.export import SessionExport, default_file_name, render_html, render_markdown
 
@@ -280,3 +284,39 @@ def test_redacting_a_line_keeps_its_shape_and_redacting_again_changes_nothing():
     untouched = '{"type": "message", "id": "x", "message": {"role": "user", "content": "hi"}}'
     assert redact_line(untouched, redactor) is untouched  # kept byte for byte
     assert SECRET_HEAD not in redact_line(f"not json {SECRET}", redactor)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_jsonl_on_a_terminal_escapes_its_controls_and_keeps_each_value():
+    """A stored line may hold raw C1 controls (CSI is U+009B) and U+2028, valid in JSON strings:
+    on a terminal they are written as `\\uXXXX` escapes, each line still parsing to the same value;
+    into a pipe or a file every line goes verbatim (the round trip stays byte for byte)."""
+    raw = json.dumps(
+        {"type": "message", "id": "e1", "message": {"role": "assistant", "content": "a\x9b2Jb\u2028c\x85d"}},
+        ensure_ascii=False,
+    )
+    assert "\x9b" in raw
+    export = SessionExport(
+        key="main",
+        session_id="s-1",
+        agent_id="main",
+        channel="unknown",
+        created_at=0,
+        updated_at=0,
+        entry={},
+        lines=[raw],
+        redacted=True,
+    )
+    opts = argparse.Namespace(output=None, format="jsonl")
+    shown, piped = _Terminal(), io.StringIO()
+    cli_export._write(opts, export, shown)
+    cli_export._write(opts, export, piped)
+    assert piped.getvalue().split("\n")[-2] == raw
+    last = shown.getvalue().split("\n")[-2]
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]", shown.getvalue())
+    assert "\\u009b2Jb\\u2028c\\u0085d" in last
+    assert json.loads(last) == json.loads(raw)

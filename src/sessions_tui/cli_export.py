@@ -26,7 +26,7 @@ from sessions_tui.backend import (
     render_export,
     write_layout,
 )
-from sessions_tui.terminal_text import visible_line
+from sessions_tui.terminal_text import json_lines_for_terminal, visible_line
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -73,7 +73,10 @@ async def _exported(backend: Backend, key: str, redact: bool) -> SessionExport |
 def _write(opts: argparse.Namespace, export: SessionExport, out: TextIO) -> None:
     target: str | None = opts.output
     if target is None or target == "-":
-        out.write(render_export(export, opts.format))
+        text = render_export(export, opts.format)
+        if opts.format == "jsonl" and out.isatty():  # Markdown and HTML show their controls already
+            text = json_lines_for_terminal(text)
+        out.write(text)
         out.flush()
         return
     if _is_layout_target(target):

@@ -37,6 +37,18 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
+# In JSON lines written by others, what a terminal minds: every control but newline and tab.
+_LINES_RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def json_lines_for_terminal(text: str) -> str:
+    """JSON lines stored verbatim (an export's transcript), for a terminal: each control character
+    but newline and tab as a `\\uXXXX` escape. A line with no control between its tokens (as
+    OpenClaw and sessions-tui write them) parses to the same value: inside a JSON string a C0
+    control can only be escaped already, and a raw C1, DEL or U+2028/U+2029 means the same escaped."""
+    return _LINES_RAW.sub(_escape, text)
+
+
 def json_text(value: Any, *, indent: int | None = 2) -> str:
     """JSON with non-ASCII text readable, but C0/C1 controls, DEL, U+2028/U+2029 and lone
     surrogates as `\\uXXXX` escapes: printable anywhere, and the same value when parsed."""
