@@ -326,3 +326,37 @@ async def test_a_transcript_that_just_fits_is_laid_out_alike_however_the_pane_go
             await settle(pilot)
             after[rows] = layout()
         assert after[SIZE[1] + 1] == after[SIZE[1] - 1]
+
+
+async def test_a_hit_with_only_its_line_id_opens_at_that_message(tmp_path):
+    """An OpenClaw gateway's search hits name the message by its line id alone (no number): `enter`
+    on one still opens its session at that message, paging back to it, and marks it."""
+    app = demo_app(tmp_path / "s")
+    long_session(app, 450)
+    wanted = app.engine.store.history(LONG, limit=1000).messages[30]
+    assert wanted["content"] == "m30"
+    entry_id = wanted["__openclaw"]["id"]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main_screen.show_session(LONG, None, entry_id)
+        pane = pane_of(app)
+        await until(pilot, lambda: bool(pane.query(".found")), "the message marked")
+        found = list(pane.query(".found"))
+        assert [v.message["content"] for v in found] == ["m30"]
+        assert len(pane.query(MessageView)) == 450  # the older pages came in until it was shown
+        await settle(pilot)
+        assert in_view(app, found[0])
+
+
+async def test_a_line_id_that_is_not_there_says_so(tmp_path):
+    app = demo_app(tmp_path / "s")
+    long_session(app, 30)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main_screen.show_session(LONG, None, "no-such-line")
+        await until(
+            pilot,
+            lambda: any("The message is not shown" in n.message for n in app._notifications),
+            "the note that it is not shown",
+        )
+        assert not pane_of(app).query(".found")

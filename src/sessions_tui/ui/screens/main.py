@@ -309,9 +309,10 @@ class MainScreen(LiveRows):
             self.toggle_spawn()
         self.show_session(event.session_key)
 
-    def show_session(self, key: str, at_message: int | None = None) -> None:
+    def show_session(self, key: str, at_message: int | None = None, at_entry: str | None = None) -> None:
         """Open `key`'s transcript with the table's cursor on its row (or say it is not in the table),
-        at message `at_message` when given (a search hit)."""
+        at message number `at_message`, or else the message whose line id is `at_entry`, when given
+        (a search hit)."""
         table = self.query_one(SessionTable)
         if key in table.rows_by_key:
             table.move_cursor(row=table.get_row_index(key), animate=False)
@@ -324,8 +325,8 @@ class MainScreen(LiveRows):
                 timeout=5,
                 markup=False,
             )
-        if at_message is not None:
-            self.query_one(TranscriptPane).reveal(at_message)
+        if at_message is not None or at_entry:
+            self.query_one(TranscriptPane).reveal(at_message, at_entry)
 
     def _open(self, key: str | None) -> None:
         app: Any = self.app

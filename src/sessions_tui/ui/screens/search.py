@@ -215,7 +215,7 @@ def open_search(app: SessionsApp) -> None:
 
     def chosen(hit: SearchHit | None) -> None:
         if hit is not None:
-            app.main_screen.show_session(hit.key, hit.msg_seq)
+            app.main_screen.show_session(hit.key, hit.msg_seq, hit.message_id)
 
     app.push_screen(SearchScreen(app.backend, app.requester(), app.display_key), chosen)
 

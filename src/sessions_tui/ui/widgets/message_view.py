@@ -93,6 +93,13 @@ class MessageView(Widget):
         return message_seq(self.message)
 
     @property
+    def entry_id(self) -> str | None:
+        """The id of the transcript line the message is (`__openclaw.id`), if the history gave it."""
+        meta = self.message.get("__openclaw")
+        found = meta.get("id") if isinstance(meta, dict) else None
+        return found if isinstance(found, str) else None
+
+    @property
     def plain(self) -> str:
         """What the message shows, as plain text (one line per block)."""
         return "\n".join(text.plain for _, text in self.parts())

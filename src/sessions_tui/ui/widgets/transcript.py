@@ -86,7 +86,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self._page_pending = False
         self._tail_wanted = False
         self._paged_back = False
-        self._reveal: int | None = None  # a message to bring into view once it is loaded (`reveal`)
+        self._reveal: tuple[int | None, str | None] | None = None  # (seq, entry id) to bring into view
         self._reveal_pages = 0
 
     def compose(self) -> ComposeResult:
@@ -148,30 +148,34 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self._fetch(self.key, "older", self._generation, limit=HISTORY_LIMIT, offset=self.next_offset)
         return True
 
-    def reveal(self, seq: int) -> None:
-        """Bring message `seq` of the open session into view and mark it (a search hit): older
-        pages are fetched until it is shown, at most `REVEAL_PAGES` of them."""
-        self._reveal, self._reveal_pages = seq, 0
+    def reveal(self, seq: int | None, entry_id: str | None = None) -> None:
+        """Bring a message of the open session into view and mark it (a search hit): message `seq`,
+        or, when its number is not known (an OpenClaw gateway's hits give only the line's id), the
+        one whose `__openclaw.id` is `entry_id`. Older pages are fetched until it is shown, at most
+        `REVEAL_PAGES` of them."""
+        if seq is None and not entry_id:
+            return
+        self._reveal, self._reveal_pages = (seq, entry_id), 0
         self._try_reveal()
 
     def _try_reveal(self) -> None:
-        seq = self._reveal
-        if seq is None or self.key is None or self.page_loading:
+        if self._reveal is None or self.key is None or self.page_loading:
             return
-        if self.first_seq and seq < self.first_seq and self.next_offset is not None:
-            if self._reveal_pages < REVEAL_PAGES:
-                self._reveal_pages += 1
-                self.load_older()
-                return
-        self._reveal = None
+        seq, entry_id = self._reveal
         scroll = self.query_one(MessageScroll)
-        target = None
-        for view in scroll.query_children(MessageView):
-            view.set_class(view.seq == seq, "found")
-            if view.seq == seq:
-                target = view
+        views = list(scroll.query_children(MessageView))
+        target = next((v for v in views if (v.seq == seq if seq is not None else v.entry_id == entry_id)), None)
+        further_back = self.first_seq and seq < self.first_seq if seq is not None else target is None
+        if further_back and self.next_offset is not None and self._reveal_pages < REVEAL_PAGES:
+            self._reveal_pages += 1
+            self.load_older()
+            return
+        self._reveal = None
+        for view in views:
+            view.set_class(view is target, "found")
         if target is None:
-            self.notify(f"Message #{seq} is not shown: it is further back (m: older messages).", timeout=4)
+            which = f"Message #{seq}" if seq is not None else "The message"
+            self.notify(f"{which} is not shown: it is further back (m: older messages).", timeout=4)
             return
         self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
 
