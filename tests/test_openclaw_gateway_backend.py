@@ -3,6 +3,7 @@ with the real gateway's recorded answers (fixtures/openclaw-2026.9.6/answers).""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import threading
@@ -38,6 +39,10 @@ class StandIn:
         }
         self.lock = threading.Lock()
         self.listed = threading.Event()  # set at each sessions_list answered
+        self.list_args: list[dict[str, Any]] = []  # what each sessions_list asked for
+        self.asked = threading.Condition(self.lock)  # notified at each sessions_list
+        # The gateway's clock, for `activeMinutes`: just after the newest recorded session.
+        self.now_ms = max(r["updatedAt"] for r in self.listing["sessions"]) + 10_000
 
     def answer(self, request: Request) -> Response:
         if request.headers.get("authorization") != f"Bearer {TOKEN}":
@@ -49,6 +54,12 @@ class StandIn:
                 details: dict[str, Any] = {"requester": "main", "allowAny": False, "agents": [{"id": "main"}]}
             elif tool == "sessions_list":
                 details = copy.deepcopy(self.listing)
+                if args.get("activeMinutes"):
+                    since = self.now_ms - args["activeMinutes"] * 60_000
+                    details["sessions"] = [r for r in details["sessions"] if r["updatedAt"] >= since]
+                    details["count"] = len(details["sessions"])
+                self.list_args.append(args)
+                self.asked.notify_all()
                 self.listed.set()
             elif tool == "sessions_history" and args.get("sessionKey") in self.histories:
                 details = self.histories[args["sessionKey"]]
@@ -143,3 +154,60 @@ async def test_the_gateway_keeps_no_send_ledger_and_says_so(backend):
 
     with pytest.raises(BackendUnavailable, match="keeps no send ledger"):
         await backend.sends(None, None, 10)
+
+
+def _follow(backend, gateway):
+    """Subscribe; returns (events got, a `wait(condition)` on them, stop)."""
+    got: list[EngineEvent] = []
+    moved = threading.Condition()
+
+    def on_event(event: EngineEvent) -> None:
+        with moved:
+            got.append(event)
+            moved.notify_all()
+
+    def wait(condition, timeout: float = 15) -> bool:
+        with moved:
+            return moved.wait_for(lambda: condition(got), timeout)
+
+    return got, wait, backend.subscribe(on_event)
+
+
+def test_polls_ask_only_for_the_recently_active_sessions(backend, gateway):
+    """After one read of the whole list, each poll is one small `sessions_list` of the sessions
+    active in the last minute; a session that moves there, or a new one, is reported."""
+    got, wait, stop = _follow(backend, gateway)
+    try:
+        with gateway.asked:
+            gateway.list_args.clear()
+            assert gateway.asked.wait_for(lambda: len(gateway.list_args) >= 3, 15)
+            assert [a.get("activeMinutes") for a in gateway.list_args[-2:]] == [1, 1]
+            assert all(a.get("limit") == 200 for a in gateway.list_args)
+        with gateway.lock:
+            newest = gateway.listing["sessions"][0]
+            newest["updatedAt"] += 1000
+            gateway.listing["sessions"].insert(0, {**newest, "key": "agent:main:discord:group:new", "sessionId": "n-1"})
+        assert wait(lambda events: any(e.type == "store_changed" for e in events))
+        changed = {e.session_key for e in got if e.type == "session_changed"}
+        assert changed == {newest["key"], "agent:main:discord:group:new"}
+    finally:
+        stop()
+
+
+def test_the_whole_list_is_read_again_for_what_the_recent_polls_cannot_see(backend, gateway, monkeypatch):
+    """A session that changes while older than a minute, or goes away, shows at the next read of
+    the whole list (every FULL_S)."""
+    monkeypatch.setattr("sessions_tui.backend.openclaw_gateway.FULL_S", 1.0)
+    got, wait, stop = _follow(backend, gateway)
+    try:
+        assert gateway.listed.wait(15)
+        with gateway.lock:
+            oldest = gateway.listing["sessions"][-1]
+            oldest["label"] = "renamed"
+            oldest["updatedAt"] += 1  # still days older than the last minute
+            gone = gateway.listing["sessions"].pop(-2)
+        assert wait(lambda events: any(e.type == "session_changed" and e.session_key == oldest["key"] for e in events))
+        rows = asyncio.run(backend.browse_rows(Requester(), [oldest["key"], gone["key"]]))
+        assert set(rows) == {oldest["key"]} and rows[oldest["key"]]["label"] == "renamed"
+    finally:
+        stop()

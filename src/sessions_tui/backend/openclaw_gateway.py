@@ -1,9 +1,11 @@
 """A real OpenClaw gateway as a backend: its `POST /tools/invoke` only, polled for changes.
 
 The gateway has no operator API and no event stream over HTTP, so the dashboard's reads are made
-from its `sessions_list` (every page of it, kept for `POLL_S`), filtered, sorted and paged here
-with the same rules as the local table; a poll every `POLL_S` compares each session's
-`updatedAt` and reports what moved as engine events. Transcripts come from its
+from its `sessions_list` (every page of it, kept between polls), filtered, sorted and paged here
+with the same rules as the local table. A poll every `POLL_S` asks only for the sessions active in
+the last minute (one small page, however many sessions the gateway holds) and merges them in; the
+whole list is read again every `FULL_S` (what was removed or archived) or when the recent ones do
+not fit a page. What moved (each session's `updatedAt`) is reported as engine events. Transcripts come from its
 `sessions_history`; a send is its `sessions_send`, which the gateway offers over HTTP only when
 its `gateway.tools.allow` names it. Key spellings and visibility follow OpenClaw's defaults.
 """
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from sessions_tui.tools.sessions_search import SearchOutcome
 
 POLL_S = 2.0
+FULL_S = 30.0
+RECENT_MINUTES = 1  # what a poll asks for: well over POLL_S, so a slow answer misses nothing
 PAGE = 200
 MAX_SESSIONS = 20_000
 
@@ -53,8 +57,8 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def _listed(self, requester: Requester, *, fresh: bool = False) -> list[dict[str, Any]]:
         loop = asyncio.get_running_loop()
-        if not fresh and self._rows is not None and loop.time() - self._rows_at < POLL_S:
-            return self._rows
+        if not fresh and self._rows is not None and loop.time() - self._rows_at < 2 * POLL_S:
+            return self._rows  # kept fresh by the poll while events are followed
         rows: list[dict[str, Any]] = []
         offset = 0
         while len(rows) < MAX_SESSIONS:
@@ -210,14 +214,46 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     # -- events: a poll of the session list ------------------------------------------------------
 
+    async def _recent(self) -> list[dict[str, Any]] | None:
+        """The sessions active in the last `RECENT_MINUTES` (the gateway's own clock decides), or
+        None when they do not fit one page."""
+        page = await self.call_tool("sessions_list", {"limit": PAGE, "activeMinutes": RECENT_MINUTES}, Requester())
+        if page.get("hasMore"):
+            return None
+        return [
+            self._row(r) for r in page.get("sessions") or [] if isinstance(r, dict) and isinstance(r.get("key"), str)
+        ]
+
+    def _merge(self, recent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The kept list with the recent sessions' rows in place of theirs (a new one added),
+        newest first as the gateway lists them."""
+        by_key = {r["_key"]: r for r in self._rows or []}
+        by_key.update((r["_key"], r) for r in recent)
+        rows = sorted(by_key.values(), key=lambda r: -(r.get("updatedAt") or 0))
+        self._rows, self._rows_at = rows, asyncio.get_running_loop().time()
+        return rows
+
+    async def _poll(self, whole: bool) -> list[dict[str, Any]]:
+        if not whole:
+            recent = await self._recent()
+            if recent is not None:
+                return self._merge(recent)
+        return await self._listed(Requester(), fresh=True)
+
     async def _events(self) -> None:
+        loop = asyncio.get_running_loop()
         seen: dict[str, Any] | None = None
+        whole_due, read_whole_at = True, 0.0
         while True:
+            whole = whole_due or loop.time() - read_whole_at >= FULL_S
             try:
-                rows = await self._listed(Requester(), fresh=True)
+                rows = await self._poll(whole)
             except (RemoteError, BackendUnavailable):
+                whole_due = True  # what moved meanwhile may be older than a minute by the next answer
                 await asyncio.sleep(POLL_S)
                 continue
+            if whole:
+                whole_due, read_whole_at = False, loop.time()
             now = {r["_key"]: r.get("updatedAt") for r in rows}
             if seen is not None and now != seen:
                 for key, updated in now.items():
