@@ -5,6 +5,7 @@ import sys
 
 from textual.widgets import ProgressBar
 
+from sessions_tui.engine.events import MessageAppended
 from sessions_tui.ui.widgets.transcript import MessageView
 from ui_support import SIZE, demo_app, ordered_keys, pick_acting_as, select, settle, text_of, until
 
@@ -400,3 +401,17 @@ async def test_older_messages_page_back_into_the_transcript(tmp_path):
         await settle(pilot, 0.3)
         assert len(texts()) == 250 and texts()[0] == "m0" and texts()[-1] == "m249"
         assert "m: older" not in text_of(screen(app).query_one("#transcript-title"))
+
+
+async def test_a_session_that_comes_to_say_the_words_joins_a_transcript_filter(tmp_path):
+    """`~words` keeps the sessions whose messages say them; a session not shown that is written to
+    and now says them is added as it changes, not at some later page read."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"~zeppelin")
+        await settle(pilot)
+        assert ordered_keys(app) == []
+        app.engine.store.append(FAMILY, {"role": "user", "content": "who booked the zeppelin?"})
+        app.engine.events.publish(MessageAppended(ts=app.engine.now(), session_key=FAMILY, role="user"))
+        await until(pilot, lambda: ordered_keys(app) == [FAMILY], "the family group listed")

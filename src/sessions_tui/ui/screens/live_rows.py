@@ -161,13 +161,21 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         table = self.query_one(SessionTable)
         query = self.query_state
         rows: dict[str, dict[str, Any] | None] = {}
+        unshown_may_match = False
         for key in event.keys:
             row = event.found.get(key)
             if row is not None and not self._matches(row):
+                unshown_may_match |= (
+                    key not in table.rows_by_key and self._text_filtered(row) and self._kept_by_toggles(row)
+                )
                 row = None
             if row is None and key not in table.rows_by_key:
                 continue
             rows[key] = row
+        if unshown_may_match:
+            # Whether a changed session's messages now say the `~words` only the store can tell:
+            # the page is read again (as a diff), which adds it if they do.
+            self._refresh_page_as_diff()
         if not rows:
             return
         order = None
@@ -188,19 +196,29 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self._rows_changed(listed)
 
     def _matches(self, row: dict[str, Any]) -> bool:
+        if not self._kept_by_toggles(row):
+            return False
+        if self._text_filtered(row):
+            # A transcript filter (`~words`) is the store's answer: a shown row stays; a session
+            # that may have come to match is asked of the store (`on_rows_fetched`).
+            return str(row.get("_key")) in self.query_one(SessionTable).rows_by_key
+        search = self.query_state.search
+        return not search or row_matches(row, search)
+
+    def _kept_by_toggles(self, row: dict[str, Any]) -> bool:
+        """Whether the row passes the filters but the typed one: archived, kinds, active minutes."""
         query = self.query_state
         if row.get("archived") and not query.include_archived:
             return False
         if query.kinds is not None and row.get("kind") not in query.kinds:
             return False
-        if query.active_minutes:
-            if (row.get("updatedAt") or 0) < self.backend.now() - query.active_minutes * 60_000:
-                return False
-        if query.search and query.search.startswith(TEXT_PREFIX) and not row_matches(row, query.search):
-            # A transcript filter (`~words`) is the store's answer: a shown row stays, the next
-            # page read brings newly matching sessions.
-            return str(row.get("_key")) in self.query_one(SessionTable).rows_by_key
-        return not query.search or row_matches(row, query.search)
+        since = self.backend.now() - query.active_minutes * 60_000 if query.active_minutes else None
+        return since is None or (row.get("updatedAt") or 0) >= since
+
+    def _text_filtered(self, row: dict[str, Any]) -> bool:
+        """Whether the table filters by what messages say (`~words`), which the row cannot tell."""
+        search = self.query_state.search
+        return bool(search and search.startswith(TEXT_PREFIX) and not row_matches(row, search))
 
     # -- other processes ------------------------------------------------------------------------
 
