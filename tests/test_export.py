@@ -300,17 +300,7 @@ def test_jsonl_on_a_terminal_escapes_its_controls_and_keeps_each_value():
         ensure_ascii=False,
     )
     assert "\x9b" in raw
-    export = SessionExport(
-        key="main",
-        session_id="s-1",
-        agent_id="main",
-        channel="unknown",
-        created_at=0,
-        updated_at=0,
-        entry={},
-        lines=[raw],
-        redacted=True,
-    )
+    export = _hostile_export().model_copy(update={"key": "main", "entry": {}, "lines": [raw]})
     opts = argparse.Namespace(output=None, format="jsonl")
     shown, piped = _Terminal(), io.StringIO()
     cli_export._write(opts, export, shown)

@@ -23,16 +23,31 @@ def runs_text(app) -> str:
     return "\n".join(" ".join(str(c) for c in table.get_row_at(i)) for i in range(table.row_count))
 
 
+async def running_child(pilot, label: str):
+    """The spawn panel open, a slow child `label` spawned and running, the runs list focused on it."""
+    app = pilot.app
+    await settle(pilot)
+    await pilot.press("s")
+    await spawn(pilot, "count the words in: a b c", label)
+    table = app.main_screen.query_one("#spawn-runs")
+    await until(pilot, lambda: label in runs_text(app) and "running" in runs_text(app), "the child running")
+    table.focus()
+    table.move_cursor(row=0)
+    return table
+
+
+async def steer_highlighted(pilot, text: str) -> None:
+    """`e` on the highlighted run, `text` typed into the prompt and sent."""
+    await pilot.press("e")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SteerScreen), "the steer prompt")
+    pilot.app.screen.query_one("#steer-message").value = text
+    await pilot.press("enter")
+
+
 async def test_x_kills_the_highlighted_running_sub_agent(tmp_path):
     app = demo_app(tmp_path / "s", latency_ms=60_000)  # the demo model thinks for a minute: the child runs
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("s")
-        await spawn(pilot, "count the words in: a b c", "slow-one")
-        table = app.main_screen.query_one("#spawn-runs")
-        await until(pilot, lambda: "slow-one" in runs_text(app) and "running" in runs_text(app), "the child running")
-        table.focus()
-        table.move_cursor(row=0)
+        await running_child(pilot, "slow-one")
         await pilot.press("x")
         await until(pilot, lambda: "slow-one" in runs_text(app) and "killed" in runs_text(app), "the child killed")
         child = next(c for c in app.engine.subagents.children(app.engine.main_session_key()) if c.label == "slow-one")
@@ -44,17 +59,8 @@ async def test_x_kills_the_highlighted_running_sub_agent(tmp_path):
 async def test_e_steers_the_highlighted_running_sub_agent(tmp_path):
     app = demo_app(tmp_path / "s", latency_ms=60_000)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("s")
-        await spawn(pilot, "count the words in: a b c", "steered")
-        table = app.main_screen.query_one("#spawn-runs")
-        await until(pilot, lambda: "steered" in runs_text(app) and "running" in runs_text(app), "the child running")
-        table.focus()
-        table.move_cursor(row=0)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, SteerScreen), "the steer prompt")
-        app.screen.query_one("#steer-message").value = "also count the letters"
-        await pilot.press("enter")
+        await running_child(pilot, "steered")
+        await steer_highlighted(pilot, "also count the letters")
         await until(pilot, lambda: not isinstance(app.screen, SteerScreen), "the prompt closed")
         await until(
             pilot,
@@ -103,17 +109,8 @@ async def test_kill_and_steer_run_on_the_loop_the_runs_live_on(tmp_path):
             return await call_tool(name, args, requester)
 
         app.backend.call_tool = recording
-        await settle(pilot)
-        await pilot.press("s")
-        await spawn(pilot, "count the words in: a b c", "both")
-        table = app.main_screen.query_one("#spawn-runs")
-        await until(pilot, lambda: "both" in runs_text(app) and "running" in runs_text(app), "the child running")
-        table.focus()
-        table.move_cursor(row=0)
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen, SteerScreen), "the steer prompt")
-        app.screen.query_one("#steer-message").value = "also count the letters"
-        await pilot.press("enter")
+        table = await running_child(pilot, "both")
+        await steer_highlighted(pilot, "also count the letters")
         await until(pilot, lambda: any("steer" in str(n.title) for n in app._notifications), "the steer answered")
         table.focus()
         await pilot.press("x")

@@ -8,19 +8,12 @@ import sys
 import pytest
 
 from sessions_tui.tools.base import ToolSpec
+from sessions_tui.tools.host import SESSION_TOOLS
 from sessions_tui.tools.registry import TOOLS
 
 
 def test_every_name_gives_the_spec_of_that_name():
-    assert list(TOOLS) == [
-        "sessions_list",
-        "sessions_history",
-        "sessions_search",
-        "sessions_send",
-        "sessions_spawn",
-        "agents_list",
-        "subagents",
-    ]
+    assert list(TOOLS) == list(SESSION_TOOLS)  # the order agents are offered them in
     for name, spec in TOOLS.items():
         assert isinstance(spec, ToolSpec)
         assert spec.name == name
