@@ -4,12 +4,13 @@ command renders it as locally; among several servers the key's server answers.""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from server_support import TOKEN, local_backend, served
 from sessions_tui.backend.remote import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
 from sessions_tui.cli import main
-from sessions_tui.engine.export import render_jsonl
+from sessions_tui.engine.export import SessionExport, render_html, render_jsonl, render_markdown, write_layout
 
 SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"
 MAIN = "agent:main:main"
@@ -57,4 +58,11 @@ def test_among_several_servers_the_keys_server_exports_it(tmp_path):
 
     with served(one) as url_one, served(two) as url_two:
         found = asyncio.run(ask(url_one, url_two))
-    assert found is not None and getattr(found, "key", None) == f"{url_one.removeprefix('http://')}/{MAIN}"
+    label = url_one.removeprefix("http://")
+    assert isinstance(found, SessionExport)
+    # The key is the server's own (a JSONL export imports back as that session); the server is named apart.
+    assert found.key == MAIN and found.server == label
+    assert f"- **Server:** {label}" in render_markdown(found)
+    assert f"<dt>Server</dt><dd>{label}</dd>" in render_html(found)
+    layout = write_layout(found, tmp_path / "out")
+    assert MAIN in json.loads((layout.parent / "sessions.json").read_text())

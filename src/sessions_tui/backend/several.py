@@ -266,10 +266,11 @@ class SeveralBackends:
         return found.model_copy(update={"requester": f"{label}/{found.requester}", "target": f"{label}/{found.target}"})
 
     async def export_session(self, key: str) -> SessionExport | None:
-        """The server of `key` exports it; its key is named with the server's label."""
+        """The server of `key` exports it, under the key that server has (a JSONL export imports
+        back as that session), naming the server apart."""
         label, bare = self.split(key)
         found = await self.backends[label].export_session(bare or "")
-        return found.model_copy(update={"key": f"{label}/{found.key}"}) if found else None
+        return found.model_copy(update={"server": label}) if found else None
 
     async def search_index_behind(self) -> int:
         return sum(await asyncio.gather(*(b.search_index_behind() for b in self.backends.values())))

@@ -72,6 +72,7 @@ def render_html(export: SessionExport) -> str:
     """The whole page, ending in one newline."""
     items = transcript_items(export.lines)
     facts = [
+        ("Server", export.server),
         ("Label", export.label),
         ("Agent", export.agent_id),
         ("Channel", export.channel),

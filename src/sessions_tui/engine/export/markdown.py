@@ -61,7 +61,7 @@ def _heading(number: int, item: Item) -> str:
 def render_markdown(export: SessionExport) -> str:
     """The whole document, ending in one newline."""
     items = transcript_items(export.lines)
-    data = [("Label", export.label), ("Agent", export.agent_id), ("Channel", export.channel)]
+    data = [("Server", export.server), ("Label", export.label), ("Agent", export.agent_id), ("Channel", export.channel)]
     data.append(("Session id", export.session_id))
     ours = [
         ("Created", time_text(export.created_at)),

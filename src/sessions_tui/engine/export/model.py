@@ -35,6 +35,8 @@ class SessionExport(BaseModel):
     entry: dict[str, Any]
     lines: list[str]
     redacted: bool
+    server: str | None = None
+    """The server it was read from, in a dashboard over several (`key` is as that server has it)."""
 
     @property
     def label(self) -> str | None:
