@@ -8,6 +8,7 @@ test opens its gate; every wait is on a process or an event, never a sleep.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from sessions_tui.backend import Requester, open_local
 from sessions_tui.engine.store import Store
 from webhook_servers import GatedServer
 
@@ -166,3 +168,36 @@ def test_a_send_whose_delivery_is_delivered_tells_nothing_on_stderr(tmp_path, we
     proc = run(cmd, tmp_path)
     assert proc.returncode == 0 and proc.stderr == ""
     assert "delivery #1 delivered" in proc.stdout
+
+
+async def test_a_delivery_under_way_when_the_dashboard_quits_is_left_pending_and_said(tmp_path, webhook):
+    """The dashboard quits at once, not waiting on a hanging webhook: its delivery stays pending
+    for the next process, and the line printed once the terminal is the shell's says why."""
+    state, config = setup_state(tmp_path, webhook.url)
+    backend = open_local(state, config)
+    await backend.start()
+    result = await backend.call_tool("sessions_send", SEND, Requester())
+    assert result["status"] == "ok"
+    assert await asyncio.to_thread(webhook.arrived.wait, 60)
+    await backend.aclose()  # as the dashboard's unmount does, with no drain
+    assert backend.left_pending_line() == (
+        "warning: delivery #1 to discord is still pending (it was under way when sessions-tui quit); "
+        "the next sessions-tui process to open this state directory will retry it"
+    )
+    [row] = rows(state)
+    assert (row["state"], row["lease_owner"]) == ("pending", None)
+
+
+def test_the_dashboard_command_prints_the_left_pending_line_after_the_app(tmp_path, monkeypatch, capsys):
+    from sessions_tui import cli
+    from sessions_tui.backend import LocalBackend
+    from sessions_tui.ui.app import SessionsApp
+
+    shown: list[str] = []
+    monkeypatch.setattr(SessionsApp, "run", lambda self: shown.append("app ran"))
+    monkeypatch.setattr(
+        LocalBackend, "left_pending_line", lambda self: shown.append("asked") or "warning: \x1b[2J left"
+    )
+    code = cli.main(["--state", str(tmp_path / "state")])
+    assert code == 0 and shown == ["app ran", "asked"]
+    assert capsys.readouterr().err == "warning: ␛[2J left\n"

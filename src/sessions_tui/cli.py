@@ -246,6 +246,7 @@ def _run_dashboard(opts: argparse.Namespace) -> int:
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
     SessionsApp(backend, acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root).run()
+    _warn_left_pending(backend)  # once the terminal is the shell's again
     return EXIT_OK
 
 

@@ -16,7 +16,6 @@ from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, R
 from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
-from sessions_tui.engine.outbox import EXIT_WAIT_S
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
 
@@ -248,15 +247,20 @@ class LocalBackend:
 
     def left_pending_line(self) -> str | None:
         """Deliveries stopped at exit stay `pending` (see outbox.py); the next process retries them."""
-        left = self.engine.outbox.left_pending
+        outbox = self.engine.outbox
+        left = outbox.left_pending
         if not left:
             return None
         which = ", ".join(f"#{i}" + (f" to {channel}" if channel else "") for i, channel in left)
         one = len(left) == 1
+        why = (
+            f"the webhook did not finish within {outbox.waited_s:g} s"
+            if outbox.waited_s is not None
+            else f"{'it was' if one else 'they were'} under way when sessions-tui quit"
+        )
         return (
             f"warning: {'delivery' if one else 'deliveries'} {which} {'is' if one else 'are'} still pending "
-            f"(the webhook did not finish within {EXIT_WAIT_S:g} s); the next sessions-tui process to open "
-            f"this state directory will retry {'it' if one else 'them'}"
+            f"({why}); the next sessions-tui process to open this state directory will retry {'it' if one else 'them'}"
         )
 
     async def aclose(self) -> None:

@@ -124,6 +124,8 @@ class Outbox:
         self._tasks: dict[asyncio.Task[None], tuple[int, str | None]] = {}  # → (delivery id, channel)
         self.left_pending: list[tuple[int, str | None]] = []
         """The deliveries `aclose` stopped while under way: pending, for the next process."""
+        self.waited_s: float | None = None
+        """How long `settle` last waited for them before `aclose` (None: it did not: the dashboard quit)."""
 
     def webhook_for(self, channel: str | None) -> str | None:
         if not channel:
@@ -209,6 +211,7 @@ class Outbox:
 
     async def settle(self, timeout: float = EXIT_WAIT_S) -> None:
         """Wait for this process's deliveries, at most `timeout` seconds; those still under way go on."""
+        self.waited_s = timeout
         tasks = [t for t in self._tasks if not t.done()]
         if tasks:
             await asyncio.wait(tasks, timeout=timeout)
