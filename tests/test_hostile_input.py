@@ -21,6 +21,7 @@ from sessions_tui.cli import main
 from sessions_tui.engine.demo import seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.json_depth import too_deep_text
+from sessions_tui.engine.keys import js_trim
 from sessions_tui.engine.models.base import ToolCallRequest
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.sanitize import json_utf8_bytes
@@ -267,6 +268,8 @@ def test_without_message_limit_a_page_says_nothing_about_the_cap(listed):
     [
         ("x" * 513, "invalid label: too long (max 512)"),
         ("  " + "x" * 513 + "  ", "invalid label: too long (max 512)"),
+        ("\x1f" + "x" * 512, "invalid label: too long (max 512)"),  # JS trim() keeps U+001F; Python's strip() would not
+        ("\x85" + "x" * 512, "invalid label: too long (max 512)"),
         (42, "invalid label: must be a string"),
         (["a"], "invalid label: must be a string"),
     ],
@@ -291,6 +294,18 @@ def test_spawn_label_and_cleanup_that_are_fine():
     args = SpawnArgs.model_validate({"task": "t", "label": "  " + "x" * 512 + " ", "cleanup": " delete "})
     assert (args.label, args.cleanup) == ("x" * 512, "delete")
     assert SpawnArgs.model_validate({"task": "t", "label": "   "}).label is None
+    # JavaScript's trim() removes a byte-order mark (U+FEFF), which Python's strip() keeps.
+    assert SpawnArgs.model_validate({"task": "t", "label": "\ufeff" + "x" * 512 + "\u3000"}).label == "x" * 512
+    assert SpawnArgs.model_validate({"task": "t", "label": "\ufeff\u2028"}).label is None
+
+
+def test_js_trim_removes_what_javascripts_trim_does():
+    """The characters `String.prototype.trim` removes, as node 24 lists them (ECMAScript WhiteSpace
+    and LineTerminator)."""
+    removed = [c for c in range(0x10000) if js_trim(f"{chr(c)}a{chr(c)}") == "a"]
+    assert [f"{c:x}" for c in removed] == (
+        "9 a b c d 20 a0 1680 2000 2001 2002 2003 2004 2005 2006 2007 2008 2009 200a 2028 2029 202f 205f 3000 feff"
+    ).split()
 
 
 EMOJI = "\U0001f600"  # beyond U+FFFF: two UTF-16 code units, as OpenClaw's `label.length` counts it

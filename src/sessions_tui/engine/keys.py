@@ -30,7 +30,7 @@ _BARE_PREFIXES = ("cron:", "hook:", "node-", "node:")
 
 def normalize_main_key(value: object) -> str:
     """`session.mainKey` lower-cased and trimmed, `main` when empty."""
-    text = value.strip().lower() if isinstance(value, str) else ""
+    text = js_trim(value).lower() if isinstance(value, str) else ""
     return text or DEFAULT_MAIN_KEY
 
 
@@ -139,12 +139,24 @@ def parse_session_label(raw: object) -> str:
     """A label as OpenClaw validates it; raises ValueError with OpenClaw's texts."""
     if not isinstance(raw, str):
         raise ValueError("invalid label: must be a string")
-    text = raw.strip()
+    text = js_trim(raw)
     if not text:
         raise ValueError("invalid label: empty")
     if js_length(text) > SESSION_LABEL_MAX_LENGTH:
         raise ValueError(f"invalid label: too long (max {SESSION_LABEL_MAX_LENGTH})")
     return text
+
+
+# What JavaScript's `String.prototype.trim` removes (ECMAScript WhiteSpace and LineTerminator):
+# unlike Python's `str.strip()`, U+FEFF but not the separators U+001C–U+001F nor U+0085.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trim(text: str) -> str:
+    """JavaScript's `text.trim()`: OpenClaw trims its inputs so, and a label's 512 counts after it."""
+    return text.strip(JS_WHITESPACE)
 
 
 def js_length(text: str) -> int:

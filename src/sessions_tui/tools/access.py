@@ -12,7 +12,7 @@ from typing import Literal
 
 from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import agent_id_of, internal_key, is_subagent_session_key
+from sessions_tui.engine.keys import agent_id_of, internal_key, is_subagent_session_key, js_trim
 from sessions_tui.engine.policy import AgentToAgentPolicy
 from sessions_tui.tools.base import ToolCall
 
@@ -76,7 +76,7 @@ class RequesterContext:
     @classmethod
     def for_requester(cls, policies: ConfigPolicies, key: str | None, sandboxed: bool) -> RequesterContext:
         """The context of a requester key (None: the main session), from the config alone."""
-        raw = (key or "").strip()
+        raw = js_trim(key or "")
         internal = policies.canonical(internal_key(raw, policies.alias)) if raw else None
         effective = internal or policies.main_session_key()
         restrict = (

@@ -14,6 +14,7 @@ from pydantic import ConfigDict, model_validator
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.json_depth import MAX_JSON_DEPTH, nesting_error
+from sessions_tui.engine.keys import js_trim
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.surrogates import has_surrogates, scrub_json
 from sessions_tui.tools.schema import wire_parameters
@@ -43,7 +44,7 @@ def read_string(params: dict[str, Any], key: str, *, required: bool = False) -> 
     value = params.get(key)
     if value is None:
         value = params.get(_snake(key))
-    text = value.strip() if isinstance(value, str) else None
+    text = js_trim(value) if isinstance(value, str) else None
     if not text:
         if required:
             raise ToolInputError(f"{key} required")
@@ -75,7 +76,7 @@ def read_string_list(params: dict[str, Any], key: str) -> list[str] | None:
         value = [value]
     if not isinstance(value, list):
         return None
-    return [v.strip() for v in value if isinstance(v, str) and v.strip()]
+    return [js_trim(v) for v in value if isinstance(v, str) and js_trim(v)]
 
 
 def read_offset(params: dict[str, Any]) -> int:

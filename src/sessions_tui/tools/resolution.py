@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import internal_key, should_resolve_session_id_input
+from sessions_tui.engine.keys import internal_key, js_trim, should_resolve_session_id_input
 from sessions_tui.engine.store import StoredSession
 from sessions_tui.tools.access import RequesterContext
 
@@ -58,7 +58,7 @@ def _lookup_session_id(engine: Engine, raw: str, restrict: bool, spawned_by: str
 
 
 def resolve_session_reference(engine: Engine, raw_input: str, ctx: RequesterContext) -> Resolved | Failed:
-    raw = raw_input.strip()
+    raw = js_trim(raw_input)
     requester = ctx.effective_requester_key
     spawned_by = requester if ctx.restrict_to_spawned else None
 
@@ -97,11 +97,11 @@ def check_sandbox_visible(engine: Engine, resolved: Resolved, ctx: RequesterCont
     session = engine.store.get(resolved.key)
     if _visible_under(session, requester) and session is not None:
         return None
-    return Failed("forbidden", SANDBOX_NOT_VISIBLE.format(raw=resolved.raw.strip()))
+    return Failed("forbidden", SANDBOX_NOT_VISIBLE.format(raw=js_trim(resolved.raw)))
 
 
 def check_exists(engine: Engine, resolved: Resolved) -> Failed | None:
     """docs/decisions.md D13: a well-formed key that names no session."""
     if engine.store.get(resolved.key) is None:
-        return Failed("error", NO_SESSION_FOUND.format(key=resolved.raw.strip()))
+        return Failed("error", NO_SESSION_FOUND.format(key=js_trim(resolved.raw)))
     return None

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import Field
 
+from sessions_tui.engine.keys import js_trim
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redact import truncate_utf16_safe, utf16_len
 from sessions_tui.engine.store.text_index import TextQuery, fts_query
@@ -54,7 +55,7 @@ class SearchArgs(ToolArgs):
 
 def checked_query(raw: Any) -> str:
     """The query trimmed, or the tool's refusal of it (`ToolInputError`)."""
-    query = raw.strip() if isinstance(raw, str) else ""
+    query = js_trim(raw) if isinstance(raw, str) else ""
     if not query:
         raise ToolInputError("query must not be empty")
     if len(query) > MAX_QUERY_CHARS:
@@ -69,7 +70,7 @@ def read_limit(value: Any) -> int:
         return DEFAULT_LIMIT
     number: Any = value
     if isinstance(value, str):
-        text = value.strip()
+        text = js_trim(value)
         try:
             number = float(text) if text else None
         except ValueError:

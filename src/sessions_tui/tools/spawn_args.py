@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, parse_session_label
+from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, js_trim, parse_session_label
 from sessions_tui.tools.base import (
     ToolArgs,
     ToolInputError,
@@ -104,7 +104,7 @@ class SpawnArgs(ToolArgs):
 def _read_label(params: dict[str, Any]) -> str | None:
     """`label`: absent or blank → none; else OpenClaw's `parseSessionLabel` (a string of at most 512)."""
     raw = params.get("label")
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
+    if raw is None or (isinstance(raw, str) and not js_trim(raw)):
         return None
     try:
         return parse_session_label(raw)
@@ -115,9 +115,9 @@ def _read_label(params: dict[str, Any]) -> str | None:
 def _read_cleanup(params: dict[str, Any]) -> str:
     """`cleanup`: absent or blank → `keep` (as OpenClaw); else exactly `delete` or `keep`."""
     raw = params.get("cleanup")
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
+    if raw is None or (isinstance(raw, str) and not js_trim(raw)):
         return "keep"
-    value = raw.strip() if isinstance(raw, str) else raw
+    value = js_trim(raw) if isinstance(raw, str) else raw
     if value not in CLEANUP_VALUES:
         raise ToolInputError('cleanup must be "delete" or "keep"')
     return str(value)
