@@ -344,8 +344,7 @@ async def test_a_hit_with_only_its_line_id_opens_at_that_message(tmp_path):
         found = list(pane.query(".found"))
         assert [v.message["content"] for v in found] == ["m30"]
         assert len(pane.query(MessageView)) == 450  # the older pages came in until it was shown
-        await settle(pilot)
-        assert in_view(app, found[0])
+        await until(pilot, lambda: in_view(app, found[0]), "the message scrolled into view")
 
 
 async def test_a_line_id_that_is_not_there_says_so(tmp_path):
