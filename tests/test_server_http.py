@@ -163,7 +163,10 @@ def _events(lines, wanted: set[str], limit: int = 200) -> list[dict[str, Any]]:
     return seen
 
 
-def test_the_event_stream_carries_a_send_with_its_secret_masked(tmp_path):
+def test_the_event_stream_carries_a_send_with_its_secret_masked(tmp_path, monkeypatch):
+    """The run's events, its streamed reply word by word (every delta redacted at once here) as far
+    as the whole reply's redaction shows it, and never the secret the reply repeats."""
+    monkeypatch.setattr("sessions_tui.engine.stream_redaction.EVERY_S", 0.0)
     state = tmp_path / "s"
     backend = local_backend(state, {**FAST_DEMO, "gateway": {"tools": {"allow": ["sessions_send"]}}})
     add_session(backend.engine, GROUP, [{"role": "user", "content": "hello"}])
@@ -183,7 +186,9 @@ def test_the_event_stream_carries_a_send_with_its_secret_masked(tmp_path):
             events = _events(lines, {"run_started", "run_ended", "message_appended", "run_streamed"})
     kinds = {e["type"] for e in events}
     assert {"run_started", "run_ended", "message_appended"} <= kinds
-    assert all(e["delta"] == "" for e in events if e["type"] == "run_streamed")
+    reply = sent["result"]["details"]["reply"]
+    streamed = "".join(e["delta"] for e in events if e["type"] == "run_streamed" and e["kind"] == "text")
+    assert SECRET[:6] + "…" in reply and streamed and reply.startswith(streamed)
     assert SECRET not in json.dumps(events)
     assert SECRET not in json.dumps(sent)
 

@@ -17,6 +17,7 @@ from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.widgets.message_view import StreamView
 from sessions_tui.ui.widgets.transcript import MessageView
 from ui_support import SIZE, pick_acting_as, select, settle, text_of, until
 
@@ -27,8 +28,8 @@ ALLOW = {
 }
 
 
-def demo_backend(tmp_path) -> LocalBackend:
-    cfg, _ = parse_config(merge(json5.loads(DEMO_CONFIG), ALLOW))
+def demo_backend(tmp_path, extra: dict | None = None) -> LocalBackend:
+    cfg, _ = parse_config(merge(merge(json5.loads(DEMO_CONFIG), ALLOW), extra or {}))
     engine = Engine(tmp_path / "server-state", cfg, clock=FrozenClock(NOW_MS))
     seed_demo(engine, None)
     return LocalBackend(engine)
@@ -133,3 +134,24 @@ async def test_the_header_names_the_server(tmp_path):
             await settle(pilot)
             header = text_of(app.main_screen.query_one("#status-header"))
             assert f"remote {url}" in header and " state " not in header
+
+
+async def test_a_reply_streams_into_a_remote_dashboard_word_by_word(tmp_path):
+    """Over `serve` the reply being written shows as it comes, a word at a time (the server passes
+    on what the redaction of the text so far shows), before the message lands whole."""
+    local = demo_backend(tmp_path, {"models": {"demo": {"chunkMs": 250}}})  # a reply that takes seconds to write
+    with served(local, allow=("sessions_send",)) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        app = SessionsApp(remote, acting_as="main")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await select(pilot, DEV)
+            await pilot.press("enter")
+            app.main_screen.query_one("#message").value = "status please"
+            await pilot.press("ctrl+s")
+            preview = app.main_screen.query_one(StreamView)
+            await until(pilot, lambda: "please" in preview.plain, "the reply's words streaming in")
+            assert not any(
+                "please" in v.plain and v.message.get("role") == "assistant" for v in app.main_screen.query(MessageView)
+            )

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # only named in signatures: a command that never follows or b
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.stream_redaction import StreamRedaction
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
@@ -110,6 +111,9 @@ class Backend(Protocol):
 
     def redact(self, text: str) -> str:
         """Agent text with its secrets masked, before a face prints it."""
+
+    def stream_redaction(self) -> StreamRedaction | None:
+        """What of each run's streamed text may be passed on (a server's event stream), None: none."""
 
     # -- tools -----------------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.stream_redaction import StreamRedaction
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
@@ -83,6 +84,11 @@ class LocalBackend:
 
     def redact(self, text: str) -> str:
         return self.engine.redactor.redact(text)
+
+    def stream_redaction(self) -> StreamRedaction:
+        from sessions_tui.engine.stream_redaction import StreamRedaction
+
+        return StreamRedaction(self.engine.redactor)
 
     # -- tools -----------------------------------------------------------------------------------
 

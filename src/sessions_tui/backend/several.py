@@ -135,6 +135,9 @@ class SeveralBackends:
             text = backend.redact(text)
         return text
 
+    def stream_redaction(self) -> None:
+        return None  # several servers' redactions differ; nothing serves them on
+
     # -- tools -----------------------------------------------------------------------------------
 
     def tools_for(self, requester: Requester) -> list[str]:

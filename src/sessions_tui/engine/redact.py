@@ -226,6 +226,20 @@ class Redactor:
                 at = text.find(secret, at + len(secret))
         return edits
 
+    @cached_property
+    def streams_by_word(self) -> bool:
+        """Whether a text's redaction, cut after its last whitespace, only grows as the text does,
+        so a stream may be sent word by word (engine/stream_redaction.py): true of the built-in
+        rules (the tests stream every kind of secret), not promised of custom patterns, which may
+        look past a secret, nor of a known secret with whitespace in it."""
+        custom = len(self.rules) > len(BUILT_IN_RULES)
+        return not custom and not any(any(c.isspace() for c in known) for known in self.known_secrets)
+
+    def redact_unremembered(self, text: str) -> str:
+        """`redact`, for a text that will not come again (a stream's growing text): not remembered."""
+        edits = self.find(text) if text else []
+        return apply_edits(text, edits) if edits else text
+
     def redact(self, text: str) -> str:
         if not text:
             return text

@@ -3,9 +3,10 @@
 Each event is `event: <type>` and `data: <the event as JSON>`, with an `id` that counts up per
 stream; a comment line every `KEEPALIVE_S` keeps proxies from closing an idle stream. One
 subscription to the backend serves every reader: each event is redacted and dumped once. Text from
-agents is redacted before it leaves, and streamed model output leaves without its text (a delta
-may hold part of a secret that only the whole text shows): a remote dashboard shows the message
-when it is appended. A reader that falls `event_queue` events behind gets an `overflow` event and
+agents is redacted before it leaves; streamed model output leaves word by word, only what the
+redaction of the whole text so far shows (engine/stream_redaction.py: a delta may hold the start
+of a secret that only what follows makes one), and a remote dashboard shows the message whole when
+it is appended. A reader that falls `event_queue` events behind gets an `overflow` event and
 the end of its stream; it reconnects and reads the state afresh.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from sessions_tui.backend import Backend, EngineEvent
+from sessions_tui.backend import Backend, EngineEvent, RunEnded, RunStarted, RunStreamed
 from sessions_tui.terminal_text import json_text
 
 KEEPALIVE_S = 15.0
@@ -28,7 +29,8 @@ _FREE_TEXT = ("text", "error", "reason", "failure")
 
 
 def wire_event(event: EngineEvent, redact: Callable[[str], str]) -> dict[str, Any]:
-    """An event as it leaves the server: free text redacted, streamed text dropped."""
+    """An event as it leaves the server: free text redacted, streamed text dropped (the stream
+    puts back what of it may leave)."""
     data = event.model_dump(mode="json")
     for name in _FREE_TEXT:
         if isinstance(data.get(name), str):
@@ -63,6 +65,7 @@ class EventStream:
         # Each reader's delivery into its queue; an event is made wire-ready once for all of them.
         self._readers: set[Callable[[dict[str, Any]], None]] = set()
         self._unsubscribe: Callable[[], None] | None = None
+        self._streamed = backend.stream_redaction()
 
     @property
     def readers(self) -> int:
@@ -71,6 +74,13 @@ class EventStream:
     def broadcast(self, event: EngineEvent) -> None:
         """An event to every reader (the engine's, from any thread, or the server's own)."""
         data = wire_event(event, self.backend.redact)
+        if self._streamed is not None:
+            if isinstance(event, RunStreamed):
+                data["delta"] = self._streamed.take(event.run_id, event.kind, event.delta)
+            elif isinstance(event, RunStarted):
+                self._streamed.start(event.run_id)
+            elif isinstance(event, RunEnded):
+                self._streamed.end(event.run_id)
         for deliver in list(self._readers):
             deliver(data)
 
