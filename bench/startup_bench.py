@@ -5,9 +5,11 @@ script or an agent calling the command line pays): 3 warm-up runs (the OS page c
 bytecode cache they write under the temporary directory, as an installed program has its `.pyc`
 files whatever PYTHONDONTWRITEBYTECODE says here), then 15 timed runs, wall clock from spawn to exit.
 
-Timed alongside, interleaved run by run so that load on the machine hits both alike: the floor any
+Timed alongside, interleaved run by run so that load on the machine hits all alike: the floor any
 such command stands on here — the interpreter importing asyncio, sqlite3 and pydantic and
-validating one small model (what checking a tool's arguments costs at the least). Also printed:
+validating one small model (what checking a tool's arguments costs at the least) — and the floor
+of pydantic alone (the interpreter, pydantic, one model; with pydantic's plugin scan off, as the
+command has it): a `tool` path on this stack cannot start faster than that. Also printed:
 the modules whose imports cost most in one run (`python -X importtime`, cumulative), so a
 regression names its cause.
 
@@ -38,6 +40,13 @@ FLOOR = [
     sys.executable,
     "-c",
     "import asyncio, sqlite3, pydantic\nclass Args(pydantic.BaseModel):\n    limit: int = 0\nArgs(limit=1)",
+]
+
+
+PYDANTIC_FLOOR = [
+    sys.executable,
+    "-c",
+    "import pydantic\nclass Args(pydantic.BaseModel):\n    limit: int = 0\nArgs(limit=1)",
 ]
 
 
@@ -77,13 +86,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
         env = environment(Path(tmp) / "pycache")
+        bare = {**env, "PYDANTIC_DISABLE_PLUGINS": "__all__"}
         for _ in range(WARMUP):
             run_once(command(state), env)
             run_once(FLOOR, env, tool=False)
-        samples, floor = [], []
+            run_once(PYDANTIC_FLOOR, bare, tool=False)
+        samples, floor, pydantic_floor = [], [], []
         for _ in range(RUNS):
             samples.append(run_once(command(state), env))
             floor.append(run_once(FLOOR, env, tool=False))
+            pydantic_floor.append(run_once(PYDANTIC_FLOOR, bare, tool=False))
         costs = import_costs(state, env)
     median = statistics.median(samples)
     print(
@@ -93,6 +105,10 @@ def main() -> int:
     print(
         f"floor (python: import asyncio, sqlite3, pydantic; validate one model): median "
         f"{statistics.median(floor) * 1000:.0f} ms, min {min(floor) * 1000:.0f} ms"
+    )
+    print(
+        f"floor of pydantic alone (python: import pydantic; validate one model): median "
+        f"{statistics.median(pydantic_floor) * 1000:.0f} ms, min {min(pydantic_floor) * 1000:.0f} ms"
     )
     print("costliest imports (cumulative):")
     for micros, name in costs:
