@@ -9,8 +9,11 @@ import random
 import pytest
 
 from secret_corpus import KINDS, leaks, secret
+from server_support import local_backend
+from sessions_tui.engine.events import RunStarted, RunStreamed
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.stream_redaction import StreamRedaction
+from sessions_tui.server.events import EventStream
 
 
 class Clock:
@@ -113,3 +116,21 @@ def test_once_what_was_sent_would_read_otherwise_nothing_more_is_sent():
     assert redaction.take("r1", "text", "alpha beta ") == "alpha beta "
     assert redaction.take("r1", "text", "omega ") == ""
     assert redaction.take("r1", "text", "gamma ") == ""
+
+
+def test_the_server_stream_forgets_its_runs_when_its_last_reader_leaves(tmp_path, monkeypatch):
+    """While no one reads, no deltas are seen: a run that goes on streams none of its text to the
+    next reader (a secret's first half may have passed unseen)."""
+    monkeypatch.setattr("sessions_tui.engine.stream_redaction.EVERY_S", 0.0)
+    backend = local_backend(tmp_path / "s")
+    stream = EventStream(backend, queue_size=100)
+    got: list[dict] = []
+    stream._readers.add(got.append)  # a reader, as `handle` adds one
+    stream.broadcast(RunStarted(ts=0, run_id="r1", session_key="main"))
+    stream.broadcast(RunStreamed(ts=0, run_id="r1", session_key="main", kind="text", delta="first words "))
+    stream._readers.clear()
+    stream.last_reader_left()
+    stream._readers.add(got.append)  # the next reader
+    stream.broadcast(RunStreamed(ts=0, run_id="r1", session_key="main", kind="text", delta="more words "))
+    assert [e["delta"] for e in got if e["type"] == "run_streamed"] == ["first words ", ""]
+    backend.close()

@@ -84,6 +84,14 @@ class EventStream:
         for deliver in list(self._readers):
             deliver(data)
 
+    def last_reader_left(self) -> None:
+        """No reader is left: the subscription ends, and the runs seen so far are forgotten (a run
+        still going missed deltas meanwhile, so none of its text may stream to the next reader)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._streamed = self.backend.stream_redaction()
+
     async def handle(self, request: Request) -> Response:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -123,9 +131,8 @@ class EventStream:
                     yield sse_frame(counter, str(data.get("type", "event")), data)
             finally:
                 self._readers.discard(deliver)
-                if not self._readers and self._unsubscribe is not None:
-                    self._unsubscribe()
-                    self._unsubscribe = None
+                if not self._readers:
+                    self.last_reader_left()
 
         headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         return StreamingResponse(frames(), media_type="text/event-stream", headers=headers)
