@@ -7,7 +7,10 @@ reply, and counts messages in words."""
 import subprocess
 import sys
 
-from sessions_tui.engine.events import RunStreamed
+import pytest
+
+from secret_corpus import leaks
+from sessions_tui.engine.events import RunStarted, RunStreamed
 from sessions_tui.ui.widgets.message_view import MessageView, StreamView
 from sessions_tui.ui.widgets.transcript import FIRST_BATCH, TranscriptPane, message_count
 from ui_support import demo_app, select, settle, text_of, until
@@ -21,6 +24,17 @@ SIZE = (160, 30)
 
 def pane_of(app):
     return app.main_screen.query_one(TranscriptPane)
+
+
+@pytest.fixture
+def instant_stream(monkeypatch):
+    """The preview redacts each delta at once (not at most five times a second)."""
+    monkeypatch.setattr("sessions_tui.engine.stream_redaction.EVERY_S", 0.0)
+
+
+def run_started(app, key: str, run_id: str = "r1") -> None:
+    """A run's start, as the engine publishes it before the run streams."""
+    app.engine.events.publish(RunStarted(ts=app.engine.now(), run_id=run_id, session_key=key))
 
 
 def scroll_of(app):
@@ -100,11 +114,12 @@ async def test_after_a_longer_transcript_a_reply_through_the_engine_is_followed(
         await until(pilot, lambda: in_view(app, scroll_of(app).query(MessageView)[-1]), "the newest reply in view")
 
 
-async def test_streamed_text_keeps_the_end_in_view(tmp_path):
+async def test_streamed_text_keeps_the_end_in_view(tmp_path, instant_stream):
     app = demo_with_long_dev_and_cron(tmp_path / "s")
     async with app.run_test(size=SIZE) as pilot:
         await open_dev_then_cron(app, pilot)
         preview = scroll_of(app).query_one(StreamView)
+        run_started(app, CRON)
         for i in range(12):
             app.engine.events.publish(
                 RunStreamed(
@@ -115,7 +130,7 @@ async def test_streamed_text_keeps_the_end_in_view(tmp_path):
         assert preview.size.height == len(preview.plain.split("\n"))  # all of it, the newest line too
 
 
-async def test_a_reader_who_scrolled_up_stays_put_whoever_writes(tmp_path):
+async def test_a_reader_who_scrolled_up_stays_put_whoever_writes(tmp_path, instant_stream):
     state = tmp_path / "s"
     app = demo_with_long_dev_and_cron(state)
     async with app.run_test(size=SIZE) as pilot:
@@ -127,6 +142,7 @@ async def test_a_reader_who_scrolled_up_stays_put_whoever_writes(tmp_path):
         await settle(pilot)
         append_from_another_process(state, DEV, "while reading")
         await until(pilot, lambda: "while reading" in scroll.query(MessageView)[-1].plain, "the new message")
+        run_started(app, DEV)
         app.engine.events.publish(
             RunStreamed(
                 ts=app.engine.now(), session_key=DEV, run_id="r1", kind="text", delta="streaming meanwhile\n" * 5
@@ -247,17 +263,24 @@ async def test_older_messages_keep_the_readers_place_and_home_end_jump(tmp_path)
         assert "scroll_y" not in animated  # jumps, never an animation
 
 
-async def test_streaming_shows_thinking_apart_from_the_reply(tmp_path):
+async def test_streaming_shows_thinking_apart_from_the_reply(tmp_path, instant_stream):
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         pane = pane_of(app)
         now = app.engine.now()
-        for kind, delta in (("thinking", "weighing "), ("text", "Hello "), ("thinking", "options"), ("text", "there")):
+        run_started(app, pane.key)
+        for kind, delta in (
+            ("thinking", "weighing "),
+            ("text", "Hello "),
+            ("thinking", "options "),
+            ("text", "there "),
+        ):
             app.engine.events.publish(RunStreamed(ts=now, session_key=pane.key, run_id="r1", kind=kind, delta=delta))
         preview = pane.query_one(StreamView)
         await until(pilot, lambda: "there" in preview.plain, "the streamed reply")
-        assert preview.plain.splitlines() == ["assistant  streaming…", "thinking", "weighing options", "Hello there"]
+        lines = [line.rstrip() for line in preview.plain.splitlines()]
+        assert lines == ["assistant  streaming…", "thinking", "weighing options", "Hello there"]
         _, thought = preview.parts()[2]
         assert {str(s.style) for s in thought.spans} == {"italic dim"}
         assert in_view(app, preview)
@@ -359,3 +382,27 @@ async def test_a_line_id_that_is_not_there_says_so(tmp_path):
             "the note that it is not shown",
         )
         assert not pane_of(app).query(".found")
+
+
+async def test_the_preview_never_shows_a_secret_being_written(tmp_path, instant_stream):
+    """A reply that writes out a key shows a word at a time, as far as the redaction of the text so
+    far shows it: the key appears masked, never a piece of it while it is coming."""
+    app = demo_app(tmp_path / "s")
+    key = "sk-proj-" + "Q7vLm2pRt9sKw4nBz8cYd1fXa3eHj6uGo5iNl0bV"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = pane_of(app)
+        preview = pane.query_one(StreamView)
+        run_started(app, pane.key)
+        reply = f"Your new key is {key} so keep it safe. "
+        shown = []
+        for i in range(0, len(reply), 3):
+            delta = reply[i : i + 3]
+            app.engine.events.publish(
+                RunStreamed(ts=app.engine.now(), session_key=pane.key, run_id="r1", kind="text", delta=delta)
+            )
+            await pilot.pause()
+            shown.append(preview.plain)
+        await until(pilot, lambda: "safe." in preview.plain, "the whole reply")
+        assert all(leaks(text, [key[8:]]) == [] for text in [*shown, preview.plain])
+        assert "sk-pro…" in preview.plain and "Your new key is" in preview.plain

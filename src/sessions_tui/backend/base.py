@@ -113,7 +113,9 @@ class Backend(Protocol):
         """Agent text with its secrets masked, before a face prints it."""
 
     def stream_redaction(self) -> StreamRedaction | None:
-        """What of each run's streamed text may be passed on (a server's event stream), None: none."""
+        """What of each run's streamed text may be shown or passed on (the dashboard's preview, a
+        server's event stream); None when the backend's events carry it safe already (a server
+        made it so) or carry none."""
 
     # -- tools -----------------------------------------------------------------------------------
 

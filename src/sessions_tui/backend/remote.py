@@ -32,7 +32,6 @@ from sessions_tui.tools.registry import TOOLS
 if TYPE_CHECKING:
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
-    from sessions_tui.engine.stream_redaction import StreamRedaction
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
@@ -160,10 +159,8 @@ class RemoteBackend:
     def redact(self, text: str) -> str:
         return self._redactor.redact(text)
 
-    def stream_redaction(self) -> StreamRedaction:
-        from sessions_tui.engine.stream_redaction import StreamRedaction
-
-        return StreamRedaction(self._redactor)
+    def stream_redaction(self) -> None:
+        return None  # the server passes on only what its redaction of the text so far shows
 
     # -- tools -----------------------------------------------------------------------------------
 

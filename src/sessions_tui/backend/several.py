@@ -136,7 +136,7 @@ class SeveralBackends:
         return text
 
     def stream_redaction(self) -> None:
-        return None  # several servers' redactions differ; nothing serves them on
+        return None  # each server passes on only what its redaction of the text so far shows
 
     # -- tools -----------------------------------------------------------------------------------
 

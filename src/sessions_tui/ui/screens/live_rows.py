@@ -81,6 +81,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self._first: Any = None
         self._last: Any = None
         self.counted = False  # whether `total` is the count of the current filter (it comes after the page)
+        # Streamed text is shown a word at a time, as far as its redaction so far shows it (a delta
+        # may hold the start of a secret); None: the backend's events carry it safe already.
+        self._streamed = backend.stream_redaction()
 
     def _update_counts(self) -> None:
         """Say how many rows are shown (the screen implements it)."""
@@ -102,18 +105,33 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             return
         self.query_one(Composer).on_engine_event(event)
         self._spawn_panel_event(event)
+        shown = self._shown_stream(event)
         if app.paused:
             self.stale = True
             return
         pane = self.query_one(TranscriptPane)
-        if isinstance(event, RunStreamed) and event.session_key == pane.key:
-            pane.stream(event.kind, event.delta)
+        if isinstance(event, RunStreamed):
+            if event.session_key == pane.key and shown:
+                pane.stream(event.kind, shown)
         elif isinstance(event, MessageAppended):
             if event.session_key == pane.key:
                 pane.refresh_tail()
             self._changed(event.session_key)
         elif isinstance(event, (SessionChanged, RunStarted, RunEnded)):
             self._changed(event.session_key)
+
+    def _shown_stream(self, event: EngineEvent) -> str:
+        """What of a streamed delta may be shown now ("" for other events), every run's text kept
+        whole meanwhile (paused or not, shown or not)."""
+        if self._streamed is None:
+            return event.delta if isinstance(event, RunStreamed) else ""
+        if isinstance(event, RunStarted):
+            self._streamed.start(event.run_id)
+        elif isinstance(event, RunEnded):
+            self._streamed.end(event.run_id)
+        elif isinstance(event, RunStreamed):
+            return self._streamed.take(event.run_id, event.kind, event.delta)
+        return ""
 
     def _follow_status(self, event: FollowStatus) -> None:
         """The header says which OpenClaw is followed; a failure is a toast and a header badge."""
