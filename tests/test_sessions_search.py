@@ -172,7 +172,7 @@ def test_a_change_of_redaction_rebuilds_the_index(make_engine, tmp_path):
     assert len(run_tool(stricter, "sessions_search", {"query": "ticket"})["results"]) == 1
 
 
-@pytest.mark.parametrize("limit", [0, 26, 2.5, -1, "x", True])
+@pytest.mark.parametrize("limit", [0, 26, 2.5, -1, "x", True, "inf", "nan", float("inf"), float("nan"), "1e999"])
 def test_a_bad_limit_refuses_the_call(engine, limit):
     with pytest.raises(ToolInputError, match="limit must be a positive integer"):
         run_tool(engine, "sessions_search", {"query": "x", "limit": limit})

@@ -12,6 +12,7 @@ where each hit is in its transcript.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,9 +76,13 @@ def read_limit(value: Any) -> int:
             number = float(text) if text else None
         except ValueError:
             number = None
-    if isinstance(number, bool) or not isinstance(number, (int, float)) or number != int(number):
-        raise ToolInputError("limit must be a positive integer")
-    if not 1 <= int(number) <= MAX_LIMIT:
+    # The range first: `math.floor` of NaN or infinity raises (as `read_offset` checks it).
+    if (
+        isinstance(number, bool)
+        or not isinstance(number, (int, float))
+        or not 1 <= number <= MAX_LIMIT
+        or number != math.floor(number)
+    ):
         raise ToolInputError("limit must be a positive integer")
     return int(number)
 
