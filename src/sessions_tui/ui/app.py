@@ -22,12 +22,10 @@ from textual.worker import WorkerCancelled
 
 from sessions_tui.backend import (
     Backend,
-    BackendUnavailable,
     EngineEvent,
     FollowStatus,
     FollowTick,
     Requester,
-    ToolInputError,
     agent_id_of,
 )
 from sessions_tui.terminal_text import visible
@@ -375,12 +373,10 @@ class SessionsApp(App[None]):
     @work(group="why", thread=True, exit_on_error=False)
     async def _why_refused(self, key: str) -> None:
         """After a refusal: the send verdict's deciding rule, as a toast (`w` shows it all)."""
-        try:
-            found = await self.backend.explain(self.requester(), key, None)
-        except (ToolInputError, BackendUnavailable):
-            return
-        verdict = found.verdict("send")
-        if not verdict.allowed:
+        from sessions_tui.ui.screens.explain import refusing_verdict
+
+        verdict = await refusing_verdict(self.backend, self.requester(), key, None, "send")
+        if verdict is not None:
             self.notify(f"{verdict.why}  (w: the whole answer)", title="Why refused", severity="warning", markup=False)
 
     def action_acting_as(self) -> None:

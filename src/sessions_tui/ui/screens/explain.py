@@ -3,7 +3,7 @@ under the selected session, and which rule decides each — from the tools' own 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.text import Text
 from textual import work
@@ -18,10 +18,23 @@ from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInp
 from sessions_tui.ui.text import literal, span
 
 if TYPE_CHECKING:
-    from sessions_tui.backend import Explanation
+    from sessions_tui.backend import Explanation, Verdict
     from sessions_tui.ui.app import SessionsApp
 
 ACTIONS = {"list": "list", "history": "read", "send": "send", "spawn": "spawn"}
+
+
+async def refusing_verdict(
+    backend: Backend, requester: Requester, target: str, agent: str | None, action: Literal["send", "spawn"]
+) -> Verdict | None:
+    """After a refusal: the verdict on `action` that refuses it, for a "Why refused" toast (None
+    when the backend cannot explain, or the action is allowed by now)."""
+    try:
+        found = await backend.explain(requester, target, agent)
+    except (ToolInputError, BackendUnavailable):
+        return None
+    verdict = found.verdict(action)
+    return None if verdict.allowed else verdict
 
 
 def explanation_text(explanation: Explanation, display: Any) -> Text:

@@ -17,7 +17,8 @@ from textual import on, work
 from textual.message import Message
 from textual.widget import Widget
 
-from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError
+from sessions_tui.backend import Backend, Requester
+from sessions_tui.ui.screens.explain import refusing_verdict
 from sessions_tui.ui.text import one_line
 from sessions_tui.ui.widgets.spawn_runs import RunsTable
 
@@ -67,12 +68,8 @@ class SpawnControl(Widget):
     async def why_refused(self, requester: str, agent: str | None) -> None:
         """After a refused spawn: the rule that decides a spawn by the acting-as requester under
         `agent` (None: its own), from the same verdict `explain` gives."""
-        try:
-            found = await self.backend.explain(self.call_as(), requester, agent)
-        except (ToolInputError, BackendUnavailable):
-            return
-        verdict = found.verdict("spawn")
-        if not verdict.allowed:
+        verdict = await refusing_verdict(self.backend, self.call_as(), requester, agent, "spawn")
+        if verdict is not None:
             shown = one_line(f"{verdict.rule}: {verdict.why}", 200)
             self.app.notify(shown, title="Why refused", severity="warning", markup=False)
 
