@@ -10,7 +10,7 @@ import pytest
 
 from secret_corpus import KINDS, leaks, secret
 from server_support import local_backend
-from sessions_tui.engine.events import RunStarted, RunStreamed
+from sessions_tui.engine.events import RunEnded, RunStarted, RunStreamed
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.stream_redaction import StreamRedaction
 from sessions_tui.server.events import EventStream
@@ -134,3 +134,16 @@ def test_the_server_stream_forgets_its_runs_when_its_last_reader_leaves(tmp_path
     stream.broadcast(RunStreamed(ts=0, run_id="r1", session_key="main", kind="text", delta="more words "))
     assert [e["delta"] for e in got if e["type"] == "run_streamed"] == ["first words ", ""]
     backend.close()
+
+
+def test_a_run_not_shown_is_kept_and_shows_whole_at_its_next_take():
+    """The dashboard redacts only the run it shows: another run's deltas are kept as they come, and
+    once shown its text so far comes at once, as its redaction shows it."""
+    redaction = StreamRedaction(Redactor(), every_s=0)
+    redaction.observe(RunStarted(ts=0, run_id="r1", session_key="main"))
+    unseen = RunStreamed(ts=0, run_id="r1", session_key="main", kind="text", delta="first words ")
+    assert redaction.observe(unseen, shown=False) == ""
+    seen = RunStreamed(ts=0, run_id="r1", session_key="main", kind="text", delta="then more ")
+    assert redaction.observe(seen) == "first words then more "
+    redaction.observe(RunEnded(ts=0, run_id="r1", session_key="main", status="ok"))
+    assert redaction.observe(seen) == ""

@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sessions_tui.engine.events import EngineEvent, RunEnded, RunStarted, RunStreamed
 from sessions_tui.engine.redact import Redactor
 
 EVERY_S = 0.2
@@ -62,9 +63,21 @@ class StreamRedaction:
             while len(self._runs) > MAX_RUNS:
                 self._runs.popitem(last=False)
 
-    def take(self, run_id: str, kind: str, delta: str) -> str:
+    def observe(self, event: EngineEvent, *, shown: bool = True) -> str:
+        """Follow the engine's events: a run's start and end, and each delta; returns what of a
+        delta to show or send now ("" for the other events). `shown=False`: a run no one is
+        looking at, whose delta is only kept (nothing redacted); it shows at its next `take`."""
+        if isinstance(event, RunStarted):
+            self.start(event.run_id)
+        elif isinstance(event, RunEnded):
+            self.end(event.run_id)
+        elif isinstance(event, RunStreamed):
+            return self.take(event.run_id, event.kind, event.delta, redact=shown)
+        return ""
+
+    def take(self, run_id: str, kind: str, delta: str, *, redact: bool = True) -> str:
         """The text to send now for this delta of run `run_id`'s `kind` ("text", "thinking"):
-        "" when nothing new may be sent yet (or any more)."""
+        "" when nothing new may be sent yet (or any more), or when `redact` is False (kept only)."""
         if not self.redactor.streams_by_word:
             return ""  # custom patterns may need what follows a secret: the message shows it whole
         with self._lock:
@@ -79,7 +92,7 @@ class StreamRedaction:
                 text.stopped = True
                 return ""
             now = self.clock()
-            if now - text.redacted_at < self.every_s:
+            if not redact or now - text.redacted_at < self.every_s:
                 return ""
             text.redacted_at = now
             shown = self.redactor.redact_unremembered(text.raw)

@@ -19,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from sessions_tui.backend import Backend, EngineEvent, RunEnded, RunStarted, RunStreamed
+from sessions_tui.backend import Backend, EngineEvent, RunStreamed
 from sessions_tui.terminal_text import json_text
 
 KEEPALIVE_S = 15.0
@@ -75,12 +75,9 @@ class EventStream:
         """An event to every reader (the engine's, from any thread, or the server's own)."""
         data = wire_event(event, self.backend.redact)
         if self._streamed is not None:
+            shown = self._streamed.observe(event)
             if isinstance(event, RunStreamed):
-                data["delta"] = self._streamed.take(event.run_id, event.kind, event.delta)
-            elif isinstance(event, RunStarted):
-                self._streamed.start(event.run_id)
-            elif isinstance(event, RunEnded):
-                self._streamed.end(event.run_id)
+                data["delta"] = shown
         for deliver in list(self._readers):
             deliver(data)
 

@@ -121,17 +121,17 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             self._changed(event.session_key)
 
     def _shown_stream(self, event: EngineEvent) -> str:
-        """What of a streamed delta may be shown now ("" for other events), every run's text kept
-        whole meanwhile (paused or not, shown or not)."""
+        """What of a streamed delta may be shown now ("" for other events); every run's text is
+        kept whole meanwhile, redacted only for the run the open transcript shows."""
         if self._streamed is None:
             return event.delta if isinstance(event, RunStreamed) else ""
-        if isinstance(event, RunStarted):
-            self._streamed.start(event.run_id)
-        elif isinstance(event, RunEnded):
-            self._streamed.end(event.run_id)
-        elif isinstance(event, RunStreamed):
-            return self._streamed.take(event.run_id, event.kind, event.delta)
-        return ""
+        app: Any = self.app
+        shown = (
+            isinstance(event, RunStreamed)
+            and not app.paused
+            and event.session_key == self.query_one(TranscriptPane).key
+        )
+        return self._streamed.observe(event, shown=shown)
 
     def _follow_status(self, event: FollowStatus) -> None:
         """The header says which OpenClaw is followed; a failure is a toast and a header badge."""
