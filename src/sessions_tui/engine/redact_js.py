@@ -14,8 +14,10 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sessions_tui.engine.keys import JS_WHITESPACE
+
 _SLASH_FORM_RE = re.compile(r"^/(.+)/([gimsuy]*)$", re.DOTALL)
-_JS_WHITESPACE = r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_WHITESPACE = JS_WHITESPACE  # literal characters: none of them means anything inside a class
 _JS_LINE_TERMINATORS = r"\n\r\u2028\u2029"
 _BRACE_QUANTIFIER_RE = re.compile(r"\{([0-9]+)(,([0-9]*))?\}\??")
 

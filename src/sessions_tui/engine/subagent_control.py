@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from sessions_tui.engine.run_controls import is_live, steer
+from sessions_tui.engine.run_controls import is_live
 from sessions_tui.engine.subagent_records import SubagentRun
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
 
-__all__ = ["TreeNode", "is_live", "kill_subtree", "steer", "tree_of"]
+__all__ = ["TreeNode", "is_live", "kill_subtree", "tree_of"]
 
 MAX_TREE_RUNS = 500
 

@@ -16,19 +16,17 @@ from typing import Any, Literal
 
 from sessions_tui.engine.store.messages import message_of_line
 from sessions_tui.engine.surrogates import loads
+from sessions_tui.terminal_text import visible
 
 PartKind = Literal["text", "thinking", "tool_call", "tool_result", "image", "other"]
 
-_PICTURES = {c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}
-_PICTURES[0x7F] = "\u2421"
-_TABLE = str.maketrans({**_PICTURES, **{c: "\ufffd" for c in [*range(0x80, 0xA0), *range(0xD800, 0xE000)]}})
 _ROLE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def safe_text(text: str) -> str:
     """Agent text with its control characters made visible (newline and tab stay); `\\r\\n` is a newline."""
-    return text.replace("\r\n", "\n").translate(_TABLE)
+    return visible(text.replace("\r\n", "\n"))
 
 
 def safe_line(text: str) -> str:

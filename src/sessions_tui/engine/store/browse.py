@@ -133,9 +133,10 @@ class BrowsePart(StoreBase):
         with self.read() as conn:
             return [r[0] for r in conn.execute(sql)]
 
-    def _where(self, conn: Any, flt: SessionFilter) -> tuple[list[str], list[Any], str]:
+    def _where(self, conn: Any, flt: SessionFilter, *, counting: bool = False) -> tuple[list[str], list[Any], str]:
         """The filter as WHERE conditions (joined by AND), their arguments, and what to read them
-        from: the table, or for a search that must test most rows, the index that covers them."""
+        from: the table, or for a search that must test most rows, the index that covers them
+        (`counting`: a count of a search not narrowed by rowid tests every row)."""
         source = "sessions"
         where = ["listable = 1", "key != 'unknown'"]
         args: list[Any] = []
@@ -167,6 +168,8 @@ class BrowsePart(StoreBase):
             where.append(f"(rowid IN ({', '.join(map(str, sessions_saying(conn, words))) or 'NULL'}))")
         elif flt.search and not flt.search.startswith(TEXT_PREFIX):
             source, condition, search_args = plan_search(conn, where, args, flt.search, self._known_matches())
+            if counting and source == "sessions" and not condition.startswith("(rowid IN"):
+                source = COVERING
             where.append(condition)
             args += search_args
         if flt.keys is not None:
@@ -230,9 +233,7 @@ class BrowsePart(StoreBase):
             if self._count_conn is None:
                 self._count_conn = sqlite3.connect(self.db_path, timeout=60.0, check_same_thread=False)
             conn = self._count_conn
-            where, args, source = self._where(conn, flt)
-            if flt.search and source == "sessions" and not where[-1].startswith("(rowid IN"):
-                source = COVERING  # every row is tested: from the index that covers the searched columns
+            where, args, source = self._where(conn, flt, counting=True)
             # Every 100,000 SQLite steps (about 2 ms): a count the next keystroke made stale stops
             # before it takes a core from that keystroke's page (a 2-core machine has no spare one).
             conn.set_progress_handler((lambda: int(cancelled())) if cancelled else None, 100_000)

@@ -212,7 +212,11 @@ class StoreBase:
     def data_version(self) -> int:
         """Changes whenever another connection commits (cheap: no disk read)."""
         with self._lock:
-            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            return self._data_version()
+
+    def _data_version(self) -> int:
+        """`data_version`, the store's lock held by the caller."""
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     def now(self) -> int:
         return self.clock.now_ms()

@@ -56,7 +56,7 @@ class RunControlsPart(StoreBase):
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+            return self._data_version()
         finally:
             self._lock.release()
 
