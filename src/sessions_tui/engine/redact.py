@@ -236,7 +236,8 @@ class Redactor:
         return not custom and not any(any(c.isspace() for c in known) for known in self.known_secrets)
 
     def redact_unremembered(self, text: str) -> str:
-        """`redact`, for a text that will not come again (a stream's growing text): not remembered."""
+        """`redact`, for a text that will not come again (a stream's growing text, an old message
+        indexed once): not remembered."""
         edits = self.find(text) if text else []
         return apply_edits(text, edits) if edits else text
 
@@ -249,8 +250,7 @@ class Redactor:
             known = self._memo.get(text)
             if known is not None:
                 return known
-        edits = self.find(text)
-        out = apply_edits(text, edits) if edits else text
+        out = self.redact_unremembered(text)
         if kept:
             if self._memo_chars + size > MEMO_CHARS:
                 self._memo.clear()

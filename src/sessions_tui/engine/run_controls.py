@@ -166,9 +166,10 @@ class RunControls:
         """Runs dead processes left queued or running end as interrupted (the start-up's orphan
         handling), their sub-agents announced `unknown`; returns {registered run id: its dead pid}."""
         engine = self.engine
-        pids = {run_id: pid for run_id, pid in engine.store.unfinished_runs()}
+        unfinished = list(engine.store.unfinished_runs())
+        pids = dict(unfinished)
         gone: dict[str, int] = {}
-        for record in engine.runs.recover_interrupted():
+        for record in engine.runs.recover_interrupted(unfinished):
             pid = pids.get(record.run_id)
             if pid is not None and engine.subagents.get(record.run_id) is not None:
                 gone[record.run_id] = pid

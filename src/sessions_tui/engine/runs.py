@@ -144,10 +144,11 @@ class Runs(Generic[HostT]):
             ended_at=row.ended_at,
         )
 
-    def recover_interrupted(self) -> list[RunRecord]:
-        """Runs a dead process left queued or running end as errors (nothing stays 'running')."""
+    def recover_interrupted(self, unfinished: list[tuple[str, int | None]] | None = None) -> list[RunRecord]:
+        """Runs a dead process left queued or running end as errors (nothing stays 'running');
+        `unfinished`: the store's (run id, pid) of such runs, when the caller has read them already."""
         recovered = []
-        for run_id, pid in self.engine.store.unfinished_runs():
+        for run_id, pid in self.engine.store.unfinished_runs() if unfinished is None else unfinished:
             if pid == os.getpid() or pid_alive(pid):
                 continue
             record = self.get(run_id)

@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -77,10 +77,10 @@ def message_text(message: Any) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-def indexed_text(redactor: Redactor, text: str) -> str:
-    """What the index holds of a message's text: redacted, without the snippet marks, and any lone
-    surrogate (which SQLite cannot store as text) as U+FFFD."""
-    return scrub_text(redactor.redact(text)).translate(_UNMARK)
+def indexed_text(redact: Callable[[str], str], text: str) -> str:
+    """What the index holds of a message's text: redacted by `redact`, without the snippet marks,
+    and any lone surrogate (which SQLite cannot store as text) as U+FFFD."""
+    return scrub_text(redact(text)).translate(_UNMARK)
 
 
 def marked_parts(snippet: str) -> list[tuple[str, bool]]:
@@ -199,7 +199,7 @@ class TextIndexPart(SessionsPart):
         for last, line in enumerate(lines, start=first_rowid):
             text = line_text(line)
             if text is not None:
-                rows.append((last, indexed_text(redactor, text), sid))
+                rows.append((last, indexed_text(redactor.redact, text), sid))  # shown soon: remembered
         if rows:
             conn.executemany(_INSERT, rows)
         conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (last,))
@@ -223,6 +223,9 @@ class TextIndexPart(SessionsPart):
         """Index up to `chunk` lines past `indexed_through` in one transaction (first starting the
         index afresh if it was built with another redaction); returns where it got to."""
         redactor = self._text_redaction()
+        # Old texts, each redacted once: not kept in the redactor's memory of texts (they would push
+        # out what the listings and open transcripts redact again and again).
+        unremembered = redactor.redact_unremembered
         with self.write() as conn:
             state = conn.execute(_STATE).fetchone()
             if state is None or state[1] != redactor.fingerprint:
@@ -249,7 +252,7 @@ class TextIndexPart(SessionsPart):
                 except ValueError:
                     text = None
                 if text is not None:
-                    rows.append((rowid, indexed_text(redactor, text), sid_terms(key, spawned_by, parent)))
+                    rows.append((rowid, indexed_text(unremembered, text), sid_terms(key, spawned_by, parent)))
             if rows:
                 conn.executemany(_INSERT, rows)
             if lines:
@@ -342,10 +345,9 @@ def sid_terms(key: str, spawned_by: str | None, parent: str | None) -> str:
 def sessions_saying(conn: sqlite3.Connection, words: str) -> list[int]:
     """The rowids of the sessions whose newest `RANK_WINDOW` matching messages hold every word of
     `words`, the last one as a prefix (a filter is typed a letter at a time)."""
-    tokens = words.split()
-    if not tokens:
+    if not words.split():
         return []
-    match = "text : (" + " AND ".join('"' + t.replace('"', '""') + '"' for t in tokens) + "*)"
+    match = f"text : ({fts_query(words)}*)"
     sql = f"""SELECT DISTINCT s.rowid FROM (
                   SELECT rowid AS id FROM transcript_text WHERE transcript_text MATCH ?
                   ORDER BY rowid DESC LIMIT {RANK_WINDOW}

@@ -20,7 +20,7 @@ from typing import Any
 
 from sessions_tui.engine import ids
 from sessions_tui.engine.clock import iso_from_ms
-from sessions_tui.engine.store.codec import dumps, int_or_zero
+from sessions_tui.engine.store.codec import dumps, int_or_zero, str_or_none
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.messages import is_message_line, message_of_line
 from sessions_tui.engine.store.mirror_files import MirrorWriter, write_all, write_new
@@ -226,10 +226,10 @@ class TranscriptsPart(TextIndexPart):
             else:
                 write_new(session.mirror_path, data)
             conn.executemany(_INSERT_LINE, new.rows)
-            spawners = conn.execute(
-                "SELECT spawned_by, parent_session_key FROM sessions WHERE key = ?", (key,)
-            ).fetchone()
-            self._index_lines(conn, new.first_rowid, new.lines, sid_terms(key, *spawners))
+            # The spawners as `_create` wrote them into the row (its columns come from this entry).
+            entry_of = session.entry
+            sid = sid_terms(key, str_or_none(entry_of.get("spawnedBy")), str_or_none(entry_of.get("parentSessionKey")))
+            self._index_lines(conn, new.first_rowid, new.lines, sid)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
         """Add `data` (whole lines) to the session's mirror in one write; returns its new size.
