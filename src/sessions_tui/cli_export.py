@@ -21,10 +21,11 @@ from sessions_tui.backend import (
     LayoutError,
     LocalBackend,
     SessionExport,
+    is_layout_target,
     looks_like_session_id,
     looks_like_session_key,
     render_export,
-    write_layout,
+    write_export,
 )
 from sessions_tui.terminal_text import json_lines_for_terminal, visible_line
 
@@ -60,10 +61,6 @@ def owns_state(backend: Backend) -> bool:
         return False
 
 
-def _is_layout_target(path: str) -> bool:
-    return path.endswith(("/", os.sep)) or Path(path).is_dir()
-
-
 async def _exported(backend: Backend, key: str, redact: bool) -> SessionExport | None:
     if not redact and isinstance(backend, LocalBackend):
         return await backend.export_session(key, redact=False)
@@ -79,22 +76,16 @@ def _write(opts: argparse.Namespace, export: SessionExport, out: TextIO) -> None
         out.write(text)
         out.flush()
         return
-    if _is_layout_target(target):
-        if opts.format != "jsonl":
-            raise ExportUsageError(f"-o {target}: is a directory (only --format jsonl writes a directory)")
-        try:
-            written = write_layout(export, Path(target))
-        except (OSError, LayoutError) as exc:
-            raise ExportUsageError(f"-o {target}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
-        out.write(f"wrote {visible_line(written)}\n")
-        out.write(f"take it back with: sessions-tui import-openclaw {visible_line(target)}\n")
-        return
+    layout = is_layout_target(target, Path(target))
+    if layout and opts.format != "jsonl":
+        raise ExportUsageError(f"-o {target}: is a directory (only --format jsonl writes a directory)")
     try:
-        with open(target, "w", encoding="utf-8", newline="") as handle:
-            handle.write(render_export(export, opts.format))
-    except OSError as exc:
-        raise ExportUsageError(f"-o {target}: cannot write: {exc.strerror or exc}") from None
-    out.write(f"wrote {visible_line(target)}\n")
+        written = write_export(export, opts.format, target, Path(target))
+    except (OSError, LayoutError) as exc:
+        raise ExportUsageError(f"-o {target}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
+    out.write(f"wrote {visible_line(written if layout else target)}\n")
+    if layout:
+        out.write(f"take it back with: sessions-tui import-openclaw {visible_line(target)}\n")
 
 
 async def export_to(backend: Backend, opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -54,8 +54,9 @@ if TYPE_CHECKING:
         LayoutError,
         SessionExport,
         default_file_name,
+        is_layout_target,
         render_export,
-        write_layout,
+        write_export,
     )
     from sessions_tui.engine.files import kind_of
     from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
@@ -87,7 +88,7 @@ _HOMES = {
         "RunStreamed SendLedgerChanged SendProgress SessionChanged StoreChanged"
     ),
     "sessions_tui.engine.export": (
-        "FORMATS ExportFormat LayoutError SessionExport default_file_name render_export write_layout"
+        "FORMATS ExportFormat LayoutError SessionExport default_file_name is_layout_target render_export write_export"
     ),
     "sessions_tui.engine.files": "kind_of",
     "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
@@ -171,13 +172,14 @@ __all__ = [
     "looks_like_session_key",
     "marked_parts",
     "open_local",
+    "is_layout_target",
     "render_export",
     "require_agents",
     "row_matches",
     "resolve_config_path",
     "secret_text",
     "resolve_state_dir",
-    "write_layout",
+    "write_export",
 ]
 
 

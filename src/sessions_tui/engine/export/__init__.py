@@ -7,6 +7,8 @@ dashboard write the same bytes.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sessions_tui.engine.export.html_page import render_html
@@ -25,11 +27,13 @@ __all__ = [
     "build_export",
     "default_file_name",
     "export_header",
+    "is_layout_target",
     "render_export",
     "render_html",
     "render_jsonl",
     "render_markdown",
     "session_export",
+    "write_export",
     "write_layout",
 ]
 
@@ -61,3 +65,19 @@ def render_export(export: SessionExport, fmt: ExportFormat) -> str:
     if fmt == "html":
         return render_html(export)
     return render_jsonl(export)
+
+
+def is_layout_target(target: str, path: Path) -> bool:
+    """Whether `-o target` (at `path`) names a directory: ending in a slash, or one that exists."""
+    return target.endswith(("/", os.sep)) or path.is_dir()
+
+
+def write_export(export: SessionExport, fmt: ExportFormat, target: str, path: Path) -> Path:
+    """Write the export where `target` (at `path`) says: with `jsonl` and a directory, OpenClaw's
+    legacy layout under it (the transcript's path is returned), else one file in the format.
+    Raises `OSError` or `LayoutError`."""
+    if fmt == "jsonl" and is_layout_target(target, path):
+        return write_layout(export, path)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(render_export(export, fmt))
+    return path

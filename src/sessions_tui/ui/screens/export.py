@@ -25,8 +25,7 @@ from sessions_tui.backend import (
     ExportFormat,
     LayoutError,
     default_file_name,
-    render_export,
-    write_layout,
+    write_export,
 )
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import literal, span
@@ -46,18 +45,13 @@ def default_path(key: str, fmt: ExportFormat) -> str:
     return f"./{default_file_name(key, fmt)}"
 
 
-async def write_export(backend: Backend, key: str, fmt: ExportFormat, target: str) -> Path:
+async def export_to_file(backend: Backend, key: str, fmt: ExportFormat, target: str) -> Path:
     """Read the session's redacted export and write it; raises `OSError`, `LayoutError`,
     `BackendUnavailable` or `LookupError` (the session is gone) with a message to show."""
     export = await backend.export_session(key)
     if export is None:
         raise LookupError(f"no session {key}")
-    path = Path(target).expanduser()
-    if fmt == "jsonl" and (target.endswith("/") or path.is_dir()):
-        return write_layout(export, path)
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(render_export(export, fmt))
-    return path
+    return write_export(export, fmt, target, Path(target).expanduser())
 
 
 class ExportScreen(ModalScreen[Path | None]):
@@ -108,7 +102,7 @@ class ExportScreen(ModalScreen[Path | None]):
     @work(exclusive=True, thread=True, exit_on_error=False)
     async def _write(self, fmt: ExportFormat, target: str) -> None:
         try:
-            path = await write_export(self.backend, self.key, fmt, target)
+            path = await export_to_file(self.backend, self.key, fmt, target)
         except (OSError, LayoutError, BackendUnavailable, LookupError) as exc:
             problem = f"{target}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
             self.post_message(self.Written(None, problem))
