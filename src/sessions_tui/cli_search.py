@@ -14,7 +14,7 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sessions_tui.backend import HIT_END, HIT_START, Backend, Requester, ToolInputError, marked_parts
+from sessions_tui.backend import HIT_END, HIT_START, Backend, Requester, ToolInputError, marked_parts, wire_hit
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
@@ -35,16 +35,8 @@ def plain(snippet: str) -> str:
 
 
 def hit_json(hit: SearchHit) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "sessionKey": hit.session_key,
-        "timestamp": hit.timestamp,
-        "role": hit.role,
-        "snippet": plain(hit.snippet),
-        "score": hit.score,
-        "sessionId": hit.session_id,
-    }
-    if hit.message_id is not None:
-        out["messageId"] = hit.message_id
+    """A hit as the tool gives it, with its whole snippet unmarked and its message number."""
+    out: dict[str, Any] = {**wire_hit(hit), "snippet": plain(hit.snippet)}
     if hit.msg_seq is not None:
         out["msgSeq"] = hit.msg_seq
     return out

@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation, Verdict
     from sessions_tui.tools.registry import TOOLS, UnknownToolError
-    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
+    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome, wire_hit
 
 _HOMES = {
     "sessions_tui.backend.base": "Backend BackendUnavailable EventCallback ImportSummary Requester RequesterView",
@@ -105,7 +105,7 @@ _HOMES = {
     "sessions_tui.tools.browse": "BrowsePage BrowseQuery",
     "sessions_tui.tools.explain": "Explanation Verdict",
     "sessions_tui.tools.registry": "TOOLS UnknownToolError",
-    "sessions_tui.tools.sessions_search": "SearchHit SearchOutcome",
+    "sessions_tui.tools.sessions_search": "SearchHit SearchOutcome wire_hit",
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names.split()}
 
@@ -179,6 +179,7 @@ __all__ = [
     "resolve_config_path",
     "secret_text",
     "resolve_state_dir",
+    "wire_hit",
     "write_export",
 ]
 

@@ -298,7 +298,9 @@ class SeveralBackends:
             for label, outcome in zip(labels, found, strict=True)
             for hit in outcome.hits
         ]
-        hits.sort(key=lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id or ""))
+        from sessions_tui.tools.sessions_search import best_first
+
+        hits.sort(key=best_first)
         refused = next((o.refused for o in found if o.refused), None)
         return found[0].model_copy(
             update={

@@ -102,6 +102,11 @@ class SearchHit(LazyModel):
     score: float
 
 
+def best_first(hit: SearchHit) -> tuple[float, int, str, str]:
+    """The order hits are given in: best score, then newest, then by session and message."""
+    return (-hit.score, -hit.timestamp, hit.session_key, hit.message_id or "")
+
+
 class SearchOutcome(LazyModel):
     """A search's hits, best first; `indexing`: the index was still catching up; `truncated`: more
     matched; `refused`: the requester may not read the session it asked to search (the tool's words)."""
@@ -177,7 +182,7 @@ async def search_messages(
         )
         for hit in found
     ]
-    hits.sort(key=lambda h: (-h.score, -h.timestamp, h.session_key, h.message_id or ""))
+    hits.sort(key=best_first)
     truncated = len(hits) > limit or result.windowed
     return SearchOutcome(hits=hits[:limit], indexing=state.indexing, truncated=truncated)
 
@@ -186,7 +191,7 @@ def _cut(text: str, most: int) -> str:
     return f"{truncate_utf16_safe(text, most)}…" if utf16_len(text) > most else text
 
 
-def _wire_hit(hit: SearchHit) -> dict[str, Any]:
+def wire_hit(hit: SearchHit) -> dict[str, Any]:
     """A hit as the gateway's result holds it (its fields, in its order)."""
     out: dict[str, Any] = {
         "sessionKey": hit.session_key,
@@ -220,7 +225,7 @@ async def sessions_search(call: ToolCall, params: dict[str, Any]) -> dict[str, A
     outcome = await search_messages(call, args.query, session_key=args.session_key, limit=args.limit)
     if isinstance(outcome, Failed):
         return {"status": outcome.status, "error": outcome.error}
-    results, cut = _capped([_wire_hit(hit) for hit in outcome.hits])
+    results, cut = _capped([wire_hit(hit) for hit in outcome.hits])
     payload: dict[str, Any] = {"results": results}
     if outcome.indexing:
         payload["indexing"] = True

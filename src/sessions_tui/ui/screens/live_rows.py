@@ -182,12 +182,12 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         unshown_may_match = False
         for key in event.keys:
             row = event.found.get(key)
-            if row is not None and not self._matches(row):
-                unshown_may_match |= (
-                    key not in table.rows_by_key and self._text_filtered(row) and self._kept_by_toggles(row)
-                )
+            shown = key in table.rows_by_key
+            verdict = self._verdict(row, shown) if row is not None else False
+            unshown_may_match |= verdict is None
+            if not verdict:
                 row = None
-            if row is None and key not in table.rows_by_key:
+            if row is None and not shown:
                 continue
             rows[key] = row
         if unshown_may_match:
@@ -213,30 +213,21 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self._update_counts()
         self._rows_changed(listed)
 
-    def _matches(self, row: dict[str, Any]) -> bool:
-        if not self._kept_by_toggles(row):
-            return False
-        if self._text_filtered(row):
-            # A transcript filter (`~words`) is the store's answer: a shown row stays; a session
-            # that may have come to match is asked of the store (`on_rows_fetched`).
-            return str(row.get("_key")) in self.query_one(SessionTable).rows_by_key
-        search = self.query_state.search
-        return not search or row_matches(row, search)
-
-    def _kept_by_toggles(self, row: dict[str, Any]) -> bool:
-        """Whether the row passes the filters but the typed one: archived, kinds, active minutes."""
+    def _verdict(self, row: dict[str, Any], shown: bool) -> bool | None:
+        """Whether the filter keeps the row; None when only the store can tell: a transcript filter
+        (`~words`) on a session not shown, whose messages may have come to say them (a shown row
+        stays: the store's answer put it there)."""
         query = self.query_state
         if row.get("archived") and not query.include_archived:
             return False
         if query.kinds is not None and row.get("kind") not in query.kinds:
             return False
-        since = self.backend.now() - query.active_minutes * 60_000 if query.active_minutes else None
-        return since is None or (row.get("updatedAt") or 0) >= since
-
-    def _text_filtered(self, row: dict[str, Any]) -> bool:
-        """Whether the table filters by what messages say (`~words`), which the row cannot tell."""
-        search = self.query_state.search
-        return bool(search and search.startswith(TEXT_PREFIX) and not row_matches(row, search))
+        if query.active_minutes and (row.get("updatedAt") or 0) < self.backend.now() - query.active_minutes * 60_000:
+            return False
+        search = query.search
+        if search and search.startswith(TEXT_PREFIX) and not row_matches(row, search):
+            return True if shown else None
+        return not search or row_matches(row, search)
 
     # -- other processes ------------------------------------------------------------------------
 
