@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import internal_key, js_trim, should_resolve_session_id_input
 from sessions_tui.engine.store import StoredSession
-from sessions_tui.tools.access import RequesterContext
+from sessions_tui.tools.access import RequesterContext, VisibilityGuard
 
 SANDBOX_NOT_VISIBLE = "Session not visible from this sandboxed agent session: {raw}"
 SESSION_NOT_FOUND = "Session not found: {raw} (use the full sessionKey from sessions_list)"
@@ -98,6 +98,19 @@ def check_sandbox_visible(engine: Engine, resolved: Resolved, ctx: RequesterCont
     if _visible_under(session, requester) and session is not None:
         return None
     return Failed("forbidden", SANDBOX_NOT_VISIBLE.format(raw=js_trim(resolved.raw)))
+
+
+def resolve_visible(engine: Engine, raw: str, ctx: RequesterContext, guard: VisibilityGuard) -> Resolved | Failed:
+    """A session reference the requester may read: resolved, inside a sandbox's view, and allowed
+    by `guard` (the visibility of the tool asking), or why not."""
+    resolved = resolve_session_reference(engine, raw, ctx)
+    if isinstance(resolved, Failed):
+        return resolved
+    failed = check_sandbox_visible(engine, resolved, ctx)
+    if failed:
+        return failed
+    denial = guard.check(resolved.key)
+    return Failed(denial.status, denial.error) if denial else resolved
 
 
 def check_exists(engine: Engine, resolved: Resolved) -> Failed | None:

@@ -16,12 +16,7 @@ from sessions_tui.tools.base import (
     read_offset,
     read_string,
 )
-from sessions_tui.tools.resolution import (
-    Failed,
-    check_exists,
-    check_sandbox_visible,
-    resolve_session_reference,
-)
+from sessions_tui.tools.resolution import Failed, check_exists, resolve_visible
 
 DEFAULT_LIMIT = 200
 MAX_LIMIT = 1000
@@ -59,15 +54,9 @@ async def sessions_history(call: ToolCall, params: dict[str, Any]) -> dict[str, 
     args = HistoryArgs.model_validate(params)
     engine = call.engine
     ctx = RequesterContext.of(call)
-    resolved = resolve_session_reference(engine, args.session_key, ctx)
+    resolved = resolve_visible(engine, args.session_key, ctx, guard_for(call, ctx, "history"))
     if isinstance(resolved, Failed):
         return _failure(resolved)
-    failed = check_sandbox_visible(engine, resolved, ctx)
-    if failed:
-        return _failure(failed)
-    denial = guard_for(call, ctx, "history").check(resolved.key)
-    if denial:
-        return {"status": denial.status, "error": denial.error}
     failed = check_exists(engine, resolved)
     if failed:
         return _failure(failed)

@@ -25,7 +25,7 @@ from sessions_tui.engine.store.text_index import TextQuery, fts_query
 from sessions_tui.engine.text_search import catch_up
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard, guard_for
 from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_string
-from sessions_tui.tools.resolution import Failed, check_sandbox_visible, resolve_session_reference
+from sessions_tui.tools.resolution import Failed, resolve_visible
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 25
@@ -145,15 +145,9 @@ async def search_messages(
     ctx = RequesterContext.of(call)
     guard = guard_for(call, ctx, "search")
     if session_key:
-        resolved = resolve_session_reference(engine, session_key, ctx)
+        resolved = resolve_visible(engine, session_key, ctx, guard)
         if isinstance(resolved, Failed):
             return resolved
-        failed = check_sandbox_visible(engine, resolved, ctx)
-        if failed:
-            return failed
-        denial = guard.check(resolved.key)
-        if denial:
-            return Failed(denial.status, denial.error)
         scope, shown = _Scope(session=resolved.key), {resolved.key: resolved.display_key}
     else:
         scope, shown = _scope(call, ctx, guard), {}
