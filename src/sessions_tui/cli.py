@@ -170,6 +170,20 @@ async def _run_sends(opts: argparse.Namespace) -> int:
         await backend.aclose()
 
 
+async def _run_export(opts: argparse.Namespace) -> int:
+    from sessions_tui.cli_export import ExportUsageError, export_to
+
+    if opts.no_redact and getattr(opts, "remote", None):  # refused before any server is asked
+        raise UsageError("--no-redact: not over --remote; a server only ever sends a redacted export")
+    backend = face_backend(opts)
+    try:
+        return await export_to(backend, opts, sys.stdout, sys.stderr)
+    except ExportUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        await backend.aclose()
+
+
 async def _run_search(opts: argparse.Namespace) -> int:
     from sessions_tui.cli_search import SearchUsageError, run_search
 
@@ -290,9 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if opts.command == "search":
             return asyncio.run(_run_search(opts))
         if opts.command == "export":
-            from sessions_tui.cli_export import run_export
-
-            return asyncio.run(run_export(opts, face_backend))
+            return asyncio.run(_run_export(opts))
         if opts.command == "demo":
             return _run_demo(opts)
         if opts.command == "import-openclaw":

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -30,7 +28,6 @@ from sessions_tui.backend import (
 from sessions_tui.terminal_text import json_lines_for_terminal, visible_line
 
 EXIT_OK = 0
-EXIT_USAGE = 2
 NO_REDACT_WARNING = (
     "warning: --no-redact: this export is NOT redacted and holds every secret of the transcript "
     "(API keys, tokens, passwords) as written; keep it private"
@@ -105,24 +102,3 @@ async def export_to(backend: Backend, opts: argparse.Namespace, out: TextIO, err
         err.flush()
     _write(opts, export, out)
     return EXIT_OK
-
-
-async def run_export(
-    opts: argparse.Namespace,
-    open_backend: Callable[[argparse.Namespace], Backend],
-    out: TextIO | None = None,
-    err: TextIO | None = None,
-) -> int:
-    """The command: `--no-redact` over `--remote` is refused before any server is asked."""
-    out, err = out or sys.stdout, err or sys.stderr
-    try:
-        if opts.no_redact and getattr(opts, "remote", None):
-            raise ExportUsageError("--no-redact: not over --remote; a server only ever sends a redacted export")
-        backend = open_backend(opts)
-        try:
-            return await export_to(backend, opts, out, err)
-        finally:
-            await backend.aclose()
-    except ExportUsageError as exc:
-        err.write(f"sessions-tui: {visible_line(exc)}\n")
-        return EXIT_USAGE
