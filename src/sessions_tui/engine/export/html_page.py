@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
-from sessions_tui.engine.export.items import Item, Part, safe_line, time_text, transcript_items
+from sessions_tui.engine.export.items import Item, Part, export_facts, heading_words, safe_line, transcript_items
 from sessions_tui.engine.export.model import SessionExport
-
-_ROLE_NAMES = {"user": "user", "assistant": "assistant", "toolResult": "tool result", "system": "system"}
 
 _CSS = """
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0;
@@ -55,14 +53,7 @@ def _part(part: Part) -> str:
 
 
 def _section(number: int, item: Item) -> str:
-    words = [f"{number}. {_ROLE_NAMES.get(item.role, item.role)}"]
-    if item.tool:
-        words.append(item.tool)
-    if item.error:
-        words.append("error")
-    when = time_text(item.at)
-    if when:
-        words.append(when)
+    words = heading_words(number, item)
     classes = " ".join(["msg", item.role, *(["error"] if item.error else [])])
     body = "".join(_part(part) for part in item.parts)
     return f'<section class="{escape(classes)}"><h2>{escape(" · ".join(words))}</h2>{body}</section>'
@@ -71,18 +62,9 @@ def _section(number: int, item: Item) -> str:
 def render_html(export: SessionExport) -> str:
     """The whole page, ending in one newline."""
     items = transcript_items(export.lines)
-    facts = [
-        ("Server", export.server),
-        ("Label", export.label),
-        ("Agent", export.agent_id),
-        ("Channel", export.channel),
-        ("Session id", export.session_id),
-        ("Created", time_text(export.created_at)),
-        ("Updated", time_text(export.updated_at)),
-        ("Messages", str(len(items))),
-    ]
     title = escape(safe_line(export.key))
-    rows = "".join(f"<dt>{name}</dt><dd>{escape(safe_line(value))}</dd>" for name, value in facts if value)
+    facts = export_facts(export, len(items))
+    rows = "".join(f"<dt>{name}</dt><dd>{escape(safe_line(value))}</dd>" for name, value in facts)
     redaction = (
         '<p class="note">Redacted: secrets are masked.</p>'
         if export.redacted

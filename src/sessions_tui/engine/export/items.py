@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from sessions_tui.engine.export.model import SessionExport
 from sessions_tui.engine.store.messages import message_of_line
 from sessions_tui.engine.surrogates import loads
 from sessions_tui.terminal_text import visible
@@ -52,6 +53,37 @@ class Item:
     parts: list[Part] = field(default_factory=list)
     tool: str = ""  # a tool result's tool
     error: bool = False  # a tool result that is an error
+
+
+ROLE_NAMES = {"user": "user", "assistant": "assistant", "toolResult": "tool result", "system": "system"}
+
+
+def heading_words(number: int, item: Item) -> list[str]:
+    """A message's heading, word by word (each renderer escapes and joins them its way)."""
+    words = [f"{number}. {ROLE_NAMES.get(item.role, item.role)}"]
+    if item.tool:
+        words.append(item.tool)
+    if item.error:
+        words.append("error")
+    when = time_text(item.at)
+    if when:
+        words.append(when)
+    return words
+
+
+def export_facts(export: SessionExport, messages: int) -> list[tuple[str, str]]:
+    """The facts both readable exports list under the title, those the export has, in order."""
+    facts = [
+        ("Server", export.server),
+        ("Label", export.label),
+        ("Agent", export.agent_id),
+        ("Channel", export.channel),
+        ("Session id", export.session_id),
+        ("Created", time_text(export.created_at)),
+        ("Updated", time_text(export.updated_at)),
+        ("Messages", str(messages)),
+    ]
+    return [(name, value) for name, value in facts if value]
 
 
 def time_text(ms: int | None) -> str:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 
-from sessions_tui.engine.export.items import Item, Part, safe_line, time_text, transcript_items
+from sessions_tui.engine.export.items import Item, Part, export_facts, heading_words, safe_line, transcript_items
 from sessions_tui.engine.export.model import SessionExport
 
 # What can start markup in the middle of a line (emphasis, code, links, HTML, entities, tables, math).
 _PUNCTUATION_RE = re.compile(r"([\\`*_{}\[\]<>()#!|~&$])")
 _BACKTICKS_RE = re.compile(r"`+")
-_ROLE_NAMES = {"user": "user", "assistant": "assistant", "toolResult": "tool result", "system": "system"}
 
 
 def inline(text: str) -> str:
@@ -46,31 +45,14 @@ def _part(part: Part) -> str:
 
 
 def _heading(number: int, item: Item) -> str:
-    role = _ROLE_NAMES.get(item.role, item.role)
-    words = [f"{number}. {inline(role)}"]
-    if item.tool:
-        words.append(inline(item.tool))
-    if item.error:
-        words.append("error")
-    when = time_text(item.at)
-    if when:
-        words.append(when)
-    return "## " + " · ".join(words)
+    return "## " + " · ".join(inline(word) for word in heading_words(number, item))
 
 
 def render_markdown(export: SessionExport) -> str:
     """The whole document, ending in one newline."""
     items = transcript_items(export.lines)
-    data = [("Server", export.server), ("Label", export.label), ("Agent", export.agent_id), ("Channel", export.channel)]
-    data.append(("Session id", export.session_id))
-    ours = [
-        ("Created", time_text(export.created_at)),
-        ("Updated", time_text(export.updated_at)),
-        ("Messages", str(len(items))),
-    ]
     out = [f"# Session {inline(export.key)}", ""]
-    out += [f"- **{name}:** {inline(value)}" for name, value in data if value]
-    out += [f"- **{name}:** {value}" for name, value in ours if value]
+    out += [f"- **{name}:** {inline(value)}" for name, value in export_facts(export, len(items))]
     if export.redacted:
         out.append("- **Redacted:** secrets are masked")
     else:
