@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 from pathlib import Path
 from typing import Any
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.worker import WorkerCancelled
@@ -29,6 +28,7 @@ from sessions_tui.backend import (
     agent_id_of,
 )
 from sessions_tui.terminal_text import visible
+from sessions_tui.ui.collector import Collector
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
@@ -44,6 +44,7 @@ from sessions_tui.ui.widgets.transcript import TranscriptPane
 SORT = Binding.Group("sort", compact=False)
 STORE_POLL_SECONDS = 0.25
 SWEEP_SECONDS = 60.0
+COLLECT_TICK_SECONDS = 1.0  # how often a quiet moment for a full garbage collection is looked for
 log = logging.getLogger(__name__)
 
 
@@ -156,6 +157,7 @@ class SessionsApp(App[None]):
         self.paused = False
         self.watch_store = watch_store
         self._data_version = 0
+        self.collector = Collector()
         self._polling = False  # a check of the store is under way (one at a time, never cancelled)
         self._unsubscribe: Any = None
 
@@ -207,18 +209,13 @@ class SessionsApp(App[None]):
             self.notify(shown, title="Config warning", severity="warning", timeout=15, markup=False)
         if self.openclaw is not None:
             self.run_worker(self._follow(self.openclaw), name="openclaw-follow", group="follow", exit_on_error=False)
-        self.call_after_refresh(self._freeze_startup_objects)
+        self.call_after_refresh(self.collector.install)  # full collections wait for quiet moments
+        self.set_interval(COLLECT_TICK_SECONDS, self.collector.tick)
 
-    @staticmethod
-    def _freeze_startup_objects() -> None:
-        """Move everything built at start-up out of the garbage collector's way.
-
-        A full collection walks every object; with the widget tree and caches of a dashboard
-        that is a visible stall (100 ms and more) in the middle of typing. Objects alive after
-        start-up live until exit anyway, so they are frozen once.
-        """
-        gc.collect()
-        gc.freeze()
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown)):
+            self.collector.active()
+        await super().on_event(event)
 
     async def on_unmount(self) -> None:
         self._follow_stop.set()
@@ -228,6 +225,7 @@ class SessionsApp(App[None]):
                 await self.workers.wait_for_complete(following)
         if self._unsubscribe is not None:
             self._unsubscribe()
+        self.collector.uninstall()
         await self.backend.aclose()
 
     @work(group="sweep", thread=True, exit_on_error=False)

@@ -118,6 +118,8 @@ class MainScreen(LiveRows):
         return not page.rows and not page.offset and await self.backend.state_is_empty()
 
     def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
+        app: Any = self.app
+        app.collector.active()  # a page is being shown: no full collection now
         if event.generation != self.generation:
             return
         table = self.query_one(SessionTable)
