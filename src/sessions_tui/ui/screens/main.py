@@ -102,6 +102,8 @@ class MainScreen(LiveRows):
 
     def reload_table(self) -> None:
         """Read the shown page again (the first one after a filter or sort change), then count."""
+        app: Any = self.app
+        app.collector.active()  # a page is on its way: no full collection until it is shown
         self.generation += 1
         self._from = self._from if self.page_offset else (None, None)
         self._load_page(self.generation, self.page_offset, *self._from)
@@ -119,7 +121,7 @@ class MainScreen(LiveRows):
 
     def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
         app: Any = self.app
-        app.collector.active()  # a page is being shown: no full collection now
+        app.collector.active()  # nor while it is painted
         if event.generation != self.generation:
             return
         table = self.query_one(SessionTable)
