@@ -18,6 +18,7 @@ from typing import Any
 
 from sessions_tui.engine.assistant_text import extract_assistant_text, sanitize_text_content
 from sessions_tui.engine.redact import Redactor, truncate_utf16_safe, utf16_len
+from sessions_tui.engine.redact_cut import redacted_head
 
 __all__ = [
     "HISTORY_MAX_BYTES",
@@ -52,23 +53,12 @@ _TOOL_ROLES = ("toolResult", "tool")
 # --- §6.1 per-message sanitisation
 
 
-REDACT_WINDOW_MARGIN = 8192
-"""A long text is redacted only as far as it can be shown: its first 4000 units plus this margin,
-so a 10 MB message costs what a 12 KB one does, and a secret that starts before the cut is still
-seen whole (or, longer than the margin, masked as far as the window goes)."""
-
-
 def truncate_history_text(text: str, redactor: Redactor) -> tuple[str, bool, bool]:
-    """Redact, then cut to 4000 UTF-16 units plus the marker; (text, truncated, redacted)."""
-    window = HISTORY_TEXT_MAX_CHARS + REDACT_WINDOW_MARGIN
-    if len(text) > window:
-        head = text[:window]
-        redacted_head = redactor.redact(head)
-        cut = truncate_utf16_safe(redacted_head, HISTORY_TEXT_MAX_CHARS)
-        return cut + TRUNCATION_MARKER, True, redacted_head != head
-    redacted_text = redactor.redact(text)
-    redacted = redacted_text != text
-    if utf16_len(redacted_text) <= HISTORY_TEXT_MAX_CHARS:
+    """Redact, then cut to 4000 UTF-16 units plus the marker; (text, truncated, redacted). A long
+    text is redacted only as far as it can be shown (engine/redact_cut.py)."""
+    redacted_text, head = redacted_head(text, HISTORY_TEXT_MAX_CHARS, redactor.redact)
+    redacted = redacted_text != head
+    if len(head) == len(text) and utf16_len(redacted_text) <= HISTORY_TEXT_MAX_CHARS:
         return redacted_text, False, redacted
     cut = truncate_utf16_safe(redacted_text, HISTORY_TEXT_MAX_CHARS)
     return cut + TRUNCATION_MARKER, True, redacted

@@ -17,6 +17,9 @@ agent-to-agent protocol. Its rules (also in the README):
    → `agents_list`.
 6. Anything else gets a thinking block and a short reply: word counts for "count the words",
    an acknowledgement in agent-to-agent context, else it repeats what it was told.
+
+What it quotes it quotes redacted, then cut (engine/redact_cut.py): a secret cut in two would be
+stored in its reply as a fragment no rule finds.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from sessions_tui.engine.models.base import (
     Usage,
     UsageEvent,
 )
+from sessions_tui.engine.redact import default_redactor
+from sessions_tui.engine.redact_cut import Redact, redact_then_cut
 
 REPLY_SKIP = "REPLY_SKIP"
 ANNOUNCE_SKIP = "ANNOUNCE_SKIP"
@@ -55,11 +60,6 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
@@ -67,10 +67,15 @@ def _tokens(text: str) -> int:
 class DemoModel:
     """Deterministic replies with simulated latency (`latency_ms` first, `chunk_ms` per chunk)."""
 
-    def __init__(self, latency_ms: int = 400, chunk_ms: int = 40) -> None:
+    def __init__(self, latency_ms: int = 400, chunk_ms: int = 40, redact: Redact | None = None) -> None:
         self.latency_ms = max(0, latency_ms)
         self.chunk_ms = max(0, chunk_ms)
+        self.redact: Redact = redact or default_redactor().redact  # the engine's, with the config's secrets
         self._calls = 0
+
+    def _short(self, text: str, limit: int) -> str:
+        """A quote of `text`, on one line, at most `limit` characters: redacted, then cut."""
+        return redact_then_cut(text, limit, self.redact, flat=True)
 
     async def stream(self, request: ModelRequest) -> AsyncGenerator[ModelEvent, None]:
         thinking, text, calls = self.respond(request)
@@ -121,27 +126,24 @@ class DemoModel:
         thinking, text = self._plain(system, incoming)
         return thinking, text, []
 
-    @staticmethod
-    def _a2a_announce(system: str) -> str:
+    def _a2a_announce(self, system: str) -> str:
         original = re.search(r"^Original request: (.*)$", system, re.MULTILINE)
         if original and _QUIET.search(original.group(1)):
             return ANNOUNCE_SKIP
         latest = re.search(r"^Latest reply: (.*)$", system, re.MULTILINE)
         summary = latest.group(1) if latest else "(nothing)"
-        return f"Update from this session: {_short(summary, 160)}"
+        return f"Update from this session: {self._short(summary, 160)}"
 
-    @staticmethod
-    def _a2a_reply(system: str, incoming: str) -> str:
+    def _a2a_reply(self, system: str, incoming: str) -> str:
         match = _TURN.search(system)
         turn = int(match.group(1)) if match else 1
         if turn >= 3 or REPLY_SKIP in incoming or re.search(r"\bstop\b", incoming, re.IGNORECASE):
             return REPLY_SKIP
         if "Current agent: Agent 1" in system:
-            return f"Thanks, got it: {_short(incoming, 80)}"
-        return f"Glad that helps. Anything else? (re: {_short(incoming, 60)})"
+            return f"Thanks, got it: {self._short(incoming, 80)}"
+        return f"Glad that helps. Anything else? (re: {self._short(incoming, 60)})"
 
-    @staticmethod
-    def _subagent_announce(request: ModelRequest) -> str:
+    def _subagent_announce(self, request: ModelRequest) -> str:
         task = re.search(r"^Task: (.*)$", request.system, re.MULTILINE)
         if task and _QUIET.search(task.group(1)):
             return ANNOUNCE_SKIP
@@ -151,10 +153,9 @@ class DemoModel:
             if m.get("role") == "assistant" and _text_of(m.get("content")).strip()
         ]
         result = replies[-1] if replies else "(no output)"
-        return f"Result: {_short(result, 300)}\nNotes: produced by the demo model."
+        return f"Result: {self._short(result, 300)}\nNotes: produced by the demo model."
 
-    @staticmethod
-    def _summarise_tool(request: ModelRequest, last: dict[str, Any]) -> str:
+    def _summarise_tool(self, request: ModelRequest, last: dict[str, Any]) -> str:
         names = {
             call.get("id"): call.get("function", {}).get("name")
             for m in request.messages
@@ -164,9 +165,9 @@ class DemoModel:
         try:
             payload = json.loads(_text_of(last.get("content")))
         except (json.JSONDecodeError, TypeError):
-            return f"{name} said: {_short(_text_of(last.get('content')), 200)}"
+            return f"{name} said: {self._short(_text_of(last.get('content')), 200)}"
         if not isinstance(payload, dict):
-            return f"{name} returned {_short(json.dumps(payload), 200)}"
+            return f"{name} returned {self._short(json.dumps(payload), 200)}"
         if payload.get("status") in ("error", "forbidden"):
             return f"{name} was refused ({payload['status']}): {payload.get('error', '')}"
         if name == "sessions_list":
@@ -179,17 +180,17 @@ class DemoModel:
             if not messages:
                 return f"{payload.get('sessionKey')} has no messages yet."
             latest = _text_of(messages[-1].get("content"))
-            return f"The latest message in {payload.get('sessionKey')} says: {_short(latest, 160)}"
+            return f"The latest message in {payload.get('sessionKey')} says: {self._short(latest, 160)}"
         if name == "sessions_send":
             reply = payload.get("reply")
-            tail = f" They replied: {_short(reply, 160)}" if reply else ""
+            tail = f" They replied: {self._short(reply, 160)}" if reply else ""
             return f"Message to {payload.get('sessionKey')}: {payload.get('status')}.{tail}"
         if name == "sessions_spawn":
             return f"Spawned {payload.get('childSessionKey')}; it will announce back when it is done."
         if name == "agents_list":
             ids = ", ".join(a.get("id", "?") for a in payload.get("agents") or [])
             return f"I may spawn sub-agents under: {ids}."
-        return f"{name} returned {_short(json.dumps(payload), 200)}"
+        return f"{name} returned {self._short(json.dumps(payload), 200)}"
 
     def _tool_call(self, text: str, offered: set[str | None]) -> ToolCallRequest | None:
         # A sub-agent reads its task, not the context the spawn put before it (which says "subagent").
@@ -210,15 +211,14 @@ class DemoModel:
         if m := re.search(rf"\b(?:history of|read)\s+{_KEY}", text, re.IGNORECASE):
             return call("sessions_history", {"sessionKey": m.group(1), "limit": 5})
         if m := re.search(r"\b(?:spawn|sub-?agent)\b[:\s]*(?:to\s+)?(.+)", text, re.IGNORECASE | re.DOTALL):
-            return call("sessions_spawn", {"task": m.group(1).strip(), "label": _short(m.group(1), 24)})
+            return call("sessions_spawn", {"task": m.group(1).strip(), "label": self._short(m.group(1), 24)})
         if "session" in lowered and re.search(r"\b(list|which|what|other|active|up to)\b", lowered):
             return call("sessions_list", {"limit": 20})
         if re.search(r"\bagents\b", lowered):
             return call("agents_list", {})
         return None
 
-    @staticmethod
-    def _plain(system: str, incoming: str) -> tuple[str | None, str]:
+    def _plain(self, system: str, incoming: str) -> tuple[str | None, str]:
         words = len(incoming.split())
         thinking = f"The message has {words} words. A short, direct answer fits."
         if m := re.search(r"count (?:the )?words(?: in| of)?:?\s*(.*)", incoming, re.IGNORECASE | re.DOTALL):
@@ -226,11 +226,11 @@ class DemoModel:
             return thinking, f"That text has {len(body.split())} words."
         task = re.search(r"\[Subagent Task\]:\s*(.*)", incoming, re.DOTALL)
         if task:
-            return thinking, f"Done: {_short(task.group(1), 160)} (worked through by the demo model)."
+            return thinking, f"Done: {self._short(task.group(1), 160)} (worked through by the demo model)."
         if "Agent-to-agent message context" in system:
             requester = re.search(r"Agent 1 \(requester\) session: (.*)\.", system)
             who = requester.group(1) if requester else "another session"
-            return thinking, f"Received from {who}: {_short(incoming, 120)}. On it."
+            return thinking, f"Received from {who}: {self._short(incoming, 120)}. On it."
         if not incoming.strip():
             return None, "(demo) Nothing to answer."
-        return thinking, f"(demo) You said: {_short(incoming, 160)}"
+        return thinking, f"(demo) You said: {self._short(incoming, 160)}"

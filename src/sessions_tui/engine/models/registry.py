@@ -14,6 +14,7 @@ from sessions_tui.engine.config import Config
 from sessions_tui.engine.keys import agent_id_of
 from sessions_tui.engine.models.base import ModelClient, ModelError
 from sessions_tui.engine.models.demo import DemoModel
+from sessions_tui.engine.redact import Redactor
 
 DEMO = "demo"
 
@@ -37,9 +38,11 @@ def split_ref(ref: str) -> tuple[str, str]:
 
 
 class ConfigHolder(Protocol):
-    """What the registry needs of the engine: its current configuration (read at each use)."""
+    """What the registry needs of the engine: its current configuration (read at each use) and its
+    redactor (the demo model quotes what it was told redacted)."""
 
     config: Config
+    redactor: Redactor
 
 
 class ModelRegistry:
@@ -84,7 +87,7 @@ class ModelRegistry:
             # that never runs a model, does not load the HTTP stack for it.
             if provider == DEMO:
                 demo = self.engine.config.models.demo
-                client = DemoModel(latency_ms=demo.latency_ms, chunk_ms=demo.chunk_ms)
+                client = DemoModel(latency_ms=demo.latency_ms, chunk_ms=demo.chunk_ms, redact=self.engine.redactor.redact)
             else:
                 from sessions_tui.engine.models.openai import OpenAIChatClient
 
