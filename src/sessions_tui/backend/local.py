@@ -155,14 +155,22 @@ class LocalBackend:
     async def children(self, requester_key: str) -> list[ChildView]:
         from sessions_tui.engine.spawn_tree import spawn_tree
 
-        return spawn_tree(self.engine.subagents.children, requester_key)
+        redact = self.engine.redactor.redact  # a task or label shown, cut, is redacted first (D16)
+        return [
+            child.model_copy(update={"task": redact(child.task), "label": child.label and redact(child.label)})
+            for child in spawn_tree(self.engine.subagents.children, requester_key)
+        ]
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
-        return self.engine.subagents.announcements(requester_key)
+        redact = self.engine.redactor.redact
+        return [
+            one.model_copy(update={"text": redact(one.text), "label": one.label and redact(one.label)})
+            for one in self.engine.subagents.announcements(requester_key)
+        ]
 
     async def run_label(self, run_id: str) -> str | None:
         run = self.engine.subagents.get(run_id)
-        return (run.label or run.task) if run else None
+        return self.engine.redactor.redact(run.label or run.task) if run else None
 
     async def owner_key(self, key: str) -> str | None:
         store = self.engine.store

@@ -26,13 +26,15 @@ import socket
 import sqlite3
 import time
 import uuid
-from typing import Any
+from typing import Any, Protocol
 
 from sessions_tui.engine.backoff import retry_delay
 from sessions_tui.engine.events import DeliveryChanged
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.processes import pid_alive
+from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redact_cut import redact_then_cut
 from sessions_tui.engine.store import OutboxRow
 
 MAX_RETRIES = 3
@@ -103,8 +105,12 @@ def lease_is_live(owner: str | None, until: int | None, now_ms: int) -> bool:
     return pid_alive(int(pid_text))  # this process counts as alive too
 
 
-OutboxHost = EngineFloor
-"""What the outbox needs of the engine: its config (channels' webhooks), store, event bus and clock."""
+class OutboxHost(EngineFloor, Protocol):
+    """What the outbox needs of the engine: its config (channels' webhooks), store, event bus and
+    clock, and its redactor (a webhook's error body, kept cut, is redacted first)."""
+
+    @property
+    def redactor(self) -> Redactor: ...
 
 
 class Outbox:
@@ -278,7 +284,8 @@ class Outbox:
                             if response.status_code < 300:
                                 self._finish(delivery, "delivered", attempts, None)
                                 return
-                            error = f"HTTP {response.status_code}: {response.text[:200].strip()}".rstrip(": ")
+                            said = redact_then_cut(response.text.strip(), 200, self.engine.redactor.redact, mark="")
+                            error = f"HTTP {response.status_code}: {said.strip()}".rstrip(": ")
                             retry = response.status_code == 429 or response.status_code >= 500
                         self.engine.store.record_attempt(
                             delivery_id,

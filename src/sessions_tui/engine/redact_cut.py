@@ -36,12 +36,12 @@ def redacted_head(text: str, keep: int, redact: Redact) -> tuple[str, str]:
     return redact(text), text
 
 
-def redact_then_cut(text: str, limit: int, redact: Redact, *, flat: bool = False) -> str:
-    """`text` in at most `limit` characters, `…` last when it was cut: redacted before it is cut.
+def redact_then_cut(text: str, limit: int, redact: Redact, *, flat: bool = False, mark: str = ELLIPSIS) -> str:
+    """`text` in at most `limit` characters, `mark` last when it was cut: redacted before it is cut.
     `flat` makes each run of whitespace one space (a one-line preview)."""
     shown, head = redacted_head(text, limit, redact)
     if flat:
         shown = " ".join(shown.split())
     if len(shown) <= limit and len(head) == len(text):
         return shown
-    return shown[: max(0, limit - len(ELLIPSIS))] + ELLIPSIS
+    return shown[: max(0, limit - len(mark))] + mark

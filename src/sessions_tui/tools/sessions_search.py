@@ -21,6 +21,7 @@ from pydantic import Field
 from sessions_tui.engine.keys import js_trim
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redact import truncate_utf16_safe, utf16_len
+from sessions_tui.engine.redact_cut import Redact, redacted_head
 from sessions_tui.engine.store.text_index import TextQuery, fts_query
 from sessions_tui.engine.text_search import catch_up
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard, guard_for
@@ -171,7 +172,7 @@ async def search_messages(
             msgSeq=hit.msg_seq,
             role=hit.role,
             timestamp=hit.timestamp,
-            snippet=engine.redactor.redact(_cut(hit.snippet, STORE_SNIPPET_MAX_CHARS)),
+            snippet=_cut(hit.snippet, STORE_SNIPPET_MAX_CHARS, engine.redactor.redact),
             score=hit.score,
         )
         for hit in found
@@ -181,8 +182,10 @@ async def search_messages(
     return SearchOutcome(hits=hits[:limit], indexing=state.indexing, truncated=truncated)
 
 
-def _cut(text: str, most: int) -> str:
-    return f"{truncate_utf16_safe(text, most)}…" if utf16_len(text) > most else text
+def _cut(text: str, most: int, redact: Redact) -> str:
+    """At most `most` UTF-16 units and `…`, of the text redacted first (engine/redact_cut.py)."""
+    shown, _ = redacted_head(text, most, redact)
+    return f"{truncate_utf16_safe(shown, most)}…" if utf16_len(shown) > most else shown
 
 
 def wire_hit(hit: SearchHit) -> dict[str, Any]:
@@ -191,7 +194,7 @@ def wire_hit(hit: SearchHit) -> dict[str, Any]:
         "sessionKey": hit.session_key,
         "timestamp": hit.timestamp,
         "role": hit.role,
-        "snippet": _cut(hit.snippet, SNIPPET_MAX_CHARS),
+        "snippet": _cut(hit.snippet, SNIPPET_MAX_CHARS, str),  # redacted already (search_messages)
         "score": hit.score,
         "sessionId": hit.session_id,
     }

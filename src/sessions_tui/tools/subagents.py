@@ -16,6 +16,7 @@ from pydantic import Field
 
 from sessions_tui.engine.announce_text import format_duration
 from sessions_tui.engine.keys import is_subagent_session_key, subagent_depth
+from sessions_tui.engine.redact_cut import Redact, redact_then_cut
 from sessions_tui.engine.run_controls import ControlFailed
 from sessions_tui.engine.subagent_control import TreeNode, is_live, kill_subtree, tree_of
 from sessions_tui.tools.access import RequesterContext
@@ -58,9 +59,13 @@ class SubagentsArgs(ToolArgs):
         }
 
 
-def _label(node: TreeNode) -> str:
-    text = (node.run.label or node.run.task or "subagent").strip()
-    return text if len(text) <= 48 else text[:47] + "…"
+def _label(node: TreeNode, redact: Redact) -> str:
+    """The run's label (or task) in 48 characters; shown redacted, matched against as written."""
+    return redact_then_cut((node.run.label or node.run.task or "subagent").strip(), 48, redact)
+
+
+def _as_written(text: str) -> str:
+    return text
 
 
 def _view(call: ToolCall, node: TreeNode, index: int, now: int) -> dict[str, Any]:
@@ -85,12 +90,13 @@ def _view(call: ToolCall, node: TreeNode, index: int, now: int) -> dict[str, Any
     model = entry.get("model") if isinstance(entry.get("model"), str) else run.data.get("model")
     runtime = format_duration(runtime_ms)
     task = run.task.strip()
-    label = _label(node)
+    label = _label(node, engine.redactor.redact)
+    short_task = redact_then_cut(task, 72, engine.redactor.redact, mark="")  # OpenClaw's task.slice(0, 72)
     usage = f", tokens {int(total_tokens)}" if total_tokens is not None else ""
     indent = "  " * (node.depth - 1)
     line = f"{indent}{index}. {label} ({model or 'default'}, {runtime}{usage}) {status}"
-    if task.lower() != label.lower():
-        line += f" - {task[:72]}"
+    if engine.redactor.redact(task).lower() != label.lower():
+        line += f" - {short_task}"
     view: dict[str, Any] = {
         "index": index,
         "line": line,
@@ -99,7 +105,7 @@ def _view(call: ToolCall, node: TreeNode, index: int, now: int) -> dict[str, Any
         "requesterSessionKey": run.requester_key,
         "depth": node.depth,
         "label": label,
-        "task": task[:72],
+        "task": short_task,
         "status": status,
         "pendingDescendants": pending,
         "runtime": runtime,
@@ -152,8 +158,8 @@ def _resolve(call: ToolCall, roots: list[TreeNode], target: str) -> TreeNode | s
         return found[0] if found else f"Unknown subagent session: {t}"
     low = t.lower()
     for pick, ambiguity in (
-        (lambda n: _label(n).lower() == low, "Ambiguous subagent label"),
-        (lambda n: _label(n).lower().startswith(low), "Ambiguous subagent label prefix"),
+        (lambda n: _label(n, _as_written).lower() == low, "Ambiguous subagent label"),
+        (lambda n: _label(n, _as_written).lower().startswith(low), "Ambiguous subagent label prefix"),
         (lambda n: n.run.run_id.startswith(t), "Ambiguous run id prefix"),
     ):
         found = [n for n in latest if pick(n)]
@@ -171,7 +177,7 @@ def _targeted(
     node = _resolve(call, roots, target)
     if isinstance(node, str):
         return {"status": "error", "action": action, "target": target, "error": node}
-    label = _label(node)
+    label = _label(node, call.engine.redactor.redact)
     base = {"action": action, "target": target, "runId": node.run.run_id, "sessionKey": node.run.child_key}
     return node, label, {**base, "label": label}
 

@@ -87,7 +87,8 @@ class ModelRegistry:
             # that never runs a model, does not load the HTTP stack for it.
             if provider == DEMO:
                 demo = self.engine.config.models.demo
-                client = DemoModel(latency_ms=demo.latency_ms, chunk_ms=demo.chunk_ms, redact=self.engine.redactor.redact)
+                redact = self.engine.redactor.redact
+                client = DemoModel(latency_ms=demo.latency_ms, chunk_ms=demo.chunk_ms, redact=redact)
             else:
                 from sessions_tui.engine.models.openai import OpenAIChatClient
 

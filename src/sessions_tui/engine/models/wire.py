@@ -27,6 +27,8 @@ from sessions_tui.engine.models.base import (
     Usage,
     UsageEvent,
 )
+from sessions_tui.engine.redact import default_redactor
+from sessions_tui.engine.redact_cut import redact_then_cut
 
 __all__ = [
     "ChatCompletionBody",
@@ -106,15 +108,15 @@ def thinking_of(message: dict[str, Any]) -> str:
 
 
 def snippet(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= 200 else text[:200] + "…"
+    """A model server's text quoted in an error: redacted (the built-in rules), then cut."""
+    return redact_then_cut(text.strip(), 201, default_redactor().redact)
 
 
 def provider_error_message(body: bytes | str, reason: str = "") -> str:
     """The provider's own message from an error body.
 
     `error.message` (or a string `error`, or a top-level `message`/`detail`) of a JSON body;
-    else the body text trimmed to 500 characters; else the reason phrase.
+    else the body text, redacted, trimmed to 500 characters; else the reason phrase.
     """
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     text = text.strip()
@@ -138,7 +140,7 @@ def provider_error_message(body: bytes | str, reason: str = "") -> str:
             value = data.get(key)
             if isinstance(value, str) and value.strip():
                 return value.strip()
-    return text[:_BODY_SNIPPET]
+    return redact_then_cut(text, _BODY_SNIPPET, default_redactor().redact, mark="")
 
 
 def usage_of(data: Any) -> Usage | None:

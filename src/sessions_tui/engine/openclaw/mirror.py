@@ -20,6 +20,8 @@ from pydantic import BaseModel, Field
 
 from sessions_tui.engine.keys import SAFE_SESSION_ID_RE, agent_id_of
 from sessions_tui.engine.openclaw.agent_db import parse_line
+from sessions_tui.engine.redact import default_redactor
+from sessions_tui.engine.redact_cut import redact_then_cut
 from sessions_tui.engine.store import Store, StoreError
 
 Canonical = Callable[[str, str], str]
@@ -322,8 +324,8 @@ def is_time(value: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A value quoted in a problem: redacted (the built-in rules), then cut."""
+    return redact_then_cut(repr(value), 40, default_redactor().redact, mark="...")
 
 
 def _has_non_finite(value: Any) -> bool:

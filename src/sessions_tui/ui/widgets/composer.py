@@ -330,17 +330,20 @@ class Composer(ReportsWorkerErrors, Vertical):
                 line = span(f"↔ turn {event.turn} of {event.max_turns} · ", style="dim")
                 line.append_text(literal(speaker, style="bold"))
                 line.append(": ")
-                line.append_text(literal(one_line(event.text or "", 160)))
+                line.append_text(literal(one_line(self.backend.redact(event.text or ""), 160)))
                 if event.detail.get("stopped"):
                     line.append("  (stops)", style="dim")
                 self._add_log(line)
             elif event.phase == "reply" and event.text and self.last_status != "ok":
-                self._add_log(span("reply · ", style="dim") + literal(one_line(event.text, 200)))
+                self._add_log(span("reply · ", style="dim") + literal(one_line(self.backend.redact(event.text), 200)))
             elif event.phase == "announce" and event.detail.get("skipped"):
                 self._add_log(span("announce · stays silent (ANNOUNCE_SKIP)", style="dim"))
         elif isinstance(event, Announced) and event.run_id == self.run_id:
             where = _DELIVERY.get(event.delivery or "", event.delivery or "")
-            self._add_log(span(f"announce ({where}) · ", style="bold $accent") + literal(one_line(event.text, 200)))
+            self._add_log(
+                span(f"announce ({where}) · ", style="bold $accent")
+                + literal(one_line(self.backend.redact(event.text), 200))
+            )
         elif isinstance(event, PolicyRefused) and event.session_key in (self.key,):
             self._add_log(span("forbidden · ", style="bold $error") + literal(event.reason))
 

@@ -217,7 +217,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
             return  # another requester's: the new requester's announcements are being read
         event = message.event
         self.add_announcement(
-            event.text,
+            self.backend.redact(event.text),  # an engine event's text is as the agent wrote it
             event.child_session_key or "",
             event.ts,
             event.run_id or "",
