@@ -1,0 +1,139 @@
+"""A cut never leaves part of a secret: every place that shortens text cuts its redaction.
+
+Each cut site gets every secret kind planted at every offset around its cut, so the cut falls
+before the secret, at each character inside it and after it; no `LEAK_WINDOW` characters of the
+secret's core may come out (a cut secret matches no rule: redacting after the cut is too late).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+
+import pytest
+
+from conftest import add_session, call_tool
+from secret_corpus import KINDS, LEAK_WINDOW, leaks, secret
+from sessions_tui.engine.models.demo import DemoModel
+from sessions_tui.engine.models.wire import provider_error_message, snippet
+from sessions_tui.engine.openclaw.mirror import _shown
+from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redact_cut import REDACT_WINDOW_MARGIN, redact_then_cut
+from sessions_tui.engine.sanitize import HISTORY_TEXT_MAX_CHARS, truncate_history_text
+from sessions_tui.tools.sessions_search import _cut
+
+REDACTOR = Redactor()
+DEMO = DemoModel(latency_ms=0, chunk_ms=0, redact=REDACTOR.redact)
+
+# (where the cut falls in the text, how the site shortens a text)
+CUT_SITES: dict[str, tuple[int, Callable[[str], str]]] = {
+    "redact_then_cut": (120, lambda t: redact_then_cut(t, 120, REDACTOR.redact)),
+    "one line": (80, lambda t: redact_then_cut(t, 80, REDACTOR.redact, flat=True)),
+    "demo model quote": (160, lambda t: DEMO._short(t, 160)),
+    "demo model label": (24, lambda t: DEMO._short(t, 24)),
+    "history text": (HISTORY_TEXT_MAX_CHARS, lambda t: truncate_history_text(t, REDACTOR)[0]),
+    "search snippet": (500, lambda t: _cut(t, 500, REDACTOR.redact)),
+    "model server snippet": (200, snippet),
+    "model server error body": (500, provider_error_message),
+    "import problem value": (39, _shown),  # repr's opening quote comes first
+}
+
+
+def _middle(text: str, core: str) -> int:
+    """Where the middle of a secret's core is in its text (a private key's core skips its line breaks)."""
+    return text.index(core[:LEAK_WINDOW]) + len(core) // 2
+
+
+def _filler(length: int) -> str:
+    """`length` characters of text before a secret, ending in a space (no rule reads it as part of it)."""
+    return "." * (length - 1) + " " if length else ""
+
+
+@pytest.mark.parametrize("site", list(CUT_SITES))
+def test_a_secret_at_every_offset_around_a_cut_never_leaves_a_fragment(site):
+    cut_at, shorten = CUT_SITES[site]
+    rng = random.Random(f"cuts {site}")
+    checked = 0
+    for kind in KINDS:
+        text, core = secret(kind, rng)
+        for before in range(max(0, cut_at - len(text) - 2), cut_at + 2):
+            out = shorten(f"{_filler(before)}{text} and more words after it")
+            assert leaks(out, [core]) == [], (kind, before, out[-80:])
+            checked += 1
+    assert checked > 35 * 20
+
+
+def test_a_naive_cut_does_leave_a_fragment():
+    """The check above sees a leak where there is one: cut first, redact after."""
+    text, core = secret("aws secret bare", random.Random(5))
+    cut = REDACTOR.redact(text[: len(text) - 6])
+    assert leaks(cut, [core]) == [core]
+
+
+@pytest.mark.parametrize("kind", ["aws secret bare", "github", "stripe", "database url", "jwt", "telegram"])
+def test_a_history_text_whose_masks_shrink_it_is_redacted_past_the_window(kind):
+    """Masks shorten the window a long text is redacted in (a private key becomes its two marker
+    lines): a secret the window's end splits must not come into the 4000 units shown."""
+    rng = random.Random(f"window {kind}")
+    text, core = secret(kind, rng)
+    body = "\n".join("A" * 64 for _ in range(150))
+    key = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----\n"  # masked to 2 lines
+    window = HISTORY_TEXT_MAX_CHARS + REDACT_WINDOW_MARGIN  # where the text is first cut
+    starts = range(window - len(key) - len(text) - 2, window - len(key) + 2)
+    assert starts.start > 0
+    for before in starts:
+        out, truncated, redacted = truncate_history_text(f"{key}{_filler(before)}{text} and on" + "x" * 9000, REDACTOR)
+        assert truncated and redacted
+        assert leaks(out, [core]) == [], (before, out[-80:])
+
+
+DEV = "agent:main:discord:group:dev"
+
+
+async def test_the_demo_models_reply_to_a_send_quotes_no_fragment(live_engine):
+    """`send agent:main:discord:group:dev "<100 × a> AKIAQWERTYUIOPASDFGH"` got back
+    `… AKIAQWERTYUIOPASDF…`: the reply quotes the message cut at 120 characters."""
+    engine = live_engine({"tools": {"agentToAgent": {"enabled": True}}})
+    key = add_session(engine, DEV, [{"role": "user", "content": "hi"}])
+    message = "a" * 100 + " AKIAQWERTYUIOPASDFGH"
+    result = await call_tool(engine, "sessions_send", {"sessionKey": key, "message": message, "timeoutSeconds": 30})
+    assert result["status"] == "ok" and "AKIAQW…DFGH" in result["reply"], result
+    assert "QWERTYUIOP" not in json.dumps(result)
+
+    rng = random.Random(25)
+    cores = []
+    for kind in KINDS:  # each kind with the cut inside its core
+        text, core = secret(kind, rng)
+        cores.append(core)
+        message = "b" * max(1, 118 - _middle(text, core)) + " " + text
+        result = await call_tool(engine, "sessions_send", {"sessionKey": key, "message": message, "timeoutSeconds": 30})
+        assert result["status"] == "ok", result
+        assert leaks(json.dumps(result, ensure_ascii=False), [core]) == [], (kind, result["reply"])
+    await engine.drain()
+    history = await call_tool(engine, "sessions_history", {"sessionKey": key, "limit": 200, "includeTools": True})
+    assert leaks(json.dumps(history, ensure_ascii=False), cores) == []
+
+
+async def test_a_spawned_tasks_secret_stays_whole_in_every_reply_label_and_announce(live_engine):
+    """A sub-agent's task quoting an AWS secret key: the child's reply (`Done: <task cut at 160>`),
+    its announce (`Result: <reply cut at 300>`), its label and the subagents list (task cut at 72)."""
+    engine = live_engine()
+    requester = add_session(engine, "agent:main:discord:group:req", [{"role": "user", "content": "hi"}])
+    rng = random.Random(27)
+    cores, children = [], []
+    for kind in ("aws secret", "aws secret bare", "openai", "pem"):
+        text, core = secret(kind, rng)
+        cores.append(core)
+        for cut in (24, 72, 160):  # the label's, the list's and the reply's cut, inside the core
+            task = "c" * max(1, cut - 2 - _middle(text, core)) + " " + text
+            spawned = await call_tool(engine, "sessions_spawn", {"task": task}, as_key=requester)
+            assert spawned["status"] == "accepted", spawned
+            children.append(spawned["childSessionKey"])
+        await engine.drain()  # at most 5 children at once
+    outputs = [await call_tool(engine, "subagents", {"action": "list"}, as_key=requester)]
+    for key in [requester, *children]:
+        outputs.append(await call_tool(engine, "sessions_history", {"sessionKey": key, "limit": 200}))
+    text = json.dumps(outputs, ensure_ascii=False)
+    assert "Result: " in text and "Done: " in text  # the children replied and announced
+    assert leaks(text, cores) == []
