@@ -73,16 +73,17 @@ class Engine(ConfigPolicies):
         clock: Clock | None = None,
         config_path: Path | None = None,
     ) -> None:
-        super().__init__(config or defaults_of(Config))
+        config = config or defaults_of(Config)
+        redactor = Redactor(
+            mode=config.logging.redact_sensitive,
+            patterns=config.logging.redact_patterns,
+            known_secrets=config_secrets(config),
+        )
+        super().__init__(config, redactor)
         self.state_dir = Path(state_dir).expanduser()
         self.config_path = config_path
         self.clock = clock or Clock()
         self.store = Store(self.state_dir, self.clock)
-        self.redactor = Redactor(
-            mode=self.config.logging.redact_sensitive,
-            patterns=self.config.logging.redact_patterns,
-            known_secrets=config_secrets(self.config),
-        )
         self.store.text_redactor = self.redactor  # the search index holds text as this redacts it
         self.events = EventBus()
         self.models = ModelRegistry(self)
