@@ -60,7 +60,7 @@ class OperatorApi:
     async def handle(self, request: Request) -> Response:
         op = request.path_params["op"]
         if op not in self.ops:
-            return error(404, "not_found", f"Unknown operation: {op}")
+            return error(404, "not_found", f"Unknown operation: {self._redact(op)}")
         model, handler = self.ops[op]
         try:
             body = await request.body()
@@ -68,7 +68,7 @@ class OperatorApi:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "body"
-            return error(400, "invalid_request", f"{op}: {where}: {first['msg']}")
+            return error(400, "invalid_request", self._redact(f"{op}: {where}: {first['msg']}"))
         answer = await handler(args)
         return json_response(200, answer.model_dump(mode="json"))
 
@@ -145,7 +145,7 @@ class OperatorApi:
         try:
             found = await self.backend.explain(req.requester, req.target, req.agent)
         except ToolInputError as exc:
-            return w.ExplainAnswer(error=str(exc))
+            return w.ExplainAnswer(error=self._redact(str(exc)))
         return w.ExplainAnswer(explanation=found.model_dump(mode="json"))
 
     async def _export(self, req: w.KeyRequest) -> w.ExportAnswer:
@@ -157,7 +157,7 @@ class OperatorApi:
         try:
             found = await self.backend.search(req.requester, req.query, session=req.session, limit=req.limit)
         except ToolInputError as exc:
-            return w.SearchAnswer(error=str(exc))
+            return w.SearchAnswer(error=self._redact(str(exc)))
         return w.SearchAnswer(outcome=found.model_dump(mode="json", by_alias=True))
 
     async def _data_version(self, _: w.Empty) -> w.Number:
