@@ -81,7 +81,7 @@ def guard_send(
         return None
     run_id = new_uuid()
     target = chain[-1]
-    shown = [engine.shown_key(key, requester_agent_id) for key in chain]
+    shown = [engine.display(key, requester_agent_id) for key in chain]
     error = chain_error(shown, max_hops)
     record_refusal(
         engine,

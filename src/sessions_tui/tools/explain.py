@@ -128,7 +128,9 @@ def explain_access(call: ToolCall, target: str, agent: str | None = None) -> Exp
         found = _explain(call, target, agent)
     except ToolInputError as exc:
         raise ToolInputError(redact(str(exc))) from None
-    verdicts = [v.model_copy(update={"why": redact(v.why), "error": v.error and redact(v.error)}) for v in found.verdicts]
+    verdicts = [
+        v.model_copy(update={"why": redact(v.why), "error": v.error and redact(v.error)}) for v in found.verdicts
+    ]
     return found.model_copy(
         update={"requester": redact(found.requester), "target": redact(found.target), "verdicts": verdicts}
     )
