@@ -185,3 +185,18 @@ def test_http_errors_repeat_what_was_asked_redacted(tmp_path):
     assert "Tool not available: x_xoxb-1…zzzz" in texts[0] and "Unknown operation: x_xoxb-1…zzzz" in texts[2]
     assert all(CORE not in text for text in texts), texts
     assert "xoxb-1…zzzz" in texts[3] and "xoxb-1…zzzz" in texts[4] and "xoxb-1…zzzz" in texts[5]
+
+
+def test_following_openclaw_names_a_changed_session_redacted(tmp_path):
+    import io
+
+    from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.openclaw.mirror import ImportReport
+    from sessions_tui.follow_report import FollowPrinter
+
+    out = io.StringIO()
+    backend = local_backend(tmp_path / "state")
+    FollowPrinter(out, io.StringIO(), show_key=backend.display).tick(
+        FollowTick(report=ImportReport(changed={SLACK_KEY: 2}), first=False)
+    )
+    assert "agent:main:slack:channel:xoxb-1…uvwx  +2 lines" in out.getvalue() and CORE_OF_SLACK not in out.getvalue()
