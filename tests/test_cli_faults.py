@@ -465,7 +465,7 @@ def test_follow_lines_show_control_characters_visibly():
     from sessions_tui.follow_report import FollowPrinter
 
     out, err = io.StringIO(), io.StringIO()
-    printer = FollowPrinter(out, err)
+    printer = FollowPrinter(out, err, show_key=str)
     report = ImportReport(changed={f"agent:main:x{OSC0}\n": 2}, problems=[f"bad\x9b{OSC52}"])
     printer.tick(FollowTick(report=report, first=False))
     assert out.getvalue().endswith("agent:main:x␛]0;pwned␇␊  +2 lines\n") and out.getvalue().count("\n") == 1

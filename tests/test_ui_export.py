@@ -66,3 +66,12 @@ async def test_a_path_that_cannot_be_written_is_said_in_the_box(tmp_path):
         assert "No such file or directory" in text_of(problem) and isinstance(app.screen, ExportScreen)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ExportScreen), "closed")
+
+
+async def test_the_default_file_name_of_a_key_holding_a_secret_is_made_from_it_redacted(tmp_path):
+    app = demo_app(tmp_path / "s")
+    key = "agent:main:slack:channel:xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"
+    app.backend.engine.store.create(key, {})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_export(pilot, key)
+        assert screen.query_one("#export-path").value == "./agent_main_slack_channel_xoxb-1_uvwx.md"

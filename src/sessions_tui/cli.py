@@ -279,6 +279,17 @@ def _run_serve(opts: argparse.Namespace) -> int:
 _NO_DEMO = {"demo": "it writes the demo already", "import-openclaw": "the demo has sessions of its own"}
 
 
+def _said(exc: Exception) -> str:
+    """An error's one line as printed: what the user typed (a key, a sessionId, a tool's arguments)
+    may hold a secret, so it is redacted as every output is (the name before the first colon apart:
+    `KEY: not …` is no secret), then its controls made visible."""
+    from sessions_tui.backend import default_redactor
+
+    redact = default_redactor().redact
+    where, colon, what = str(exc).partition(": ")  # the option or argument named, then what of it
+    return visible_line(f"{redact(where)}{colon}{redact(what)}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # pydantic looks for plugins in every installed package's metadata when it builds its first
     # validator; sessions-tui uses none, and the scan is a good part of a `tool` call's start.
@@ -313,7 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_serve(opts)
         return _run_dashboard(opts)
     except (UsageError, BackendUnavailable) as exc:
-        print(f"sessions-tui: {visible_line(exc)}", file=sys.stderr)
+        print(f"sessions-tui: {_said(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except sqlite3.DatabaseError as exc:  # a database that opened but turned out corrupt on a read
         where = getattr(opts, "state_dir", None)

@@ -10,6 +10,7 @@ made visible.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -44,18 +45,19 @@ async def session_filter(backend: Backend, value: str | None) -> str | None:
     raise SendsUsageError(f"--session: not a session key or sessionId: {value!r}")
 
 
-def entry_json(entry: LedgerEntry) -> dict[str, Any]:
-    """One entry as `--json` prints it (the issue's field names)."""
+def entry_json(entry: LedgerEntry, mask: Callable[[str], str]) -> dict[str, Any]:
+    """One entry as `--json` prints it (the issue's field names), its keys canonical as `mask` redacts
+    them (a key may hold a secret: a channel id, a label a token was pasted into)."""
     return {
         "runId": entry.run_id,
-        "requester": entry.requester,
-        "target": entry.target,
+        "requester": mask(entry.requester) if entry.requester is not None else None,
+        "target": mask(entry.target),
         "message": entry.message,
         "states": [
             {"state": s.state, "at": s.at, **({"detail": s.detail} if s.detail is not None else {})}
             for s in entry.states
         ],
-        "chain": entry.chain,
+        "chain": [mask(key) for key in entry.chain],
         "via": entry.via,
         "createdAt": entry.created_at,
     }
@@ -109,7 +111,7 @@ async def run_sends(backend: Backend, opts: argparse.Namespace, out: TextIO) -> 
     session = await session_filter(backend, opts.session)
     entries = await backend.sends(session, opts.send_state, opts.limit)
     if opts.json:
-        out.write(json_text([entry_json(e) for e in entries]) + "\n")
+        out.write(json_text([entry_json(e, backend.redact) for e in entries]) + "\n")
         return 0
     if not entries:
         where = f" to or from {backend.display(session)}" if session else ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -19,9 +20,11 @@ from sessions_tui.terminal_text import visible_line
 
 
 class FollowPrinter:
-    def __init__(self, out: IO[str], err: IO[str]) -> None:
+    def __init__(self, out: IO[str], err: IO[str], *, show_key: Callable[[str], str]) -> None:
+        """`show_key`: how a key is shown (`Backend.display`: redacted, a key may hold a secret)."""
         self.out = out
         self.err = err
+        self.show_key = show_key
         self.failing: list[str] = []
 
     def tick(self, tick: FollowTick) -> None:
@@ -41,7 +44,7 @@ class FollowPrinter:
             self.say(self.out, report.summary())
             return
         for key, lines in report.changed.items():
-            self.say(self.out, f"{_now()}  {key}  " + (f"+{lines} lines" if lines else "changed"))
+            self.say(self.out, f"{_now()}  {self.show_key(key)}  " + (f"+{lines} lines" if lines else "changed"))
 
     @staticmethod
     def say(stream: IO[str], text: str) -> None:
@@ -59,7 +62,7 @@ async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: 
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    printer = FollowPrinter(out, err)
+    printer = FollowPrinter(out, err, show_key=backend.display)
     printer.say(out, f"following OpenClaw at {root} (Ctrl+C to stop)")
     try:
         await backend.follow_openclaw(root, stop, printer.tick, own_connection=False)

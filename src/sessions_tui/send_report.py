@@ -102,19 +102,20 @@ class SendReporter:
         if is_send_command(message):
             target = await self.backend.owner_key(key)  # a key in any spelling, `main`, or a sessionId
             if target is None:
-                self.say(f"error · No session found: {key}")
+                self.say(f"error · No session found: {self.backend.redact(key)}")
                 return EXIT_REFUSED
             self.say(await self.backend.owner_command(target, message) or "")
             return EXIT_OK
         unsubscribe = self.backend.subscribe(self._on_event)
         try:
-            self.say(f"→ {key}" + (f" · waiting up to {timeout:g} s" if timeout > 0 else ""))
+            waiting = f" · waiting up to {timeout:g} s" if timeout > 0 else ""
+            self.say(f"→ {self.backend.redact(key)}{waiting}")  # as typed (a sessionId too), redacted
             started = time.monotonic()
             params: dict[str, Any] = {"sessionKey": key, "message": message, "timeoutSeconds": timeout}
             try:
                 result = await self.backend.call_tool("sessions_send", params, requester)
             except ToolInputError as exc:
-                self.say(f"error · {exc}")
+                self.say(f"error · {self.backend.redact(str(exc))}")
                 return EXIT_REFUSED
             self.run_id = result.get("runId")
             self._outcome(result, time.monotonic() - started)
@@ -161,7 +162,8 @@ class SendReporter:
             where = _DELIVERY_WORDS.get(event.delivery or "", event.delivery or "")
             self.say(f"announce · {self._show(event.session_key)} ({where}): {self.agent_text(event.text)}")
         elif isinstance(event, PolicyRefused):
-            self.say(f"forbidden · {event.session_key}: send blocked by session policy: {event.reason}")
+            shown = self._show(event.session_key)
+            self.say(f"forbidden · {shown}: send blocked by session policy: {self.backend.redact(event.reason)}")
         elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed"):
             detail = f" ({event.error})" if event.error else ""
             self.say(f"delivery #{event.outbox_id} {event.state}{detail}")

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
+    from sessions_tui.engine.redact import default_redactor
     from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
     from sessions_tui.engine.store import DB_NAME, StoreError
@@ -94,6 +95,7 @@ _HOMES = {
     "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
+    "sessions_tui.engine.redact": "default_redactor",
     "sessions_tui.engine.lazy_model": "LazyModel",
     "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.secret_refs": "secret_text",
@@ -166,6 +168,7 @@ __all__ = [
     "agent_id_of",
     "config_path_origin",
     "default_file_name",
+    "default_redactor",
     "is_send_command",
     "kind_of",
     "looks_like_session_id",

@@ -98,7 +98,8 @@ class Backend(Protocol):
         """A session key in any spelling as the engine stores it."""
 
     def display(self, key: str, viewer_agent_id: str | None = None) -> str:
-        """A canonical key as a person reads it, from an agent's point of view (the default one's)."""
+        """A canonical key as a person reads it, from an agent's point of view (the default one's),
+        redacted (`ConfigPolicies.shown_key`): every face shows a key through this."""
 
     def main_session_key(self) -> str:
         """The default agent's main session."""

@@ -69,7 +69,7 @@ class LocalBackend:
         return self.engine.canonical(key)
 
     def display(self, key: str, viewer_agent_id: str | None = None) -> str:
-        return self.engine.display(key, viewer_agent_id or DEFAULT_AGENT_ID)
+        return self.engine.shown_key(key, viewer_agent_id or DEFAULT_AGENT_ID)
 
     def main_session_key(self) -> str:
         return self.engine.main_session_key()
@@ -209,7 +209,9 @@ class LocalBackend:
         found = await search_messages(
             self.tool_call(requester), checked_query(query), session_key=session, limit=limit, marked=True
         )
-        return SearchOutcome(refused=found.error) if isinstance(found, Failed) else found
+        if isinstance(found, Failed):  # its words repeat the session asked for, which may hold a secret
+            return SearchOutcome(refused=self.engine.redactor.redact(found.error))
+        return found
 
     async def search_index_behind(self) -> int:
         state = await asyncio.to_thread(self.engine.store.text_index_state)

@@ -25,7 +25,6 @@ from sessions_tui.engine.config import Config
 from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
-from sessions_tui.engine.redact import Redactor
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
@@ -63,7 +62,6 @@ class RemoteBackend:
         self._client: httpx.AsyncClient | None = None
         self._info: w.Info | None = None
         self._policies = ConfigPolicies(Config())
-        self._redactor = Redactor()
         self._subscribers: list[EventCallback] = []
         self._stream: asyncio.Task[None] | None = None
         self._version = 0
@@ -78,8 +76,7 @@ class RemoteBackend:
         self._skew_ms = info.now - int((asked + time.time()) / 2 * 1000)
         config = Config.model_validate(info.config)
         self._info = info
-        self._policies = ConfigPolicies(config)
-        self._redactor = Redactor(mode=config.logging.redact_sensitive, patterns=config.logging.redact_patterns)
+        self._policies = ConfigPolicies(config)  # its redactor: the server's patterns
 
     def connect_blocking(self, timeout_s: float = 60.0) -> None:
         """`connect()` from any thread, waiting for it (a face's start-up, before its loop runs)."""
@@ -145,7 +142,7 @@ class RemoteBackend:
         return self._policies.canonical(key)
 
     def display(self, key: str, viewer_agent_id: str | None = None) -> str:
-        return self._policies.display(key, viewer_agent_id or DEFAULT_AGENT_ID)
+        return self._policies.shown_key(key, viewer_agent_id or DEFAULT_AGENT_ID)
 
     def main_session_key(self) -> str:
         return self._policies.main_session_key()
@@ -157,7 +154,7 @@ class RemoteBackend:
         return describe_requester(self._policies, requester)
 
     def redact(self, text: str) -> str:
-        return self._redactor.redact(text)
+        return self._policies.redactor.redact(text)
 
     def stream_redaction(self) -> None:
         return None  # the server passes on only what its redaction of the text so far shows

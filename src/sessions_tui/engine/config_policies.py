@@ -15,15 +15,18 @@ from sessions_tui.engine.keys import (
     parse_agent_session_key,
 )
 from sessions_tui.engine.policy import AgentToAgentPolicy
+from sessions_tui.engine.redact import Redactor
 
 
 class ConfigPolicies:
     """The config's key spellings and access policies (the `Engine` is one, with state besides)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, redactor: Redactor | None = None) -> None:
         self.config = config
         session = config.session
         self.alias = MainAlias.of(session.main_key, session.scope)
+        logging = config.logging
+        self.redactor = redactor or Redactor(mode=logging.redact_sensitive, patterns=logging.redact_patterns)
 
     # -- keys ---------------------------------------------------------------------------------
 
@@ -32,6 +35,12 @@ class ConfigPolicies:
 
     def display(self, key: str, requester_agent_id: str = DEFAULT_AGENT_ID) -> str:
         return display_key(key, self.alias, requester_agent_id)
+
+    def shown_key(self, key: str, requester_agent_id: str = DEFAULT_AGENT_ID) -> str:
+        """A key as a person or a client reads it: spelled for the requester (`display`) and
+        redacted. A key is user data (a channel id, a label a token was pasted into): every face
+        shows one through this, never as stored. The stored key stays the reference."""
+        return self.redactor.redact(self.display(key, requester_agent_id))
 
     def main_session_key(self, agent_id: str = DEFAULT_AGENT_ID) -> str:
         return self.alias.main_session_key(agent_id)

@@ -19,6 +19,7 @@ from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_c
 from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.keys import (
+    DEFAULT_AGENT_ID,
     classify_session_kind,
     entry_channel,
 )
@@ -29,7 +30,7 @@ from sessions_tui.engine.policy import (
     SendPolicyVerdict,
     resolve_send_policy,
 )
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redact import Redactor, mask_parts
 from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.run_controls import RunControls
 from sessions_tui.engine.runs import RunRequest, Runs
@@ -73,16 +74,17 @@ class Engine(ConfigPolicies):
         clock: Clock | None = None,
         config_path: Path | None = None,
     ) -> None:
-        super().__init__(config or defaults_of(Config))
+        config = config or defaults_of(Config)
+        redactor = Redactor(
+            mode=config.logging.redact_sensitive,
+            patterns=config.logging.redact_patterns,
+            known_secrets=config_secrets(config),
+        )
+        super().__init__(config, redactor)
         self.state_dir = Path(state_dir).expanduser()
         self.config_path = config_path
         self.clock = clock or Clock()
         self.store = Store(self.state_dir, self.clock)
-        self.redactor = Redactor(
-            mode=self.config.logging.redact_sensitive,
-            patterns=self.config.logging.redact_patterns,
-            known_secrets=config_secrets(self.config),
-        )
         self.store.text_redactor = self.redactor  # the search index holds text as this redacts it
         self.events = EventBus()
         self.models = ModelRegistry(self)
@@ -106,6 +108,17 @@ class Engine(ConfigPolicies):
         engine = cls(state_dir, loaded.config, clock=clock, config_path=config_path)
         engine.config_warnings = list(loaded.warnings)
         return engine, loaded
+
+    def canonical(self, key: str, agent_id: str = DEFAULT_AGENT_ID) -> str:
+        """The stored spelling of a key, which may be one as shown: faces show keys redacted
+        (`shown_key`) and pass back what they show, so a redacted key names the one session whose
+        key it is the redaction of (when exactly one is, and no session has it as its own key)."""
+        spelled = super().canonical(key, agent_id)
+        parts = mask_parts(spelled)
+        if parts is None or self.store.session_id_of(spelled) is not None:
+            return spelled
+        found = [k for k in self.store.keys_like(parts) if self.redactor.redact(k) == spelled]
+        return found[0] if len(found) == 1 else spelled
 
     def close(self) -> None:
         self.ledger.flush()  # what the send ledger has not written yet

@@ -74,6 +74,17 @@ def mask_token(token: str) -> str:
     return f"{head}…{tail}"
 
 
+_MASKS_RE = re.compile(r"…|\*\*\*")
+
+
+def mask_parts(text: str) -> list[str] | None:
+    """What a redacted text keeps around its masks (`xoxb-1…uvwx` → `xoxb-1`, `uvwx`), to find the
+    text it was made from; None when it holds no mask."""
+    if "…" not in text and MASK not in text:  # most texts, at the cost of two scans
+        return None
+    return _MASKS_RE.split(text)
+
+
 _QUOTES = "\"'`"
 _TRAILING_DELIMITERS_RE = re.compile(r"[\"'`,;)}\]]+$")
 

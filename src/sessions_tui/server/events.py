@@ -24,15 +24,16 @@ from sessions_tui.terminal_text import json_text
 
 KEEPALIVE_S = 15.0
 
-_FREE_TEXT = ("text", "error", "reason", "failure")
-"""Event fields that hold agent or error text, redacted on the way out."""
+_REDACTED = ("text", "error", "reason", "failure", "session_key", "target_key", "speaker", "child_session_key")
+"""Event fields that hold agent or error text, or a session key (user data, which may hold a
+secret: a remote face passes a redacted key back as it got it), redacted on the way out."""
 
 
 def wire_event(event: EngineEvent, redact: Callable[[str], str]) -> dict[str, Any]:
     """An event as it leaves the server: free text redacted, streamed text dropped (the stream
     puts back what of it may leave)."""
     data = event.model_dump(mode="json")
-    for name in _FREE_TEXT:
+    for name in _REDACTED:
         if isinstance(data.get(name), str):
             data[name] = redact(data[name])
     if data.get("type") == "run_streamed":

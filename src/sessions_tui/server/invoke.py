@@ -151,13 +151,14 @@ class ToolsInvoke:
         if not isinstance(name, str) or not name.strip():
             return error(400, "invalid_request", "tools.invoke requires name")
         name = tool_name(name)
+        redact = self.backend.redact  # an error may repeat what was asked (a name, a key), which may hold a secret
         args = body.get("args")
         args = dict(args) if isinstance(args, dict) else {}
         key = body.get("sessionKey")
         key = key.strip() if isinstance(key, str) and key.strip() and key.strip() != "main" else None
         requester = Requester(key=key, sandboxed=sandboxed or self.backend.is_sandboxed(self._requester_key(key)))
         if name in self.denied or name not in TOOLS or name not in self.backend.tools_for(requester):
-            return error(404, "not_found", f"Tool not available: {name}")
+            return error(404, "not_found", f"Tool not available: {redact(name)}")
         action = body.get("action")
         if (
             isinstance(action, str)
@@ -168,9 +169,9 @@ class ToolsInvoke:
         try:
             details = await self.backend.call_tool(name, args, requester)
         except ToolInputError as exc:
-            return error(400, "tool_error", str(exc))
+            return error(400, "tool_error", redact(str(exc)))
         except UnknownToolError:
-            return error(404, "not_found", f"Tool not available: {name}")
+            return error(404, "not_found", f"Tool not available: {redact(name)}")
         except Exception as exc:  # noqa: BLE001 - the client learns nothing of the failure but that it failed
             log.error("tool %s failed: %s: %s", name, type(exc).__name__, self.backend.redact(str(exc)))
             return error(500, "tool_error", "tool execution failed")

@@ -3,7 +3,9 @@
 The tools alone do not make a dashboard: it pages through sessions filtered and sorted, counts
 them, lists a session's sub-agents and announces, and carries out the owner's `/send` command.
 Each op is a `Backend` method; its request and answer are the models of backend/wire.py. Text
-that may hold agent output is redacted before it leaves, as the tools' results are.
+that may hold agent output is redacted before it leaves, as the tools' results are, and so is every
+session key (a key is user data: a channel id, a label a token was pasted into). A redacted key
+names its session when it comes back (`Engine.canonical`), so a remote face acts on what it shows.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class OperatorApi:
     async def handle(self, request: Request) -> Response:
         op = request.path_params["op"]
         if op not in self.ops:
-            return error(404, "not_found", f"Unknown operation: {op}")
+            return error(404, "not_found", f"Unknown operation: {self._redact(op)}")
         model, handler = self.ops[op]
         try:
             body = await request.body()
@@ -68,7 +70,7 @@ class OperatorApi:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "body"
-            return error(400, "invalid_request", f"{op}: {where}: {first['msg']}")
+            return error(400, "invalid_request", self._redact(f"{op}: {where}: {first['msg']}"))
         answer = await handler(args)
         return json_response(200, answer.model_dump(mode="json"))
 
@@ -78,6 +80,16 @@ class OperatorApi:
             version=_package_version(), now=self.backend.now(), config=self.public_config, config_warnings=warnings
         )
 
+    def _cursor_in(self, cursor: tuple[Any, str] | None) -> tuple[Any, str] | None:
+        return None if cursor is None else (cursor[0], self.backend.canonical(cursor[1]))
+
+    def _cursor_out(self, cursor: tuple[Any, str] | None) -> tuple[Any, str] | None:
+        return None if cursor is None else (cursor[0], self._redact(cursor[1]))
+
+    def _row(self, row: dict[str, Any]) -> dict[str, Any]:
+        """A row as it leaves: its shown fields are redacted already, its key for acting now too."""
+        return {**row, "_key": self._redact(row["_key"])} if isinstance(row.get("_key"), str) else row
+
     async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
         from sessions_tui.backend import BrowseQuery
 
@@ -86,11 +98,13 @@ class OperatorApi:
             BrowseQuery(**req.query.model_dump()),
             offset=req.offset,
             limit=req.limit,
-            after=req.after,
-            before=req.before,
+            after=self._cursor_in(req.after),
+            before=self._cursor_in(req.before),
             count=req.count,
         )
-        return w.BrowseAnswer(rows=page.rows, total=page.total, offset=page.offset, first=page.first, last=page.last)
+        rows = [self._row(row) for row in page.rows]
+        first, last = self._cursor_out(page.first), self._cursor_out(page.last)
+        return w.BrowseAnswer(rows=rows, total=page.total, offset=page.offset, first=first, last=last)
 
     async def _count(self, req: w.CountRequest) -> w.Count:
         from sessions_tui.backend import BrowseQuery
@@ -98,28 +112,33 @@ class OperatorApi:
         return w.Count(count=await self.backend.browse_count(req.requester, BrowseQuery(**req.query.model_dump())))
 
     async def _rows(self, req: w.RowsRequest) -> w.Rows:
-        return w.Rows(rows=await self.backend.browse_rows(req.requester, req.keys))
+        asked = {self.backend.canonical(key): key for key in req.keys}  # each row under the key it was asked by
+        found = await self.backend.browse_rows(req.requester, list(asked))
+        return w.Rows(rows={asked.get(key, self._redact(key)): self._row(row) for key, row in found.items()})
 
     async def _empty(self, _: w.Empty) -> w.Flag:
         return w.Flag(value=await self.backend.state_is_empty())
 
     async def _sessions(self, req: w.SessionsRequest) -> w.SessionsAnswer:
         found = await self.backend.operator_sessions(req.search, req.limit)
-        return w.SessionsAnswer(sessions=[(key, self._redact(label)) for key, label in found])
+        return w.SessionsAnswer(sessions=[(self._redact(key), self._redact(label)) for key, label in found])
 
     async def _children(self, req: w.KeyRequest) -> w.ChildViews:
         children = []
-        for child in await self.backend.children(req.key):
+        for child in await self.backend.children(self.backend.canonical(req.key)):
             data = child.model_dump(mode="json")
             data["task"] = self._redact(child.task)
             data["label"] = self._redact(child.label) if child.label else child.label
+            data["child_key"] = self._redact(child.child_key)
+            data["parent_key"] = self._redact(child.parent_key) if child.parent_key else child.parent_key
             children.append(data)
         return w.ChildViews(children=children)
 
     async def _announcements(self, req: w.KeyRequest) -> w.AnnouncementViews:
         out = []
-        for one in await self.backend.announcements(req.key):
+        for one in await self.backend.announcements(self.backend.canonical(req.key)):
             data = one.model_dump(mode="json")
+            data["child_key"] = self._redact(one.child_key)
             data["text"] = self._redact(one.text)
             data["label"] = self._redact(one.label) if one.label else one.label
             out.append(data)
@@ -130,14 +149,27 @@ class OperatorApi:
         return w.Text(value=self._redact(label) if label else label)
 
     async def _owner_key(self, req: w.KeyRequest) -> w.Text:
-        return w.Text(value=await self.backend.owner_key(req.key))
+        found = await self.backend.owner_key(req.key)
+        return w.Text(value=self._redact(found) if found else found)
 
     async def _owner_command(self, req: w.CommandRequest) -> w.Text:
-        return w.Text(value=await self.backend.owner_command(req.key, req.text))
+        return w.Text(value=await self.backend.owner_command(self.backend.canonical(req.key), req.text))
 
     async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
-        entries = await self.backend.sends(req.session, req.state, req.limit)  # redacted by the backend
-        return w.SendsAnswer(sends=[entry.model_dump(mode="json") for entry in entries])
+        session = self.backend.canonical(req.session) if req.session else req.session
+        entries = await self.backend.sends(session, req.state, req.limit)  # texts redacted by the backend
+        redact = self._redact
+        shown = [
+            e.model_copy(
+                update={
+                    "requester": redact(e.requester) if e.requester else e.requester,
+                    "target": redact(e.target),
+                    "chain": [redact(key) for key in e.chain],
+                }
+            )
+            for e in entries
+        ]
+        return w.SendsAnswer(sends=[entry.model_dump(mode="json") for entry in shown])
 
     async def _explain(self, req: w.ExplainRequest) -> w.ExplainAnswer:
         from sessions_tui.backend import ToolInputError
@@ -145,7 +177,7 @@ class OperatorApi:
         try:
             found = await self.backend.explain(req.requester, req.target, req.agent)
         except ToolInputError as exc:
-            return w.ExplainAnswer(error=str(exc))
+            return w.ExplainAnswer(error=self._redact(str(exc)))
         return w.ExplainAnswer(explanation=found.model_dump(mode="json"))
 
     async def _export(self, req: w.KeyRequest) -> w.ExportAnswer:
@@ -157,8 +189,9 @@ class OperatorApi:
         try:
             found = await self.backend.search(req.requester, req.query, session=req.session, limit=req.limit)
         except ToolInputError as exc:
-            return w.SearchAnswer(error=str(exc))
-        return w.SearchAnswer(outcome=found.model_dump(mode="json", by_alias=True))
+            return w.SearchAnswer(error=self._redact(str(exc)))
+        hits = [hit.model_copy(update={"key": self._redact(hit.key)}) for hit in found.hits]
+        return w.SearchAnswer(outcome=found.model_copy(update={"hits": hits}).model_dump(mode="json", by_alias=True))
 
     async def _data_version(self, _: w.Empty) -> w.Number:
         return w.Number(value=await self.backend.data_version())

@@ -149,9 +149,9 @@ async def search_messages(
         resolved = resolve_visible(engine, session_key, ctx, guard)
         if isinstance(resolved, Failed):
             return resolved
-        scope, shown = _Scope(session=resolved.key), {resolved.key: resolved.display_key}
+        scope = _Scope(session=resolved.key)
     else:
-        scope, shown = _scope(call, ctx, guard), {}
+        scope = _scope(call, ctx, guard)
     state = await catch_up(engine, CATCH_UP_BUDGET_S)
     wanted = TextQuery(
         match=fts_query(query),
@@ -165,7 +165,7 @@ async def search_messages(
     found = [hit for hit in result.hits if guard.check(hit.key) is None]
     hits = [
         SearchHit(
-            sessionKey=shown.get(hit.key) or engine.display(hit.key, ctx.requester_agent_id),
+            sessionKey=engine.shown_key(hit.key, ctx.requester_agent_id),
             key=hit.key,
             sessionId=hit.session_id,
             messageId=hit.entry_id,

@@ -111,6 +111,14 @@ class SessionsPart(StoreBase):
             row = self._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
 
+    def keys_like(self, parts: list[str]) -> list[str]:
+        """Keys that are `parts` in this order with anything between them (what a mask hid)."""
+        pattern = "%".join(p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for p in parts)
+        with self._lock:
+            return [
+                r[0] for r in self._conn.execute("SELECT key FROM sessions WHERE key LIKE ? ESCAPE '\\'", (pattern,))
+            ]
+
     def count(self, include_archived: bool = False) -> int:
         sql = "SELECT COUNT(*) FROM sessions"
         if not include_archived:

@@ -68,6 +68,7 @@ class ExportScreen(ModalScreen[Path | None]):
     def __init__(self, backend: Backend, key: str, shown_key: str) -> None:
         super().__init__()
         self.backend, self.key, self.shown_key = backend, key, shown_key
+        self.named = backend.redact(key)  # the default file's name: a key may hold a secret
         self.format: ExportFormat = "md"
 
     def compose(self) -> ComposeResult:
@@ -76,7 +77,7 @@ class ExportScreen(ModalScreen[Path | None]):
             with RadioSet(id="export-format"):
                 for fmt, name in CHOICES:
                     yield RadioButton(f"{name} (.{fmt})", value=fmt == "md", id=f"export-{fmt}")
-            yield Field(value=default_path(self.key, "md"), id="export-path")
+            yield Field(value=default_path(self.named, "md"), id="export-path")
             yield Static(span("Redacted: secrets are masked.  enter: write · esc: cancel", "dim"))
             yield Static("", id="export-problem")
 
@@ -87,8 +88,8 @@ class ExportScreen(ModalScreen[Path | None]):
     def _format_changed(self, event: RadioSet.Changed) -> None:
         chosen = CHOICES[event.index][0]
         path = self.query_one("#export-path", Input)
-        if path.value == default_path(self.key, self.format):  # not edited: it follows the format
-            path.value = default_path(self.key, chosen)
+        if path.value == default_path(self.named, self.format):  # not edited: it follows the format
+            path.value = default_path(self.named, chosen)
         self.format = chosen
 
     @on(Input.Submitted, "#export-path")
