@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.private_files import create_file, make_dirs, tighten
 from sessions_tui.engine.store.browse_schema import catch_up_search, defer_search
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
 
@@ -40,9 +41,12 @@ class StoreBase:
 
     def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
         self.state_dir = Path(state_dir).expanduser()
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.state_dir)
+        self.loosened = tighten(self.state_dir)
+        """What was readable by other users in the state directory and is not any more (private_files.py)."""
         self.clock = clock or Clock()
         self.db_path = self.state_dir / DB_NAME
+        create_file(self.db_path)  # 0600 before SQLite creates it 0644 (its -wal and -shm take its mode)
         self._lock = threading.RLock()
         self._batching = False
         self._batch_began = 0.0
