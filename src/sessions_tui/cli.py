@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.backend import (
-    DB_NAME,
     Backend,
     BackendUnavailable,
     Requester,
+    StoreDamaged,
     ToolInputError,
     UnknownToolError,
+    database_error_line,
     looks_like_session_id,
     looks_like_session_key,
 )
@@ -326,10 +327,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, BackendUnavailable) as exc:
         print(f"sessions-tui: {_said(exc)}", file=sys.stderr)
         return EXIT_USAGE
+    except StoreDamaged as exc:  # a write the damaged database refused
+        print(f"sessions-tui: {visible_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except sqlite3.DatabaseError as exc:  # a database that opened but turned out corrupt on a read
         where = getattr(opts, "state_dir", None)
-        database = f"{where / DB_NAME}: " if isinstance(where, Path) else ""
-        print(f"sessions-tui: {visible_line(database)}the state database cannot be read: {exc}", file=sys.stderr)
+        line = database_error_line(where if isinstance(where, Path) else None, exc)
+        print(f"sessions-tui: {visible_line(line)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

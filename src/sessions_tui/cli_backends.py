@@ -104,7 +104,25 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
         raise UsageError(str(exc)) from exc
     for warning in backend.config_warnings:
         print(f"warning: {visible_line(warning)}", file=sys.stderr)
+    damage = backend.store_damage
+    if damage is not None:
+        if writes(opts):
+            backend.close()
+            raise UsageError(f"{damage}; nothing was written")
+        print(f"warning: {visible_line(damage)}; showing what can still be read", file=sys.stderr)
     return backend
+
+
+READING_TOOLS = frozenset({"sessions_list", "sessions_history", "sessions_search", "agents_list"})
+READING_COMMANDS = frozenset({"sends", "search", "export", "explain"})
+
+
+def writes(opts: argparse.Namespace) -> bool:
+    """Whether the command may write to the state database: all but the reading commands and tools
+    (and those with `--openclaw`, which imports first). On a damaged database it is refused."""
+    if opts.command == "tool" and not getattr(opts, "openclaw", None):
+        return opts.name not in READING_TOOLS
+    return opts.command not in READING_COMMANDS or bool(getattr(opts, "openclaw", None))
 
 
 def face_backend(opts: argparse.Namespace) -> Backend:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         RequesterView,
     )
     from sessions_tui.backend.local import LocalBackend, open_local
-    from sessions_tui.backend.opening import StateDirError
+    from sessions_tui.backend.opening import StateDirError, database_error_line
     from sessions_tui.engine.commands import is_send_command
     from sessions_tui.engine.config import (
         CONFIG_FILE_NAME,
@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.redact import default_redactor
     from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
-    from sessions_tui.engine.store import DB_NAME, StoreError
+    from sessions_tui.engine.store import DB_NAME, StoreDamaged, StoreError
     from sessions_tui.engine.store.text_index import HIT_END, HIT_START, marked_parts
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
 _HOMES = {
     "sessions_tui.backend.base": "Backend BackendUnavailable EventCallback ImportSummary Requester RequesterView",
     "sessions_tui.backend.local": "LocalBackend open_local",
-    "sessions_tui.backend.opening": "StateDirError",
+    "sessions_tui.backend.opening": "StateDirError database_error_line",
     "sessions_tui.engine.commands": "is_send_command",
     "sessions_tui.engine.config": (
         "CONFIG_FILE_NAME CONFIG_PATH_ENV ConfigError config_path_origin resolve_config_path resolve_state_dir"
@@ -100,7 +100,7 @@ _HOMES = {
     "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.secret_refs": "secret_text",
     "sessions_tui.engine.session_search": "TEXT_PREFIX row_matches",
-    "sessions_tui.engine.store": "DB_NAME StoreError",
+    "sessions_tui.engine.store": "DB_NAME StoreDamaged StoreError",
     "sessions_tui.engine.store.text_index": "HIT_END HIT_START marked_parts",
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",
     "sessions_tui.tools.base": "ToolInputError ToolSpec",
@@ -160,6 +160,7 @@ __all__ = [
     "SessionExport",
     "StateDirError",
     "StoreChanged",
+    "StoreDamaged",
     "StoreError",
     "ToolInputError",
     "ToolSpec",
@@ -167,6 +168,7 @@ __all__ = [
     "Verdict",
     "agent_id_of",
     "config_path_origin",
+    "database_error_line",
     "default_file_name",
     "default_redactor",
     "is_send_command",

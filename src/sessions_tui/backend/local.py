@@ -48,6 +48,11 @@ class LocalBackend:
         return list(self.engine.config_warnings)
 
     @property
+    def store_damage(self) -> str | None:
+        """One line naming the state database and what to do, when it is damaged (nothing is then written)."""
+        return self.engine.store.damage_notice
+
+    @property
     def keybindings(self) -> dict[str, str]:
         return dict(self.engine.config.ui.keybindings)
 

@@ -17,6 +17,7 @@ from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.files import NotRegularFile, check_regular, kind_of
 from sessions_tui.engine.store import DB_NAME
+from sessions_tui.engine.store.integrity import damage_notice, is_corruption, record_damage
 from sessions_tui.tools.host import EngineToolHost
 
 
@@ -56,9 +57,22 @@ def open_engine(state_dir: Path, config_path: Path) -> tuple[Engine, LoadedConfi
     try:
         return Engine.open(state_dir, config_path)
     except sqlite3.Error as exc:
+        if is_corruption(exc):
+            raise StateDirError(f"{damage_notice(state_dir / DB_NAME, str(exc))}; nothing was written") from exc
         raise StateDirError(f"{state_dir / DB_NAME}: cannot open the state database: {exc}") from exc
     except OSError as exc:
         raise StateDirError(f"{state_dir}: cannot use as the state directory: {exc.strerror or exc}") from exc
+
+
+def database_error_line(state_dir: Path | None, exc: sqlite3.DatabaseError) -> str:
+    """The line a command ends with when SQLite failed on a read: damage is named with what to do
+    (and kept, so every later process refuses to write)."""
+    database = state_dir / DB_NAME if state_dir is not None else None
+    if database is not None and is_corruption(exc):
+        record_damage(database, str(exc))
+        return damage_notice(database, str(exc))
+    where = f"{database}: " if database is not None else ""
+    return f"{where}the state database cannot be read: {exc}"
 
 
 def attach_tools(engine: Engine) -> None:
@@ -70,6 +84,8 @@ async def start(engine: Engine) -> None:
     what is due; serve the kills and steers other processes ask of this one."""
     if engine.tool_host is None:
         attach_tools(engine)
+    if engine.store.damage is not None:
+        return  # what there is to pick up would be written into it: only reads go on
     engine.runs.recover_interrupted()
     engine.run_controls.start()  # kill and steer asked of this process by others (run_controls.py)
     engine.outbox.resume()  # deliveries a stopped or dead process left pending

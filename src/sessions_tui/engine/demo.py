@@ -19,6 +19,7 @@ from typing import Any
 from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.demo_config import DEMO_CONFIG, DEMO_PRICE
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.private_files import make_dirs, write_file
 from sessions_tui.engine.store import RunRow, SubagentRow
 
 __all__ = ["CHILD_KEY", "DEMO_CONFIG", "HELPER_KEY", "demo_uuid", "seed_demo"]
@@ -278,8 +279,8 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
     if engine.store.count(include_archived=True) > 0:
         return False
     if config_path is not None and not config_path.exists():
-        config_path.parent.mkdir(parents=True, exist_ok=True)
-        config_path.write_text(DEMO_CONFIG, encoding="utf-8")
+        make_dirs(config_path.parent)
+        write_file(config_path, DEMO_CONFIG.encode("utf-8"))
     now = engine.now()
     sessions = _sessions(now)
     for key, entry, messages in sessions:

@@ -30,6 +30,7 @@ from sessions_tui.engine.policy import (
     SendPolicyVerdict,
     resolve_send_policy,
 )
+from sessions_tui.engine.private_files import tightened_notice
 from sessions_tui.engine.redact import Redactor, mask_parts
 from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.run_controls import RunControls
@@ -95,9 +96,12 @@ class Engine(ConfigPolicies):
         self.run_controls = RunControls(self)  # kill and steer across processes
         self.tool_host: ToolHost | None = None
         self._background: set[asyncio.Task[Any]] = set()
-        # What loading the config file warned about (a value clamped, an unknown choice): set by
-        # `open`, for a front end to show where its user looks (the dashboard's screen hides stderr).
-        self.config_warnings: list[str] = []
+        # What opening warned about: the state directory made its owner's only, and what loading the
+        # config file warned about (a value clamped, an unknown choice, added by `open`), for a front
+        # end to show where its user looks (the dashboard's screen hides stderr).
+        self.config_warnings: list[str] = (
+            [tightened_notice(self.state_dir, self.store.loosened)] if self.store.loosened else []
+        )
 
     @classmethod
     def open(
@@ -106,7 +110,7 @@ class Engine(ConfigPolicies):
         """Load the config (raising `ConfigError`) and open the store."""
         loaded = load_config(config_path)
         engine = cls(state_dir, loaded.config, clock=clock, config_path=config_path)
-        engine.config_warnings = list(loaded.warnings)
+        engine.config_warnings += loaded.warnings
         return engine, loaded
 
     def canonical(self, key: str, agent_id: str = DEFAULT_AGENT_ID) -> str:

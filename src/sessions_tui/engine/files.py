@@ -3,17 +3,20 @@ streams forever.
 
 The path is checked with `stat` before it is opened; it is then opened non-blocking (opening a
 FIFO would otherwise wait for a writer) and checked again on the open descriptor, so a file
-swapped for a FIFO in between is refused too.
+swapped for a FIFO in between is refused too. Asked not to follow a link, it refuses one at the
+path's last component (`IsLink`), also one swapped in between.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
 
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class NotRegularFile(OSError):
@@ -22,6 +25,10 @@ class NotRegularFile(OSError):
     def __init__(self, kind: str) -> None:
         super().__init__(f"is {kind}, not a regular file")
         self.kind = kind
+
+
+class IsLink(OSError):
+    """The path is a symbolic link, and was not to be followed."""
 
 
 def kind_of(mode: int) -> str:
@@ -50,10 +57,24 @@ def check_regular(path: Path) -> None:
     _refuse(os.stat(path).st_mode)
 
 
-def read_regular_bytes(path: Path) -> bytes:
-    """The whole content of a regular file; `NotRegularFile` for anything else, before reading."""
-    check_regular(path)
-    fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC)
+def read_regular_bytes(path: Path, *, follow_link: bool = True) -> bytes:
+    """The whole content of a regular file; `NotRegularFile` for anything else, before reading.
+    With `follow_link=False`, `IsLink` if the path's last component is a symbolic link."""
+    if follow_link:
+        check_regular(path)
+        flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC
+    else:
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
+            raise IsLink(f"{path}: is a symbolic link")
+        _refuse(mode)
+        flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC | _O_NOFOLLOW
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not follow_link and exc.errno == errno.ELOOP:  # swapped for a link since the lstat
+            raise IsLink(f"{path}: is a symbolic link") from None
+        raise
     try:
         _refuse(os.fstat(fd).st_mode)
         os.set_blocking(fd, True)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.openclaw.agent_db import AgentDb, AgentDbError, NodeRow
-from sessions_tui.engine.openclaw.layout import AgentLayout, NoOpenClawState, require_agents
+from sessions_tui.engine.openclaw.layout import AgentLayout, NoOpenClawState, SourceLayout, require_agents
 from sessions_tui.engine.openclaw.legacy import legacy_sessions
 from sessions_tui.engine.openclaw.mirror import Canonical, ImportReport, Mirror
 from sessions_tui.engine.openclaw.sqlite_sessions import sqlite_sessions
@@ -115,9 +115,10 @@ class _SqliteWatch:
 class _LegacyWatch:
     """One agent's legacy `sessions.json`; its transcripts are looked at when their size moves."""
 
-    def __init__(self, agent_id: str, path: Path) -> None:
+    def __init__(self, agent_id: str, path: Path, root: Path) -> None:
         self.agent_id = agent_id
         self.path = path
+        self.root = root
         self.signature: tuple[int, int] | None = None
         self.next_rescan = 0.0
         self.seen: dict[str, tuple[dict[str, Any], tuple[int, int] | None]] = {}
@@ -128,7 +129,7 @@ class _LegacyWatch:
             return
         self.signature, self.next_rescan = signature, now + LEGACY_RESCAN_SECONDS
         for source, transcript in legacy_sessions(
-            self.path, self.agent_id, report, skip_keys=skip_keys, canonical=mirror.canonical
+            self.path, self.agent_id, report, root=self.root, skip_keys=skip_keys, canonical=mirror.canonical
         ):
             state = (source.entry, _signature(transcript.path))
             if self.seen.get(source.source_id) == state:
@@ -201,14 +202,16 @@ class Follower:
             if legacy is not None:
                 legacy.poll(self.mirror, report, now, covered)
 
-    def _rescan(self, layout: list[AgentLayout], report: ImportReport) -> None:
-        self._layout = layout
-        for agent in layout:
+    def _rescan(self, layout: SourceLayout, report: ImportReport) -> None:
+        self._layout = layout.agents
+        for why in layout.skipped:
+            report.problem(why)
+        for agent in layout.agents:
             if agent.sqlite is not None and agent.agent_id not in self._sqlite:
                 self._sqlite[agent.agent_id] = _SqliteWatch(agent.agent_id, agent.sqlite)
                 report.sources.append(str(agent.sqlite))
             if agent.legacy is not None and agent.agent_id not in self._legacy:
-                self._legacy[agent.agent_id] = _LegacyWatch(agent.agent_id, agent.legacy)
+                self._legacy[agent.agent_id] = _LegacyWatch(agent.agent_id, agent.legacy, agent.root)
                 report.sources.append(str(agent.legacy))
 
 

@@ -23,9 +23,11 @@ def import_openclaw(store: Store, canonical: Canonical, source: Path) -> ImportR
     root = source.expanduser()
     report = ImportReport()
     mirror = Mirror(store, canonical)
-    agents = require_agents(root)
+    layout = require_agents(root)
+    for why in layout.skipped:
+        report.problem(why)
     with mirror.batched():
-        for agent in agents:
+        for agent in layout.agents:
             import_agent(mirror, agent, report)
     return report
 
@@ -53,7 +55,7 @@ def import_agent(mirror: Mirror, agent: AgentLayout, report: ImportReport) -> se
     if agent.legacy is not None:
         report.sources.append(str(agent.legacy))
         for legacy_source, legacy_transcript in legacy_sessions(
-            agent.legacy, agent.agent_id, report, skip_keys=covered, canonical=mirror.canonical
+            agent.legacy, agent.agent_id, report, root=agent.root, skip_keys=covered, canonical=mirror.canonical
         ):
             mirror.apply(legacy_source, legacy_transcript, report)
     return covered

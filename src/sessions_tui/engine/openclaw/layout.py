@@ -5,16 +5,20 @@ OpenClaw 2026.9 and later: `agents/<agentId>/agent/openclaw-agent.sqlite`. Earli
 have both (the legacy files stay behind after `openclaw doctor --session-sqlite import`).
 A store path that holds something other than a regular file (a FIFO, a device) still counts: its
 reader reports it as a problem of that agent, without opening it, and the other agents import.
+A link on the way that leads out of the source directory (or to nothing, or round a loop) is
+not followed: it is reported and what it leads to is skipped (source_paths.py). The layout's
+paths are spelled from the source directory as its own links resolve.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sessions_tui.engine.openclaw.agent_db import STORE_FILE as SQLITE_STORE_FILE
 from sessions_tui.engine.openclaw.legacy import STORE_FILE as LEGACY_STORE_FILE
+from sessions_tui.engine.openclaw.source_paths import link_problem, real_root
 
 
 class NoOpenClawState(Exception):
@@ -26,6 +30,19 @@ class AgentLayout:
     agent_id: str  # the agent's directory name
     sqlite: Path | None
     legacy: Path | None
+    root: Path  # the source directory (links resolved): what its transcripts' links must stay in
+
+
+@dataclass
+class SourceLayout:
+    """The agents found in a source directory, and the links on the way that were not followed."""
+
+    agents: list[AgentLayout] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def skip(self, why: str) -> None:
+        if why not in self.skipped:
+            self.skipped.append(why)
 
 
 def sqlite_store_path(root: Path, agent_id: str) -> Path:
@@ -36,8 +53,13 @@ def legacy_store_path(root: Path, agent_id: str) -> Path:
     return root / "agents" / agent_id / "sessions" / LEGACY_STORE_FILE
 
 
-def _present(path: Path) -> Path | None:
-    """`path` if something is there (looked at with `stat`, never opened)."""
+def _present(root: Path, path: Path, layout: SourceLayout) -> Path | None:
+    """`path` if something is there (looked at with `stat`, never opened) and no link on the way
+    to it leads out of the source (such a link is noted in `layout`)."""
+    why = link_problem(root, path)
+    if why is not None:
+        layout.skip(why)
+        return None
     try:
         os.stat(path)
     except OSError:
@@ -45,27 +67,38 @@ def _present(path: Path) -> Path | None:
     return path
 
 
-def find_agents(root: Path) -> list[AgentLayout]:
+def find_agents(root: Path) -> SourceLayout:
     """Every agent with sessions in either layout (possibly none)."""
+    root = real_root(root)
+    layout = SourceLayout()
     agents_dir = root / "agents"
+    why = link_problem(root, agents_dir)
+    if why is not None:
+        layout.skip(why)
+        return layout
     if not agents_dir.is_dir():
-        return []
-    found = []
-    for agent_dir in sorted(p for p in agents_dir.iterdir() if p.is_dir()):
-        sqlite = _present(sqlite_store_path(root, agent_dir.name))
-        legacy = _present(legacy_store_path(root, agent_dir.name))
+        return layout
+    for agent_dir in sorted(agents_dir.iterdir()):
+        why = link_problem(root, agent_dir)
+        if why is not None:
+            layout.skip(why)
+            continue
+        if not agent_dir.is_dir():
+            continue
+        sqlite = _present(root, sqlite_store_path(root, agent_dir.name), layout)
+        legacy = _present(root, legacy_store_path(root, agent_dir.name), layout)
         if sqlite or legacy:
-            found.append(AgentLayout(agent_dir.name, sqlite, legacy))
-    return found
+            layout.agents.append(AgentLayout(agent_dir.name, sqlite, legacy, root))
+    return layout
 
 
-def require_agents(root: Path) -> list[AgentLayout]:
-    """`find_agents`, or `NoOpenClawState` naming what was looked for where."""
+def require_agents(root: Path) -> SourceLayout:
+    """`find_agents`, or `NoOpenClawState` naming what was looked for where (and the links not followed)."""
     if not root.is_dir():
         raise NoOpenClawState(f"{root}: no such directory")
-    agents = find_agents(root)
-    if agents:
-        return agents
+    layout = find_agents(root)
+    if layout.agents:
+        return layout
     hint = ""
     if root.name == "agents" or (root / "agent").is_dir() or (root / "sessions").is_dir():
         state_dir = root.parent if root.name == "agents" else root.parent.parent
@@ -74,6 +107,7 @@ def require_agents(root: Path) -> list[AgentLayout]:
         f"{root}: not an OpenClaw state directory: found neither "
         f"{root / 'agents' / '<agentId>' / 'agent' / SQLITE_STORE_FILE} (OpenClaw 2026.9 and later) nor "
         f"{root / 'agents' / '<agentId>' / 'sessions' / LEGACY_STORE_FILE} (earlier versions){hint}"
+        + "".join(f"; {why}" for why in layout.skipped)
     )
 
 

@@ -4,7 +4,8 @@ OpenClaw wrote this layout until mid-2026 (2026.9 converts it to SQLite with
 `openclaw doctor --session-sqlite import`). A transcript's cursor is the number of physical lines
 read, header included; a last line without its newline that does not parse yet is being written
 and is left for the next read. Only regular files are read: a store or transcript that is a FIFO
-or a device is reported and skipped, never opened (a FIFO would hang the import).
+or a device is reported and skipped, never opened (a FIFO would hang the import), and so is one
+that is a link leading out of the source directory (source_paths.py).
 """
 
 from __future__ import annotations
@@ -16,23 +17,27 @@ from typing import Any
 
 import json5
 
-from sessions_tui.engine.files import NotRegularFile, read_regular_bytes
+from sessions_tui.engine.files import NotRegularFile
 from sessions_tui.engine.openclaw.agent_db import parse_line
 from sessions_tui.engine.openclaw.mirror import Canonical, Chunk, ImportReport, SourceSession
+from sessions_tui.engine.openclaw.source_paths import LeavesSource, read_source_bytes
 
 STORE_FILE = "sessions.json"
 
 
-def read_session_store(path: Path, report: ImportReport) -> dict[str, Any]:
-    """`sessions.json` as key → entry; problems are reported, never raised."""
+def read_session_store(path: Path, report: ImportReport, root: Path) -> dict[str, Any]:
+    """`sessions.json` (in the source directory `root`) as key → entry; problems are reported, never raised."""
     try:
-        text = read_regular_bytes(path).decode("utf-8")
+        text = read_source_bytes(root, path).decode("utf-8")
         try:
             data = json.loads(text)  # the common case, a hundred times faster than json5
         except ValueError:
             data = json5.loads(text)
     except NotRegularFile as exc:
         report.problem(f"{path}: session store {exc}; skipped")
+        return {}
+    except LeavesSource as exc:
+        report.problem(str(exc))
         return {}
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         report.problem(f"{path}: cannot read session store: {exc}")
@@ -44,17 +49,21 @@ def read_session_store(path: Path, report: ImportReport) -> dict[str, Any]:
 
 
 class LegacyTranscript:
-    """One `<sessionId>.jsonl` file, read from a physical-line cursor."""
+    """One `<sessionId>.jsonl` file of the source directory `root`, read from a physical-line cursor."""
 
-    def __init__(self, path: Path, report: ImportReport) -> None:
+    def __init__(self, path: Path, report: ImportReport, root: Path) -> None:
         self.path = path
         self.report = report
+        self.root = root
 
     def read_after(self, cursor: int) -> Chunk:
         out = Chunk(lines=[], raw=[], cursor=cursor)
         try:
             # Bytes that are not UTF-8 are read as U+FFFD: the rest of their line, and the file, still count.
-            text = read_regular_bytes(self.path).decode("utf-8", errors="replace")
+            text = read_source_bytes(self.root, self.path).decode("utf-8", errors="replace")
+        except LeavesSource as exc:
+            self.report.problem(str(exc))
+            return out
         except (FileNotFoundError, NotADirectoryError):
             return out
         except NotRegularFile as exc:
@@ -94,7 +103,7 @@ def transcript_file(sessions_dir: Path, session_id: str, entry: dict[str, Any]) 
         if not candidate.is_absolute():
             candidate = sessions_dir / candidate
         if candidate.parent.resolve() == sessions_dir.resolve():
-            return candidate
+            return sessions_dir / candidate.name
     return sessions_dir / f"{session_id}.jsonl"
 
 
@@ -103,12 +112,14 @@ def legacy_sessions(
     agent_dir_id: str,
     report: ImportReport,
     *,
+    root: Path,
     skip_keys: set[str] | None = None,
     canonical: Canonical | None = None,
 ) -> Iterator[tuple[SourceSession, LegacyTranscript]]:
-    """Every session of one `sessions.json`, with its transcript; `skip_keys` (canonical) are left out."""
+    """Every session of one `sessions.json` in the source directory `root` (links resolved), with
+    its transcript; `skip_keys` (canonical) are left out."""
     store_path_resolved = store_path.resolve()
-    for raw_key, entry in read_session_store(store_path, report).items():
+    for raw_key, entry in read_session_store(store_path, report, root).items():
         where = f"{store_path}: {raw_key}"
         if not isinstance(entry, dict):
             report.problem(f"{where}: entry is not an object; skipped")
@@ -125,4 +136,4 @@ def legacy_sessions(
             entry={k: v for k, v in entry.items() if k != "sessionFile"},
         )
         path = transcript_file(store_path.parent, source.session_id or "-", entry)
-        yield source, LegacyTranscript(path, report)
+        yield source, LegacyTranscript(path, report, root)

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.private_files import create_file, make_dirs, tighten
+from sessions_tui.engine.store import integrity
 from sessions_tui.engine.store.browse_schema import catch_up_search, defer_search
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
 
@@ -31,6 +33,11 @@ class StoreError(Exception):
     """A request the store cannot carry out (unknown session, duplicate key, bad id)."""
 
 
+class StoreDamaged(StoreError):
+    """The database is damaged (store/integrity.py): nothing is written to it. The message is one
+    line naming the file and what to do."""
+
+
 class BatchAborted(Exception):
     """A batch's write failed halfway: its transaction was undone, the batch cannot go on."""
 
@@ -40,9 +47,12 @@ class StoreBase:
 
     def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
         self.state_dir = Path(state_dir).expanduser()
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.state_dir)
+        self.loosened = tighten(self.state_dir)
+        """What was readable by other users in the state directory and is not any more (private_files.py)."""
         self.clock = clock or Clock()
         self.db_path = self.state_dir / DB_NAME
+        create_file(self.db_path)  # 0600 before SQLite creates it 0644 (its -wal and -shm take its mode)
         self._lock = threading.RLock()
         self._batching = False
         self._batch_began = 0.0
@@ -57,11 +67,30 @@ class StoreBase:
         # Savepoints and statements with triggers keep their undo pages in a sub-journal: in memory,
         # not in a temporary file written page by page (most of a bulk import's system time).
         self._conn.execute("PRAGMA temp_store=MEMORY")
+        self.damage: str | None = integrity.check_at_open(self._conn, self.db_path)
+        """Why the database is damaged, when it is known to be: then every write is refused."""
         self._migrate()
 
+    @property
+    def damage_notice(self) -> str | None:
+        """One line naming the damaged database and what to do, if it is damaged."""
+        return None if self.damage is None else integrity.damage_notice(self.db_path, self.damage)
+
+    def _found_damaged(self, exc: sqlite3.DatabaseError) -> StoreDamaged:
+        """SQLite met damage: kept (for this store and every later process), and the error to raise."""
+        if self.damage is None:
+            self.damage = str(exc)
+            integrity.record_damage(self.db_path, self.damage)
+        return StoreDamaged(f"{self.damage_notice}; nothing was written")
+
     def _migrate(self) -> None:
+        version = user_version(self._conn)  # a current file is only read: opening it writes nothing
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.db_path}: written by a newer sessions-tui (schema {version}); upgrade to open it")
         with self.write() as conn:
-            version = user_version(conn)
+            version = user_version(conn)  # another process may have migrated it meanwhile
             if version > SCHEMA_VERSION:
                 raise StoreError(
                     f"{self.db_path}: written by a newer sessions-tui (schema {version}); upgrade to open it"
@@ -74,6 +103,20 @@ class StoreBase:
 
     @contextmanager
     def write(self, *, savepoint: bool = True) -> Iterator[sqlite3.Connection]:
+        """`_write`, refused (`StoreDamaged`) on a damaged database, and SQLite meeting damage
+        taken as such: the transaction undone, nothing more written."""
+        if self.damage is not None:
+            raise StoreDamaged(f"{self.damage_notice}; nothing was written")
+        try:
+            with self._write(savepoint=savepoint) as conn:
+                yield conn
+        except sqlite3.DatabaseError as exc:
+            if integrity.is_corruption(exc):
+                raise self._found_damaged(exc) from exc
+            raise
+
+    @contextmanager
+    def _write(self, *, savepoint: bool) -> Iterator[sqlite3.Connection]:
         """One IMMEDIATE transaction: the cross-process write lock is held throughout.
 
         Inside a `batch()`, a savepoint in the batch's transaction instead: a failed write is
@@ -198,7 +241,8 @@ class StoreBase:
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
-        """A consistent snapshot for several reads."""
+        """A consistent snapshot for several reads. Damage SQLite meets is kept (`damage`), and its
+        error raised as it was."""
         with self._lock:
             if self._conn.in_transaction:  # inside a batch: already one snapshot
                 yield self._conn
@@ -206,6 +250,10 @@ class StoreBase:
             self._conn.execute("BEGIN")
             try:
                 yield self._conn
+            except sqlite3.DatabaseError as exc:
+                if integrity.is_corruption(exc):
+                    self._found_damaged(exc)
+                raise
             finally:
                 self._conn.execute("COMMIT")
 

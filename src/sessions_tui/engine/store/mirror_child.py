@@ -37,7 +37,7 @@ def _write(path: str, data: bytes) -> None:
     try:
         fd = os.open(path, _FLAGS, 0o600)
     except FileNotFoundError:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
         fd = os.open(path, _FLAGS, 0o600)
     try:
         view = memoryview(data)
@@ -48,6 +48,7 @@ def _write(path: str, data: bytes) -> None:
 
 
 def main() -> int:
+    os.umask(0o077)  # its directories 0700 (makedirs gives the levels above the last the umask's mode), files 0600
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; a Ctrl-C reaches it too
     _die_with_parent(int(sys.argv[1]))
     read = sys.stdin.buffer.read

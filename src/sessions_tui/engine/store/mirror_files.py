@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sessions_tui.engine.private_files import make_dirs
 from sessions_tui.engine.store import mirror_child
 
 
@@ -29,11 +30,11 @@ def write_all(fd: int, data: bytes | bytearray) -> None:
 
 
 def write_new(path: Path | str, data: bytes) -> None:
-    """`path` holding `data` alone, created (with its directory) if missing: one open, one write."""
+    """`path` holding `data` alone, created 0600 (with its directory, 0700) if missing: one open, one write."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     except FileNotFoundError:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(Path(path).parent)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         write_all(fd, data)
