@@ -1,6 +1,7 @@
 """Deliveries outlive the process that made them: `tool` never waits on a hanging webhook past
-its bound (`EXIT_WAIT_S`), a process SIGKILLed mid-delivery loses nothing, and the next process
-to open the state directory delivers what was left, exactly once, with the same Idempotency-Key.
+its bound (`EXIT_WAIT_S`), a process SIGKILLed mid-delivery or while its delivery waits to be
+retried loses nothing, and the next process to open the state directory delivers what was left,
+exactly once, with the same Idempotency-Key, and the send's ledger entry says so.
 
 Real processes (`python -m sessions_tui tool …`) and a real loopback webhook that hangs until the
 test opens its gate; every wait is on a process or an event, never a sleep.
@@ -21,7 +22,7 @@ import pytest
 
 from sessions_tui.backend import Requester, open_local
 from sessions_tui.engine.store import Store
-from webhook_servers import GatedServer
+from webhook_servers import DownServer, GatedServer
 
 KEY = "agent:main:discord:group:dev"
 
@@ -148,6 +149,42 @@ def test_a_delivery_of_a_killed_process_goes_to_exactly_one_of_the_next_two(tmp_
     [row] = rows(state)
     assert (row["state"], row["attempts"], row["lease_owner"]) == ("delivered", 1, None)
     assert webhook.keys == [row["idempotency_key"]] * 2  # the killed attempt, then one resumed delivery
+
+
+def test_a_delivery_waiting_to_be_retried_when_its_process_is_killed_is_taken_once_from_the_next(tmp_path):
+    """The webhook is down (503) when a send announces: its delivery is pending, to be retried,
+    when the sender is SIGKILLed. The webhook comes up, the next process delivers it: the webhook
+    takes it exactly once, under the key the refused attempt had, and the ledger says delivered."""
+    webhook = DownServer()
+    try:
+        state, config = setup_state(tmp_path, webhook.url)
+        env = cli_env(tmp_path)
+        sender = subprocess.Popen(
+            tool(state, config, "sessions_send", SEND), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            assert webhook.refused_one.wait(60), "the delivery never reached the webhook"
+            sender.send_signal(signal.SIGKILL)  # its retry is a second away
+        finally:
+            sender.wait()
+        [row] = rows(state)
+        assert row["state"] == "pending" and webhook.accepted == []
+
+        webhook.up.set()
+        proc = run(tool(state, config, "sessions_list", {}), tmp_path)
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        [row] = rows(state)
+        assert (row["state"], row["lease_owner"]) == ("delivered", None)
+        assert webhook.accepted == [row["idempotency_key"]]  # taken once
+        assert set(webhook.refused) == {row["idempotency_key"]}  # the same delivery it refused
+
+        cmd = [sys.executable, "-m", "sessions_tui", "sends", "--json", "--state", str(state), "--config", str(config)]
+        [entry] = json.loads(run(cmd, tmp_path).stdout)
+        assert [s["state"] for s in entry["states"]][-2:] == ["announce", "delivered"]
+        assert entry["states"][-1]["detail"] == {"outboxId": row["id"]}
+        assert webhook.accepted == [row["idempotency_key"]]  # reading the ledger delivers nothing again
+    finally:
+        webhook.close()
 
 
 def test_send_stops_waiting_on_a_hanging_webhook_too(tmp_path, webhook):

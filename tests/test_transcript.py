@@ -370,6 +370,28 @@ async def test_a_hit_with_only_its_line_id_opens_at_that_message(tmp_path):
         await until(pilot, lambda: in_view(app, found[0]), "the message scrolled into view")
 
 
+async def test_a_hit_stays_in_view_when_the_messages_above_it_are_laid_out_again(tmp_path):
+    """The hit is kept at the top through every layout until the reader scrolls: messages above
+    it laid out again taller (a narrower terminal wraps them to more lines) do not push it out."""
+    app = demo_app(tmp_path / "s")
+    app.engine.store.create(LONG, {"updatedAt": 1_900_000_000_000})
+    for i in range(60):
+        app.engine.store.append(LONG, {"role": "user", "content": f"m{i} " + "word " * 40}, touch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main_screen.show_session(LONG, 40)
+        pane = pane_of(app)
+        await until(pilot, lambda: bool(pane.query(".found")), "the message marked")
+        [found] = pane.query(".found")
+        assert found.seq == 40
+        await until(pilot, lambda: in_view(app, found), "the message scrolled into view")
+        top = found.region.y
+        await pilot.resize_terminal(SIZE[0] - 50, SIZE[1])  # every message above it wraps to more lines
+        await until(pilot, lambda: in_view(app, found) and found.region.y == top, "the message kept at the top")
+        scroll_of(app).scroll_relative(y=-3, animate=False)  # the reader scrolls: the view is theirs again
+        await until(pilot, lambda: found.region.y == top + 3, "the message moved down three lines")
+
+
 async def test_a_line_id_that_is_not_there_says_so(tmp_path):
     app = demo_app(tmp_path / "s")
     long_session(app, 30)

@@ -2,7 +2,8 @@
 
 `SilentServer` accepts connections and never says a word. `GatedServer` is an HTTP server
 (pytest-httpserver, threaded) whose answers wait until its gate opens: a webhook that hangs for
-as long as a test needs, then answers, recording every request's `Idempotency-Key`.
+as long as a test needs, then answers, recording every request's `Idempotency-Key`. `DownServer`
+answers 503 until it is `up`, then 200, keeping the keys it refused and those it took apart.
 """
 
 from __future__ import annotations
@@ -74,5 +75,36 @@ class GatedServer:
 
     def close(self) -> None:
         self.gate.set()
+        self.server.clear()
+        self.server.stop()
+
+
+class DownServer:
+    """An HTTP webhook that is down (503) until `up` is set; `refused_one` is set by the first
+    request it refuses. `refused` and `accepted` are the `Idempotency-Key`s of each answer."""
+
+    def __init__(self) -> None:
+        self.up = threading.Event()
+        self.refused_one = threading.Event()
+        self.refused: list[str] = []
+        self.accepted: list[str] = []
+        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+        self.server.expect_request("/hook", method="POST").respond_with_handler(self._handle)
+        self.server.start()
+
+    @property
+    def url(self) -> str:
+        return self.server.url_for("/hook")
+
+    def _handle(self, request: Request) -> Response:
+        key = request.headers.get("Idempotency-Key", "")
+        if not self.up.is_set():
+            self.refused.append(key)
+            self.refused_one.set()
+            return Response("down for maintenance", status=503)
+        self.accepted.append(key)
+        return Response("{}", status=200, content_type="application/json")
+
+    def close(self) -> None:
         self.server.clear()
         self.server.stop()

@@ -195,6 +195,9 @@ class LocalBackend:
 
         if state is not None and state not in SEND_STATES:
             return []  # no send reaches a state that does not exist
+        # A send whose process was killed ended with it: its run is ended as interrupted (and the
+        # ledger told) first, even by a command that only reads, so no send shows as under way.
+        self.engine.runs.recover_interrupted()
         entries = self.engine.ledger.entries(session=session, state=state, limit=limit)  # type: ignore[arg-type]
         return [redacted_entry(e, self.engine.redactor) for e in entries]
 

@@ -4,8 +4,9 @@ Each send gets an entry (requester, target, message, how it came: a model's tool
 owner, the chain of sessions it passed through) and the states of its life, each with the
 engine clock's time: accepted → started → replied | timeout | error | forbidden → late_reply →
 pingpong per turn → announce | announce_skipped → delivered | delivery_failed. The tool and the
-agent-to-agent flow mark what they decide; the run's start and the announce's delivery outcome are
-taken from the engine's events here, so neither the runs nor the outbox know of the ledger.
+agent-to-agent flow mark what they decide; the run's start, its interrupted end (a run a dead
+process left, which no tool is waiting on) and the announce's delivery outcome are taken from the
+engine's events here, so neither the runs nor the outbox know of the ledger.
 
 Entries live in the store (they survive restarts and are read by other processes). Texts are
 stored as given; the faces redact them on the way out. Inside an event loop, what `open` and `mark`
@@ -23,10 +24,11 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunStarted, SendLedgerChanged
+from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunEnded, RunStarted, SendLedgerChanged
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.sanitize import truncate_history_text
 from sessions_tui.engine.store import LedgerRow
 
@@ -226,11 +228,16 @@ class SendLedger:
         return _entry(row) if row else None
 
     def _on_event(self, event: EngineEvent) -> None:
-        """The run a send started has started; the delivery of a send's announce has an outcome."""
+        """The run a send started has started, or a dead process left it and it ended as interrupted;
+        the delivery of a send's announce has an outcome."""
         if isinstance(event, RunStarted):
             if event.run_id in self._awaiting_start:
                 self._awaiting_start.discard(event.run_id)
                 self._mark(event.run_id, "started", None, event.ts or self.engine.now())
+        elif isinstance(event, RunEnded) and event.error == INTERRUPTED:
+            # Written at once: inside the transaction that ends the run (Runs.recover_interrupted).
+            self._mark(event.run_id, "error", {"error": INTERRUPTED}, event.ts or self.engine.now())
+            self.flush()
         elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed") and self.recording:
             self.flush()
             run_id = self.engine.store.send_of_delivery(event.outbox_id)

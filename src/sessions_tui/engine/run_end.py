@@ -19,6 +19,10 @@ SubagentOutcome = Literal["ok", "error", "timeout", "killed", "unknown"]
 SessionStatus = Literal["running", "done", "failed", "killed", "timeout"]
 """A session entry's `status`, as `sessions_list` filters and shows it."""
 
+INTERRUPTED = "interrupted: the process running it stopped"
+"""The error of a run a dead process left queued or running, ended so by the next process
+(`Runs.recover_interrupted`): an `error` end, and the send ledger's `error` state of its send."""
+
 RUN_ENDS: tuple[RunEnd, ...] = get_args(RunEnd)
 SESSION_STATUSES: tuple[SessionStatus, ...] = get_args(SessionStatus)
 

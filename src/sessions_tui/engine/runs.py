@@ -23,6 +23,7 @@ from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import OwnedByOpenClaw
+from sessions_tui.engine.run_end import INTERRUPTED as INTERRUPTED
 from sessions_tui.engine.run_end import RunEnd, RunState
 from sessions_tui.engine.store import RunRow
 from sessions_tui.engine.surrogates import scrub_text
@@ -30,7 +31,6 @@ from sessions_tui.engine.surrogates import scrub_text
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
 KILLED = "killed"  # a killed run's error text too
 DEFAULT_RUN_TIMEOUT_SECONDS = 600
-INTERRUPTED = "interrupted: the process running it stopped"
 CROSS_PROCESS_POLL_SECONDS = 0.05
 
 
@@ -151,11 +151,16 @@ class Runs(Generic[HostT]):
         for run_id, pid in self.engine.store.unfinished_runs() if unfinished is None else unfinished:
             if pid == os.getpid() or pid_alive(pid):
                 continue
-            record = self.get(run_id)
-            if record is None:
-                continue
-            record.status, record.error, record.ended_at = "error", INTERRUPTED, self.engine.now()
-            self._update(record)
+            # Its end, and what its end makes of others' records (the send ledger marks its send),
+            # in one transaction: the bus is synchronous, so they write inside this one. Read in
+            # it too: of two processes starting at once, one ends the run, once.
+            with self.engine.store.write():
+                record = self.get(run_id)
+                if record is None or record.status not in ("queued", "running"):
+                    continue
+                record.status, record.error, record.ended_at = "error", INTERRUPTED, self.engine.now()
+                self._update(record)
+                self._ended(record)
             recovered.append(record)
         return recovered
 
@@ -264,6 +269,9 @@ class Runs(Generic[HostT]):
     def _finish(self, record: RunRecord) -> None:
         record.ended_at = self.engine.now()
         self._update(record)
+        self._ended(record)
+
+    def _ended(self, record: RunRecord) -> None:
         self.engine.events.publish(
             RunEnded(
                 ts=record.ended_at,

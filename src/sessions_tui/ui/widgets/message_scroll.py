@@ -6,6 +6,11 @@ the anchor are closed here: a scroll that ends at the end (or has nowhere to go,
 transcript) follows again instead of leaving the anchor released, and messages put above the
 reader's view (older ones, `m`) leave the message at the top of the view on its screen row,
 applied while the new layout is arranged, so no frame shows the view jumped.
+
+A message brought into view (a search hit, `reveal`) is held the same way, at the top row: a
+scroll to it asked for once would be lost when it comes before the pages just mounted are laid out
+(their layout takes several frames on a busy machine, and the message's place is not known until
+then); held, it is put there by every layout until the reader scrolls.
 """
 
 from __future__ import annotations
@@ -79,6 +84,13 @@ class MessageScroll(VerticalScroll):
                 self._hold = (placement.widget, placement.region.y - top)
                 return
 
+    def reveal(self, widget: Widget) -> None:
+        """Show `widget` at the top of the view (as far as the end allows) and keep it there through
+        every layout to come, however late it is laid out, until the reader scrolls."""
+        self.release_anchor()  # not following: the end is no longer kept in view
+        self._hold = (widget, 0)
+        self.refresh(layout=True)
+
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         result = super().arrange(size, optimal)
         if optimal:  # measuring for an auto width, not laying out
@@ -88,7 +100,8 @@ class MessageScroll(VerticalScroll):
             widget, row = self._hold
             for placement in result.placements:
                 if placement.widget is widget:
-                    y = max(0, placement.region.y - row)
+                    end = result.spatial_map.total_region.bottom - size.height  # the furthest scroll
+                    y = max(0, min(placement.region.y - row, end))
                     # As the anchor does: set before the compositor reads the offset, no watchers.
                     self.set_reactive(VerticalScroll.scroll_y, y)
                     self.set_reactive(VerticalScroll.scroll_target_y, y)

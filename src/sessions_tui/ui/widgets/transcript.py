@@ -177,7 +177,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             which = f"Message #{seq}" if seq is not None else "The message"
             self.notify(f"{which} is not shown: it is further back (m: older messages).", timeout=4)
             return
-        self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
+        scroll.reveal(target)  # held at the top until laid out: the pages just mounted take frames
 
     def stream(self, kind: str, delta: str) -> None:
         """A piece of what the running model produces, shown until its message lands."""
