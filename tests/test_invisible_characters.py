@@ -137,8 +137,11 @@ def test_tool_json_on_a_terminal_escapes_them_and_into_a_pipe_is_byte_for_byte(s
     assert json.loads(on_terminal) == value
 
 
-def test_explain_shows_them_in_the_key_it_names(state, monkeypatch):
+def test_explain_shows_them_in_the_key_it_names_and_escapes_them_in_json_on_a_terminal(state, monkeypatch):
     shows_every_one(run(state, "explain", "main", HIDDEN_KEY, monkeypatch=monkeypatch).splitlines()[0])
+    on_terminal = run(state, "explain", "main", HIDDEN_KEY, "--json", monkeypatch=monkeypatch, terminal=True)
+    assert not FORMAT_CHARACTERS & {ord(c) for c in on_terminal}
+    assert json.loads(on_terminal)["target"] == HIDDEN_KEY
 
 
 def test_send_and_sends_show_them(state, monkeypatch):
