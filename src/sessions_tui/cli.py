@@ -93,8 +93,9 @@ def _requester(backend: Backend, as_key: str | None, sandboxed: bool) -> Request
 
 
 def print_json(value: Any) -> None:
-    """JSON readable as text, with every control character and lone surrogate escaped."""
-    sys.stdout.write(json_text(value) + "\n")
+    """JSON readable as text, with every control character and lone surrogate escaped (and, on a
+    terminal, every format character: see `json_text`)."""
+    sys.stdout.write(json_text(value, terminal=sys.stdout.isatty()) + "\n")
     sys.stdout.flush()
 
 

@@ -45,7 +45,7 @@ async def run_explain(backend: Backend, requester: Requester, opts: argparse.Nam
     except ToolInputError as exc:
         raise ExplainUsageError(str(exc)) from exc
     if opts.json:
-        out.write(json_text(explanation.model_dump(mode="json")) + "\n")
+        out.write(json_text(explanation.model_dump(mode="json"), terminal=out.isatty()) + "\n")
     else:
         out.write("\n".join(explanation_lines(explanation, backend)) + "\n")
     return 0

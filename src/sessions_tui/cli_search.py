@@ -99,9 +99,9 @@ async def run_search(backend: Backend, requester: Requester, opts: argparse.Name
         raise SearchUsageError(f"QUERY: {exc}") from exc
     if opts.json:
         if outcome.refused:
-            print(json_text({"status": "forbidden", "error": outcome.refused}), file=out)
+            print(json_text({"status": "forbidden", "error": outcome.refused}, terminal=out.isatty()), file=out)
         else:
-            print(json_text(outcome_json(outcome)), file=out)
+            print(json_text(outcome_json(outcome), terminal=out.isatty()), file=out)
     else:
         print_outcome(outcome, out, bold=out.isatty())
     return 1 if outcome.refused else 0

@@ -111,12 +111,12 @@ async def run_sends(backend: Backend, opts: argparse.Namespace, out: TextIO) -> 
     session = await session_filter(backend, opts.session)
     entries = await backend.sends(session, opts.send_state, opts.limit)
     if opts.json:
-        out.write(json_text([entry_json(e, backend.redact) for e in entries]) + "\n")
+        out.write(json_text([entry_json(e, backend.redact) for e in entries], terminal=out.isatty()) + "\n")
         return 0
     if not entries:
         where = f" to or from {backend.display(session)}" if session else ""
         which = f" that reached '{opts.send_state}'" if opts.send_state else ""
-        out.write(f"no sends{where}{which}\n")
+        out.write(visible_line(f"no sends{where}{which}") + "\n")
         return 0
     for i, entry in enumerate(entries):
         if i:

@@ -17,6 +17,7 @@ from typing import Any
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.worker import WorkerCancelled
 
 from sessions_tui.backend import (
@@ -175,6 +176,19 @@ class SessionsApp(App[None]):
     def display_key(self, key: str) -> str:
         return self.backend.display(key, agent_id_of(self.requester_key)) if key else key
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast, its text's control and format characters shown (every toast: they name keys and
+        paths, and carry agents' errors)."""
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
+
     def _configured_theme(self, name: str | None) -> str:
         """The theme `ui.theme` names, else the dashboard's own (an unknown name is a config warning)."""
         if name is None or name == THEME.name:
@@ -205,8 +219,7 @@ class SessionsApp(App[None]):
         for warning in self.config_warnings:
             log.warning("config: %s", warning)
             self.log.warning("config:", warning)
-            shown = visible(home_relative(warning))
-            self.notify(shown, title="Config warning", severity="warning", timeout=15, markup=False)
+            self.notify(home_relative(warning), title="Config warning", severity="warning", timeout=15, markup=False)
         if self.openclaw is not None:
             self.run_worker(self._follow(self.openclaw), name="openclaw-follow", group="follow", exit_on_error=False)
         self.call_after_refresh(self.collector.install)  # full collections wait for quiet moments

@@ -2,7 +2,8 @@
 
 Everything an agent wrote goes through `literal`, which builds a Rich `Text` (so `[bold]` stays
 two brackets and a word) with control characters replaced by visible symbols (so an escape
-sequence shows as `␛[31m` instead of colouring the terminal), and the user's home shown as `~`
+sequence shows as `␛[31m` instead of colouring the terminal, a U+202E as `⟨U+202E⟩` instead of
+turning the line around), and the user's home shown as `~`
 (an announcement names its transcript's path).
 """
 

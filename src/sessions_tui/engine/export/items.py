@@ -2,8 +2,8 @@
 
 Shared by the Markdown and HTML renderers, so both say the same. Text is agent data: every
 control character but newline and tab is made visible here (ESC as `␛`, C1 controls and lone
-surrogates as U+FFFD), so a file that is `cat` to a terminal cannot drive it; each renderer then
-escapes for its own syntax.
+surrogates as U+FFFD, format characters such as U+202E as `⟨U+202E⟩`), so a file that is `cat` to
+a terminal cannot drive it; each renderer then escapes for its own syntax.
 """
 
 from __future__ import annotations

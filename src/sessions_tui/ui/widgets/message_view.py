@@ -73,7 +73,8 @@ class MessageView(Widget):
     """
 
     def __init__(self, message: dict[str, Any], tools: bool, display: Callable[[str], str]) -> None:
-        super().__init__(classes=f"message role-{message.get('role', 'unknown')}")
+        role = message.get("role")  # any text in an imported transcript: a class name only if known
+        super().__init__(classes=f"message role-{role if isinstance(role, str) and role in ROLE_STYLES else 'other'}")
         self.message = message
         self.tools = tools
         self.display_key = display
@@ -123,9 +124,10 @@ class MessageView(Widget):
 
     def _header(self) -> Text:
         message = self.message
-        role = message.get("role", "?")
+        role = message.get("role")
+        role = role if isinstance(role, str) else "?"
         text = Text()
-        text.append(role if isinstance(role, str) else "?", style=themed(ROLE_STYLES.get(role, "bold")))
+        text.append(one_line(role, 40), style=themed(ROLE_STYLES.get(role, "bold")))
         text.append(f"  {clock_time(message.get('timestamp'))}", style="dim")
         provenance = message.get("provenance")
         if isinstance(provenance, dict) and provenance.get("sourceTool"):
