@@ -23,9 +23,11 @@ from sessions_tui.backend import (
     DB_NAME,
     Backend,
     BackendUnavailable,
+    NotJsonNumber,
     Requester,
     ToolInputError,
     UnknownToolError,
+    loads_json,
     looks_like_session_id,
     looks_like_session_key,
 )
@@ -64,11 +66,13 @@ def _check_text_arguments(opts: argparse.Namespace) -> None:
 
 def _parse_args_json(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = loads_json(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"ARGS_JSON: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     except RecursionError:
         raise UsageError("ARGS_JSON: nested too deeply to parse") from None
+    except NotJsonNumber as exc:
+        raise UsageError(f"ARGS_JSON: invalid JSON: {exc}") from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise UsageError(f"ARGS_JSON: cannot parse: {str(exc).partition(':')[0]}") from None
     if not isinstance(value, dict):
