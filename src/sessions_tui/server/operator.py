@@ -2,8 +2,10 @@
 
 The tools alone do not make a dashboard: it pages through sessions filtered and sorted, counts
 them, lists a session's sub-agents and announces, and carries out the owner's `/send` command.
-Each op is a `Backend` method; its request and answer are the models of backend/wire.py. Text
-that may hold agent output is redacted before it leaves, as the tools' results are.
+Each op is a `Backend` method; its request and answer are the models of backend/wire.py. A body
+is read as `/tools/invoke` reads one (2 MB at most, within the body timeout, `NaN` is not JSON) and
+validated by its op's model: a 400 `invalid_request` says `op: field: what is wrong`. Text that may
+hold agent output is redacted before it leaves, as the tools' results are.
 """
 
 from __future__ import annotations
@@ -13,14 +15,28 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from pydantic import ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from sessions_tui.backend import Backend
+from sessions_tui.backend import Backend, json_problem, loads_json
 from sessions_tui.backend import wire as w
-from sessions_tui.server.invoke import error, json_response
+from sessions_tui.server.invoke import BodyTooLarge, error, json_response, plain_error, read_body
+from sessions_tui.server.settings import ServerSettings
 
 Handler = Callable[[Any], Awaitable[w.WireModel]]
+
+
+class FieldError(Exception):
+    """A request that validates but names what is not there (a session key of no session): a 400."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _invalid(op: str, where: str, message: str) -> Response:
+    """The 400 of a bad request: `op: field: what is wrong`."""
+    return error(400, "invalid_request", f"{op}: {where}: {message}")
 
 
 def _package_version() -> str:
@@ -33,8 +49,9 @@ def _package_version() -> str:
 class OperatorApi:
     """The ops by name, each with its request model and the backend call that answers it."""
 
-    def __init__(self, backend: Backend, public_config: dict[str, Any]) -> None:
+    def __init__(self, backend: Backend, public_config: dict[str, Any], settings: ServerSettings) -> None:
         self.backend = backend
+        self.settings = settings
         self.public_config = public_config
         redact = backend.redact
         self.ops: dict[str, tuple[type[w.WireModel], Handler]] = {
@@ -58,18 +75,34 @@ class OperatorApi:
         self._redact = redact
 
     async def handle(self, request: Request) -> Response:
+        """The op's body validated by its model (400 naming the field it faults), then its handler.
+        An input error the handler finds is a 400 too; anything else it raises is a bug, answered
+        with a bare 500 (app.py's failures.py)."""
         op = request.path_params["op"]
         if op not in self.ops:
             return error(404, "not_found", f"Unknown operation: {op}")
         model, handler = self.ops[op]
         try:
-            body = await request.body()
-            args = model.model_validate_json(body or b"{}")
+            raw = await read_body(request, self.settings.max_body_bytes, self.settings.body_timeout_s)
+        except BodyTooLarge:
+            return plain_error(413, "invalid_request_error", "Payload too large")
+        except TimeoutError:
+            return plain_error(408, "invalid_request_error", "Request timeout")
+        except ClientDisconnect:
+            return plain_error(400, "invalid_request_error", "Client disconnected")
+        try:
+            data = loads_json(raw) if raw.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            return _invalid(op, "body", f"invalid JSON: {json_problem(exc)}")
+        try:
+            args = model.model_validate(data)
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "body"
-            return error(400, "invalid_request", f"{op}: {where}: {first['msg']}")
-        answer = await handler(args)
+            return _invalid(op, ".".join(str(p) for p in first["loc"]) or "body", first["msg"])
+        try:
+            answer = await handler(args)
+        except FieldError as exc:
+            return _invalid(op, exc.field, str(exc))
         return json_response(200, answer.model_dump(mode="json"))
 
     async def _info(self, _: w.Empty) -> w.Info:
@@ -133,7 +166,12 @@ class OperatorApi:
         return w.Text(value=await self.backend.owner_key(req.key))
 
     async def _owner_command(self, req: w.CommandRequest) -> w.Text:
-        return w.Text(value=await self.backend.owner_command(req.key, req.text))
+        from sessions_tui.backend import ToolInputError
+
+        try:
+            return w.Text(value=await self.backend.owner_command(req.key, req.text))
+        except ToolInputError as exc:  # a key that names no session
+            raise FieldError("key", str(exc)) from None
 
     async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
         entries = await self.backend.sends(req.session, req.state, req.limit)  # redacted by the backend
