@@ -85,3 +85,18 @@ def test_a_string_of_an_integer_is_taken_as_the_gateway_takes_it(cli_state, caps
     assert main(["--state", str(cli_state), "tool", "sessions_list", '{"limit": " 1e0 ", "messageLimit": "1"}']) == 0
     row = json.loads(capsys.readouterr().out)["sessions"][0]
     assert [m["content"] for m in row["messages"]] == ["hello"]
+
+
+@pytest.mark.parametrize("value", ["-5", "-0.5", "inf", "-inf", "nan", "2.5", "1e300"])
+def test_send_refuses_a_timeout_that_is_no_whole_number_of_seconds(cli_state, capsys, value):
+    group = "agent:main:discord:group:dev"
+    assert main(["--state", str(cli_state), "send", group, "hi", f"--timeout={value}"]) == 2
+    captured = capsys.readouterr()
+    shown = f"{float(value):g}"
+    assert captured.out == ""
+    assert captured.err == f"sessions-tui: --timeout: must be a whole number of seconds, 0 or more, not {shown}\n"
+    engine = Engine(cli_state)
+    try:
+        assert engine.store.history(group).total == 1  # nothing sent
+    finally:
+        engine.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import sqlite3
 import sys
@@ -146,16 +147,28 @@ def _send_message(opts: argparse.Namespace) -> str:
         raise UsageError(f"--message-file {exc}") from None
 
 
+# JavaScript's largest exact integer: the largest `timeoutSeconds` the tool takes (it clamps it).
+_MAX_TIMEOUT = 2**53 - 1
+
+
+def _send_timeout(value: float) -> int:
+    """`--timeout`, as `sessions_send` takes `timeoutSeconds`: a whole number of seconds, 0 or more."""
+    if not (math.isfinite(value) and 0 <= value <= _MAX_TIMEOUT and value == math.floor(value)):
+        raise UsageError(f"--timeout: must be a whole number of seconds, 0 or more, not {value:g}")
+    return int(value)
+
+
 async def _run_send(opts: argparse.Namespace) -> int:
     from sessions_tui.send_report import SendReporter
 
+    timeout = _send_timeout(opts.timeout)
     message = _send_message(opts)
     backend = face_backend(opts)
     try:
         await backend.start()
         reporter = SendReporter(backend, sys.stdout)
         requester = _requester(backend, opts.as_key, False)
-        code = await reporter.send(opts.key, message, timeout=opts.timeout, requester=requester)
+        code = await reporter.send(opts.key, message, timeout=timeout, requester=requester)
     finally:
         await backend.aclose()
     _warn_left_pending(backend)
