@@ -1,6 +1,6 @@
-"""JSON that comes in from outside (a command's ARGS_JSON, an HTTP body), parsed as JSON is written: `NaN`, `Infinity` and `-Infinity`, which Python's `json`
-takes by default, are not JSON and are refused, as JavaScript's `JSON.parse` (and so OpenClaw's
-gateway) refuses them.
+"""JSON that comes in from outside (a command's ARGS_JSON, an HTTP body), parsed as JSON is
+written: `NaN`, `Infinity` and `-Infinity`, which Python's `json` takes by default, are not JSON
+and are refused, as JavaScript's `JSON.parse` (and so OpenClaw's gateway) refuses them.
 """
 
 from __future__ import annotations

@@ -2,11 +2,12 @@
 
 The order of the checks is the gateway's, so each bad request gets the gateway's status: the
 method (405), the bearer token (429 while locked out, else 401), the body (413 over the limit, 408
-when it stalls), JSON (400 `invalid_request_error`; `NaN` and `Infinity` are not JSON), the tool's name (400 `invalid_request`), the
-tool's availability (404 `not_found`: unknown, denied over HTTP, or not in the requester agent's
-tool policy), the tool's own argument checks (400 `tool_error`), a failure inside it (500, no
-details). The answer's `details` are exactly what `sessions-tui tool` prints; its text content is
-them as indented JSON, as the gateway's tools write it.
+when it stalls), JSON (400 `invalid_request_error`; `NaN` and `Infinity` are not JSON), the tool's
+name (400 `invalid_request`), the tool's availability (404 `not_found`: unknown, denied over
+HTTP, or not in the requester agent's tool policy), the tool's own argument checks (400
+`tool_error`), a failure inside it (500, no details). The answer's `details` are exactly what
+`sessions-tui tool` prints; its text content is them as indented JSON, as the gateway's tools
+write it.
 """
 
 from __future__ import annotations
@@ -177,4 +178,3 @@ class ToolsInvoke:
 
     def _requester_key(self, key: str | None) -> str:
         return self.backend.canonical(key) if key else self.backend.main_session_key()
-
