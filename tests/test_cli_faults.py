@@ -182,6 +182,15 @@ def test_a_config_that_is_a_fifo_or_a_device_is_refused(tmp_path, kind):
     assert one_error_line(proc.stderr) == f"{config}: is a {kind}, not a config file"
 
 
+def test_a_config_of_50_mb_is_refused_at_once_naming_the_file_and_the_limit(tmp_path):
+    config = tmp_path / "config.json5"
+    with config.open("wb") as handle:
+        handle.truncate(50 * 1024 * 1024)  # sparse: nothing is written
+    proc = cli("--config", str(config), "tool", "agents_list", state=tmp_path / "s")
+    assert proc.returncode == 2
+    assert one_error_line(proc.stderr) == f"{config}: 52428800 bytes, over the 1 MiB a config file may hold"
+
+
 def test_a_default_config_that_is_a_fifo_is_refused(tmp_path):
     state = tmp_path / "s"
     state.mkdir()

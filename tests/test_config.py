@@ -178,6 +178,24 @@ def test_missing_file_with_required_raises_naming_the_file(tmp_path):
         load_config(path, required=True)
 
 
+def test_a_config_over_1_mib_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    import json5
+
+    def parse(text: str) -> None:
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(json5, "loads", parse)
+    path = write(tmp_path, "{}" + " " * (1024 * 1024 - 1))
+    with pytest.raises(ConfigError) as refused:
+        load_config(path)
+    assert str(refused.value) == f"{path}: 1048577 bytes, over the 1 MiB a config file may hold"
+
+
+def test_a_config_of_1_mib_loads(tmp_path):
+    loaded = load_config(write(tmp_path, '{"ui": {"theme": "dark"}}'.ljust(1024 * 1024)))
+    assert loaded.exists and loaded.warnings == []
+
+
 def test_empty_object_file_gives_defaults_and_exists_true(tmp_path):
     loaded = load_config(write(tmp_path, "{}"))
     assert loaded.exists is True

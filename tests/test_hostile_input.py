@@ -74,43 +74,53 @@ def test_the_largest_safe_offset_is_an_empty_last_page(listed):
     assert (history["messages"], history["hasMore"], history["totalMessages"]) == ([], False, 30)
 
 
-@pytest.mark.parametrize("limit, rows", [(2**70, 2), (1e308, 2), (-(2**70), 1), (-1e308, 1)])
-def test_a_huge_list_limit_is_clamped(listed, limit, rows):
-    assert run_tool(listed, "sessions_list", {"limit": limit})["count"] == rows
+SAFE = 2**53 - 1  # the largest integer JavaScript holds exactly: the gateway takes it, then clamps
+UNSAFE = [2**53, 2**80, 1e308, -(2**70), -1e308, math.inf, -math.inf, math.nan]
 
 
-@pytest.mark.parametrize("minutes", [1e15, 2**80, 1e308, -1e308, math.inf, -math.inf, math.nan])
-def test_a_huge_or_non_finite_active_window_lists_everything(listed, minutes):
-    # Finite: `max(1, floor)` then at most the JavaScript Date range; non-finite: absent (as OpenClaw reads it).
-    expected = 1 if minutes == -1e308 else 2
-    assert run_tool(listed, "sessions_list", {"activeMinutes": minutes})["count"] == expected
+def test_the_largest_safe_integers_are_clamped(listed):
+    assert run_tool(listed, "sessions_list", {"limit": SAFE})["count"] == 2
+    assert run_tool(listed, "sessions_list", {"activeMinutes": SAFE})["count"] == 2  # all of time
+    row = run_tool(listed, "sessions_list", {"messageLimit": SAFE, "kinds": ["group"]})["sessions"][0]
+    assert [m["content"] for m in row["messages"]] == [f"m{i}" for i in range(10, 30)]  # at most 20
+    assert len(run_tool(listed, "sessions_history", {"sessionKey": GROUP, "limit": SAFE})["messages"]) == 30
 
 
-@pytest.mark.parametrize("message_limit", [2**80, 1e308])
-def test_a_huge_message_limit_is_clamped_to_20(listed, message_limit):
-    row = run_tool(listed, "sessions_list", {"messageLimit": message_limit, "kinds": ["group"]})["sessions"][0]
-    assert [m["content"] for m in row["messages"]] == [f"m{i}" for i in range(10, 30)]
+@pytest.mark.parametrize("value", UNSAFE)
+@pytest.mark.parametrize(
+    "tool, name, words",
+    [
+        ("sessions_list", "limit", "positive"),
+        ("sessions_list", "activeMinutes", "positive"),
+        ("sessions_list", "messageLimit", "non-negative"),
+        ("sessions_history", "limit", "positive"),
+    ],
+)
+def test_a_number_no_integer_of_javascript_is_refused(listed, tool, name, words, value):
+    with pytest.raises(ToolInputError, match=f"^{name} must be a {words} integer$"):
+        run_tool(listed, tool, {"sessionKey": GROUP, name: value})
 
 
-@pytest.mark.parametrize("limit", [2**80, 1e308])
-def test_a_huge_history_limit_is_clamped(listed, limit):
-    assert len(run_tool(listed, "sessions_history", {"sessionKey": GROUP, "limit": limit})["messages"]) == 30
+def test_huge_timeouts_clamp_to_openclaws_timer_bound():
+    assert SendArgs.model_validate({"message": "m", "timeoutSeconds": SAFE}).timeout_seconds == MAX_TIMEOUT_SECONDS
+    assert SpawnArgs.model_validate({"task": "t", "runTimeoutSeconds": SAFE}).run_timeout_seconds == 2_147_000
+    assert SpawnArgs.model_validate({"task": "t", "timeoutSeconds": 1e308}).run_timeout_seconds == 2_147_000
 
 
-@pytest.mark.parametrize("seconds", [2**80, 1e308, 10**400])
-def test_huge_timeouts_clamp_to_openclaws_timer_bound(seconds):
-    assert SendArgs.model_validate({"message": "m", "timeoutSeconds": seconds}).timeout_seconds == MAX_TIMEOUT_SECONDS
-    assert SpawnArgs.model_validate({"task": "t", "runTimeoutSeconds": seconds}).run_timeout_seconds == 2_147_000
-    assert SpawnArgs.model_validate({"task": "t", "timeoutSeconds": seconds}).run_timeout_seconds == 2_147_000
-    assert SendArgs.model_validate({"message": "m", "timeoutSeconds": -seconds}).timeout_seconds == 0
+@pytest.mark.parametrize("seconds", [2**80, 1e308, 10**400, -1, -(2**80), 2.5])
+def test_timeouts_that_are_no_safe_integer_are_refused(seconds):
+    with pytest.raises(ToolInputError, match="^timeoutSeconds must be a non-negative integer$"):
+        SendArgs.model_validate({"message": "m", "timeoutSeconds": seconds})
+    with pytest.raises(ToolInputError, match="^runTimeoutSeconds must be a non-negative integer$"):
+        SpawnArgs.model_validate({"task": "t", "runTimeoutSeconds": seconds})
 
 
 async def test_a_send_and_a_spawn_with_huge_timeouts_run_normally(live_engine):
     engine = live_engine()
     add_session(engine, GROUP)
-    sent = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi", "timeoutSeconds": 1e308})
+    sent = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi", "timeoutSeconds": SAFE})
     assert sent["status"] == "ok" and sent["reply"]
-    spawned = await call_tool(engine, "sessions_spawn", {"task": "count", "runTimeoutSeconds": 2**80}, as_key=GROUP)
+    spawned = await call_tool(engine, "sessions_spawn", {"task": "count", "runTimeoutSeconds": SAFE}, as_key=GROUP)
     assert spawned["status"] == "accepted"
     await engine.drain()
     run = engine.subagents.get(spawned["runId"])
@@ -187,25 +197,26 @@ def test_the_tool_command_refuses_parseable_json_nested_too_deep(cli_state, caps
 
 
 @pytest.mark.parametrize(
-    "args_json, code",
+    "args_json, error",
     [
-        ('{"activeMinutes": Infinity}', 0),
-        ('{"activeMinutes": NaN}', 0),
-        ('{"activeMinutes": 1e400}', 0),
-        ('{"activeMinutes": 1e15, "limit": 1e400, "messageLimit": 1e400}', 0),
-        ('{"limit": 1' + "0" * 1000 + ', "messageLimit": -1' + "0" * 1000 + "}", 0),
-        ('{"offset": 1e400}', 2),
-        ('{"offset": 9223372036854775808}', 2),
-        ('{"offset": 1' + "0" * 1000 + "}", 2),
+        ('{"activeMinutes": 1e400}', "activeMinutes must be a positive integer"),
+        ('{"activeMinutes": 1e15, "limit": 1e400}', "limit must be a positive integer"),
+        ('{"limit": 1' + "0" * 1000 + "}", "limit must be a positive integer"),
+        ('{"messageLimit": -1' + "0" * 1000 + "}", "messageLimit must be a non-negative integer"),
+        ('{"offset": 1e400}', "offset must be a non-negative integer"),
+        ('{"offset": 9223372036854775808}', "offset must be a non-negative integer"),
+        ('{"offset": 1' + "0" * 1000 + "}", "offset must be a non-negative integer"),
     ],
 )
-def test_the_tool_command_with_huge_and_non_finite_numbers(cli_state, capsys, args_json, code):
-    assert tool_cli(cli_state, "sessions_list", args_json) == code
+def test_the_tool_command_with_huge_numbers(cli_state, capsys, args_json, error):
+    assert tool_cli(cli_state, "sessions_list", args_json) == 2
     captured = capsys.readouterr()
-    if code == 0:
-        assert json.loads(captured.out)["count"] == 1 and captured.err == ""
-    else:
-        assert captured.err == "sessions-tui: offset must be a non-negative integer\n"
+    assert captured.out == "" and captured.err == f"sessions-tui: {error}\n"
+
+
+def test_the_tool_command_takes_a_huge_but_safe_window(cli_state, capsys):
+    assert tool_cli(cli_state, "sessions_list", '{"activeMinutes": 1e15, "limit": 1e2, "messageLimit": 1e3}') == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 1
 
 
 # --- 2. the size of a sessions_list page -------------------------------------------------------

@@ -88,6 +88,9 @@ async def test_the_dashboards_reads_and_config_come_from_the_server(tmp_path):
             assert not await remote.state_is_empty()
             assert await remote.owner_key("cron:nightly") == "agent:main:cron:nightly"
             assert "off" in (await remote.owner_command(GROUP, "/send off") or "")
+            assert "on" in (await remote.owner_command("discord:group:dev", "/send on") or "")  # any spelling
+            with pytest.raises(ToolInputError, match="^No session found: agent:main:nope$"):
+                await remote.owner_command("agent:main:nope", "/send off")  # as the local backend says it
             assert remote.describe_requester(Requester()).visibility == "all"
         finally:
             await remote.aclose()

@@ -142,23 +142,25 @@ def test_limit_defaults_to_100_clamps_to_200_and_pages_with_offset(make_engine):
     first = run_tool(engine, "sessions_list", {})
     assert first["count"] == 100 and first["hasMore"] and first["nextOffset"] == 100
     assert run_tool(engine, "sessions_list", {"limit": 1000})["count"] == 200
-    assert run_tool(engine, "sessions_list", {"limit": 0})["count"] == 1
-    assert run_tool(engine, "sessions_list", {"limit": 2.9})["count"] == 2
+    assert run_tool(engine, "sessions_list", {"limit": "2"})["count"] == 2  # a string of one, as the gateway takes it
+    for bad in (0, 2.9, -1):  # the gateway refuses them (tests/fixtures/openclaw-2026.9.6/numbers/)
+        with pytest.raises(ToolInputError, match="^limit must be a positive integer$"):
+            run_tool(engine, "sessions_list", {"limit": bad})
     last = run_tool(engine, "sessions_list", {"limit": 100, "offset": 200})
     assert last["count"] == 50 and not last["hasMore"] and "nextOffset" not in last
     assert keys(last)[0] == "agent:main:s200"
 
 
 def test_offset_must_be_a_non_negative_integer(engine):
-    for bad in (-1, 1.5, "3", True):
+    for bad in (-1, 1.5, "x", True):
         with pytest.raises(ToolInputError, match="offset must be a non-negative integer"):
             run_tool(engine, "sessions_list", {"offset": bad})
 
 
-def test_non_numbers_are_ignored_like_absent(make_engine):
+def test_null_and_blank_numbers_are_absent(make_engine):
     engine = make_engine()
     add_session(engine, "main")
-    assert run_tool(engine, "sessions_list", {"limit": "5", "activeMinutes": None})["count"] == 1
+    assert run_tool(engine, "sessions_list", {"limit": "5", "activeMinutes": None, "messageLimit": " "})["count"] == 1
 
 
 def test_active_minutes_keeps_recent_sessions_only(make_engine):
@@ -167,8 +169,9 @@ def test_active_minutes_keeps_recent_sessions_only(make_engine):
     add_session(engine, "agent:main:stale", updatedAt=NOW_MS - 6 * 60_000)
     add_session(engine, "agent:main:now", updatedAt=NOW_MS - 30_000)
     assert keys(run_tool(engine, "sessions_list", {"activeMinutes": 5})) == ["agent:main:now", "agent:main:fresh"]
-    # 0.5 floors to 0, then max(1): a one-minute window.
-    assert keys(run_tool(engine, "sessions_list", {"activeMinutes": 0.5})) == ["agent:main:now"]
+    assert keys(run_tool(engine, "sessions_list", {"activeMinutes": 1})) == ["agent:main:now"]
+    with pytest.raises(ToolInputError, match="^activeMinutes must be a positive integer$"):
+        run_tool(engine, "sessions_list", {"activeMinutes": 0.5})
 
 
 def test_limit_applies_before_the_kind_filter(make_engine):

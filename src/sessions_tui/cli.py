@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import sqlite3
 import sys
@@ -22,11 +23,13 @@ from typing import Any
 from sessions_tui.backend import (
     Backend,
     BackendUnavailable,
+    NotJsonNumber,
     Requester,
     StoreDamaged,
     ToolInputError,
     UnknownToolError,
     database_error_line,
+    loads_json,
     looks_like_session_id,
     looks_like_session_key,
 )
@@ -65,11 +68,13 @@ def _check_text_arguments(opts: argparse.Namespace) -> None:
 
 def _parse_args_json(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = loads_json(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"ARGS_JSON: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     except RecursionError:
         raise UsageError("ARGS_JSON: nested too deeply to parse") from None
+    except NotJsonNumber as exc:
+        raise UsageError(f"ARGS_JSON: invalid JSON: {exc}") from None
     except ValueError as exc:  # an integer of more than 4300 digits
         raise UsageError(f"ARGS_JSON: cannot parse: {str(exc).partition(':')[0]}") from None
     if not isinstance(value, dict):
@@ -144,16 +149,28 @@ def _send_message(opts: argparse.Namespace) -> str:
         raise UsageError(f"--message-file {exc}") from None
 
 
+# JavaScript's largest exact integer: the largest `timeoutSeconds` the tool takes (it clamps it).
+_MAX_TIMEOUT = 2**53 - 1
+
+
+def _send_timeout(value: float) -> int:
+    """`--timeout`, as `sessions_send` takes `timeoutSeconds`: a whole number of seconds, 0 or more."""
+    if not (math.isfinite(value) and 0 <= value <= _MAX_TIMEOUT and value == math.floor(value)):
+        raise UsageError(f"--timeout: must be a whole number of seconds, 0 or more, not {value:g}")
+    return int(value)
+
+
 async def _run_send(opts: argparse.Namespace) -> int:
     from sessions_tui.send_report import SendReporter
 
+    timeout = _send_timeout(opts.timeout)
     message = _send_message(opts)
     backend = face_backend(opts)
     try:
         await backend.start()
         reporter = SendReporter(backend, sys.stdout)
         requester = _requester(backend, opts.as_key, False)
-        code = await reporter.send(opts.key, message, timeout=opts.timeout, requester=requester)
+        code = await reporter.send(opts.key, message, timeout=timeout, requester=requester)
     finally:
         await backend.aclose()
     _warn_left_pending(backend)

@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=30,
         metavar="N",
-        help="seconds to wait for the reply (0 = do not wait; default 30)",
+        help="seconds to wait for the reply, a whole number (0 = do not wait; default 30)",
     )
 
     add_read_commands(sub, on_demo)

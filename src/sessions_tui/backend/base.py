@@ -180,7 +180,9 @@ class Backend(Protocol):
         texts redacted and cut as history text is."""
 
     async def owner_command(self, key: str, text: str) -> str | None:
-        """Carry out the owner's `/send on|off|inherit` in a session: its reply (None: not one)."""
+        """Carry out the owner's `/send on|off|inherit` in a session (`key` in any spelling, `main`,
+        or a sessionId): its reply (None: not one). Raises `ToolInputError` for a key that names no
+        session."""
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """May the requester list, read, send to the session `target` and spawn under `agent`

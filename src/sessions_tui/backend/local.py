@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
-from sessions_tui.engine.commands import run_owner_command
+from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
-from sessions_tui.tools.base import ToolCall
+from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
@@ -183,7 +183,12 @@ class LocalBackend:
         return session.key if session else None
 
     async def owner_command(self, key: str, text: str) -> str | None:
-        return run_owner_command(self.engine, key, text)
+        if not is_send_command(text):
+            return None
+        target = await self.owner_key(key)
+        if target is None:
+            raise ToolInputError(f"No session found: {key}")
+        return run_owner_command(self.engine, target, text)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access

@@ -103,10 +103,15 @@ class RemoteBackend:
             raise RemoteError(f"{self.url}: locked out after failed tokens; retry in {wait} s (429)")
         return response
 
-    async def _post(self, op: str, body: w.WireModel, answer: type[M]) -> M:
+    async def _post(self, op: str, body: w.WireModel, answer: type[M], *, field: str | None = None) -> M:
+        """The op's answer. With `field`, a 400 naming that field is the caller's input error
+        (`ToolInputError`, with the server's words), as the local backend raises it."""
         response = await self._request(f"{w.API_PREFIX}/{op}", body.model_dump(mode="json"))
         if op == "info" and (response.status_code != 200 or "json" not in response.headers.get("content-type", "")):
             raise NotSessionsTui(f"{self.url}: not a sessions-tui server (no {w.API_PREFIX}/info)")
+        prefix = f"{op}: {field}: "
+        if field is not None and response.status_code == 400 and _message(response).startswith(prefix):
+            raise ToolInputError(_message(response).removeprefix(prefix))
         if response.status_code != 200:
             raise RemoteError(f"{self.url}: {op} failed ({response.status_code}): {_message(response)}")
         return answer.model_validate_json(response.content)
@@ -254,7 +259,7 @@ class RemoteBackend:
         return (await self._post("owner_key", w.KeyRequest(key=key), w.Text)).value
 
     async def owner_command(self, key: str, text: str) -> str | None:
-        return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text)).value
+        return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text, field="key")).value
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import Explanation

@@ -8,7 +8,7 @@ agent output is redacted by the server before it leaves.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
@@ -25,6 +25,15 @@ says (a requester its config sandboxes stays sandboxed without it)."""
 PUBLIC_CONFIG_SECTIONS = ("session", "tools", "agents", "logging", "ui")
 """The config a remote face may see: key spellings, visibility, sandboxing, redaction patterns,
 keys and theme. Never providers, channels or the gateway section (they hold secrets and URLs)."""
+
+
+SqlValue = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Annotated[float, Field(allow_inf_nan=False)] | str | None
+"""A value SQLite holds: what a page's sort column gives its cursor."""
+
+Cursor = tuple[SqlValue, str]
+"""Where a page starts or ends: its row's sort value and key (tools.browse)."""
+
+MAX_OFFSET = 2**53 - 1
 
 
 class WireModel(LazyModel):
@@ -60,10 +69,10 @@ class Query(WireModel):
 class BrowseRequest(WireModel):
     requester: Requester
     query: Query
-    offset: int = Field(default=0, ge=0)
+    offset: int = Field(default=0, ge=0, le=MAX_OFFSET)
     limit: int = Field(default=500, ge=1, le=5000)
-    after: tuple[Any, str] | None = None
-    before: tuple[Any, str] | None = None
+    after: Cursor | None = None
+    before: Cursor | None = None
     count: bool = True
 
 
@@ -71,8 +80,8 @@ class BrowseAnswer(WireModel):
     rows: list[dict[str, Any]]
     total: int
     offset: int
-    first: tuple[Any, str] | None = None
-    last: tuple[Any, str] | None = None
+    first: Cursor | None = None
+    last: Cursor | None = None
 
 
 class CountRequest(WireModel):

@@ -57,9 +57,20 @@ def check_regular(path: Path) -> None:
     _refuse(os.stat(path).st_mode)
 
 
-def read_regular_bytes(path: Path, *, follow_link: bool = True) -> bytes:
+class FileTooLarge(OSError):
+    """The file holds more than the reader takes: `size` bytes (at least), `limit` at most."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"{size} bytes, over the {limit} it may hold")
+        self.size = size
+        self.limit = limit
+
+
+def read_regular_bytes(path: Path, max_bytes: int | None = None, *, follow_link: bool = True) -> bytes:
     """The whole content of a regular file; `NotRegularFile` for anything else, before reading.
-    With `follow_link=False`, `IsLink` if the path's last component is a symbolic link."""
+    With `max_bytes`, `FileTooLarge` for a file larger than that, from its size before reading
+    (and from what is read, should it grow meanwhile). With `follow_link=False`, `IsLink` if the
+    path's last component is a symbolic link."""
     if follow_link:
         check_regular(path)
         flags = os.O_RDONLY | _O_NONBLOCK | _O_CLOEXEC
@@ -76,11 +87,17 @@ def read_regular_bytes(path: Path, *, follow_link: bool = True) -> bytes:
             raise IsLink(f"{path}: is a symbolic link") from None
         raise
     try:
-        _refuse(os.fstat(fd).st_mode)
+        status = os.fstat(fd)
+        _refuse(status.st_mode)
+        if max_bytes is not None and status.st_size > max_bytes:
+            raise FileTooLarge(status.st_size, max_bytes)
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb") as handle:
             fd = -1
-            return handle.read()
+            data = handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise FileTooLarge(len(data), max_bytes)
+        return data
     finally:
         if fd >= 0:
             os.close(fd)

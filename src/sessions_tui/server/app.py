@@ -4,6 +4,9 @@
 - `GET /health` — the process is up; `GET /readyz` — the engine is started and answers.
 - `GET /events` — the engine's events as server-sent events (events.py); bearer auth.
 - `POST /sessions-tui/v1/<op>` — the operator's reads for remote dashboards (operator.py); bearer auth.
+
+Another method on these routes gets a 405 naming the one it takes (`Allow: POST`); an exception
+of the server's own gets a bare 500, its traceback redacted in the server's log (failures.py).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -22,6 +26,7 @@ from sessions_tui.backend import Backend, StoreChanged
 from sessions_tui.backend.wire import API_PREFIX
 from sessions_tui.server.access import http_denied
 from sessions_tui.server.events import EventStream
+from sessions_tui.server.failures import ContainFailures
 from sessions_tui.server.invoke import Authenticator, ToolsInvoke, json_response, method_not_allowed
 from sessions_tui.server.operator import OperatorApi
 from sessions_tui.server.settings import ServerSettings
@@ -42,6 +47,15 @@ def _authenticated(auth: Authenticator, endpoint: Endpoint, method: str) -> Endp
     return guarded
 
 
+class AnyMethod(Route):
+    """A route that takes every method (TRACE, CONNECT, made-up ones): its endpoint answers the
+    ones it does not serve with its own 405 and `Allow`, as the gateway does, not Starlette's."""
+
+    def __init__(self, path: str, endpoint: Endpoint) -> None:
+        super().__init__(path, endpoint)
+        self.methods = None
+
+
 class ServerState:
     """What the routes share: when the server started and whether the engine is ready."""
 
@@ -57,7 +71,7 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
     auth = Authenticator(settings)
     invoke = ToolsInvoke(backend, settings, auth, http_denied(settings.allow, settings.deny))
     events = EventStream(backend, settings.event_queue)
-    operator = OperatorApi(backend, backend.public_config())
+    operator = OperatorApi(backend, backend.public_config(), settings)
 
     async def health(request: Request) -> Response:
         return json_response(200, {"ok": True, "status": "live"}, {"Cache-Control": "no-store"})
@@ -100,15 +114,15 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
                 await backend.drain()
                 await backend.aclose()
 
-    every = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]  # the endpoints answer 405 themselves
     routes = [
-        Route("/tools/invoke", invoke.handle, methods=every),
+        AnyMethod("/tools/invoke", invoke.handle),
         Route("/health", health, methods=["GET", "HEAD"]),
         Route("/readyz", readyz, methods=["GET", "HEAD"]),
-        Route("/events", _authenticated(auth, events.handle, "GET"), methods=every),
-        Route(API_PREFIX + "/{op}", _authenticated(auth, operator.handle, "POST"), methods=every),
+        AnyMethod("/events", _authenticated(auth, events.handle, "GET")),
+        AnyMethod(API_PREFIX + "/{op}", _authenticated(auth, operator.handle, "POST")),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(ContainFailures, redact=backend.redact)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.router.redirect_slashes = False  # the gateway: `/tools/invoke/` is not found, not redirected
     app.state.server = state
     app.state.events = events

@@ -2,30 +2,29 @@
 
 The order of the checks is the gateway's, so each bad request gets the gateway's status: the
 method (405), the bearer token (429 while locked out, else 401), the body (413 over the limit, 408
-when it stalls), JSON (400 `invalid_request_error`), the tool's name (400 `invalid_request`), the
-tool's availability (404 `not_found`: unknown, denied over HTTP, or not in the requester agent's
-tool policy), the tool's own argument checks (400 `tool_error`), a failure inside it (500, no
-details). The answer's `details` are exactly what `sessions-tui tool` prints; its text content is
-them as indented JSON, as the gateway's tools write it.
+when it stalls), JSON (400 `invalid_request_error`; `NaN` and `Infinity` are not JSON), the tool's
+name (400 `invalid_request`), the tool's availability (404 `not_found`: unknown, denied over
+HTTP, or not in the requester agent's tool policy), the tool's own argument checks (400
+`tool_error`), a failure inside it (500, no details). The answer's `details` are exactly what
+`sessions-tui tool` prints; its text content is them as indented JSON, as the gateway's tools
+write it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from typing import Any
 
 import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from sessions_tui.backend import TOOLS, Backend, Requester, ToolInputError, UnknownToolError
+from sessions_tui.backend import TOOLS, Backend, Requester, ToolInputError, UnknownToolError, json_problem, loads_json
 from sessions_tui.backend.wire import SANDBOXED_HEADER
 from sessions_tui.server.access import AuthLockout, bearer_token, token_matches, tool_name
+from sessions_tui.server.failures import log_failure
 from sessions_tui.server.settings import ServerSettings
-
-log = logging.getLogger("sessions_tui.server")
 
 JSON = "application/json; charset=utf-8"
 
@@ -142,9 +141,9 @@ class ToolsInvoke:
         body: Any = None
         if text.strip():
             try:
-                body = json.loads(text)
+                body = loads_json(text)
             except (ValueError, RecursionError) as exc:
-                return plain_error(400, "invalid_request_error", _json_problem(exc))
+                return plain_error(400, "invalid_request_error", json_problem(exc))
         if not isinstance(body, dict):
             body = {}
         name = body.get("tool", body.get("name"))
@@ -173,18 +172,10 @@ class ToolsInvoke:
         except UnknownToolError:
             return error(404, "not_found", f"Tool not available: {redact(name)}")
         except Exception as exc:  # noqa: BLE001 - the client learns nothing of the failure but that it failed
-            log.error("tool %s failed: %s: %s", name, type(exc).__name__, self.backend.redact(str(exc)))
+            log_failure(f"tool {name}", exc, self.backend.redact)
             return error(500, "tool_error", "tool execution failed")
         content = [{"type": "text", "text": indented_json(details)}]
         return json_response(200, {"ok": True, "result": {"content": content, "details": details}})
 
     def _requester_key(self, key: str | None) -> str:
         return self.backend.canonical(key) if key else self.backend.main_session_key()
-
-
-def _json_problem(exc: Exception) -> str:
-    if isinstance(exc, RecursionError):
-        return "JSON nested too deeply"
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    return "JSON number too large"

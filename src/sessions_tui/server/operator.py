@@ -2,7 +2,9 @@
 
 The tools alone do not make a dashboard: it pages through sessions filtered and sorted, counts
 them, lists a session's sub-agents and announces, and carries out the owner's `/send` command.
-Each op is a `Backend` method; its request and answer are the models of backend/wire.py. Text
+Each op is a `Backend` method; its request and answer are the models of backend/wire.py. A body
+is read as `/tools/invoke` reads one (2 MB at most, within the body timeout, `NaN` is not JSON) and
+validated by its op's model: a 400 `invalid_request` says `op: field: what is wrong`, redacted. Text
 that may hold agent output is redacted before it leaves, as the tools' results are, and so is every
 session key (a key is user data: a channel id, a label a token was pasted into). A redacted key
 names its session when it comes back (`Engine.canonical`), so a remote face acts on what it shows.
@@ -15,14 +17,28 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from pydantic import ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from sessions_tui.backend import Backend
+from sessions_tui.backend import Backend, json_problem, loads_json
 from sessions_tui.backend import wire as w
-from sessions_tui.server.invoke import error, json_response
+from sessions_tui.server.invoke import BodyTooLarge, error, json_response, plain_error, read_body
+from sessions_tui.server.settings import ServerSettings
 
 Handler = Callable[[Any], Awaitable[w.WireModel]]
+
+
+class FieldError(Exception):
+    """A request that validates but names what is not there (a session key of no session): a 400."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _invalid(op: str, where: str, message: str, redact: Callable[[str], str]) -> Response:
+    """The 400 of a bad request: `op: field: what is wrong`, redacted (it may repeat what was sent)."""
+    return error(400, "invalid_request", redact(f"{op}: {where}: {message}"))
 
 
 def _package_version() -> str:
@@ -35,8 +51,9 @@ def _package_version() -> str:
 class OperatorApi:
     """The ops by name, each with its request model and the backend call that answers it."""
 
-    def __init__(self, backend: Backend, public_config: dict[str, Any]) -> None:
+    def __init__(self, backend: Backend, public_config: dict[str, Any], settings: ServerSettings) -> None:
         self.backend = backend
+        self.settings = settings
         self.public_config = public_config
         redact = backend.redact
         self.ops: dict[str, tuple[type[w.WireModel], Handler]] = {
@@ -60,18 +77,34 @@ class OperatorApi:
         self._redact = redact
 
     async def handle(self, request: Request) -> Response:
+        """The op's body validated by its model (400 naming the field it faults), then its handler.
+        An input error the handler finds is a 400 too; anything else it raises is a bug, answered
+        with a bare 500 (app.py's failures.py)."""
         op = request.path_params["op"]
         if op not in self.ops:
             return error(404, "not_found", f"Unknown operation: {self._redact(op)}")
         model, handler = self.ops[op]
         try:
-            body = await request.body()
-            args = model.model_validate_json(body or b"{}")
+            raw = await read_body(request, self.settings.max_body_bytes, self.settings.body_timeout_s)
+        except BodyTooLarge:
+            return plain_error(413, "invalid_request_error", "Payload too large")
+        except TimeoutError:
+            return plain_error(408, "invalid_request_error", "Request timeout")
+        except ClientDisconnect:
+            return plain_error(400, "invalid_request_error", "Client disconnected")
+        try:
+            data = loads_json(raw) if raw.strip() else {}
+        except (ValueError, RecursionError) as exc:
+            return _invalid(op, "body", f"invalid JSON: {json_problem(exc)}", self._redact)
+        try:
+            args = model.model_validate(data)
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "body"
-            return error(400, "invalid_request", self._redact(f"{op}: {where}: {first['msg']}"))
-        answer = await handler(args)
+            return _invalid(op, ".".join(str(p) for p in first["loc"]) or "body", first["msg"], self._redact)
+        try:
+            answer = await handler(args)
+        except FieldError as exc:
+            return _invalid(op, exc.field, str(exc), self._redact)
         return json_response(200, answer.model_dump(mode="json"))
 
     async def _info(self, _: w.Empty) -> w.Info:
@@ -153,7 +186,12 @@ class OperatorApi:
         return w.Text(value=self._redact(found) if found else found)
 
     async def _owner_command(self, req: w.CommandRequest) -> w.Text:
-        return w.Text(value=await self.backend.owner_command(self.backend.canonical(req.key), req.text))
+        from sessions_tui.backend import ToolInputError
+
+        try:
+            return w.Text(value=await self.backend.owner_command(self.backend.canonical(req.key), req.text))
+        except ToolInputError as exc:  # a key that names no session
+            raise FieldError("key", str(exc)) from None
 
     async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
         session = self.backend.canonical(req.session) if req.session else req.session

@@ -1,9 +1,10 @@
-"""What every tool shares: the input error, OpenClaw's parameter reading (trimmed
-strings, finite numbers floored, anything else absent), the call context."""
+"""What every tool shares: the input error, OpenClaw's parameter reading (trimmed strings,
+integers that must be integers, timeouts floored), the call context."""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -79,21 +80,39 @@ def read_string_list(params: dict[str, Any], key: str) -> list[str] | None:
     return [js_trim(v) for v in value if isinstance(v, str) and js_trim(v)]
 
 
-def read_offset(params: dict[str, Any]) -> int:
-    """`offset`: absent, or a non-negative integer (else the tool refuses the call)."""
-    value = params.get("offset")
+# A number as text: what the gateway takes for an integer parameter given as a string ("3", " 1e1 ").
+_DECIMAL_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def read_integer(params: dict[str, Any], key: str, *, minimum: int) -> int | None:
+    """An integer parameter as OpenClaw 2026.9.6's gateway reads one (its answers are recorded in
+    tests/fixtures/openclaw-2026.9.6/numbers/): missing, null or a blank string is absent (None); a
+    number, or a string spelling a decimal one, must be an integer JavaScript holds exactly (a
+    "safe integer") of at least `minimum`; anything else, a boolean, a list or an object included,
+    refuses the call: `<key> must be a positive integer` (`minimum` 1) or `... a non-negative
+    integer` (0). The callers clamp what is too large for them."""
+    value = params.get(key)
     if value is None:
-        return 0
-    # The range is checked first: `math.floor` of NaN or infinity raises, and SQLite holds no
-    # integer beyond 2^63 (beyond 2^53 it is not an integer to OpenClaw either).
+        return None
+    if isinstance(value, str):
+        text = js_trim(value)
+        if not text:
+            return None
+        value = float(text) if _DECIMAL_RE.fullmatch(text) else None
+    # The range first: `math.floor` of NaN or infinity raises.
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float))
-        or not 0 <= value <= MAX_SAFE_INTEGER
+        or not minimum <= value <= MAX_SAFE_INTEGER
         or value != math.floor(value)
     ):
-        raise ToolInputError("offset must be a non-negative integer")
+        raise ToolInputError(f"{key} must be a {'positive' if minimum > 0 else 'non-negative'} integer")
     return int(value)
+
+
+def read_offset(params: dict[str, Any]) -> int:
+    """`offset`: absent, or a non-negative integer (else the tool refuses the call)."""
+    return read_integer(params, "offset", minimum=0) or 0
 
 
 def clamp_timeout_seconds(seconds: int) -> int:

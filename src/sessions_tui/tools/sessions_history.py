@@ -12,7 +12,7 @@ from sessions_tui.tools.base import (
     ToolArgs,
     ToolCall,
     ToolSpec,
-    read_number,
+    read_integer,
     read_offset,
     read_string,
 )
@@ -37,10 +37,10 @@ class HistoryArgs(ToolArgs):
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
-        limit = read_number(params, "limit")
+        limit = read_integer(params, "limit", minimum=1)
         return {
             "session_key": read_string(params, "sessionKey", required=True),
-            "limit": min(MAX_LIMIT, max(1, limit)) if limit is not None else DEFAULT_LIMIT,
+            "limit": min(MAX_LIMIT, limit) if limit is not None else DEFAULT_LIMIT,
             "include_tools": bool(params.get("includeTools", params.get("include_tools"))),
             "offset": read_offset(params),
         }

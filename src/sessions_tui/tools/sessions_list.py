@@ -29,7 +29,7 @@ from sessions_tui.tools.base import (
     ToolCall,
     ToolSpec,
     active_since,
-    read_number,
+    read_integer,
     read_offset,
     read_string_list,
 )
@@ -69,14 +69,13 @@ class ListArgs(ToolArgs):
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
         kinds = [k.lower() for k in read_string_list(params, "kinds") or []]
         kinds = [k for k in kinds if k in SESSION_KINDS]
-        limit = read_number(params, "limit")
-        active = read_number(params, "activeMinutes")
-        message_limit = read_number(params, "messageLimit")
+        limit = read_integer(params, "limit", minimum=1)
+        message_limit = read_integer(params, "messageLimit", minimum=0)
         return {
             "kinds": tuple(dict.fromkeys(kinds)) or None,
-            "limit": min(MAX_LIMIT, max(1, limit)) if limit is not None else DEFAULT_LIMIT,
-            "active_minutes": max(1, active) if active is not None else None,
-            "message_limit": min(max(0, message_limit or 0), MAX_MESSAGE_LIMIT),
+            "limit": min(MAX_LIMIT, limit) if limit is not None else DEFAULT_LIMIT,
+            "active_minutes": read_integer(params, "activeMinutes", minimum=1),
+            "message_limit": min(message_limit or 0, MAX_MESSAGE_LIMIT),
             "offset": read_offset(params),
             "include_archived": params.get("includeArchived") is True,
         }

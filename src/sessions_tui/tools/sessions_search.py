@@ -12,7 +12,6 @@ where each hit is in its transcript.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +24,7 @@ from sessions_tui.engine.redact_cut import Redact, redacted_head
 from sessions_tui.engine.store.text_index import TextQuery, fts_query
 from sessions_tui.engine.text_search import catch_up
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard, guard_for
-from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_string
+from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_integer, read_string
 from sessions_tui.tools.resolution import Failed, resolve_visible
 
 DEFAULT_LIMIT = 10
@@ -51,7 +50,7 @@ class SearchArgs(ToolArgs):
         return {
             "query": checked_query(params.get("query")),
             "session_key": read_string(params, "sessionKey"),
-            "limit": read_limit(params.get("limit")),
+            "limit": read_limit(params),
         }
 
 
@@ -65,27 +64,15 @@ def checked_query(raw: Any) -> str:
     return query
 
 
-def read_limit(value: Any) -> int:
+def read_limit(params: dict[str, Any]) -> int:
     """OpenClaw's `readPositiveIntegerParam` with a maximum: absent is the default; a positive integer
     up to 25, or a string of one, is taken; anything else refuses the call."""
-    if value is None:
+    limit = read_integer(params, "limit", minimum=1)
+    if limit is None:
         return DEFAULT_LIMIT
-    number: Any = value
-    if isinstance(value, str):
-        text = js_trim(value)
-        try:
-            number = float(text) if text else None
-        except ValueError:
-            number = None
-    # The range first: `math.floor` of NaN or infinity raises (as `read_offset` checks it).
-    if (
-        isinstance(number, bool)
-        or not isinstance(number, (int, float))
-        or not 1 <= number <= MAX_LIMIT
-        or number != math.floor(number)
-    ):
+    if limit > MAX_LIMIT:
         raise ToolInputError("limit must be a positive integer")
-    return int(number)
+    return limit
 
 
 class SearchHit(LazyModel):

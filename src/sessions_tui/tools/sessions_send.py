@@ -33,7 +33,7 @@ from sessions_tui.tools.base import (
     ToolSpec,
     clamp_timeout_seconds,
     new_run_id,
-    read_number,
+    read_integer,
     read_string,
 )
 from sessions_tui.tools.resolution import (
@@ -81,7 +81,7 @@ class SendArgs(ToolArgs):
 
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
-        timeout = read_number(params, "timeoutSeconds")
+        timeout = read_integer(params, "timeoutSeconds", minimum=0)
         return {
             "session_key": read_string(params, "sessionKey"),
             "label": read_string(params, "label"),

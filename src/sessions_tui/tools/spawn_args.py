@@ -19,6 +19,7 @@ from sessions_tui.tools.base import (
     ToolArgs,
     ToolInputError,
     clamp_timeout_seconds,
+    read_integer,
     read_number,
     read_string,
 )
@@ -76,7 +77,7 @@ class SpawnArgs(ToolArgs):
         if runtime == "acp" and light:
             raise ToolInputError("lightContext is only supported for runtime='subagent'.")
         legacy_timeout = read_number(params, "timeoutSeconds")
-        timeout = read_number(params, "runTimeoutSeconds")
+        timeout = read_integer(params, "runTimeoutSeconds", minimum=0)
         if timeout is None:
             timeout = legacy_timeout
         thread = params.get("thread") is True

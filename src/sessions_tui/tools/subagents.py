@@ -20,7 +20,7 @@ from sessions_tui.engine.redact_cut import Redact, redact_then_cut
 from sessions_tui.engine.run_controls import ControlFailed
 from sessions_tui.engine.subagent_control import TreeNode, is_live, kill_subtree, tree_of
 from sessions_tui.tools.access import RequesterContext
-from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_number, read_string
+from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_integer, read_string
 
 DESCRIPTION = (
     "List, kill, or steer spawned sub-agents for this requester session. Use this for sub-agent orchestration."
@@ -48,9 +48,7 @@ class SubagentsArgs(ToolArgs):
     @classmethod
     def read(cls, params: dict[str, Any]) -> dict[str, Any]:
         action = (read_string(params, "action") or "list").strip().lower()
-        minutes = read_number(params, "recentMinutes")
-        if minutes is not None and minutes < 1:
-            raise ToolInputError("recentMinutes must be a positive integer")
+        minutes = read_integer(params, "recentMinutes", minimum=1)
         return {
             "action": action if action in ("list", "kill", "steer") else "unsupported",
             "target": read_string(params, "target"),

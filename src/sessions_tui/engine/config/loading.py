@@ -1,8 +1,9 @@
 """Reading a config file: bytes → JSON5 → validated `Config`, with every failure a one-line `ConfigError`.
 
-Only a regular file is read (a FIFO would hang the start, a device never end); a missing file
-gives the defaults unless it was asked for; JSON5 that does not parse names the line and column;
-values of the wrong type are errors, out-of-range ones warnings (docs/decisions.md D14).
+Only a regular file of at most 1 MiB is read (a FIFO would hang the start, a device never end,
+50 MB of JSON5 take minutes to parse); a missing file gives the defaults unless it was asked for;
+JSON5 that does not parse names the line and column; values of the wrong type are errors,
+out-of-range ones warnings (docs/decisions.md D14).
 """
 
 import re
@@ -17,9 +18,12 @@ from sessions_tui.engine.config.document import Config
 from sessions_tui.engine.config.errors import ConfigError, format_validation_error
 from sessions_tui.engine.config.redaction import redaction_warnings
 from sessions_tui.engine.config.rules import json_type
-from sessions_tui.engine.files import NotRegularFile, read_regular_bytes
+from sessions_tui.engine.files import FileTooLarge, NotRegularFile, read_regular_bytes
 
-__all__ = ["LoadedConfig", "load_config", "parse_config"]
+__all__ = ["MAX_CONFIG_BYTES", "LoadedConfig", "load_config", "parse_config"]
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""A config file larger than this is refused before it is read: JSON5 parses a few seconds a megabyte."""
 
 
 @dataclass
@@ -79,13 +83,15 @@ def load_config(path: Path, *, required: bool = False) -> LoadedConfig:
     source = str(path)
     try:
         # Only a regular file is read: a FIFO would hang the start, a device never end.
-        data_bytes = read_regular_bytes(path)
+        data_bytes = read_regular_bytes(path, MAX_CONFIG_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         if required:
             raise ConfigError(f"{source}: config file not found") from None
         return LoadedConfig(config=defaults_of(Config), warnings=[], path=path, exists=False)
     except NotRegularFile as err:
         raise ConfigError(f"{source}: is {err.kind}, not a config file") from None
+    except FileTooLarge as err:
+        raise ConfigError(f"{source}: {err.size} bytes, over the 1 MiB a config file may hold") from None
     except OSError as err:
         raise ConfigError(f"{source}: cannot read: {err.strerror or err}") from None
     try:

@@ -37,6 +37,16 @@ SORT_COLUMNS = {
 """Sort name -> the indexed column (generated columns of store/browse_schema.py)."""
 
 
+def _sql_order(value: Any) -> tuple[int, Any]:
+    """SQLite's order of values of any type: NULL, then numbers, then text, then blobs (a cursor
+    from a client may hold a value of another type than its column's)."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, (int, float)):
+        return (1, value)
+    return (2, value) if isinstance(value, str) else (3, bytes(value))
+
+
 @dataclass
 class SessionFilter:
     """Which sessions a browsing view shows; every field narrows the set (None = no limit)."""
@@ -292,7 +302,7 @@ class BrowsePart(StoreBase):
 
         def first(a: Cursor, b: Cursor) -> bool:  # whether `a` is read before `b`
             if a[0] != b[0]:
-                return bool(a[0] < b[0]) == ascending
+                return (_sql_order(a[0]) < _sql_order(b[0])) == ascending
             return bool(a[1] < b[1]) == ascending
 
         with self.read() as conn:

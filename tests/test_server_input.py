@@ -1,0 +1,123 @@
+"""`serve` and hostile input: every operator op validates its body and answers 400 naming the
+field, `NaN` is not JSON, every method but the route's own gets 405, and a bug of the server's is a
+bare 500 whose traceback only the server's log holds, redacted."""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from conftest import add_session
+from server_support import TOKEN, local_backend, served
+from sessions_tui.server.app import build_app
+from sessions_tui.server.settings import ServerSettings
+
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+SECRET = "sk-1234567890abcdef1234"
+OPS = "/sessions-tui/v1/"
+
+
+@pytest.fixture
+def backend(tmp_path):
+    backend = local_backend(tmp_path / "state")
+    add_session(backend.engine, "agent:main:main", [{"role": "user", "content": "hello"}])
+    yield backend
+    backend.close()
+
+
+@pytest.fixture
+def client(backend):
+    app = build_app(backend, ServerSettings(token=SecretStr(TOKEN)), manage_backend=False)
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 40000))  # an exception escaping fails the test
+    return httpx.AsyncClient(transport=transport, base_url="http://sessions-tui.test", headers=AUTH)
+
+
+async def test_owner_command_takes_main_and_any_spelling(client, backend):
+    async with client:
+        off = await client.post(OPS + "owner_command", json={"key": "main", "text": "/send off"})
+        assert off.status_code == 200 and off.json() == {"value": "⚙️ Send policy set to off."}
+        assert backend.engine.store.get("agent:main:main").entry["sendPolicy"] == "deny"
+        on = await client.post(OPS + "owner_command", json={"key": "AGENT:MAIN:MAIN", "text": "/send on"})
+        assert on.status_code == 200 and backend.engine.store.get("agent:main:main").entry["sendPolicy"] == "allow"
+        other = await client.post(OPS + "owner_command", json={"key": "nope", "text": "hello"})
+        assert other.status_code == 200 and other.json() == {"value": None}  # not a command: nothing done
+
+
+BAD_BODIES = [
+    ("owner_command", b'{"key":"agent:main:nope","text":"/send off"}', "key: No session found: agent:main:nope"),
+    ("owner_command", b'{"key":"main"}', "text: Field required"),
+    ("owner_command", b'{"key":5,"text":"/send off"}', "key: Input should be a valid string"),
+    ("browse", b'{"requester":{},"query":{},"after":[{"x":1},"k"]}', "after.0."),
+    ("browse", b'{"requester":{},"query":{},"before":[[1],"k"]}', "before.0."),
+    ("browse", b'{"requester":{},"query":{},"after":[1e400,"k"]}', "after.0."),
+    ("browse", b'{"requester":{},"query":{},"offset":1' + b"0" * 30 + b"}", "offset: "),
+    ("browse", b'{"requester":{},"query":{},"limit":NaN}', "body: invalid JSON: NaN is not a JSON number"),
+    ("browse_count", b'{"requester":{},"query":{"active_minutes":Infinity}}', "body: invalid JSON: Infinity is"),
+    ("operator_sessions", b'{"limit":-Infinity}', "body: invalid JSON: -Infinity is not a JSON number"),
+    ("browse_rows", b'{"requester":{},"keys":"k"}', "keys: "),
+    ("children", b"[1,2]", "body: Input should be a valid dictionary"),
+    ("search", b'{"requester":{},"query":"x","limit":"many"}', "limit: "),
+    ("sends", b'{"limit":0}', "limit: "),
+    ("explain", b'{"requester":{},"target":"main","extra":1}', "extra: Extra inputs are not permitted"),
+    ("info", b"{", "body: invalid JSON: Expecting property name"),
+    ("data_version", b"[" * 100_000, "body: invalid JSON: JSON nested too deeply"),
+]
+
+
+@pytest.mark.parametrize("op, body, where", BAD_BODIES, ids=[f"{op}-{i}" for i, (op, _, _) in enumerate(BAD_BODIES)])
+async def test_a_bad_body_is_a_400_naming_the_field_and_logs_nothing(client, caplog, op, body, where):
+    caplog.set_level(logging.DEBUG)
+    async with client:
+        answer = await client.post(OPS + op, content=body)
+    assert answer.status_code == 400
+    error = answer.json()["error"]
+    assert error["type"] == "invalid_request" and error["message"].startswith(f"{op}: {where}")
+    assert "\n" not in error["message"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_a_cursor_of_another_type_than_its_column_pages_on(client, backend):
+    add_session(backend.engine, "agent:main:cron:a", updatedAt=5)
+    page = {"requester": {}, "query": {"order_by": "key"}, "limit": 1}
+    async with client:
+        for cursor in ([5, "k"], [None, "k"], [1.5, "main"], ["zzz", "agent:main:cron:a"]):
+            answer = await client.post(OPS + "browse", json={**page, "after": cursor})
+            assert answer.status_code == 200, (cursor, answer.text)
+
+
+@pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
+async def test_nan_and_infinity_in_a_tools_invoke_body_are_json_that_does_not_parse(client, word):
+    async with client:
+        answer = await client.post("/tools/invoke", content=f'{{"tool":"sessions_list","args":{{"limit":{word}}}}}')
+    assert answer.status_code == 400
+    assert answer.json() == {"error": {"message": f"{word} is not a JSON number", "type": "invalid_request_error"}}
+
+
+@pytest.mark.parametrize("method", ["TRACE", "PROPFIND", "FOO", "PATCH"])
+def test_every_method_but_the_routes_own_gets_405_naming_it(tmp_path, method):
+    with served(local_backend(tmp_path / "s")) as url, httpx.Client(base_url=url, headers=AUTH, timeout=30) as http:
+        for path, allow in [("/tools/invoke", "POST"), ("/events", "GET"), (OPS + "info", "POST")]:
+            answer = http.request(method, path)
+            assert (answer.status_code, answer.headers["allow"]) == (405, allow), path
+
+
+def test_a_bug_of_the_server_is_a_bare_500_its_traceback_redacted_in_the_log(tmp_path, caplog, capfd):
+    backend = local_backend(tmp_path / "s")
+
+    async def broken(run_id: str) -> str:
+        raise RuntimeError(f"lost {SECRET} on the way")
+
+    backend.run_label = broken  # type: ignore[method-assign]
+    caplog.set_level(logging.INFO, logger="sessions_tui.server")
+    with served(backend) as url, httpx.Client(base_url=url, headers=AUTH, timeout=30) as http:
+        answer = http.post(OPS + "run_label", json={"run_id": "r1"})
+        again = http.post(OPS + "info", json={})  # the server, and the connection, carry on
+    assert (answer.status_code, answer.text) == (500, "Internal Server Error")
+    assert again.status_code == 200
+    [record] = [r for r in caplog.records if r.name == "sessions_tui.server"]
+    logged = record.getMessage()
+    assert "Traceback" in logged and "RuntimeError: lost sk-123" in logged and SECRET not in logged
+    assert "Exception in ASGI application" not in capfd.readouterr().err
