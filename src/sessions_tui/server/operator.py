@@ -37,8 +37,9 @@ class FieldError(Exception):
 
 
 def _invalid(op: str, where: str, message: str, redact: Callable[[str], str]) -> Response:
-    """The 400 of a bad request: `op: field: what is wrong`, redacted (it may repeat what was sent)."""
-    return error(400, "invalid_request", redact(f"{op}: {where}: {message}"))
+    """The 400 of a bad request: `op: field: what is wrong`, the field and what is wrong redacted
+    apart (they may repeat what was sent; together, `key: No …` would read as a secret field)."""
+    return error(400, "invalid_request", f"{op}: {redact(where)}: {redact(message)}")
 
 
 def _package_version() -> str:
