@@ -88,6 +88,10 @@ class MessageScroll(VerticalScroll):
         """Show `widget` at the top of the view (as far as the end allows) and keep it there through
         every layout to come, however late it is laid out, until the reader scrolls."""
         self.release_anchor()  # not following: the end is no longer kept in view
+        if self.scroll_y < 0:
+            # The anchor sets the offset unchecked, below 0 when all of it fits; released, such an
+            # offset stays and is painted as it is (rows at the end left blank).
+            self.scroll_to(y=0, animate=False, immediate=True)
         self._hold = (widget, 0)
         self.refresh(layout=True)
 
