@@ -66,3 +66,17 @@ async def test_a_path_that_cannot_be_written_is_said_in_the_box(tmp_path):
         assert "No such file or directory" in text_of(problem) and isinstance(app.screen, ExportScreen)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ExportScreen), "closed")
+
+
+async def test_the_path_offered_for_a_key_holding_a_secret_masks_it(tmp_path):
+    """The file name is the key cut at 120 characters: redacted first, so no part of the token."""
+    token = "ghp_" + "Q7w" * 12
+    key = f"agent:main:hook:{'x' * 80}-{token}"
+    app = demo_app(tmp_path / "s")
+    app.backend.engine.store.ensure(key)
+    app.backend.engine.store.append(key, {"role": "user", "content": "hi"})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_export(pilot, key)
+        path = screen.query_one("#export-path").value
+        assert path == f"./agent_main_hook_{'x' * 80}-ghp_Q7_wQ7w.md"
+        assert "Q7wQ7wQ7w" not in path
