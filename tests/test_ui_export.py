@@ -80,3 +80,5 @@ async def test_the_path_offered_for_a_key_holding_a_secret_masks_it(tmp_path):
         path = screen.query_one("#export-path").value
         assert path == f"./agent_main_hook_{'x' * 80}-ghp_Q7_wQ7w.md"
         assert "Q7wQ7wQ7w" not in path
+        title = text_of(screen.query_one("#export-title"))
+        assert title == f"Export hook:{'x' * 80}-ghp_q7…wq7w"  # the dialog names it redacted too
