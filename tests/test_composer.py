@@ -1,5 +1,9 @@
 """Pilot tests of the composer: its tab order, what sends, and what it says about a send."""
 
+import random
+
+from openai_server import Reply
+from secret_corpus import LEAK_WINDOW, leaks, secret
 from ui_support import SIZE, demo_app, select, settle, text_of, until
 
 DEV = "agent:main:discord:group:dev"
@@ -101,3 +105,63 @@ async def test_the_owners_send_command_answers_in_the_outcome(tmp_path):
         await until(pilot, lambda: "Send policy set to off." in text_of(outcome), "the command's reply")
         table = app.main_screen.query_one("#sessions")
         await until(pilot, lambda: str(table.cell(DEV, "send")) == "deny*", "the override in the table")
+
+
+def _model_config(url: str) -> dict:
+    """Every session's model on the scripted OpenAI-compatible server (what it says, said raw)."""
+    return {
+        "models": {"providers": {"local": {"baseUrl": url, "apiKey": "test-key"}}},
+        "agents": {"defaults": {"model": "local/test-model"}},
+    }
+
+
+def _saying_secrets(seed: str, cuts: tuple[int, ...]) -> tuple[str, list[str]]:
+    """A reply with one secret whole near its head and one whose core the cut at each of `cuts`
+    splits (were the text cut before it is redacted); and the secrets' cores."""
+    rng = random.Random(seed)
+    head, core = secret("aws secret bare", rng)
+    text, cores = f"{head} then", [core]
+    for cut, kind in zip(cuts, ("github", "gitlab"), strict=False):
+        planted, core = secret(kind, rng)
+        middle = planted.index(core[:LEAK_WINDOW]) + len(core) // 2
+        text += " " + "w" * max(1, cut - len(text) - 2 - middle) + " " + planted
+        cores.append(core)
+    return text + " and the end.", cores
+
+
+async def test_no_fragment_of_a_secret_a_run_says_is_ever_in_the_composer(tmp_path, openai_server):
+    """The send log quotes the engine's events, which carry what the agents wrote: the reply, each
+    ping-pong turn (cut at 160) and the announce (cut at 200) show redacted, then cut."""
+    said, cores = _saying_secrets("composer", (159, 199))
+    openai_server.default = Reply(text=said)
+    app = demo_app(tmp_path / "s", _model_config(openai_server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        log, outcome = screen.query_one("#send-log"), screen.query_one("#outcome")
+        shown: list[str] = []
+
+        def seen(condition):
+            def check():
+                shown.append(f"{text_of(outcome)}\n{text_of(log)}")
+                return condition()
+
+            return check
+
+        await select(pilot, DEV)
+        for wait in ("0", "30"):  # accepted: the reply is a log line; ok: the outcome quotes it
+            screen.query_one("#timeout").value = wait
+            await pilot.press("enter", *"hi", "ctrl+s")
+            await until(pilot, seen(lambda: "announce (" in text_of(log)), "the announce in the send log")
+            assert leaks("\n".join(shown), cores) == [], shown[-1]
+            lines = text_of(log).splitlines()
+            assert [line.split(" · ")[0] for line in lines] == [
+                *(["reply"] if wait == "0" else []),
+                "↔ turn 1 of 2",
+                "↔ turn 2 of 2",
+                "announce (recorded in the outbox)",
+            ], lines
+            assert all(f"{cores[0][:6]}…{cores[0][-4:]}" in line for line in lines)  # quoted, masked
+            await app.engine.drain()
+            await pilot.press("escape")
+        assert text_of(outcome).startswith("ok")  # the second send waited for its reply

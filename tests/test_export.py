@@ -8,6 +8,7 @@ import argparse
 import io
 import json
 import os
+import random
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -16,9 +17,11 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
+from secret_corpus import KINDS, leaks, secret
 from sessions_tui import cli_export
 from sessions_tui.cli import main
 from sessions_tui.engine.export import SessionExport, default_file_name, render_html, render_markdown
+from sessions_tui.engine.redact import Redactor
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
 LEGACY = FIXTURES / "legacy-state"
@@ -121,9 +124,30 @@ def test_html_is_self_contained_and_escapes_every_agent_text():
 
 
 def test_default_file_name_is_the_key_made_safe():
-    assert default_file_name("agent:main:discord:group:dev", "md") == "agent_main_discord_group_dev.md"
-    assert default_file_name("../../etc/passwd", "html") == "etc_passwd.html"
-    assert default_file_name("::", "jsonl") == "session.jsonl"
+    redact = Redactor().redact
+    assert default_file_name("agent:main:discord:group:dev", "md", redact) == "agent_main_discord_group_dev.md"
+    assert default_file_name("../../etc/passwd", "html", redact) == "etc_passwd.html"
+    assert default_file_name("::", "jsonl", redact) == "session.jsonl"
+    assert default_file_name("agent:main:hook:" + "x" * 200, "md", redact) == f"agent_main_hook_{'x' * 104}.md"
+
+
+def test_a_secret_in_a_key_is_masked_in_the_file_name_never_cut_into_a_fragment():
+    """The name is the key cut at 120 characters: cut first, a secret across the cut would leave
+    its head in the name (`…_AKIAQWERTYUIOPASDF.md`), a fragment no rule finds."""
+    redactor = Redactor(known_secrets=["k3y0f7his1ocal5erver8only9a4b2c6d"])
+    assert default_file_name("agent:main:hook:k3y0f7his1ocal5erver8only9a4b2c6d", "md", redactor.redact) == (
+        "agent_main_hook_k3y0f7_2c6d.md"
+    )
+    rng = random.Random("export file name")
+    checked = 0
+    for kind in KINDS:
+        text, core = secret(kind, rng)
+        safe_core = re.sub(r"[^A-Za-z0-9._-]+", "_", core)  # as the name spells it
+        for before in range(max(1, 120 - len(text) - 2), 122):  # the cut before, inside and after it
+            name = default_file_name(f"{'x' * (before - 1)}:{text}:tail", "md", redactor.redact)
+            assert len(name) <= 123 and leaks(name, [safe_core]) == [], (kind, before, name[-60:])
+            checked += 1
+    assert checked > 35 * 20
 
 
 @pytest.mark.parametrize("fmt", ["md", "html", "jsonl"])

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from conftest import add_session, call_tool
+from openai_server import Reply
 from secret_corpus import KINDS, LEAK_WINDOW, leaks, secret
 from sessions_tui.engine.models.demo import DemoModel
 from sessions_tui.engine.models.wire import provider_error_message, snippet
@@ -137,3 +138,42 @@ async def test_a_spawned_tasks_secret_stays_whole_in_every_reply_label_and_annou
     text = json.dumps(outputs, ensure_ascii=False)
     assert "Result: " in text and "Done: " in text  # the children replied and announced
     assert leaks(text, cores) == []
+
+
+API_KEY = "k3y0f7his1ocal5erver8only9a4b2c6d"  # no built-in rule knows it: only the config's own secrets
+
+
+# How a server answers (status, the body around what it says at `@`), where its quote is cut;
+# status None: a streamed reply with the body as its one event.
+ECHOES = {
+    "error body": (401, "@", 500),
+    "error object": (401, json.dumps({"error": {"code": "auth", "said": "@"}}), 500),
+    "not JSON": (200, "<html>@</html>", 200),
+    "streamed error chunk": (None, json.dumps({"error": {"code": "auth", "said": "@"}}), 500),
+}
+
+
+@pytest.mark.parametrize("shape", list(ECHOES))
+async def test_a_model_server_echoing_the_configured_key_leaves_no_fragment(engine_for, openai_server, shape):
+    """A provider that quotes the `apiKey` it was sent back in its error, where the error's quote
+    is cut: the run's errorMessage, the send's result and its ledger entry hold no part of it."""
+    assert Redactor().redact(API_KEY) == API_KEY
+    engine = engine_for({"models": {"providers": {"local": {"baseUrl": openai_server.url, "apiKey": API_KEY}}}})
+    key = add_session(engine, DEV, [{"role": "user", "content": "hi"}])
+    status, body, cut_at = ECHOES[shape]
+    outputs = []
+    for split in (8, len(API_KEY) // 2, len(API_KEY) - 8):  # the cut leaves this much of the key
+        said = f"{_filler(cut_at - split - body.index('@'))}{API_KEY} was refused"
+        answer = body.replace("@", said)
+        openai_server.script(Reply(raw_events=[answer]) if status is None else Reply(status=status, raw_body=answer))
+        result = await call_tool(engine, "sessions_send", {"sessionKey": key, "message": "go", "timeoutSeconds": 30})
+        assert result["status"] == "error", result
+        outputs.append(result)
+    await engine.drain()
+    history = await call_tool(engine, "sessions_history", {"sessionKey": key, "limit": 50, "includeTools": True})
+    errors = [m["errorMessage"] for m in history["messages"] if m.get("errorMessage")]
+    sends = engine.ledger.entries(session=key, state=None, limit=50)  # as stored, before a face redacts it
+    outputs += [errors, [entry.model_dump(mode="json") for entry in sends]]
+    outputs.append(engine.store.history(key, limit=50).messages)  # as stored
+    assert leaks(json.dumps(outputs, ensure_ascii=False), [API_KEY]) == []
+    assert len(sends) == len(errors) == 3 and all(f"{API_KEY[:6]}…" in e for e in errors), errors  # masked, cut

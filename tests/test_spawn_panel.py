@@ -1,9 +1,13 @@
 """The spawn panel: usable from 80x24, submits from every field, keeps a refused task, forgets the
 last requester's spawn, opens a child's transcript from the runs list, never cuts a status."""
 
+import random
+
 import pytest
 from textual.coordinate import Coordinate
 
+from openai_server import Reply
+from secret_corpus import LEAK_WINDOW, leaks, secret
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.spawn_runs import STATUS_WIDTH, fit_run_columns, status_cell
 from ui_support import demo_app, settle, text_of, until
@@ -271,3 +275,68 @@ async def test_a_short_terminal_gives_the_panel_the_body_at_any_width(tmp_path):
         await until(pilot, lambda: panel.region.width, "the panel to show again")
         await settle(pilot)
         assert table_column.display and panel.region.x >= table_column.region.right
+
+
+def _planted(kind: str, rng: random.Random, cut: int, before: str) -> tuple[str, str]:
+    """`before`, filler, then a secret whose core a cut at `cut` splits; and the secret's core."""
+    text, core = secret(kind, rng)
+    middle = text.index(core[:LEAK_WINDOW]) + len(core) // 2
+    return f"{before} {'w' * max(1, cut - len(before) - 2 - middle)} {text}", core
+
+
+async def test_no_fragment_of_a_secret_in_a_task_label_or_announce_is_ever_in_the_panel(tmp_path, openai_server):
+    """The runs list shows a child's label or task cut at 60, an announcement's head its label
+    cut at 32 and its text what the child said: each redacted before it is cut, whether it comes
+    from an engine event or is read again (`children`, `announcements`, `run_label`)."""
+    rng = random.Random("spawn panel")
+    said, said_core = secret("aws secret bare", rng)
+    label, label_core = _planted("gitlab", rng, 31, "deploy")
+    task, task_core = _planted("github", rng, 59, "count the words in:")
+    cores = [said_core, label_core, task_core]
+    openai_server.default = Reply(text=f"Result: found {said} in the logs")
+    config = {
+        "models": {"providers": {"local": {"baseUrl": openai_server.url, "apiKey": "test-key"}}},
+        "agents": {"defaults": {"model": "local/test-model"}},
+    }
+    app = demo_app(tmp_path / "s", config)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        runs, outcome = screen.query_one("#spawn-runs"), screen.query_one("#spawn-outcome")
+        shown: list[str] = []
+
+        def on_screen() -> str:
+            rows = [" ".join(str(cell) for cell in runs.get_row_at(i)) for i in range(runs.row_count)]
+            now = "\n".join([text_of(outcome), *rows, *(text_of(a) for a in screen.query(".announcement"))])
+            shown.append(now)
+            return now
+
+        await spawn_one(pilot, task=f"{task} (labelled)", label=label)
+        on_screen()
+        await spawn_one(pilot, task=task, label="")
+        await until(pilot, lambda: on_screen().count("Result: found secret ") == 2, "both announcements")
+        await until(pilot, lambda: runs.row_count == 3 and on_screen().count("✓ done") == 3, "both runs done")
+        assert leaks("\n".join(shown), cores) == []
+        masked = f"Result: found secret {said_core[:6]}…{said_core[-4:]} here"
+        assert on_screen().count(masked) == 2
+        assert f"deploy w{'w' * 6} glpat-…{label_core[-4:]}" in on_screen()  # the label, in the head
+
+        before = list(screen.query(".announcement"))
+        screen.requester_changed(reload=False)  # the runs and announcements read again
+
+        def read_again() -> bool:
+            now = list(screen.query(".announcement"))
+            return len(now) == len(before) and not set(now) & set(before) and runs.row_count == 3
+
+        await until(pilot, lambda: read_again() and bool(on_screen()), "the runs and announcements read again")
+        assert leaks("\n".join(shown), cores) == []
+        assert on_screen().count(masked) == 2
+
+        requester = app.requester_key
+        backend = app.backend
+        children = await backend.children(requester)
+        read = [child.model_dump_json() for child in children]
+        read += [one.model_dump_json() for one in await backend.announcements(requester)]
+        read += [str(await backend.run_label(child.run_id)) for child in children]
+        assert len(children) == 3 and leaks("\n".join(read), cores) == []
+        assert f"…{label_core[-4:]}" in read[0] + read[1] and f"…{task_core[-4:]}" in read[0] + read[1]

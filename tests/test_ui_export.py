@@ -75,3 +75,19 @@ async def test_the_default_file_name_of_a_key_holding_a_secret_is_made_from_it_r
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_export(pilot, key)
         assert screen.query_one("#export-path").value == "./agent_main_slack_channel_xoxb-1_uvwx.md"
+
+
+async def test_the_path_offered_for_a_key_holding_a_secret_masks_it(tmp_path):
+    """The file name is the key cut at 120 characters: redacted first, so no part of the token."""
+    token = "ghp_" + "Q7w" * 12
+    key = f"agent:main:hook:{'x' * 80}-{token}"
+    app = demo_app(tmp_path / "s")
+    app.backend.engine.store.ensure(key)
+    app.backend.engine.store.append(key, {"role": "user", "content": "hi"})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_export(pilot, key)
+        path = screen.query_one("#export-path").value
+        assert path == f"./agent_main_hook_{'x' * 80}-ghp_Q7_wQ7w.md"
+        assert "Q7wQ7wQ7w" not in path
+        title = text_of(screen.query_one("#export-title"))
+        assert title == f"Export hook:{'x' * 80}-ghp_q7…wq7w"  # the dialog names it redacted too

@@ -174,7 +174,8 @@ class SessionsApp(App[None]):
         return self.backend.display(self.requester_key)
 
     def display_key(self, key: str) -> str:
-        return self.backend.display(key, agent_id_of(self.requester_key)) if key else key
+        """A key as the viewer names it, redacted (a key may hold a secret; a view may cut it)."""
+        return self.backend.redact(self.backend.display(key, agent_id_of(self.requester_key))) if key else key
 
     def notify(
         self,

@@ -14,11 +14,13 @@ from pydantic import BaseModel
 
 from sessions_tui.engine.export.redaction import redact_entry, redact_line
 from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redact_cut import Redact, redact_then_cut
 
 ExportFormat = Literal["md", "html", "jsonl"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
 
 _UNSAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]+")
+FILE_STEM_MAX = 120
 
 
 class SessionExport(BaseModel):
@@ -78,7 +80,9 @@ def build_export(
     )
 
 
-def default_file_name(key: str, fmt: ExportFormat) -> str:
-    """`agent_main_main.md`: the key with everything but letters, digits, `.`, `_`, `-` made `_`."""
-    stem = _UNSAFE_NAME_RE.sub("_", key).strip("._") or "session"
-    return f"{stem[:120]}.{fmt}"
+def default_file_name(key: str, fmt: ExportFormat, redact: Redact) -> str:
+    """`agent_main_main.md`: the key, redacted then cut to 120 characters (a secret in a key is
+    masked, never cut into a fragment), with everything but letters, digits, `.`, `_`, `-` made `_`."""
+    shown = redact_then_cut(key, FILE_STEM_MAX, redact, mark="")
+    stem = _UNSAFE_NAME_RE.sub("_", shown).strip("._") or "session"
+    return f"{stem}.{fmt}"

@@ -20,6 +20,9 @@ Failures are `ModelError`s:
   working on the request).
 * A payload that is not JSON → `invalid response from model server: …`.
 
+What the server says is quoted in an error redacted, then cut, by the `redact` given (the engine's,
+which knows the config's own secrets: a server may echo the `apiKey` back in its error).
+
 Nothing is retried once an event has been yielded. Cancelling the consuming task while it waits
 for the next event closes the HTTP response at once; a consumer that stops iterating early
 should close the generator (`contextlib.aclosing(client.stream(request))`) so the response is
@@ -57,6 +60,8 @@ from sessions_tui.engine.models.wire import (
     provider_error_message,
     request_body,
 )
+from sessions_tui.engine.redact import default_redactor
+from sessions_tui.engine.redact_cut import Redact
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -86,8 +91,10 @@ class OpenAIChatClient:
         max_retries: int = 3,
         backoff_base: float = 0.5,
         transport: httpx.AsyncBaseTransport | None = None,
+        redact: Redact | None = None,
     ) -> None:
         self.provider_name = provider_name
+        self.redact: Redact = redact or default_redactor().redact  # the engine's, with the config's secrets
         self.provider = provider
         self.streaming = stream
         self.connect_timeout = connect_timeout
@@ -145,7 +152,7 @@ class OpenAIChatClient:
             try:
                 async with self._client.stream("POST", self.url, json=body, headers=headers) as response:
                     if response.status_code >= 400:
-                        error, retry_after = await http_error(response)
+                        error, retry_after = await http_error(response, self.redact)
                         if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
                             raise error
                         delay = backoff_seconds(attempt, self.backoff_base, retry_after)
@@ -177,9 +184,9 @@ class OpenAIChatClient:
         if not self.streaming or content_type != "text/event-stream":
             # Non-streaming, or a server that ignored `"stream": true`: one JSON completion.
             await response.aread()
-            for event in completion_events(parse_json(response.text)):
+            for event in completion_events(parse_json(response.text, self.redact), self.redact):
                 yield event
             return
-        async with aclosing(sse_events(EventSource(response))) as events:
+        async with aclosing(sse_events(EventSource(response), self.redact)) as events:
             async for event in events:
                 yield event

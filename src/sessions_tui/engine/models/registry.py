@@ -39,7 +39,8 @@ def split_ref(ref: str) -> tuple[str, str]:
 
 class ConfigHolder(Protocol):
     """What the registry needs of the engine: its current configuration (read at each use) and its
-    redactor (the demo model quotes what it was told redacted)."""
+    redactor (the demo model quotes what it was told redacted, a model server's error is quoted
+    redacted)."""
 
     config: Config
     redactor: Redactor
@@ -85,15 +86,15 @@ class ModelRegistry:
         if client is None:
             # The HTTP client is imported only when a provider is used: a demo run, or a command
             # that never runs a model, does not load the HTTP stack for it.
+            redact = self.engine.redactor.redact
             if provider == DEMO:
                 demo = self.engine.config.models.demo
-                redact = self.engine.redactor.redact
                 client = DemoModel(latency_ms=demo.latency_ms, chunk_ms=demo.chunk_ms, redact=redact)
             else:
                 from sessions_tui.engine.models.openai import OpenAIChatClient
 
                 config = self.engine.config.models.providers[provider]
-                client = OpenAIChatClient(provider, config, stream=config.stream)
+                client = OpenAIChatClient(provider, config, stream=config.stream, redact=redact)
             self._clients[provider] = client
         return client
 

@@ -14,6 +14,7 @@ import httpx
 from sessions_tui.engine.backoff import parse_retry_after, retry_delay
 from sessions_tui.engine.models.base import ModelError
 from sessions_tui.engine.models.wire import provider_error_message
+from sessions_tui.engine.redact_cut import Redact
 
 __all__ = [
     "MAX_BACKOFF_SECONDS",
@@ -60,11 +61,12 @@ def describe(exc: BaseException, connect_timeout: float) -> str:
     return text or type(exc).__name__
 
 
-async def http_error(response: httpx.Response) -> tuple[ModelError, float | None]:
-    """The error of a response with status >= 400, and the server's `Retry-After` seconds if any."""
+async def http_error(response: httpx.Response, redact: Redact | None = None) -> tuple[ModelError, float | None]:
+    """The error of a response with status >= 400 (the server's text quoted through `redact`), and
+    the server's `Retry-After` seconds if any."""
     await response.aread()
     status = response.status_code
-    message = provider_error_message(response.content, response.reason_phrase or "")
+    message = provider_error_message(response.content, response.reason_phrase or "", redact)
     text = f"HTTP {status}: {message}" if message else f"HTTP {status}"
     error = ModelError(text, status=status, retryable=status in RETRY_STATUSES)
     return error, parse_retry_after(response.headers.get("retry-after"))

@@ -34,12 +34,14 @@ from sessions_tui.engine.models.wire import (
     thinking_of,
     usage_of,
 )
+from sessions_tui.engine.redact_cut import Redact
 
 __all__ = ["sse_events"]
 
 
-async def sse_events(source: EventSource) -> AsyncGenerator[ModelEvent, None]:
-    """The events of one streamed turn; raises `ModelError` on a malformed or error chunk."""
+async def sse_events(source: EventSource, redact: Redact | None = None) -> AsyncGenerator[ModelEvent, None]:
+    """The events of one streamed turn; raises `ModelError` on a malformed or error chunk (its
+    text quoted through `redact`)."""
     calls = ToolCalls()
     usage: Usage | None = None
     finish_reason: Any = None
@@ -50,11 +52,12 @@ async def sse_events(source: EventSource) -> AsyncGenerator[ModelEvent, None]:
                 continue
             if data == "[DONE]":
                 break
-            chunk = parse_json(data)
+            chunk = parse_json(data, redact)
             if not isinstance(chunk, dict):
-                raise ModelError(f"invalid response from model server: expected a JSON object: {snippet(data)!r}")
+                said = snippet(data, redact)
+                raise ModelError(f"invalid response from model server: expected a JSON object: {said!r}")
             if chunk.get("error") and not chunk.get("choices"):
-                raise ModelError(f"model server error: {provider_error_message(json.dumps(chunk))}")
+                raise ModelError(f"model server error: {provider_error_message(json.dumps(chunk), redact=redact)}")
             chunk_usage = usage_of(chunk.get("usage"))
             if chunk_usage is not None:
                 usage = chunk_usage

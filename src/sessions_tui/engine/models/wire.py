@@ -5,6 +5,10 @@ Studio…) differ in small ways, so replies are read leniently: a field of the w
 skipped rather than fatal, tool-call pieces may come with or without an `index`, thinking is
 `reasoning_content` or `reasoning`, cached prompt tokens are spelled two ways. Only a reply that
 is not JSON, or not an object, is an error. Nothing here does I/O.
+
+What a server says in an error is quoted redacted, then cut (engine/redact_cut.py), by the
+`redact` given: the engine's, which also knows the config's own secrets (a server may echo the
+`apiKey` it was sent); the built-in rules when none is given.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from sessions_tui.engine.models.base import (
     UsageEvent,
 )
 from sessions_tui.engine.redact import default_redactor
-from sessions_tui.engine.redact_cut import redact_then_cut
+from sessions_tui.engine.redact_cut import Redact, redact_then_cut
 
 __all__ = [
     "ChatCompletionBody",
@@ -107,21 +111,26 @@ def thinking_of(message: dict[str, Any]) -> str:
     return thinking if isinstance(thinking, str) else ""
 
 
-def snippet(text: str) -> str:
-    """A model server's text quoted in an error: redacted (the built-in rules), then cut."""
-    return redact_then_cut(text.strip(), 201, default_redactor().redact)
+def _or_built_in(redact: Redact | None) -> Redact:
+    return redact or default_redactor().redact
 
 
-def provider_error_message(body: bytes | str, reason: str = "") -> str:
-    """The provider's own message from an error body.
+def snippet(text: str, redact: Redact | None = None) -> str:
+    """A model server's text quoted in an error: redacted, then cut."""
+    return redact_then_cut(text.strip(), 201, _or_built_in(redact))
+
+
+def provider_error_message(body: bytes | str, reason: str = "", redact: Redact | None = None) -> str:
+    """The provider's own message from an error body, redacted.
 
     `error.message` (or a string `error`, or a top-level `message`/`detail`) of a JSON body;
-    else the body text, redacted, trimmed to 500 characters; else the reason phrase.
+    else the body text, redacted, then trimmed to 500 characters; else the reason phrase.
     """
     text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
     text = text.strip()
     if not text:
         return reason.strip()
+    redact = _or_built_in(redact)
     try:
         data = json.loads(text)
     except ValueError:
@@ -133,14 +142,14 @@ def provider_error_message(body: bytes | str, reason: str = "") -> str:
         if isinstance(error, dict):
             message = error.get("message")
             if isinstance(message, str) and message.strip():
-                return message.strip()
+                return redact(message.strip())
         if isinstance(error, str) and error.strip():
-            return error.strip()
+            return redact(error.strip())
         for key in ("message", "detail"):
             value = data.get(key)
             if isinstance(value, str) and value.strip():
-                return value.strip()
-    return redact_then_cut(text, _BODY_SNIPPET, default_redactor().redact, mark="")
+                return redact(value.strip())
+    return redact_then_cut(text, _BODY_SNIPPET, redact, mark="")
 
 
 def usage_of(data: Any) -> Usage | None:
@@ -165,11 +174,11 @@ def stop_reason(finish_reason: Any) -> str:
     return _STOP_REASONS.get(finish_reason, "stop") if isinstance(finish_reason, str) else "stop"
 
 
-def parse_json(text: str) -> Any:
+def parse_json(text: str, redact: Redact | None = None) -> Any:
     try:
         return json.loads(text)
     except ValueError as err:
-        raise ModelError(f"invalid response from model server: {err}: {snippet(text)!r}") from None
+        raise ModelError(f"invalid response from model server: {err}: {snippet(text, redact)!r}") from None
     except RecursionError:
         raise ModelError("invalid response from model server: JSON nested too deeply to parse") from None
 
@@ -240,12 +249,12 @@ class ToolCalls:
         return out
 
 
-def completion_events(data: Any) -> list[ModelEvent]:
-    """The events of one non-streamed completion."""
+def completion_events(data: Any, redact: Redact | None = None) -> list[ModelEvent]:
+    """The events of one non-streamed completion (`redact`: for an error's text)."""
     if not isinstance(data, dict):
         raise ModelError("invalid response from model server: expected a JSON object")
     if "error" in data and not data.get("choices"):
-        raise ModelError(f"model server error: {provider_error_message(json.dumps(data))}")
+        raise ModelError(f"model server error: {provider_error_message(json.dumps(data), redact=redact)}")
     choices = data.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices else {}
     if not isinstance(choice, dict):

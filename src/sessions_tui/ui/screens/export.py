@@ -8,6 +8,7 @@ export is read and written in a worker; a toast names the file. The path starts 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,8 +42,9 @@ CHOICES: list[tuple[ExportFormat, str]] = [
 ]
 
 
-def default_path(key: str, fmt: ExportFormat) -> str:
-    return f"./{default_file_name(key, fmt)}"
+def default_path(key: str, fmt: ExportFormat, redact: Callable[[str], str]) -> str:
+    """`./<file name>` in the working directory: the key redacted (the backend's), made a safe name."""
+    return f"./{default_file_name(key, fmt, redact)}"
 
 
 async def export_to_file(backend: Backend, key: str, fmt: ExportFormat, target: str) -> Path:
@@ -68,7 +70,6 @@ class ExportScreen(ModalScreen[Path | None]):
     def __init__(self, backend: Backend, key: str, shown_key: str) -> None:
         super().__init__()
         self.backend, self.key, self.shown_key = backend, key, shown_key
-        self.named = backend.redact(key)  # the default file's name: a key may hold a secret
         self.format: ExportFormat = "md"
 
     def compose(self) -> ComposeResult:
@@ -77,7 +78,7 @@ class ExportScreen(ModalScreen[Path | None]):
             with RadioSet(id="export-format"):
                 for fmt, name in CHOICES:
                     yield RadioButton(f"{name} (.{fmt})", value=fmt == "md", id=f"export-{fmt}")
-            yield Field(value=default_path(self.named, "md"), id="export-path")
+            yield Field(value=default_path(self.key, "md", self.backend.redact), id="export-path")
             yield Static(span("Redacted: secrets are masked.  enter: write · esc: cancel", "dim"))
             yield Static("", id="export-problem")
 
@@ -88,8 +89,9 @@ class ExportScreen(ModalScreen[Path | None]):
     def _format_changed(self, event: RadioSet.Changed) -> None:
         chosen = CHOICES[event.index][0]
         path = self.query_one("#export-path", Input)
-        if path.value == default_path(self.named, self.format):  # not edited: it follows the format
-            path.value = default_path(self.named, chosen)
+        redact = self.backend.redact
+        if path.value == default_path(self.key, self.format, redact):  # not edited: it follows the format
+            path.value = default_path(self.key, chosen, redact)
         self.format = chosen
 
     @on(Input.Submitted, "#export-path")
