@@ -4,6 +4,7 @@ import random
 
 from openai_server import Reply
 from secret_corpus import LEAK_WINDOW, leaks, secret
+from sessions_tui.backend import RunEnded
 from ui_support import SIZE, demo_app, select, settle, text_of, until
 
 DEV = "agent:main:discord:group:dev"
@@ -165,3 +166,23 @@ async def test_no_fragment_of_a_secret_a_run_says_is_ever_in_the_composer(tmp_pa
             await app.engine.drain()
             await pilot.press("escape")
         assert text_of(outcome).startswith("ok")  # the second send waited for its reply
+
+
+async def test_a_run_that_ends_in_error_after_the_timeout_says_its_error_redacted(tmp_path):
+    """The late outcome quotes the run's error, which may quote a secret (a provider's answer, a
+    tool's failure): it shows redacted, as every text from the engine does."""
+    planted, core = secret("github", random.Random("late-error"))
+    app = demo_app(tmp_path / "s", latency_ms=4000)  # the run goes on well past the timeout
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        app.main_screen.query_one("#timeout").value = "1"
+        await pilot.press("enter", *"count the words in: one two", "ctrl+s")
+        outcome = app.main_screen.query_one("#outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("timeout"), "the timeout")
+        composer = app.main_screen.query_one("#composer")
+        composer.on_engine_event(
+            RunEnded(run_id=composer.run_id, session_key=DEV, status="error", error=f"HTTP 401: {planted}")
+        )
+        await until(pilot, lambda: "ended after the timeout" in text_of(outcome), "the late error")
+        assert "HTTP 401: " in text_of(outcome) and leaks(text_of(outcome), [core]) == [], text_of(outcome)

@@ -355,7 +355,8 @@ class Composer(ReportsWorkerErrors, Vertical):
         if event.status == "ok":
             said = f"reply arrived after the timeout · {run} · see the transcript"
         else:
-            said = f"{run} ended after the timeout: {event.status}" + (f" · {event.error}" if event.error else "")
+            error = self.backend.redact(event.error) if event.error else ""  # a run's error may quote a secret
+            said = f"{run} ended after the timeout: {event.status}" + (f" · {error}" if error else "")
         if event.run_id == self.run_id:
             self._outcome(literal(said, style="bold $success" if event.status == "ok" else "bold $error"))
         else:
