@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sessions_tui.backend import Backend
+from sessions_tui.backend import Backend, StoreDamaged
 from sessions_tui.backend import wire as w
 from sessions_tui.server.invoke import error, json_response
 
@@ -35,8 +35,12 @@ def _package_version() -> str:
 class OperatorApi:
     """The ops by name, each with its request model and the backend call that answers it."""
 
-    def __init__(self, backend: Backend, public_config: dict[str, Any]) -> None:
+    def __init__(
+        self, backend: Backend, public_config: dict[str, Any], refused: Callable[[Exception], Response]
+    ) -> None:
+        """`refused`: the answer to an op whose write the damaged state database refused (503)."""
         self.backend = backend
+        self.refused = refused
         self.public_config = public_config
         redact = backend.redact
         self.ops: dict[str, tuple[type[w.WireModel], Handler]] = {
@@ -71,7 +75,10 @@ class OperatorApi:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "body"
             return error(400, "invalid_request", self._redact(f"{op}: {where}: {first['msg']}"))
-        answer = await handler(args)
+        try:
+            answer = await handler(args)
+        except StoreDamaged as exc:  # the owner's `/send` command, or a read that writes (`sends`)
+            return self.refused(exc)
         return json_response(200, answer.model_dump(mode="json"))
 
     async def _info(self, _: w.Empty) -> w.Info:
