@@ -250,6 +250,50 @@ def test_no_redact_for_the_owner_warns_on_stderr(state, tmp_path, capsys):
     assert SECRET in target.read_text() and "**Not redacted:** this file may hold secrets" in target.read_text()
 
 
+@pytest.fixture
+def umask_022():
+    """The usual umask, whatever the test runner's: new files 644 unless asked otherwise."""
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "jsonl"])
+def test_an_unredacted_export_is_written_readable_by_its_owner_only(state, tmp_path, capsys, umask_022, fmt):
+    """It holds every secret of the transcript: 600, and a file from before is tightened to it."""
+    new, old = tmp_path / f"new.{fmt}", tmp_path / f"old.{fmt}"
+    old.write_text("from before\n")
+    old.chmod(0o644)
+    for target in (new, old):
+        code, _, _ = _run(
+            capsys, "--state", str(state), "export", "main", "--format", fmt, "--no-redact", "-o", str(target)
+        )
+        assert code == 0
+        assert SECRET in target.read_text()
+        assert target.stat().st_mode & 0o777 == 0o600, target
+
+
+def test_a_redacted_export_takes_the_umask_and_an_unredacted_layout_is_private_too(state, tmp_path, capsys, umask_022):
+    target = tmp_path / "main.md"
+    assert _run(capsys, "--state", str(state), "export", "main", "-o", str(target))[0] == 0
+    assert target.stat().st_mode & 0o777 == 0o644
+    code, _, _ = _run(
+        capsys,
+        "--state",
+        str(state),
+        "export",
+        "main",
+        "--format",
+        "jsonl",
+        "--no-redact",
+        "-o",
+        f"{tmp_path / 'raw'}/",
+    )
+    assert code == 0
+    written = [p for p in (tmp_path / "raw").rglob("*") if p.is_file()]
+    assert written and all(p.stat().st_mode & 0o777 == 0o600 for p in written)
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [

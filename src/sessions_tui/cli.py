@@ -242,8 +242,7 @@ def _run_import(opts: argparse.Namespace) -> int:
             from sessions_tui.follow_report import follow_until_stopped
 
             require_agents(root)
-            asyncio.run(follow_until_stopped(backend, root, sys.stdout, sys.stderr))
-            return EXIT_OK
+            return EXIT_OK if asyncio.run(follow_until_stopped(backend, root, sys.stdout, sys.stderr)) else EXIT_USAGE
         report = asyncio.run(backend.import_openclaw(root))
     except NoOpenClawState as exc:
         raise UsageError(str(exc)) from exc

@@ -2,7 +2,8 @@
 
 The first tick is the import (its summary line, as without `--follow`); after that, each session
 that changed gets a line with the time and the lines it gained. A failure is said once when it
-starts and once when it is over; problems with the data go to stderr, each once. Keys, paths
+starts and once when it is over; problems with the data go to stderr, each once. A state database
+found damaged ends the follow: one line naming it and what to do, exit 2. Keys, paths
 and problems come from the followed files, so each line is printed with its controls made visible.
 """
 
@@ -26,8 +27,13 @@ class FollowPrinter:
         self.err = err
         self.show_key = show_key
         self.failing: list[str] = []
+        self.stopped: str | None = None
 
     def tick(self, tick: FollowTick) -> None:
+        if tick.stopped is not None:
+            self.stopped = tick.stopped
+            self.say(self.err, f"sessions-tui: {tick.stopped}")
+            return
         report = tick.report
         for problem in report.problems:
             self.say(self.err, problem)
@@ -56,8 +62,9 @@ def _now() -> str:
     return time.strftime("%H:%M:%S")
 
 
-async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: IO[str]) -> None:
-    """Follow until Ctrl+C or SIGTERM; the tick in progress finishes first."""
+async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: IO[str]) -> bool:
+    """Follow until Ctrl+C or SIGTERM, the tick in progress finishing first (True), or until the
+    state database is found damaged (False, said on `err`)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -69,4 +76,7 @@ async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: 
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
+    if printer.stopped is not None:
+        return False
     printer.say(out, "stopped")
+    return True

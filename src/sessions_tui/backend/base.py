@@ -79,6 +79,11 @@ class Backend(Protocol):
         """What loading the config warned about, for a face to show where its user looks."""
 
     @property
+    def store_damage(self) -> str | None:
+        """One line naming the state database and what to do, once it is known to be damaged (found
+        by this process or another, or said by a server): nothing is written to it then."""
+
+    @property
     def keybindings(self) -> dict[str, str]:
         """The dashboard's key map from the config (binding id -> keys)."""
 

@@ -49,8 +49,9 @@ class LocalBackend:
 
     @property
     def store_damage(self) -> str | None:
-        """One line naming the state database and what to do, when it is damaged (nothing is then written)."""
-        return self.engine.store.damage_notice
+        """One line naming the state database and what to do, when it is damaged (nothing is then
+        written): found by this process, or by another one since (a `stat` of the note it left)."""
+        return self.engine.store.known_damage()
 
     @property
     def keybindings(self) -> dict[str, str]:

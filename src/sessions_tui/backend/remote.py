@@ -25,6 +25,7 @@ from sessions_tui.engine.config import Config
 from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
+from sessions_tui.engine.store import StoreDamaged
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
@@ -66,6 +67,7 @@ class RemoteBackend:
         self._stream: asyncio.Task[None] | None = None
         self._version = 0
         self._skew_ms = 0  # the server's clock minus this machine's
+        self._damage: str | None = None  # what the server said of its damaged state database
 
     # -- connecting ------------------------------------------------------------------------------
 
@@ -101,6 +103,9 @@ class RemoteBackend:
         if response.status_code == 429:
             wait = response.headers.get("retry-after", "?")
             raise RemoteError(f"{self.url}: locked out after failed tokens; retry in {wait} s (429)")
+        if response.status_code == 503 and _error_type(response) == "store_damaged":
+            self._damage = f"{self.url}: {_message(response)}"
+            raise StoreDamaged(self._damage)
         return response
 
     async def _post(self, op: str, body: w.WireModel, answer: type[M], *, field: str | None = None) -> M:
@@ -125,6 +130,11 @@ class RemoteBackend:
     @property
     def config_warnings(self) -> list[str]:
         return list(self._info.config_warnings) if self._info else []
+
+    @property
+    def store_damage(self) -> str | None:
+        """What the server answered a write with, once its state database is damaged (503 `store_damaged`)."""
+        return self._damage
 
     @property
     def keybindings(self) -> dict[str, str]:
@@ -374,6 +384,12 @@ def _json(response: httpx.Response) -> Any:
         return response.json()
     except ValueError:
         return None
+
+
+def _error_type(response: httpx.Response) -> str | None:
+    payload = _json(response)
+    error = payload.get("error") if isinstance(payload, dict) else None
+    return str(error.get("type")) if isinstance(error, dict) else None
 
 
 def _message(response: httpx.Response) -> str:

@@ -96,6 +96,11 @@ class SeveralBackends:
         return [f"{label}: {w}" for label, b in self.backends.items() for w in b.config_warnings]
 
     @property
+    def store_damage(self) -> str | None:
+        damaged = [f"{label}: {b.store_damage}" for label, b in self.backends.items() if b.store_damage is not None]
+        return "; ".join(damaged) or None
+
+    @property
     def keybindings(self) -> dict[str, str]:
         return self.backends[self.first].keybindings
 

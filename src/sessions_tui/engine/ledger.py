@@ -30,7 +30,7 @@ from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.sanitize import truncate_history_text
-from sessions_tui.engine.store import LedgerRow
+from sessions_tui.engine.store import LedgerRow, StoreDamaged
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +204,8 @@ class SendLedger:
                     written.append(p)
         except sqlite3.Error:  # the store is closed, or the disk fails: the ledger never stops a send
             log.exception("send ledger: %d states not recorded", len(pending))
+            return
+        except StoreDamaged:  # nothing more is written to it (each face says so once)
             return
         for p in written:
             self.engine.events.publish(SendLedgerChanged(ts=p.at, run_id=p.run_id, state=p.state))

@@ -25,7 +25,7 @@ from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.run_end import INTERRUPTED as INTERRUPTED
 from sessions_tui.engine.run_end import RunEnd, RunState
-from sessions_tui.engine.store import RunRow
+from sessions_tui.engine.store import RunRow, StoreDamaged
 from sessions_tui.engine.surrogates import scrub_text
 
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
@@ -228,8 +228,13 @@ class Runs(Generic[HostT]):
 
     async def _execute(self, record: RunRecord, request: RunRequest) -> None:
         engine = self.engine
-        while not self._try_start(record):
-            await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
+        try:
+            while not self._try_start(record):
+                await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
+        except StoreDamaged as exc:  # never started: it ends, saying why
+            record.status, record.error = "error", str(exc)
+            self._finish(record)
+            return
         engine.events.publish(
             RunStarted(ts=record.started_at, run_id=record.run_id, session_key=record.session_key, lane=record.lane)
         )
@@ -268,7 +273,10 @@ class Runs(Generic[HostT]):
 
     def _finish(self, record: RunRecord) -> None:
         record.ended_at = self.engine.now()
-        self._update(record)
+        try:
+            self._update(record)
+        except StoreDamaged:  # the damaged database takes nothing more: the run ends here all the same
+            pass
         self._ended(record)
 
     def _ended(self, record: RunRecord) -> None:

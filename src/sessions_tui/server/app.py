@@ -22,9 +22,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sessions_tui.backend import Backend, StoreChanged
+from sessions_tui.backend import Backend, StoreChanged, StoreDamaged
 from sessions_tui.backend.wire import API_PREFIX
 from sessions_tui.server.access import http_denied
+from sessions_tui.server.damage import DamageReport
 from sessions_tui.server.events import EventStream
 from sessions_tui.server.failures import ContainFailures
 from sessions_tui.server.invoke import Authenticator, ToolsInvoke, json_response, method_not_allowed
@@ -69,9 +70,10 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
     at shutdown, waits for the work in flight and closes it."""
     state = ServerState()
     auth = Authenticator(settings)
-    invoke = ToolsInvoke(backend, settings, auth, http_denied(settings.allow, settings.deny))
+    damage = DamageReport(backend)
+    invoke = ToolsInvoke(backend, settings, auth, http_denied(settings.allow, settings.deny), damage.refused)
     events = EventStream(backend, settings.event_queue)
-    operator = OperatorApi(backend, backend.public_config(), settings)
+    operator = OperatorApi(backend, backend.public_config(), settings, damage.refused)
 
     async def health(request: Request) -> Response:
         return json_response(200, {"ok": True, "status": "live"}, {"Cache-Control": "no-store"})
@@ -83,7 +85,8 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
 
     async def watch_store() -> None:
         """Other processes' commits (a `send` command, an OpenClaw follower) as `StoreChanged`;
-        the sub-agents due for archiving archived, as the dashboard does for a local state."""
+        the sub-agents due for archiving archived, as the dashboard does for a local state. A
+        state database found damaged (here or by another process) is logged once, and not swept."""
         version = await backend.data_version()
         last_sweep = time.monotonic()
         while True:
@@ -92,9 +95,14 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
             if now != version:
                 version = now
                 events.broadcast(StoreChanged(ts=backend.now()))
-            if time.monotonic() - last_sweep >= SWEEP_S:
+            damaged = backend.store_damage
+            damage.noticed(damaged)
+            if time.monotonic() - last_sweep >= SWEEP_S and damaged is None:
                 last_sweep = time.monotonic()
-                await backend.sweep()
+                try:
+                    await backend.sweep()
+                except StoreDamaged as exc:
+                    damage.noticed(backend.store_damage or str(exc))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

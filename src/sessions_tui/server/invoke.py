@@ -5,7 +5,8 @@ method (405), the bearer token (429 while locked out, else 401), the body (413 o
 when it stalls), JSON (400 `invalid_request_error`; `NaN` and `Infinity` are not JSON), the tool's
 name (400 `invalid_request`), the tool's availability (404 `not_found`: unknown, denied over
 HTTP, or not in the requester agent's tool policy), the tool's own argument checks (400
-`tool_error`), a failure inside it (500, no details). The answer's `details` are exactly what
+`tool_error`), a failure inside it (500, no details); a write the damaged state database refused,
+503 `store_damaged` (server/damage.py). The answer's `details` are exactly what
 `sessions-tui tool` prints; its text content is them as indented JSON, as the gateway's tools
 write it.
 """
@@ -14,13 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from sessions_tui.backend import TOOLS, Backend, Requester, ToolInputError, UnknownToolError, json_problem, loads_json
+from sessions_tui.backend import (
+    TOOLS,
+    Backend,
+    Requester,
+    StoreDamaged,
+    ToolInputError,
+    UnknownToolError,
+    json_problem,
+    loads_json,
+)
 from sessions_tui.backend.wire import SANDBOXED_HEADER
 from sessions_tui.server.access import AuthLockout, bearer_token, token_matches, tool_name
 from sessions_tui.server.failures import log_failure
@@ -114,8 +125,17 @@ async def read_body(request: Request, limit: int, timeout_s: float) -> bytes:
 class ToolsInvoke:
     """The endpoint, bound to a backend and the server's settings."""
 
-    def __init__(self, backend: Backend, settings: ServerSettings, auth: Authenticator, denied: frozenset[str]) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        settings: ServerSettings,
+        auth: Authenticator,
+        denied: frozenset[str],
+        refused: Callable[[Exception], Response],
+    ) -> None:
+        """`refused`: the answer to a write the damaged state database refused."""
         self.backend = backend
+        self.refused = refused
         self.settings = settings
         self.auth = auth
         self.denied = denied
@@ -171,6 +191,8 @@ class ToolsInvoke:
             return error(400, "tool_error", redact(str(exc)))
         except UnknownToolError:
             return error(404, "not_found", f"Tool not available: {redact(name)}")
+        except StoreDamaged as exc:
+            return self.refused(exc)
         except Exception as exc:  # noqa: BLE001 - the client learns nothing of the failure but that it failed
             log_failure(f"tool {name}", exc, self.backend.redact)
             return error(500, "tool_error", "tool execution failed")

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from sessions_tui.backend import Backend, json_problem, loads_json
+from sessions_tui.backend import Backend, StoreDamaged, json_problem, loads_json
 from sessions_tui.backend import wire as w
 from sessions_tui.server.invoke import BodyTooLarge, error, json_response, plain_error, read_body
 from sessions_tui.server.settings import ServerSettings
@@ -52,9 +52,17 @@ def _package_version() -> str:
 class OperatorApi:
     """The ops by name, each with its request model and the backend call that answers it."""
 
-    def __init__(self, backend: Backend, public_config: dict[str, Any], settings: ServerSettings) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        public_config: dict[str, Any],
+        settings: ServerSettings,
+        refused: Callable[[Exception], Response],
+    ) -> None:
+        """`refused`: the answer to an op whose write the damaged state database refused (503)."""
         self.backend = backend
         self.settings = settings
+        self.refused = refused
         self.public_config = public_config
         redact = backend.redact
         self.ops: dict[str, tuple[type[w.WireModel], Handler]] = {
@@ -106,6 +114,8 @@ class OperatorApi:
             answer = await handler(args)
         except FieldError as exc:
             return _invalid(op, exc.field, str(exc), self._redact)
+        except StoreDamaged as exc:  # the owner's `/send` command, or a read that writes (`sends`)
+            return self.refused(exc)
         return json_response(200, answer.model_dump(mode="json"))
 
     async def _info(self, _: w.Empty) -> w.Info:

@@ -4,6 +4,8 @@ The app owns the backend's lifecycle and the viewer's identity (acting as which 
 sandboxed or not). Engine events become Textual messages; writes by other processes are noticed
 through the backend's `data_version` (one cheap PRAGMA a quarter second, locally) and become
 `StoreChanged`. The sub-agent sweep runs in a thread worker, off the UI loop.
+
+A state database found damaged while it runs is said once (ui/damage.py): no more writes.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from sessions_tui.backend import (
     FollowStatus,
     FollowTick,
     Requester,
+    StoreDamaged,
     agent_id_of,
 )
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.collector import Collector
-from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
+from sessions_tui.ui.damage import SaysStoreDamage
+from sessions_tui.ui.messages import EngineEventMessage, StoreChanged, StoreDamageFound
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
@@ -52,7 +56,7 @@ log = logging.getLogger(__name__)
 _UI = Path(__file__).parent
 
 
-class SessionsApp(App[None]):
+class SessionsApp(SaysStoreDamage):
     # Absolute paths, so a subclass elsewhere finds them too; in this order, as one sheet.
     CSS_PATH = [
         _UI / "app.tcss",
@@ -245,8 +249,13 @@ class SessionsApp(App[None]):
     @work(group="sweep", thread=True, exit_on_error=False)
     async def _sweep(self) -> None:
         """Archive the sub-agents that are due, in a thread (the local store is SQLite): what it
-        archives comes back as engine events."""
-        await self.backend.sweep()
+        archives comes back as engine events. Not on a damaged state database."""
+        if self.store_damage is not None:
+            return
+        try:
+            await self.backend.sweep()
+        except StoreDamaged as exc:
+            self.post_message(StoreDamageFound(str(exc), refused=False))
 
     async def _follow(self, root: Path) -> None:
         """Follow an OpenClaw in the background, through a store connection of its own: its
@@ -256,7 +265,9 @@ class SessionsApp(App[None]):
         )
 
     def _followed(self, root: Path, tick: FollowTick) -> None:
-        failure = "; ".join(tick.failures) or None
+        if tick.stopped is not None:  # the state database is damaged: the follow ended for good
+            self.post_message(StoreDamageFound(self.backend.store_damage or tick.stopped, refused=False))
+        failure = "stopped: the state database is damaged" if tick.stopped else "; ".join(tick.failures) or None
         if tick.first or failure != self._follow_failure or tick.changed:
             self._follow_failure = failure
             self._on_engine_event(
@@ -279,8 +290,11 @@ class SessionsApp(App[None]):
         reader for a moment, and the event loop must never wait for it."""
         try:
             version = await self.backend.data_version()
+            damage = self.backend.store_damage if self.store_damage is None else None  # one stat
         finally:
             self._polling = False
+        if damage is not None:
+            self.post_message(StoreDamageFound(damage, refused=False))
         if version != self._data_version:
             self._data_version = version
             for screen in self.screen_stack:

@@ -17,3 +17,13 @@ class EngineEventMessage(Message):
 
 class StoreChanged(Message):
     """Another process wrote to the state directory."""
+
+
+class StoreDamageFound(Message):
+    """The state database is damaged (found by this process or another): nothing more is written
+    to it. `refused`: a write of the user's was refused for it (said each time)."""
+
+    def __init__(self, notice: str, *, refused: bool) -> None:
+        super().__init__()
+        self.notice = notice
+        self.refused = refused

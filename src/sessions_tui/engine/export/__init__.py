@@ -2,12 +2,16 @@
 
 The engine builds a `SessionExport` (redacted unless the owner asks otherwise); the renderers
 here turn it into the file's text, with nothing of Textual, so the command line and the
-dashboard write the same bytes.
+dashboard write the same bytes. An unredacted export holds every secret of the transcript: its
+file is its owner's alone (0600, a file that was there tightened to it), whatever the umask; a
+redacted one takes the umask, as any file a command writes. (The JSONL layout's files are
+written through a private temporary file, so they are 0600 either way.)
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +22,8 @@ from sessions_tui.engine.export.model import FORMATS, ExportFormat, SessionExpor
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
+
+PRIVATE_FILE_MODE = 0o600
 
 __all__ = [
     "FORMATS",
@@ -78,6 +84,14 @@ def write_export(export: SessionExport, fmt: ExportFormat, target: str, path: Pa
     Raises `OSError` or `LayoutError`."""
     if fmt == "jsonl" and is_layout_target(target, path):
         return write_layout(export, path)
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(render_export(export, fmt))
+    text = render_export(export, fmt)
+    if export.redacted:
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        return path
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # a file from before: tightened before a secret is in it
+            os.fchmod(fd, PRIVATE_FILE_MODE)  # (not a terminal or a pipe named as the file)
+        handle.write(text)
     return path

@@ -26,7 +26,7 @@ from sessions_tui.engine.openclaw.layout import AgentLayout, NoOpenClawState, So
 from sessions_tui.engine.openclaw.legacy import legacy_sessions
 from sessions_tui.engine.openclaw.mirror import Canonical, ImportReport, Mirror
 from sessions_tui.engine.openclaw.sqlite_sessions import sqlite_sessions
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store import Store, StoreDamaged
 
 LAYOUT_RESCAN_SECONDS = 2.0  # new agents and stores appear within this
 LEGACY_RESCAN_SECONDS = 5.0  # legacy transcripts' sizes are checked this often
@@ -39,6 +39,9 @@ class FollowTick:
     report: ImportReport
     failures: list[str] = field(default_factory=list)
     first: bool = False
+    stopped: str | None = None
+    """Why following ended for good: the state database is damaged, nothing more is written to it
+    (the last tick; its line names the file and what to do)."""
 
     @property
     def changed(self) -> bool:
@@ -218,9 +221,18 @@ class Follower:
 FOLLOW_INTERVAL_SECONDS = 0.25
 
 
+def _stopped(notice: str) -> FollowTick:
+    return FollowTick(report=ImportReport(), stopped=f"{notice}; following stopped")
+
+
 def _safe_tick(follower: Follower) -> FollowTick:
+    notice = follower.store.known_damage()  # found by another connection or process meanwhile
+    if notice is not None:
+        return _stopped(notice)
     try:
         return follower.tick()
+    except StoreDamaged:  # found by this tick's write: undone
+        return _stopped(follower.store.known_damage() or "the state database is damaged")
     except Exception as exc:  # noqa: BLE001 - the embedded store failed (disk full…): say so, go on
         return FollowTick(report=ImportReport(), failures=[f"cannot write the embedded store: {exc}"])
 
@@ -231,8 +243,9 @@ async def run_follow(
     on_tick: Callable[[FollowTick], None],
     interval: float = FOLLOW_INTERVAL_SECONDS,
 ) -> None:
-    """Tick until `stop` is set. A tick runs in a thread and always finishes, even when this is
-    cancelled, so its writes are whole; the follower is closed at the end."""
+    """Tick until `stop` is set, or the state database is found damaged (the last tick says so:
+    `stopped`). A tick runs in a thread and always finishes, even when this is cancelled, so its
+    writes are whole; the follower is closed at the end."""
     try:
         while not stop.is_set():
             pending = asyncio.ensure_future(asyncio.to_thread(_safe_tick, follower))
@@ -242,6 +255,8 @@ async def run_follow(
                 await asyncio.wait([pending])
                 raise
             on_tick(tick)
+            if tick.stopped is not None:
+                return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval)
     finally:

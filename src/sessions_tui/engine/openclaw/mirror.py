@@ -22,7 +22,7 @@ from sessions_tui.engine.keys import SAFE_SESSION_ID_RE, agent_id_of
 from sessions_tui.engine.openclaw.agent_db import parse_line
 from sessions_tui.engine.redact import default_redactor
 from sessions_tui.engine.redact_cut import redact_then_cut
-from sessions_tui.engine.store import Store, StoreError
+from sessions_tui.engine.store import Store, StoreDamaged, StoreError
 
 Canonical = Callable[[str, str], str]
 """(raw key, agent directory id) → the canonical key it is stored under."""
@@ -149,6 +149,8 @@ class Mirror:
         key = self.key_of(source)
         try:
             outcome = self._apply(key, source, transcript, report, verify)
+        except StoreDamaged:
+            raise  # not this session's problem: nothing more is written anywhere
         except StoreError as exc:
             report.problem(f"{source.where}: {exc}; skipped")
             return "skipped"
@@ -187,6 +189,8 @@ class Mirror:
                 source=source.source_id,
                 source_lines=chunk.cursor,
             )
+        except StoreDamaged:
+            raise
         except StoreError as exc:
             report.problem(f"{source.where}: {exc}; skipped")
             return "skipped"

@@ -76,6 +76,13 @@ class StoreBase:
         """One line naming the damaged database and what to do, if it is damaged."""
         return None if self.damage is None else integrity.damage_notice(self.db_path, self.damage)
 
+    def known_damage(self) -> str | None:
+        """`damage_notice`, once this connection or any other (another process's) found the
+        database damaged: the note another one left beside it is looked for (one `stat`)."""
+        if self.damage is None:
+            self.damage = integrity.recorded(self.db_path)
+        return self.damage_notice
+
     def _found_damaged(self, exc: sqlite3.DatabaseError) -> StoreDamaged:
         """SQLite met damage: kept (for this store and every later process), and the error to raise."""
         if self.damage is None:
@@ -104,8 +111,9 @@ class StoreBase:
     @contextmanager
     def write(self, *, savepoint: bool = True) -> Iterator[sqlite3.Connection]:
         """`_write`, refused (`StoreDamaged`) on a damaged database, and SQLite meeting damage
-        taken as such: the transaction undone, nothing more written."""
-        if self.damage is not None:
+        taken as such: the transaction undone, nothing more written. Damage another process found
+        meanwhile is looked for before a transaction begins (a write inside one was let in)."""
+        if self.damage is not None or (not self._conn.in_transaction and self.known_damage() is not None):
             raise StoreDamaged(f"{self.damage_notice}; nothing was written")
         try:
             with self._write(savepoint=savepoint) as conn:

@@ -10,7 +10,9 @@ A damaged file (pages overwritten by a disk fault or another program) is found t
 - When SQLite meets damage while reading or writing (`database disk image is malformed`).
 
 Either way the finding is kept beside the database (`sessions.sqlite3.damaged`, with the file's
-identity), so every later process refuses to write at once, whatever the size. A database put in
+identity), so every later process refuses to write at once, whatever the size, and so does every
+process that has it open already: each looks for the note (one `stat`) before a transaction that
+writes (`recorded`). A database put in
 its place (restored, or recovered with `.recover`) is a different file: it is checked whole when
 next opened, and the note goes once it passes.
 """
@@ -79,6 +81,24 @@ def record_damage(db_path: Path, reason: str) -> None:
         write_file(_marker(db_path), json.dumps({"file": _identity(db_path), "reason": reason}).encode("utf-8"))
     except OSError:
         pass
+
+
+def recorded(db_path: Path) -> str | None:
+    """Why the database was found damaged by whoever found it (another connection, another
+    process), when the note beside it names this very file; None when there is no such note."""
+    marker = _marker(db_path)
+    if not os.path.exists(marker):  # the usual case: one stat
+        return None
+    try:
+        found = json.loads(marker.read_bytes())
+    except (OSError, ValueError):
+        return None
+    identity = _identity(db_path)
+    if not isinstance(found, dict) or not isinstance(found.get("file"), list) or identity is None:
+        return None
+    if found["file"][:2] != identity[:2]:  # another file (put in its place): checked when next opened
+        return None
+    return str(found.get("reason") or "found damaged before")
 
 
 def quick_check(conn: sqlite3.Connection) -> str | None:

@@ -32,10 +32,12 @@ from sessions_tui.backend import (
     RunEnded,
     RunStarted,
     SendProgress,
+    StoreDamaged,
     ToolInputError,
     is_send_command,
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
+from sessions_tui.ui.messages import StoreDamageFound
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
@@ -227,6 +229,9 @@ class Composer(ReportsWorkerErrors, Vertical):
             )
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
+        except StoreDamaged as exc:  # nothing was written: the outcome says so, and the app why
+            result = {"status": "error", "error": "not written: the state database is damaged"}
+            self.app.post_message(StoreDamageFound(str(exc), refused=True))
         self.post_message(self.Sent(result, generation, shown_key))
 
     def on_composer_sent(self, event: Sent) -> None:

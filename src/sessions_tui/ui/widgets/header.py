@@ -2,7 +2,8 @@
 
 It fits its width: the state path (then the followed OpenClaw path) is elided in the middle, then
 shorter words are used; `● live` / `⏸ paused` is always shown. The paths show the home directory as
-`~`; the tooltip has them whole.
+`~`; the tooltip has them whole. Once the state database is found damaged, `✗ store damaged ·
+read-only` takes the place of `● live` (nothing more is written to it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class StatusHeader(Static):
         "header--follow",
         "header--follow-failed",
         "header--sandboxed",
+        "header--damaged",
     }
 
     state_dir: reactive[str] = reactive("")
@@ -35,6 +37,7 @@ class StatusHeader(Static):
     paused: reactive[bool] = reactive(False)
     follow_root: reactive[str] = reactive("")
     follow_failure: reactive[str] = reactive("")
+    damaged: reactive[str] = reactive("")  # the line naming the damaged state database (its tooltip)
 
     def watch_state_dir(self) -> None:
         self._set_tooltip()
@@ -42,9 +45,13 @@ class StatusHeader(Static):
     def watch_follow_root(self) -> None:
         self._set_tooltip()
 
+    def watch_damaged(self) -> None:
+        self._set_tooltip()
+
     def _set_tooltip(self) -> None:
         where = "remote" if self.state_dir.startswith(("http://", "https://")) else "state"
         lines = [f"{where} {self.state_dir}"] + ([f"OpenClaw {self.follow_root}"] if self.follow_root else [])
+        lines += [self.damaged] if self.damaged else []
         self.tooltip = "\n".join(lines)
 
     def render(self) -> Text:
@@ -67,6 +74,8 @@ class StatusHeader(Static):
             counts.append(f" ({self.running} running)", style="dim")
         state = Text("  ")
         live = ("⏸ paused", "header--paused") if self.paused else ("● live", "header--live")
+        if self.damaged:
+            live = ("✗ read-only" if compact else "✗ store damaged · read-only", "header--damaged")
         state.append(live[0], style=self._style(live[1]))
         follow = Text()
         follow_path = ""

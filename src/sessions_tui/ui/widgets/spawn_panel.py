@@ -20,8 +20,18 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sessions_tui.backend import Announced, AnnouncementView, Backend, ChildView, Requester, ToolInputError, agent_id_of
+from sessions_tui.backend import (
+    Announced,
+    AnnouncementView,
+    Backend,
+    ChildView,
+    Requester,
+    StoreDamaged,
+    ToolInputError,
+    agent_id_of,
+)
 from sessions_tui.ui.errors import ReportsWorkerErrors
+from sessions_tui.ui.messages import StoreDamageFound
 from sessions_tui.ui.text import (
     clock_time,
     elapsed,
@@ -348,6 +358,9 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
             result = await self.backend.call_tool("sessions_spawn", params, self.call_as())
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
+        except StoreDamaged as exc:  # nothing was written: the outcome says so, and the app why
+            result = {"status": "error", "error": "not written: the state database is damaged"}
+            self.app.post_message(StoreDamageFound(str(exc), refused=True))
         self.post_message(self.Spawned(result, requester, params["task"], params.get("label", "")))
         if result.get("status") == "forbidden":
             self.why_refused(requester, params.get("agentId"))
