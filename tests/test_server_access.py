@@ -170,6 +170,21 @@ def test_without_any_token_loopback_gets_a_new_one_in_a_private_file(tmp_path, m
     backend.close()
 
 
+def test_the_new_token_is_never_written_through_a_link(tmp_path, monkeypatch):
+    """A link put where the token goes is replaced, not followed: its target stays as it was."""
+    monkeypatch.delenv("SESSIONS_TUI_TOKEN", raising=False)
+    backend = local_backend(tmp_path / "state")
+    target = tmp_path / "elsewhere"
+    target.write_text("untouched\n")
+    path = tmp_path / "state" / "serve.token"
+    path.symlink_to(target)
+    token, _ = choose_token(_opts(), backend)
+    assert target.read_text() == "untouched\n"
+    assert not path.is_symlink() and path.read_text().strip() == token
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    backend.close()
+
+
 def test_the_token_comes_from_the_flag_then_the_environment_then_the_config(tmp_path, monkeypatch):
     backend = local_backend(tmp_path / "state", {"gateway": {"auth": {"token": "from-config"}}})
     monkeypatch.setenv("SESSIONS_TUI_TOKEN", "from-env")

@@ -30,7 +30,9 @@ class ServeRefused(Exception):
 def write_token_file(path: Path) -> str:
     """A new random token, written to `path` readable by its owner only."""
     token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if path.is_symlink():  # never written through a link to somewhere else
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as out:
         os.fchmod(out.fileno(), 0o600)
         out.write(token + "\n")
