@@ -40,6 +40,7 @@ MAX_PING_PONG_TURNS = 5
 ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step."
 STEP_WAIT_CAP_MS = 60_000
 LATE_REPLY_WAIT_MS = 2**31 - 1  # a run's own timeout ends it first
+FLOW_FAILED = "the agent-to-agent flow failed"  # the send's end in the ledger (the log says why)
 
 
 class A2AHost(AnnounceHost, Protocol):
@@ -236,6 +237,8 @@ class A2AFlow:
             await self._run()
         except Exception:  # noqa: BLE001 - background work never raises into anyone
             log.exception("sessions_send a2a flow failed")
+            self.engine.ledger.mark(self.run_id, "error", {"error": FLOW_FAILED})
+            self.engine.ledger.flow_ended(self.run_id)
         else:
             # Written with the flow's last state. Cancelled instead (the process closing), the
             # flow stays this process's: the next process ends it, as a run left running.
