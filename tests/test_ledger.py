@@ -119,6 +119,31 @@ def test_entries_survive_a_reopened_store(make_engine, tmp_path):
     assert [s.state for s in again.ledger.entry("r1").states] == ["accepted", "replied"]
 
 
+def test_a_schema_7_file_gets_the_flow_owner_column(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    conn = sqlite3.connect(state / "sessions.sqlite3")
+    schema_7 = _SCHEMA.replace("outbox_id INTEGER,\n    flow_pid INTEGER\n", "outbox_id INTEGER\n")
+    assert "flow_pid" not in schema_7
+    conn.executescript(schema_7)
+    conn.execute(
+        "INSERT INTO send_ledger (run_id, target, message, via, created_at) VALUES ('r1', ?, 'm', 'owner', 1)", (B,)
+    )
+    conn.execute("PRAGMA user_version=7")
+    conn.commit()
+    conn.close()
+    store = Store(state)
+    try:
+        with store.read() as c:
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+            assert "send_ledger_in_flow" in {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
+        assert store.send_flows() == []
+        store.set_send_flow("r1", 4242)
+        assert store.send_flows() == [("r1", 4242)]
+    finally:
+        store.close()
+
+
 def test_a_schema_5_file_gets_the_ledger_tables(tmp_path):
     state = tmp_path / "state"
     state.mkdir()
@@ -130,7 +155,7 @@ def test_a_schema_5_file_gets_the_ledger_tables(tmp_path):
     store = Store(state)
     try:
         with store.read() as c:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
             names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
         assert {"send_ledger", "send_ledger_state", "send_ledger_by_target", "send_ledger_by_requester"} <= names
         store.open_send(

@@ -61,6 +61,7 @@ async def test_fire_and_forget_with_ping_pong_turns_and_the_announce(engine_for,
         ("announce", {"text": "announce now", "delivery": "recorded", "outboxId": delivery.id}),
     ]
     assert engine.ledger.entry(result["runId"]).chain == [REQ, GROUP]
+    assert engine.store.send_flows() == []  # the flow is over: no process is named as running it
     assert [e.run_id for e in engine.ledger.entries(session=REQ, state="pingpong")] == [result["runId"]]
 
 
@@ -160,3 +161,23 @@ async def test_a_send_to_no_session_is_entered_as_an_error(live_engine):
     engine = live_engine()
     result = await call_tool(engine, "sessions_send", {"sessionKey": "agent:main:discord:group:nobody", "message": "x"})
     assert states(engine, result["runId"]) == [("error", {"error": result["error"]})]
+
+
+async def test_a_flow_that_fails_is_the_sends_error_and_over(engine_for, openai_server, monkeypatch):
+    import sessions_tui.engine.a2a as a2a
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("no route")
+
+    monkeypatch.setattr(a2a, "resolve_announce_target", broken)
+    engine = engine_for()
+    requester = add_session(engine, REQ)
+    add_session(engine, GROUP)
+    openai_server.default = Reply(text="fine")
+    result = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "go"}, as_key=requester)
+    await engine.drain()
+    assert states(engine, result["runId"])[2:] == [
+        ("replied", {"text": "fine"}),
+        ("error", {"error": "the agent-to-agent flow failed"}),
+    ]
+    assert engine.store.send_flows() == []

@@ -198,12 +198,14 @@ class LocalBackend:
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
         from sessions_tui.engine.ledger import SEND_STATES, redacted_entry
+        from sessions_tui.engine.recovery import recover_interrupted
 
         if state is not None and state not in SEND_STATES:
             return []  # no send reaches a state that does not exist
-        # A send whose process was killed ended with it: its run is ended as interrupted (and the
-        # ledger told) first, even by a command that only reads, so no send shows as under way.
-        self.engine.runs.recover_interrupted()
+        # A send whose process was killed ended with it: its run, or its agent-to-agent flow, is
+        # ended as interrupted (the ledger told) first, even by a command that only reads, so no
+        # send shows as under way.
+        recover_interrupted(self.engine)
         entries = self.engine.ledger.entries(session=session, state=state, limit=limit)  # type: ignore[arg-type]
         return [redacted_entry(e, self.engine.redactor) for e in entries]
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.files import NotRegularFile, check_regular, kind_of
+from sessions_tui.engine.recovery import recover_interrupted
 from sessions_tui.engine.store import DB_NAME
 from sessions_tui.engine.store.integrity import damage_notice, is_corruption, record_damage
 from sessions_tui.tools.host import EngineToolHost
@@ -86,7 +87,7 @@ async def start(engine: Engine) -> None:
         attach_tools(engine)
     if engine.store.damage is not None:
         return  # what there is to pick up would be written into it: only reads go on
-    engine.runs.recover_interrupted()
+    recover_interrupted(engine)  # runs dead processes left, and the agent-to-agent flows of their sends
     engine.run_controls.start()  # kill and steer asked of this process by others (run_controls.py)
     engine.outbox.resume()  # deliveries a stopped or dead process left pending
     engine.subagents.recover()

@@ -4,12 +4,16 @@ After the target's first reply, the requester and the target take turns answerin
 (up to `session.agentToAgent.maxPingPongTurns`, stopped by an exact `REPLY_SKIP`); then the
 target runs an announce step whose reply goes to the target's channel through the outbox,
 unless it is exactly `ANNOUNCE_SKIP`. All of it runs in the background and never raises. Each step
-is marked in the send ledger (engine/ledger.py) under the send's run id.
+is marked in the send ledger (engine/ledger.py) under the send's run id, and the ledger knows this
+process runs the flow until it is over: a flow the process stopped in (killed, or closed before
+the flow finished) is ended as interrupted by the next one (engine/recovery.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -36,11 +40,12 @@ MAX_PING_PONG_TURNS = 5
 ANNOUNCE_STEP_MESSAGE = "Agent-to-agent announce step."
 STEP_WAIT_CAP_MS = 60_000
 LATE_REPLY_WAIT_MS = 2**31 - 1  # a run's own timeout ends it first
+FLOW_FAILED = "the agent-to-agent flow failed"  # the send's end in the ledger (the log says why)
 
 
 class A2AHost(AnnounceHost, Protocol):
     """What agent-to-agent messaging needs of the engine, besides an announce's: the runs (to wait
-    on a step), the send ledger, and the way into a session."""
+    on a step), the send ledger, the way into a session, and background work (the flow itself)."""
 
     @property
     def runs(self) -> Runs[Any]: ...
@@ -49,6 +54,8 @@ class A2AHost(AnnounceHost, Protocol):
     def ledger(self) -> SendLedger: ...
 
     def agent(self, request: RunRequest, *, via: str, requester: str | None = None) -> str: ...
+
+    def background(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
 
 
 def is_reply_skip(text: str | None) -> bool:
@@ -219,11 +226,23 @@ class A2AFlow:
         snapshot = latest_assistant_reply(self.engine, session_key)
         return snapshot.text if snapshot else None
 
+    def start(self) -> None:
+        """Run the flow in the background, the send ledger told this process runs it (written with
+        the state marked just before, so no moment of the send is left without its owner)."""
+        self.engine.ledger.flow_began(self.run_id)
+        self.engine.background(self.run())
+
     async def run(self) -> None:
         try:
             await self._run()
         except Exception:  # noqa: BLE001 - background work never raises into anyone
             log.exception("sessions_send a2a flow failed")
+            self.engine.ledger.mark(self.run_id, "error", {"error": FLOW_FAILED})
+            self.engine.ledger.flow_ended(self.run_id)
+        else:
+            # Written with the flow's last state. Cancelled instead (the process closing), the
+            # flow stays this process's: the next process ends it, as a run left running.
+            self.engine.ledger.flow_ended(self.run_id)
         finally:
             self._progress("done")
 

@@ -6,7 +6,10 @@ engine clock's time: accepted → started → replied | timeout | error | forbid
 pingpong per turn → announce | announce_skipped → delivered | delivery_failed. The tool and the
 agent-to-agent flow mark what they decide; the run's start, its interrupted end (a run a dead
 process left, which no tool is waiting on) and the announce's delivery outcome are taken from the
-engine's events here, so neither the runs nor the outbox know of the ledger.
+engine's events here, so neither the runs nor the outbox know of the ledger. While a send's flow
+is under way its entry names the process running it (`flow_began` .. `flow_ended`, the end in
+the transaction of the flow's last state): a flow whose process died, in a step's run or between
+two, is ended as interrupted by the next process (`end_flows_left`, engine/recovery.py).
 
 Entries live in the store (they survive restarts and are read by other processes). Texts are
 stored as given; the faces redact them on the way out. Inside an event loop, what `open` and `mark`
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,6 +31,7 @@ from typing import Any, Literal
 from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunEnded, RunStarted, SendLedgerChanged
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.processes import stopped
 from sessions_tui.engine.redact import Redactor
 from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.sanitize import truncate_history_text
@@ -129,6 +134,14 @@ class _Pending:
     entry: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class _Flow:
+    """The process running a send's agent-to-agent flow from now on (`pid`), or its flow over (None)."""
+
+    run_id: str
+    pid: int | None
+
+
 class SendLedger:
     """`engine.ledger`: opening entries, marking their states, reading them newest first."""
 
@@ -137,7 +150,7 @@ class SendLedger:
         self.recording = True
         """False only in bench/ledger_bench.py: the same sends with nothing recorded, to time the ledger."""
         self._awaiting_start: set[str] = set()
-        self._pending: list[_Pending] = []
+        self._pending: list[_Pending | _Flow] = []
         self._flush_scheduled = False
         engine.events.subscribe(self._on_event)
 
@@ -171,7 +184,33 @@ class SendLedger:
         if self.recording:
             self._queue(_Pending(run_id, state, at, detail))
 
-    def _queue(self, pending: _Pending) -> None:
+    def flow_began(self, run_id: str) -> None:
+        """This process runs the send's agent-to-agent flow (written with the state marked before it)."""
+        if self.recording:
+            self._queue(_Flow(run_id, os.getpid()))
+
+    def flow_ended(self, run_id: str) -> None:
+        """The send's flow is over (written with the last state it marked)."""
+        if self.recording:
+            self._queue(_Flow(run_id, None))
+
+    def flows_left(self) -> list[tuple[str, int]]:
+        """(run id, pid) of the sends whose flow a process that has stopped left under way."""
+        self.flush()
+        return [(run_id, pid) for run_id, pid in self.engine.store.send_flows() if stopped(pid)]
+
+    def end_flows_left(self, flows: list[tuple[str, int]]) -> list[str]:
+        """End each of `flows` (from `flows_left`) as interrupted, the `error` state its run would
+        have had; returns the run ids of the sends ended here (none another process ended meanwhile)."""
+        ended = []
+        for run_id, pid in flows:
+            at = self.engine.now()
+            if self.engine.store.end_send_flow(run_id, pid, "error", at, {"error": INTERRUPTED}):
+                ended.append(run_id)
+                self.engine.events.publish(SendLedgerChanged(ts=at, run_id=run_id, state="error"))
+        return ended
+
+    def _queue(self, pending: _Pending | _Flow) -> None:
         self._pending.append(pending)
         if self._flush_scheduled:
             return
@@ -194,12 +233,16 @@ class SendLedger:
             with store.write():
                 for p in pending:
                     try:
+                        if isinstance(p, _Flow):
+                            store.set_send_flow(p.run_id, p.pid)
+                            continue
                         if p.entry is not None:
                             store.open_send(run_id=p.run_id, **p.entry, created_at=p.at, state=p.state, detail=p.detail)
                         elif not store.add_send_state(p.run_id, p.state, p.at, p.detail, outbox_id=_outbox_id(p)):
                             continue  # a run id the ledger does not hold
                     except sqlite3.Error:
-                        log.exception("send ledger: %s of %s not recorded", p.state, p.run_id)
+                        what = "flow owner" if isinstance(p, _Flow) else p.state
+                        log.exception("send ledger: %s of %s not recorded", what, p.run_id)
                         continue
                     written.append(p)
         except sqlite3.Error:  # the store is closed, or the disk fails: the ledger never stops a send
@@ -238,7 +281,9 @@ class SendLedger:
                 self._mark(event.run_id, "started", None, event.ts or self.engine.now())
         elif isinstance(event, RunEnded) and event.error == INTERRUPTED:
             # Written at once: inside the transaction that ends the run (Runs.recover_interrupted).
+            # A flow that was waiting on it is over too: its send ends here, once.
             self._mark(event.run_id, "error", {"error": INTERRUPTED}, event.ts or self.engine.now())
+            self.flow_ended(event.run_id)
             self.flush()
         elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed") and self.recording:
             self.flush()

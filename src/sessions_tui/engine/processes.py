@@ -16,3 +16,9 @@ def pid_alive(pid: int | None) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def stopped(pid: int | None) -> bool:
+    """Whether the process that left a mark is another one than this, and no longer alive: what
+    it left under way the next process ends."""
+    return pid != os.getpid() and not pid_alive(pid)

@@ -21,10 +21,12 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sessions_tui.engine.processes import pid_alive
+from sessions_tui.engine.recovery import recover_interrupted
 from sessions_tui.engine.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTED, KILLED, RunRequest, Runs
 from sessions_tui.engine.subagent_records import SubagentRun
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.ledger import SendLedger
     from sessions_tui.engine.store import RunControlRow, Store
     from sessions_tui.engine.subagents import SubagentRegistry
 
@@ -40,13 +42,17 @@ class ControlFailed(Exception):
 
 
 class ControlsHost(Protocol):
-    """What control needs of the engine: its store, its runs, the sub-agent registry, background work."""
+    """What control needs of the engine: its store, its runs, the send ledger (the reap ends the
+    sends of dead processes too), the sub-agent registry, background work."""
 
     @property
     def store(self) -> Store: ...
 
     @property
     def runs(self) -> Runs[Any]: ...
+
+    @property
+    def ledger(self) -> SendLedger: ...
 
     @property
     def subagents(self) -> SubagentRegistry: ...
@@ -169,7 +175,7 @@ class RunControls:
         unfinished = list(engine.store.unfinished_runs())
         pids = dict(unfinished)
         gone: dict[str, int] = {}
-        for record in engine.runs.recover_interrupted(unfinished):
+        for record in recover_interrupted(engine, unfinished):
             pid = pids.get(record.run_id)
             if pid is not None and engine.subagents.get(record.run_id) is not None:
                 gone[record.run_id] = pid

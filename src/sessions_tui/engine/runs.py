@@ -21,7 +21,7 @@ from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.hosts import OwnedFloor
 from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.processes import pid_alive
+from sessions_tui.engine.processes import pid_alive, stopped
 from sessions_tui.engine.refusals import OwnedByOpenClaw
 from sessions_tui.engine.run_end import INTERRUPTED as INTERRUPTED
 from sessions_tui.engine.run_end import RunEnd, RunState
@@ -149,7 +149,7 @@ class Runs(Generic[HostT]):
         `unfinished`: the store's (run id, pid) of such runs, when the caller has read them already."""
         recovered = []
         for run_id, pid in self.engine.store.unfinished_runs() if unfinished is None else unfinished:
-            if pid == os.getpid() or pid_alive(pid):
+            if not stopped(pid):
                 continue
             # Its end, and what its end makes of others' records (the send ledger marks its send),
             # in one transaction: the bus is synchronous, so they write inside this one. Read in

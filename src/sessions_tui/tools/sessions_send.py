@@ -274,7 +274,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
         )
 
     if args.timeout_seconds == 0:
-        engine.background(flow(None, FIRE_AND_FORGET_ANNOUNCE_MS, wait_run_id=run_id).run())
+        flow(None, FIRE_AND_FORGET_ANNOUNCE_MS, wait_run_id=run_id).start()
         return {"runId": run_id, "status": "accepted", "sessionKey": display, "delivery": dict(DELIVERY)}
     timeout_ms = args.timeout_seconds * 1000
     wait = await engine.runs.wait(run_id, timeout_ms)
@@ -294,7 +294,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     snapshot = latest_assistant_reply(engine, key)
     reply = snapshot.text if snapshot and (baseline is None or snapshot.fingerprint != baseline.fingerprint) else None
     engine.ledger.mark(run_id, "replied", {"text": reply} if reply is not None else None)
-    engine.background(flow(reply, timeout_ms).run())
+    flow(reply, timeout_ms).start()
     result: dict[str, Any] = {"runId": run_id, "status": "ok"}
     if reply is not None:
         result["reply"] = reply

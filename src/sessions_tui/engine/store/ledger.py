@@ -5,6 +5,9 @@ A state is appended in SQL (`json_insert`), so a mark is one statement on one ro
 entry's length. Reads go newest first through an index each: by time, by requester and by target
 (a session's entries are the union of the two), by state; a page costs what it returns, not what
 the ledger holds.
+
+While a send's agent-to-agent flow is under way its entry names the process running it
+(`flow_pid`, as a run's row does), so the next process can end the flow of one that died.
 """
 
 from __future__ import annotations
@@ -93,6 +96,34 @@ class LedgerPart(StoreBase):
                 "UPDATE send_ledger SET states = json_insert(states, '$[#]', json(?)), "
                 "outbox_id = coalesce(?, outbox_id) WHERE run_id = ? RETURNING id, created_at",
                 (_state(state, at, detail), outbox_id, run_id),
+            ).fetchone()
+            if row is None:
+                return False
+            conn.execute(
+                "INSERT OR IGNORE INTO send_ledger_state (state, created_at, entry_id) VALUES (?, ?, ?)",
+                (state, row["created_at"], row["id"]),
+            )
+        return True
+
+    def set_send_flow(self, run_id: str, pid: int | None) -> None:
+        """The process running the send's agent-to-agent flow from now on (None: the flow is over)."""
+        with self.write() as conn:
+            conn.execute("UPDATE send_ledger SET flow_pid = ? WHERE run_id = ?", (pid, run_id))
+
+    def send_flows(self) -> list[tuple[str, int]]:
+        """(run id, pid) of every send whose agent-to-agent flow a process is running, or was when it died."""
+        with self.read() as conn:
+            rows = conn.execute("SELECT run_id, flow_pid FROM send_ledger WHERE flow_pid IS NOT NULL").fetchall()
+        return [(r["run_id"], r["flow_pid"]) for r in rows]
+
+    def end_send_flow(self, run_id: str, pid: int, state: str, at: int, detail: dict[str, Any] | None) -> bool:
+        """Append the state that ends a flow `pid` was running and note it over; False when that
+        process's flow of the send is over already (ended, or by another process meanwhile)."""
+        with self.write() as conn:
+            row = conn.execute(
+                "UPDATE send_ledger SET states = json_insert(states, '$[#]', json(?)), flow_pid = NULL "
+                "WHERE run_id = ? AND flow_pid = ? RETURNING id, created_at",
+                (_state(state, at, detail), run_id, pid),
             ).fetchone()
             if row is None:
                 return False

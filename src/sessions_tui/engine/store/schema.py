@@ -11,12 +11,13 @@ import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
 # 7: the transcript text index (`transcript_text`, store/text_index.py) and `run_controls` (a kill or
-# steer asked of the process running a sub-agent, store/run_controls.py)
+# steer asked of the process running a sub-agent, store/run_controls.py); 8: `send_ledger.flow_pid`
+# (the process running a send's agent-to-agent flow, engine/recovery.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -145,7 +146,8 @@ CREATE TABLE IF NOT EXISTS send_ledger (
     chain TEXT NOT NULL DEFAULT '[]',
     created_at INTEGER NOT NULL,
     states TEXT NOT NULL DEFAULT '[]',
-    outbox_id INTEGER
+    outbox_id INTEGER,
+    flow_pid INTEGER
 );
 CREATE INDEX IF NOT EXISTS send_ledger_by_time ON send_ledger(created_at);
 CREATE INDEX IF NOT EXISTS send_ledger_by_requester ON send_ledger(requester, created_at);
@@ -208,6 +210,9 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
     add_browse_indexes(conn, fill_search=version < 3)  # 3: sort columns, their indexes, the search index
     if 0 < version < 4:
         _transcript_by_rowid(conn)
+    if 0 < version < 8 and "flow_pid" not in {r[1] for r in conn.execute("PRAGMA table_info(send_ledger)")}:
+        conn.execute("ALTER TABLE send_ledger ADD COLUMN flow_pid INTEGER")  # 8: a flow's process
+    conn.execute("CREATE INDEX IF NOT EXISTS send_ledger_in_flow ON send_ledger(flow_pid) WHERE flow_pid IS NOT NULL")
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
 
