@@ -121,3 +121,57 @@ def test_a_bug_of_the_server_is_a_bare_500_its_traceback_redacted_in_the_log(tmp
     logged = record.getMessage()
     assert "Traceback" in logged and "RuntimeError: lost sk-123" in logged and SECRET not in logged
     assert "Exception in ASGI application" not in capfd.readouterr().err
+
+
+# Every search path's text: a NUL (which ended FTS5's reading of a quoted word), other control
+# characters, and FTS5's own syntax, all read as words (or as nothing) and answered.
+HOSTILE_SEARCHES = [
+    "deploy\x00failed",
+    "\x00",
+    "deploy\x01failed",
+    'deploy "failed',
+    "deploy*",
+    "^deploy",
+    "NEAR(deploy)",
+]
+HOSTILE_SEARCHES += ["deploy -failed", "(deploy", "text:deploy", "sid:deploy", "deploy AND", "OR", "\x00\x00 \t"]
+
+
+def _search_bodies(text: str) -> list[tuple[str, dict[str, object]]]:
+    return [
+        (OPS + "search", {"requester": {}, "query": text}),
+        (OPS + "browse", {"requester": {}, "query": {"search": text}}),
+        (OPS + "browse", {"requester": {}, "query": {"search": "~" + text}}),
+        (OPS + "browse_count", {"requester": {}, "query": {"search": "~" + text}}),
+        (OPS + "browse_count", {"requester": {}, "query": {"search": text}}),
+        (OPS + "operator_sessions", {"search": text}),
+        ("/tools/invoke", {"tool": "sessions_search", "args": {"query": text}}),
+    ]
+
+
+@pytest.mark.parametrize("text", HOSTILE_SEARCHES, ids=[repr(t) for t in HOSTILE_SEARCHES])
+async def test_a_search_of_any_text_is_answered_on_every_path(client, backend, caplog, text):
+    add_session(backend.engine, "agent:main:ops", [{"role": "user", "content": "the deploy failed again"}])
+    caplog.set_level(logging.DEBUG)
+    async with client:
+        for path, body in _search_bodies(text):
+            answer = await client.post(path, json=body)
+            assert answer.status_code in (200, 400), (path, body, answer.text)
+            if path == "/tools/invoke" and text.strip("\x00 \t") == "":
+                assert answer.status_code == 200 or answer.json()["error"]["type"] == "tool_error"
+            else:
+                assert answer.status_code == 200, (path, body, answer.text)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_a_nul_between_words_separates_them_as_the_index_does(client, backend):
+    add_session(backend.engine, "agent:main:ops", [{"role": "user", "content": "the deploy failed again"}])
+    async with client:
+        found = await client.post(OPS + "search", json={"requester": {}, "query": "deploy\x00failed"})
+        assert [hit["sessionKey"] for hit in found.json()["outcome"]["hits"]] == ["agent:main:ops"]
+        tool = await client.post("/tools/invoke", json={"tool": "sessions_search", "args": {"query": "failed\x00dep"}})
+        assert tool.json()["result"]["details"]["results"] == []  # whole words, as the gateway's
+        saying = await client.post(OPS + "browse", json={"requester": {}, "query": {"search": "~deploy\x00fail"}})
+        assert [row["_key"] for row in saying.json()["rows"]] == ["agent:main:ops"]
+        named = await client.post(OPS + "browse_count", json={"requester": {}, "query": {"search": "in\x00zz"}})
+        assert named.json() == {"count": 0}  # no key, label or channel holds a NUL
