@@ -114,7 +114,7 @@ def test_a_state_file_message_says_it_is_not_a_directory(tmp_path):
     proc = cli("tool", "sessions_list", state=state)
     assert proc.returncode == 2 and proc.stdout == ""
     line = one_error_line(proc.stderr)
-    assert line.startswith(f"{state}: ") and "not a state directory" in line
+    assert line == f"{state}: is a file, not a state directory"
 
 
 @pytest.mark.parametrize(

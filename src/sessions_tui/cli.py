@@ -161,9 +161,12 @@ _MAX_TIMEOUT = 2**53 - 1
 
 
 def _send_timeout(value: float) -> int:
-    """`--timeout`, as `sessions_send` takes `timeoutSeconds`: a whole number of seconds, 0 or more."""
-    if not (math.isfinite(value) and 0 <= value <= _MAX_TIMEOUT and value == math.floor(value)):
+    """`--timeout`, as `sessions_send` takes `timeoutSeconds`: a whole number of seconds, 0 or more,
+    at most `_MAX_TIMEOUT`."""
+    if not (math.isfinite(value) and value >= 0 and value == math.floor(value)):
         raise UsageError(f"--timeout: must be a whole number of seconds, 0 or more, not {value:g}")
+    if value > _MAX_TIMEOUT:
+        raise UsageError(f"--timeout: at most {_MAX_TIMEOUT} seconds (the largest the tool takes), not {value:g}")
     return int(value)
 
 
