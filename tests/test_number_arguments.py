@@ -111,3 +111,10 @@ def test_send_refuses_a_timeout_past_the_largest_the_tool_takes_saying_so(cli_st
         "sessions-tui: --timeout: at most 9007199254740991 seconds (the largest the tool takes), "
         f"not {float(value):g}\n"
     )
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "5001", "99999999999999999999999"])
+def test_sends_refuses_a_limit_out_of_its_bounds_in_one_line(cli_state, capsys, value):
+    assert main(["--state", str(cli_state), "sends", "--limit", value]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"sessions-tui: --limit: between 1 and 5000, not {value}\n"
