@@ -114,7 +114,7 @@ def test_a_state_file_message_says_it_is_not_a_directory(tmp_path):
     proc = cli("tool", "sessions_list", state=state)
     assert proc.returncode == 2 and proc.stdout == ""
     line = one_error_line(proc.stderr)
-    assert line.startswith(f"{state}: ") and "not a state directory" in line
+    assert line == f"{state}: is a file, not a state directory"
 
 
 @pytest.mark.parametrize(
@@ -381,6 +381,16 @@ def test_an_undecodable_command_line_message_is_refused(tmp_path):
         ([b"tool", b"sessions_\xff"], "NAME: not UTF-8 text (character 9)"),
         ([b"tool", b"sessions_list", b'{"kinds": ["\xff"]}'], "ARGS_JSON: not UTF-8 text (character 12)"),
         ([b"send", b"agent:main:\xff", b"hi"], "KEY: not UTF-8 text (character 11)"),
+        ([b"search", b"ab\xffcd"], "QUERY: not UTF-8 text (character 2)"),
+        ([b"search", b"fine", b"ab\xffcd"], "QUERY: not UTF-8 text (character 2)"),
+        ([b"search", b"x", b"--session", b"ab\xffcd"], "--session: not UTF-8 text (character 2)"),
+        ([b"sends", b"--session", b"ab\xffcd"], "--session: not UTF-8 text (character 2)"),
+        ([b"search", b"x", b"--remote", b"http://127.0.0.1:9/\xff"], "--remote: not UTF-8 text (character 19)"),
+        (
+            [b"search", b"x", b"--remote", b"http://127.0.0.1:9", b"--token", b"t\xff"],
+            "--token: not UTF-8 text (character 1)",
+        ),
+        ([b"serve", b"--host", b"h\xff"], "--host: not UTF-8 text (character 1)"),
     ],
 )
 def test_undecodable_bytes_in_a_text_argument_are_refused_naming_it(fast_state, args, expected):

@@ -647,3 +647,12 @@ def test_config_path_expands_tilde(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("SESSIONS_TUI_CONFIG", raising=False)
     assert resolve_config_path("~/c.json5", tmp_path / "state") == tmp_path / "c.json5"
+
+
+def test_a_config_nested_too_deeply_says_so_naming_the_file_and_where(tmp_path):
+    path = write(tmp_path, "{a: " + "[" * 5000 + "]" * 5000 + "}")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value) == f"{path}:1:68: invalid JSON5: nested too deeply (more than 64 levels)"
+    brackets_in_text = "{a: '" + "[" * 200 + "', // " + "{" * 200 + "\n b: [[1]]}"
+    assert load_config(write(tmp_path, brackets_in_text)).config is not None  # strings and comments do not count

@@ -624,6 +624,10 @@ def test_a_directory_without_either_layout_is_refused_naming_both(make_engine, t
     assert "agents/<agentId>/sessions/sessions.json" in text
     with pytest.raises(NoOpenClawState, match="no such directory"):
         import_openclaw(make_engine(), tmp_path / "nowhere")
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(NoOpenClawState) as a_file:
+        import_openclaw(make_engine(), tmp_path / "afile")
+    assert str(a_file.value) == f"{tmp_path / 'afile'}: is a file, not a directory"
 
 
 def test_existing_session_under_the_same_key_is_not_overwritten(make_engine, legacy):

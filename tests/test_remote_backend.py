@@ -174,6 +174,9 @@ def test_send_on_a_remote_reports_the_reply(tmp_path):
     ("args", "message"),
     [
         (("--remote", "ftp://host", "tool", "agents_list"), "not an http:// or https:// URL"),
+        (("--remote", "http://[::1", "tool", "agents_list"), "--remote 'http://[::1': not a URL: Invalid IPv6 URL"),
+        (("--remote", "http://127.0.0.1:99999", "tool", "agents_list"), "not a URL: Port out of range 0-65535"),
+        (("--remote", "http://h:port", "search", "x"), "not a URL: Port could not be cast"),
         (("--remote", "http://u:p@host:1", "tool", "agents_list"), "give the token with --token"),
         (("--remote", "http://127.0.0.1:9", "--state", "/tmp/x", "tool", "agents_list"), "--remote and --state"),
         (("--remote", "http://127.0.0.1:9", "serve"), "not serve"),

@@ -81,6 +81,20 @@ def test_bad_input_exits_2_with_one_line(state, args, words):
     assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_fts5_syntax_and_a_nul_in_a_query_are_text(state):
+    for query in ('"weather*', "^weather:", "(weather)", "weather\x01", "-weather"):
+        proc = cli("search", "--json", "--", query, state=state)
+        assert proc.returncode == 0, (query, proc.stderr)
+        assert json.loads(proc.stdout)["results"], query
+    nothing = cli("search", "weather", "NEAR(", "--json", state=state)
+    assert nothing.returncode == 0 and json.loads(nothing.stdout)["results"] == []  # `(` is a word no message has
+    tool = cli("tool", "sessions_search", '{"query": "weather\\u0000report"}', state=state)
+    assert tool.returncode == 0, tool.stderr
+    assert json.loads(tool.stdout)["results"] == []  # both words, as the index splits them
+    alone = cli("tool", "sessions_search", '{"query": "weather\\u0000"}', state=state)
+    assert alone.returncode == 0 and json.loads(alone.stdout)["results"], alone.stderr
+
+
 def test_a_snippet_is_one_line_with_control_characters_visible():
     line = snippet_line(f"a\x1b[31m {HIT_START}red{HIT_END}\nnext\x07", bold=True)
     assert line == "a␛[31m \x1b[1mred\x1b[0m next␇"

@@ -4,6 +4,7 @@ bare 500 whose traceback only the server's log holds, redacted."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import httpx
@@ -121,3 +122,124 @@ def test_a_bug_of_the_server_is_a_bare_500_its_traceback_redacted_in_the_log(tmp
     logged = record.getMessage()
     assert "Traceback" in logged and "RuntimeError: lost sk-123" in logged and SECRET not in logged
     assert "Exception in ASGI application" not in capfd.readouterr().err
+
+
+# Every search path's text: a NUL (which ended FTS5's reading of a quoted word), other control
+# characters, and FTS5's own syntax, all read as words (or as nothing) and answered.
+HOSTILE_SEARCHES = [
+    "deploy\x00failed",
+    "\x00",
+    "deploy\x01failed",
+    'deploy "failed',
+    "deploy*",
+    "^deploy",
+    "NEAR(deploy)",
+]
+HOSTILE_SEARCHES += ["deploy -failed", "(deploy", "text:deploy", "sid:deploy", "deploy AND", "OR", "\x00\x00 \t"]
+
+
+def _search_bodies(text: str) -> list[tuple[str, dict[str, object]]]:
+    return [
+        (OPS + "search", {"requester": {}, "query": text}),
+        (OPS + "browse", {"requester": {}, "query": {"search": text}}),
+        (OPS + "browse", {"requester": {}, "query": {"search": "~" + text}}),
+        (OPS + "browse_count", {"requester": {}, "query": {"search": "~" + text}}),
+        (OPS + "browse_count", {"requester": {}, "query": {"search": text}}),
+        (OPS + "operator_sessions", {"search": text}),
+        ("/tools/invoke", {"tool": "sessions_search", "args": {"query": text}}),
+    ]
+
+
+@pytest.mark.parametrize("text", HOSTILE_SEARCHES, ids=[repr(t) for t in HOSTILE_SEARCHES])
+async def test_a_search_of_any_text_is_answered_on_every_path(client, backend, caplog, text):
+    add_session(backend.engine, "agent:main:ops", [{"role": "user", "content": "the deploy failed again"}])
+    caplog.set_level(logging.DEBUG)
+    async with client:
+        for path, body in _search_bodies(text):
+            answer = await client.post(path, json=body)
+            assert answer.status_code in (200, 400), (path, body, answer.text)
+            if path == "/tools/invoke" and text.strip("\x00 \t") == "":
+                assert answer.status_code == 200 or answer.json()["error"]["type"] == "tool_error"
+            else:
+                assert answer.status_code == 200, (path, body, answer.text)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_a_nul_between_words_separates_them_as_the_index_does(client, backend):
+    add_session(backend.engine, "agent:main:ops", [{"role": "user", "content": "the deploy failed again"}])
+    async with client:
+        found = await client.post(OPS + "search", json={"requester": {}, "query": "deploy\x00failed"})
+        assert [hit["sessionKey"] for hit in found.json()["outcome"]["hits"]] == ["agent:main:ops"]
+        tool = await client.post("/tools/invoke", json={"tool": "sessions_search", "args": {"query": "failed\x00dep"}})
+        assert tool.json()["result"]["details"]["results"] == []  # whole words, as the gateway's
+        saying = await client.post(OPS + "browse", json={"requester": {}, "query": {"search": "~deploy\x00fail"}})
+        assert [row["_key"] for row in saying.json()["rows"]] == ["agent:main:ops"]
+        named = await client.post(OPS + "browse_count", json={"requester": {}, "query": {"search": "in\x00zz"}})
+        assert named.json() == {"count": 0}  # no key, label or channel holds a NUL
+
+
+# A lone surrogate spelled in a body's JSON (`"\ud800"`), in every op's text fields: read as U+FFFD,
+# as `/tools/invoke` reads it, never the 500 of a string SQLite or the answer cannot encode.
+SURROGATE_BODIES = [
+    ("search", {"requester": {}, "query": "\ud800"}),
+    ("search", {"requester": {}, "query": "x", "session": "\udfff"}),
+    ("browse", {"requester": {"key": "\ud800"}, "query": {"search": "\ud800"}}),
+    ("browse_count", {"requester": {}, "query": {"search": "~\ud800"}}),
+    ("operator_sessions", {"search": "\ud800"}),
+    ("owner_key", {"key": "\ud800"}),
+    ("owner_command", {"key": "main", "text": "\ud800"}),
+    ("browse_rows", {"requester": {}, "keys": ["\ud800"]}),
+    ("children", {"key": "\ud800"}),
+    ("announcements", {"key": "\ud800"}),
+    ("run_label", {"run_id": "\ud800"}),
+    ("sends", {"session": "\ud800"}),
+    ("explain", {"requester": {}, "target": "\ud800", "agent": "\ud800"}),
+    ("export", {"key": "\ud800"}),
+]
+
+
+def _spelled(body: dict[str, object]) -> bytes:
+    """The body's JSON, ASCII: each lone surrogate the `\\udXXX` escape that spells it."""
+    return json.dumps(body).encode()
+
+
+@pytest.mark.parametrize("op, body", SURROGATE_BODIES, ids=[op for op, _ in SURROGATE_BODIES])
+async def test_a_lone_surrogate_in_any_op_is_read_as_a_replacement_character(client, caplog, op, body):
+    caplog.set_level(logging.DEBUG)
+    raw = _spelled(body)
+    assert b"\\ud" in raw
+    async with client:
+        answer = await client.post(OPS + op, content=raw)
+    assert answer.status_code in (200, 400), answer.text
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_a_lone_surrogate_reads_as_the_replacement_character_it_is_stored_as(client, backend):
+    add_session(backend.engine, "agent:main:ops", [{"role": "user", "content": "broken \ufffd text"}])
+    async with client:
+        found = await client.post(OPS + "search", content=b'{"requester":{},"query":"\\ud800broken"}')
+        assert [hit["sessionKey"] for hit in found.json()["outcome"]["hits"]] == ["agent:main:ops"]
+
+
+@pytest.mark.parametrize("op", ["owner_key", "export", "operator_sessions", "search"])
+async def test_bytes_that_are_not_utf8_in_a_body_read_as_replacement_characters(client, caplog, op):
+    caplog.set_level(logging.DEBUG)
+    field = {"owner_key": "key", "export": "key", "operator_sessions": "search", "search": "query"}[op]
+    requester = b'"requester":{},' if op == "search" else b""
+    async with client:
+        answer = await client.post(OPS + op, content=b"{" + requester + b'"' + field.encode() + b'":"a\xc3\xffb"}')
+        tool = await client.post("/tools/invoke", content=b'{"tool":"sessions_search","args":{"query":"a\xc3b"}}')
+    assert answer.status_code == 200, answer.text
+    assert tool.status_code == 200, tool.text
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_json_problem_says_what_is_wrong_not_always_a_number_too_large():
+    from sessions_tui.backend import json_problem, loads_json
+
+    with pytest.raises(ValueError) as big:
+        loads_json("1" * 5000)
+    assert json_problem(big.value) == "JSON number too large"
+    with pytest.raises(ValueError) as undecodable:
+        loads_json(b'{"key":"\xc3"}')
+    assert json_problem(undecodable.value) == "not UTF-8 text (byte 8)"

@@ -41,29 +41,36 @@ EXIT_OK = 0
 EXIT_USAGE = 2
 
 
-# The command-line arguments that are text, not paths, by the name a refusal gives them.
+# The command-line arguments that are text, not paths, by the name a refusal gives them (an
+# argument given several times, or taking several words, is a list of them).
 _TEXT_ARGUMENTS = {
     "name": "NAME",
     "args_json": "ARGS_JSON",
     "key": "KEY",
     "message": "MESSAGE",
+    "query": "QUERY",
     "as_key": "--as",
     "from_key": "FROM",
     "target": "TO",
     "agent": "--agent",
+    "session": "--session",
+    "remote": "--remote",
+    "token": "--token",
+    "host": "--host",
 }
 
 
 def _check_text_arguments(opts: argparse.Namespace) -> None:
     """Refuse bytes that are not UTF-8 in a text argument: Python hands them over as lone surrogates
-    (surrogateescape), which no key, tool name or message can hold. Paths are bytes and may."""
+    (surrogateescape), which no key, tool name, message or query can hold. Paths are bytes and may."""
     for attr, name in _TEXT_ARGUMENTS.items():
         value = getattr(opts, attr, None)
-        if not isinstance(value, str):
-            continue
-        undecodable = next((i for i, c in enumerate(value) if "\ud800" <= c <= "\udfff"), None)
-        if undecodable is not None:
-            raise UsageError(f"{name}: not UTF-8 text (character {undecodable})")
+        for text in value if isinstance(value, list) else [value]:
+            if not isinstance(text, str):
+                continue
+            undecodable = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+            if undecodable is not None:
+                raise UsageError(f"{name}: not UTF-8 text (character {undecodable})")
 
 
 def _parse_args_json(text: str) -> dict[str, Any]:
@@ -154,9 +161,12 @@ _MAX_TIMEOUT = 2**53 - 1
 
 
 def _send_timeout(value: float) -> int:
-    """`--timeout`, as `sessions_send` takes `timeoutSeconds`: a whole number of seconds, 0 or more."""
-    if not (math.isfinite(value) and 0 <= value <= _MAX_TIMEOUT and value == math.floor(value)):
+    """`--timeout`, as `sessions_send` takes `timeoutSeconds`: a whole number of seconds, 0 or more,
+    at most `_MAX_TIMEOUT`."""
+    if not (math.isfinite(value) and value >= 0 and value == math.floor(value)):
         raise UsageError(f"--timeout: must be a whole number of seconds, 0 or more, not {value:g}")
+    if value > _MAX_TIMEOUT:
+        raise UsageError(f"--timeout: at most {_MAX_TIMEOUT} seconds (the largest the tool takes), not {value:g}")
     return int(value)
 
 

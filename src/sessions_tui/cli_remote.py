@@ -26,7 +26,12 @@ def remote_urls(opts: argparse.Namespace) -> list[str]:
 
 
 def _checked_url(url: str) -> str:
-    parts = urlsplit(url.strip())
+    """`url` trimmed, or `RemoteUsageError` saying why it is not a server's address."""
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - a port that is no number, or past 65535, raises here
+    except ValueError as exc:
+        raise RemoteUsageError(f"--remote {url!r}: not a URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise RemoteUsageError(f"--remote {url!r}: not an http:// or https:// URL with a host")
     if parts.username or parts.password:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from sessions_tui.backend import LedgerEntry, LedgerState
 
 DEFAULT_LIMIT = 50
+MAX_LIMIT = 5000
+"""The most sends one listing prints: the operator API's bound (backend/wire.py `SendsRequest`)."""
 HEAD_CHARS = 80
 
 
@@ -106,8 +108,8 @@ def entry_block(entry: LedgerEntry, backend: Backend) -> list[str]:
 
 async def run_sends(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
     """Print the ledger as `opts` asks; 0, or `SendsUsageError` for a bad option."""
-    if opts.limit < 1:
-        raise SendsUsageError("--limit: must be 1 or more")
+    if not 1 <= opts.limit <= MAX_LIMIT:
+        raise SendsUsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
     session = await session_filter(backend, opts.session)
     entries = await backend.sends(session, opts.send_state, opts.limit)
     if opts.json:

@@ -59,7 +59,7 @@ if TYPE_CHECKING:
         write_export,
     )
     from sessions_tui.engine.files import kind_of
-    from sessions_tui.engine.json_input import NotJsonNumber, json_problem, loads_json
+    from sessions_tui.engine.json_input import NotJsonNumber, json_problem, loads_body, loads_json
     from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
     from sessions_tui.engine.lazy_model import LazyModel
     from sessions_tui.engine.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
@@ -93,7 +93,7 @@ _HOMES = {
         "FORMATS ExportFormat LayoutError SessionExport default_file_name is_layout_target render_export write_export"
     ),
     "sessions_tui.engine.files": "kind_of",
-    "sessions_tui.engine.json_input": "NotJsonNumber json_problem loads_json",
+    "sessions_tui.engine.json_input": "NotJsonNumber json_problem loads_body loads_json",
     "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
@@ -177,6 +177,7 @@ __all__ = [
     "is_send_command",
     "json_problem",
     "kind_of",
+    "loads_body",
     "loads_json",
     "looks_like_session_id",
     "looks_like_session_key",

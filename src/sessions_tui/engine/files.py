@@ -32,7 +32,11 @@ class IsLink(OSError):
 
 
 def kind_of(mode: int) -> str:
-    """What a non-regular file is, in words."""
+    """What a file is, in words (said of one that is not what was wanted)."""
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):

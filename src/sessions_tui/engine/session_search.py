@@ -25,8 +25,12 @@ def search_sql(needle: str, *, indexed: bool = False) -> tuple[str, list[str]]:
     (store/browse_schema.py, `search_phrase`), which folds case at least as widely as `lower`, so it
     only narrows the candidates; the per-column condition after it is what decides, for every caller.
     """
-    condition = " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in SEARCH_COLUMNS)
-    args = [like_pattern(needle)] * len(SEARCH_COLUMNS)
+    if "\x00" in needle:  # LIKE reads its pattern only up to a NUL: `a<NUL>b` would match `…a`
+        condition = " OR ".join(f"instr(lower({column}), ?) > 0" for column in SEARCH_COLUMNS)
+        args = [needle.lower()] * len(SEARCH_COLUMNS)
+    else:
+        condition = " OR ".join(f"{column} LIKE ? ESCAPE '\\'" for column in SEARCH_COLUMNS)
+        args = [like_pattern(needle)] * len(SEARCH_COLUMNS)
     phrase = search_phrase(needle)
     if not indexed or phrase is None:
         return f"({condition})", args
@@ -45,10 +49,20 @@ def like_pattern(needle: str) -> str:
 
 def search_phrase(needle: str) -> str | None:
     """The trigram index's query for `needle`: every trigram of it, anywhere in the session's
-    searched fields (a superset of the matches; None: too short for the index)."""
+    searched fields (a superset of the matches; None: too short for the index). A trigram holding
+    a NUL is left out (FTS5 cannot read one in a query): fewer trigrams still find a superset."""
     lowered = needle.lower()
-    trigrams = dict.fromkeys(lowered[i : i + 3] for i in range(len(lowered) - INDEXED_LENGTH + 1))
+    every = (lowered[i : i + 3] for i in range(len(lowered) - INDEXED_LENGTH + 1))
+    trigrams = dict.fromkeys(t for t in every if "\x00" not in t)
     return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams) or None
+
+
+def fts_words(query: str) -> list[str]:
+    """The words of a search of what messages say (`sessions_search`, a `~words` filter): split at
+    whitespace, and at NUL, which the index's tokenizer takes for a separator as it does every
+    control character, but which would end FTS5's reading of the query inside a quoted word
+    (`unterminated string`)."""
+    return query.replace("\x00", " ").split()
 
 
 TEXT_PREFIX = "~"
@@ -60,7 +74,8 @@ def text_words(needle: str | None) -> str | None:
     """The words of a transcript filter (`~words`); None: not one, or no words yet."""
     if not needle or not needle.startswith(TEXT_PREFIX):
         return None
-    return needle[len(TEXT_PREFIX) :].strip() or None
+    words = needle[len(TEXT_PREFIX) :]
+    return words.strip() if fts_words(words) else None
 
 
 def row_matches(row: Mapping[str, Any], needle: str) -> bool:

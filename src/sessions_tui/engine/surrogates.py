@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 __all__ = ["REPLACEMENT_CHARACTER", "has_surrogates", "loads", "scrub_json", "scrub_text"]
@@ -70,9 +71,10 @@ def scrub_json(value: T) -> T:
     return scrubbed
 
 
-def loads(text: str) -> Any:
-    """`json.loads`, then scrubbed when the text spells a surrogate (an escape or the code point)."""
-    value = json.loads(text)
+def loads(text: str, parse: Callable[[str], Any] = json.loads) -> Any:
+    """`parse` (`json.loads`), then scrubbed when the text spells a surrogate (an escape or the
+    code point)."""
+    value = parse(text)
     if not _spells_surrogate(text) and not has_surrogates(text):
         return value
     return scrub_json(value)

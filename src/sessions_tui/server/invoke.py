@@ -30,7 +30,7 @@ from sessions_tui.backend import (
     ToolInputError,
     UnknownToolError,
     json_problem,
-    loads_json,
+    loads_body,
 )
 from sessions_tui.backend.wire import SANDBOXED_HEADER
 from sessions_tui.server.access import AuthLockout, bearer_token, token_matches, tool_name
@@ -157,13 +157,10 @@ class ToolsInvoke:
         return await self.invoke(raw, sandboxed=request.headers.get(SANDBOXED_HEADER) == "1")
 
     async def invoke(self, raw: bytes, *, sandboxed: bool = False) -> Response:
-        text = raw.decode("utf-8", errors="replace")
-        body: Any = None
-        if text.strip():
-            try:
-                body = loads_json(text)
-            except (ValueError, RecursionError) as exc:
-                return plain_error(400, "invalid_request_error", json_problem(exc))
+        try:
+            body = loads_body(raw)
+        except (ValueError, RecursionError) as exc:
+            return plain_error(400, "invalid_request_error", json_problem(exc))
         if not isinstance(body, dict):
             body = {}
         name = body.get("tool", body.get("name"))

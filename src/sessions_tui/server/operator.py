@@ -3,7 +3,8 @@
 The tools alone do not make a dashboard: it pages through sessions filtered and sorted, counts
 them, lists a session's sub-agents and announces, and carries out the owner's `/send` command.
 Each op is a `Backend` method; its request and answer are the models of backend/wire.py. A body
-is read as `/tools/invoke` reads one (2 MB at most, within the body timeout, `NaN` is not JSON) and
+is read as `/tools/invoke` reads one (2 MB at most, within the body timeout, `NaN` is not JSON, bytes
+that are not UTF-8 and lone surrogates read as U+FFFD: `loads_body`) and
 validated by its op's model: a 400 `invalid_request` says `op: field: what is wrong`, redacted. Text
 that may hold agent output is redacted before it leaves, as the tools' results are, and so is every
 session key (a key is user data: a channel id, a label a token was pasted into). A redacted key
@@ -20,7 +21,7 @@ from pydantic import ValidationError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from sessions_tui.backend import Backend, StoreDamaged, json_problem, loads_json
+from sessions_tui.backend import Backend, StoreDamaged, json_problem, loads_body
 from sessions_tui.backend import wire as w
 from sessions_tui.server.invoke import BodyTooLarge, error, json_response, plain_error, read_body
 from sessions_tui.server.settings import ServerSettings
@@ -102,7 +103,7 @@ class OperatorApi:
         except ClientDisconnect:
             return plain_error(400, "invalid_request_error", "Client disconnected")
         try:
-            data = loads_json(raw) if raw.strip() else {}
+            data = loads_body(raw, blank={})
         except (ValueError, RecursionError) as exc:
             return _invalid(op, "body", f"invalid JSON: {json_problem(exc)}", self._redact)
         try:

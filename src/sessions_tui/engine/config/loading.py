@@ -19,6 +19,7 @@ from sessions_tui.engine.config.errors import ConfigError, format_validation_err
 from sessions_tui.engine.config.redaction import redaction_warnings
 from sessions_tui.engine.config.rules import json_type
 from sessions_tui.engine.files import FileTooLarge, NotRegularFile, read_regular_bytes
+from sessions_tui.engine.json_depth import MAX_JSON_DEPTH
 
 __all__ = ["MAX_CONFIG_BYTES", "LoadedConfig", "load_config", "parse_config"]
 
@@ -55,14 +56,42 @@ def parse_config(data: Any, *, source: str = "<config>") -> tuple[Config, list[s
 _JSON5_ERROR_RE = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
 
 
+# A JSON5 string (either quote, escapes included), a comment, or a bracket: what the depth scan sees.
+_JSON5_TOKEN_RE = re.compile(
+    r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|//[^\n]*|/\*.*?\*/|[\[\]{}]""", re.DOTALL
+)
+
+
+def _too_deep(text: str) -> str | None:
+    """`line:column` of the first array or object nested more than `MAX_JSON_DEPTH` levels deep
+    (the parser recurses, and would fail with Python's own words far deeper), else None."""
+    depth = 0
+    for token in _JSON5_TOKEN_RE.finditer(text):
+        kind = token.group()
+        if kind in ("[", "{"):
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                at = token.start()
+                return f"{text.count(chr(10), 0, at) + 1}:{at - text.rfind(chr(10), 0, at)}"
+        elif kind in ("]", "}"):
+            depth = max(0, depth - 1)
+    return None
+
+
 def _parse_json5(text: str, source: str) -> Any:
     if not text.strip():
         raise ConfigError(f"{source}: invalid JSON5: empty file")
+    deep = f"nested too deeply (more than {MAX_JSON_DEPTH} levels)"
+    where = _too_deep(text)
+    if where is not None:
+        raise ConfigError(f"{source}:{where}: invalid JSON5: {deep}")
     import json5  # only when there is a file to read
 
     try:
         return json5.loads(text)
-    except (ValueError, RecursionError) as err:
+    except RecursionError:
+        raise ConfigError(f"{source}: invalid JSON5: {deep}") from None
+    except ValueError as err:
         why = str(err) or type(err).__name__
         found = _JSON5_ERROR_RE.match(why)
         if found:

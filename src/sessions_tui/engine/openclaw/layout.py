@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sessions_tui.engine.files import kind_of
 from sessions_tui.engine.openclaw.agent_db import STORE_FILE as SQLITE_STORE_FILE
 from sessions_tui.engine.openclaw.legacy import STORE_FILE as LEGACY_STORE_FILE
 from sessions_tui.engine.openclaw.source_paths import link_problem, real_root
@@ -95,7 +96,11 @@ def find_agents(root: Path) -> SourceLayout:
 def require_agents(root: Path) -> SourceLayout:
     """`find_agents`, or `NoOpenClawState` naming what was looked for where (and the links not followed)."""
     if not root.is_dir():
-        raise NoOpenClawState(f"{root}: no such directory")
+        try:
+            mode = root.stat().st_mode
+        except OSError:
+            raise NoOpenClawState(f"{root}: no such directory") from None
+        raise NoOpenClawState(f"{root}: is {kind_of(mode)}, not a directory")
     layout = find_agents(root)
     if layout.agents:
         return layout

@@ -30,6 +30,7 @@ from typing import Any
 
 from sessions_tui.engine.clock import ms_from_iso
 from sessions_tui.engine.redact import Redactor, default_redactor
+from sessions_tui.engine.session_search import fts_words
 from sessions_tui.engine.store.sessions import SessionsPart
 from sessions_tui.engine.surrogates import loads, scrub_text
 
@@ -270,8 +271,8 @@ class TextIndexPart(SessionsPart):
         a session or a requester's tree by the index's `sid` terms, to agents by a join per match; a query
         matching more than `RANK_WINDOW` messages is ranked among its newest (read newest first,
         which the index does without sorting)."""
-        if query.agents is not None and not query.agents:
-            return TextHits([])
+        if not query.match or (query.agents is not None and not query.agents):
+            return TextHits([])  # no words (the query was only spaces and NULs), or no agent to search
         with self.read() as conn:
             match, joins, where, args = self._narrowed(query)
             matching = f"FROM transcript_text AS t {joins} WHERE transcript_text MATCH ?{where}"
@@ -345,7 +346,7 @@ def sid_terms(key: str, spawned_by: str | None, parent: str | None) -> str:
 def sessions_saying(conn: sqlite3.Connection, words: str) -> list[int]:
     """The rowids of the sessions whose newest `RANK_WINDOW` matching messages hold every word of
     `words`, the last one as a prefix (a filter is typed a letter at a time)."""
-    if not words.split():
+    if not fts_words(words):
         return []
     match = f"text : ({fts_query(words)}*)"
     sql = f"""SELECT DISTINCT s.rowid FROM (
@@ -356,5 +357,7 @@ def sessions_saying(conn: sqlite3.Connection, words: str) -> list[int]:
 
 
 def fts_query(query: str) -> str:
-    """OpenClaw's `toFtsQuery`: every whitespace-separated word quoted, all of them required."""
-    return " AND ".join('"' + token.replace('"', '""') + '"' for token in query.split())
+    """OpenClaw's `toFtsQuery`: every word (`fts_words`) quoted, all of them required; "" for none.
+    Quoted, a word's `*`, `^`, `:`, `-`, parentheses and `NEAR` are text (which the tokenizer drops
+    but for the letters and digits), never the query syntax."""
+    return " AND ".join('"' + token.replace('"', '""') + '"' for token in fts_words(query))
