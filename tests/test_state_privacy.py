@@ -152,3 +152,24 @@ def test_a_link_in_the_state_directory_is_not_followed_to_tighten_its_target(tmp
     (state / "link").symlink_to(elsewhere)
     Store(state).close()
     assert stat.S_IMODE(os.stat(elsewhere).st_mode) == 0o644
+
+
+def test_tightening_gives_each_entry_its_kinds_mode_whatever_it_had(tmp_path):
+    """A directory that had lost its owner's x (0644) becomes 0700, not 0600; an executable file 0600."""
+    state = tmp_path / "state"
+    (tmp_path / "state").mkdir()
+    (state / "config.json5").write_text(FAST)
+    assert cli("demo", state=state).returncode == 0
+    sessions = next((state / "agents").glob("*/sessions"))
+    mirror = next(sessions.glob("*.jsonl"))
+    os.chmod(mirror, 0o755)
+    os.chmod(sessions, 0o640)
+    os.chmod(sessions.parent, 0o604)
+    os.chmod(state / "agents", 0o644)
+    os.chmod(state, 0o755)
+
+    Store(state).close()
+
+    found = assert_private(state)
+    assert found["agents"] == 0o700 and found[str(sessions.relative_to(state))] == 0o700
+    assert found[str(mirror.relative_to(state))] == 0o600

@@ -10,8 +10,9 @@ A mode given at creation is never looser than asked, whatever the umask.
 A state directory from before is tightened when it is opened (`tighten`): the directory, what it
 holds at its top level (the database, its `-wal` and `-shm`, the config, `serve.token`), and the
 directories of the transcript mirrors, with the mirrors inside a directory that was open to others.
-That costs a few `lstat`s, so it runs at every open; once tightened there is nothing left to do.
-Links are never followed, and what belongs to another user is left as it is.
+Each is given its kind's mode (0700, 0600), whatever it had. That costs a few `lstat`s, so it runs
+at every open; once tightened there is nothing left to do. Links are never followed, and what
+belongs to another user is left as it is.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ def write_file(path: Path, data: bytes) -> None:
 
 
 def _tighten_one(path: Path, loosened: list[str], label: str) -> bool:
-    """Take group and other bits off `path` if it is a directory or regular file of this user that
-    has any (a link is left alone); True if it was a directory that had them."""
+    """Make `path` 0700 if it is a directory, 0600 if a regular file, when it is this user's and
+    open to others (a link is left alone); True if it was a directory that was open. The mode is
+    its kind's, not what was there less group and other bits: a directory that had lost its own
+    `x` is one its owner can use again."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -79,7 +82,7 @@ def _tighten_one(path: Path, loosened: list[str], label: str) -> bool:
     if not is_dir and not stat.S_ISREG(st.st_mode):
         return False
     try:
-        os.chmod(path, stat.S_IMODE(st.st_mode) & ~_OPEN_TO_OTHERS, follow_symlinks=False)
+        os.chmod(path, DIR_MODE if is_dir else FILE_MODE, follow_symlinks=False)
     except (OSError, NotImplementedError):
         return False
     loosened.append(label)
