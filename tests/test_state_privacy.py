@@ -173,3 +173,24 @@ def test_tightening_gives_each_entry_its_kinds_mode_whatever_it_had(tmp_path):
     found = assert_private(state)
     assert found["agents"] == 0o700 and found[str(sessions.relative_to(state))] == 0o700
     assert found[str(mirror.relative_to(state))] == 0o600
+
+
+def test_a_state_directory_named_by_a_link_is_tightened_where_it_leads_and_said_once(tmp_path):
+    """The directory the user named is theirs, link or not: the one it leads to is made 0700."""
+    target = tmp_path / "target"
+    Store(target).close()
+    os.chmod(target, 0o755)  # its files are 0600: only the directory is open
+    link = tmp_path / "link"
+    link.symlink_to(target)
+
+    first = cli("tool", "sessions_list", state=link)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr == (
+        f"warning: {link} (a link to {os.path.realpath(target)}): the state directory was readable by other users "
+        "(the directory); now its owner's only (directories 700, files 600)\n"
+    )
+    assert_private(target)
+    assert os.path.islink(link)  # the link itself is left as it is
+
+    again = cli("tool", "sessions_list", state=link)
+    assert again.returncode == 0 and again.stderr == ""

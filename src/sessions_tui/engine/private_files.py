@@ -11,8 +11,9 @@ A state directory from before is tightened when it is opened (`tighten`): the di
 holds at its top level (the database, its `-wal` and `-shm`, the config, `serve.token`), and the
 directories of the transcript mirrors, with the mirrors inside a directory that was open to others.
 Each is given its kind's mode (0700, 0600), whatever it had. That costs a few `lstat`s, so it runs
-at every open; once tightened there is nothing left to do. Links are never followed, and what
-belongs to another user is left as it is.
+at every open; once tightened there is nothing left to do. The state directory named may be a
+link, to the directory tightened; links in it are never followed, and what belongs to another user
+is left as it is.
 """
 
 from __future__ import annotations
@@ -99,8 +100,11 @@ def _entries(directory: Path) -> list[os.DirEntry[str]]:
 
 def tighten(state_dir: Path) -> list[str]:
     """Make an existing state directory its owner's alone; returns what was open to others
-    (relative to it: `.` for the directory itself), empty when nothing was."""
+    (relative to it: `.` for the directory itself), empty when nothing was. The state directory
+    named may be a link: the directory it leads to is the one tightened (the links in it are not
+    followed)."""
     loosened: list[str] = []
+    state_dir = Path(os.path.realpath(state_dir))
     _tighten_one(state_dir, loosened, ".")
     for entry in _entries(state_dir):
         _tighten_one(Path(entry.path), loosened, entry.name)
@@ -122,7 +126,8 @@ def tightened_notice(state_dir: Path, loosened: list[str]) -> str:
     inside = [name for name in loosened if name != "."]
     listed = ", ".join(inside[:3]) + (f" and {len(inside) - 3} more" if len(inside) > 3 else "")
     what = ("the directory" + (f", {listed}" if listed else "")) if "." in loosened else listed
+    named = f"{state_dir} (a link to {os.path.realpath(state_dir)})" if os.path.islink(state_dir) else f"{state_dir}"
     return (
-        f"{state_dir}: the state directory was readable by other users ({what}); "
+        f"{named}: the state directory was readable by other users ({what}); "
         "now its owner's only (directories 700, files 600)"
     )
