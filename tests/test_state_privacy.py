@@ -194,3 +194,21 @@ def test_a_state_directory_named_by_a_link_is_tightened_where_it_leads_and_said_
 
     again = cli("tool", "sessions_list", state=link)
     assert again.returncode == 0 and again.stderr == ""
+
+
+def test_demo_on_a_state_directory_from_before_says_it_was_tightened(tmp_path):
+    """`demo` opens the store twice (again under the config it may write): the first opening's
+    tightening is said all the same."""
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chmod(state, 0o755)
+    (state / "config.json5").write_text(FAST)
+    os.chmod(state / "config.json5", 0o644)
+
+    proc = cli("demo", state=state)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        f"warning: {state}: the state directory was readable by other users (the directory, config.json5); "
+        "now its owner's only (directories 700, files 600)\n"
+    )
+    assert_private(state)

@@ -16,6 +16,7 @@ from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, R
 from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
+from sessions_tui.engine.private_files import tightened_notice
 from sessions_tui.engine.store import StoreDamaged
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
@@ -318,6 +319,10 @@ def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> Loc
         from sessions_tui.engine.demo import seed_demo
 
         if seed_demo(engine, config_path):  # reopened under the demo config it may have written
+            loosened = engine.store.loosened
             engine.close()
             engine, _ = opening.open_engine(state_dir, config_path)
+            if loosened and not engine.store.loosened:  # tightened by the first opening: said all the same
+                engine.store.loosened = loosened
+                engine.config_warnings.insert(0, tightened_notice(engine.state_dir, loosened))
     return LocalBackend(engine)
