@@ -212,3 +212,18 @@ def test_demo_on_a_state_directory_from_before_says_it_was_tightened(tmp_path):
         "now its owner's only (directories 700, files 600)\n"
     )
     assert_private(state)
+
+
+def test_an_agents_directory_that_is_a_link_is_not_followed_to_tighten_what_it_leads_to(tmp_path):
+    state = tmp_path / "state"
+    Store(state).close()
+    elsewhere = tmp_path / "shared"
+    (elsewhere / "main" / "sessions").mkdir(parents=True)
+    for directory in (elsewhere, elsewhere / "main", elsewhere / "main" / "sessions"):
+        os.chmod(directory, 0o755)
+    (state / "agents").symlink_to(elsewhere)
+    os.chmod(state, 0o755)
+    Store(state).close()
+    assert stat.S_IMODE(os.stat(state).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(elsewhere / "main").st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(elsewhere / "main" / "sessions").st_mode) == 0o755

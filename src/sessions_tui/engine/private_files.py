@@ -109,7 +109,7 @@ def tighten(state_dir: Path) -> list[str]:
     for entry in _entries(state_dir):
         _tighten_one(Path(entry.path), loosened, entry.name)
     agents = state_dir / "agents"
-    for agent in _entries(agents):
+    for agent in _entries(agents) if os.path.isdir(agents) and not os.path.islink(agents) else []:
         if not agent.is_dir(follow_symlinks=False):
             continue
         _tighten_one(Path(agent.path), loosened, f"agents/{agent.name}")
