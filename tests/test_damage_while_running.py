@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 
 from openclaw_fake import FakeGateway
-from scenes import DEV
+from scenes import DEV, StagedApp
 from server_support import TOKEN, local_backend, served
 from sessions_tui.backend import RunEnded
 from sessions_tui.engine.engine import Engine
@@ -98,6 +98,31 @@ async def test_the_dashboard_notices_damage_another_process_found_without_writin
         await settle(pilot)
         assert len(damage_toasts(app)) == 1
         assert unwritten(state, before)
+
+
+async def test_the_dashboard_search_says_it_cannot_read_a_damaged_index_refusing_nothing(tmp_path):
+    """On a store whose search index is damaged, opened so: the Search view says, in its note,
+    that search cannot read it (a read: no "Not written", no error toast); the rest reads on."""
+    state = tmp_path / "state"
+    staged = demo_app(state)
+    config, clock = staged.engine.config, staged.engine.clock
+    staged.engine.close()
+    before = damage(state)
+    app = StagedApp(Engine(state, config, clock=clock), watch_store=False, steady=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await until(pilot, lambda: type(app.screen).__name__ == "SearchScreen", "the Search view")
+        screen = app.screen
+        for char in "deploy":
+            await pilot.press(char)
+        await pilot.press("enter")
+        await until(pilot, lambda: "search cannot read" in screen.note, "the search to say it cannot read")
+        assert screen.note.startswith(f"{state / DB_NAME}: search cannot read the state database")
+        await settle(pilot)
+        assert not [n for n in app._notifications if n.title in ("Not written", "Something went wrong")]
+    app.engine.close()
+    assert unwritten(state, before)
 
 
 # -- the server -----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_fake import FIXTURE
+from sessions_tui.cli_search import BEHIND_ON_DAMAGED
 from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged, integrity
 from test_cli_faults import FAST, cli, one_error_line
 
@@ -50,16 +51,21 @@ def healthy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return state
 
 
-@pytest.fixture
-def damaged(healthy: Path, tmp_path: Path) -> Path:
-    """A copy of the demo's state directory with the pages of its search indexes overwritten."""
-    state = tmp_path / "state"
+def damaged_copy(healthy: Path, state: Path, prefixes: tuple[str, ...]) -> Path:
+    """A copy of the demo's state directory at `state` with the pages of the tables and indexes
+    named by `prefixes` overwritten."""
     shutil.copytree(healthy, state)
     db = state / DB_NAME
-    pages = pages_of(db, ("transcript_text", "sessions_search"))
+    pages = pages_of(db, prefixes)
     assert len(pages) >= 4
     overwrite(db, pages)
     return state
+
+
+@pytest.fixture
+def damaged(healthy: Path, tmp_path: Path) -> Path:
+    """A copy of the demo's state directory with the pages of its search indexes overwritten."""
+    return damaged_copy(healthy, tmp_path / "state", ("transcript_text", "sessions_search"))
 
 
 WRITING = {
@@ -177,4 +183,55 @@ def test_a_store_whose_first_page_is_overwritten_is_refused_naming_what_to_do(da
     assert proc.returncode == 2
     line = one_error_line(proc.stderr)
     assert line.startswith(f"{db}: the state database is damaged (") and ".recover" in line
+    assert digest(db) == before
+
+
+# -- search: a read, which answers from what the index holds -------------------------------------
+
+WARNING_END = "; showing what can still be read\n"
+BEHIND = f"({BEHIND_ON_DAMAGED})"
+
+
+@pytest.fixture
+def damaged_behind(healthy: Path, tmp_path: Path) -> Path:
+    """A damaged copy whose transcript index is behind (built with other redaction rules than its
+    config's, so a search on a healthy store would index first), the damage where search does not
+    read (the dashboard's session-filter index)."""
+    state = damaged_copy(healthy, tmp_path / "state", ("sessions_search",))
+    (state / "config.json5").write_text(FAST.replace("} } }", '} }, logging: { redactPatterns: ["zq-other"] } }'))
+    return state
+
+
+def test_search_on_a_damaged_store_with_its_index_behind_answers_from_what_the_index_holds(damaged_behind):
+    db = damaged_behind / DB_NAME
+    before = digest(db)
+    proc = cli("search", "deploy", state=damaged_behind)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "indexing" not in proc.stderr  # the warning only: no catch-up
+    assert proc.stderr.startswith(f"warning: {db}: the state database is damaged (")
+    assert proc.stderr.endswith(WARNING_END)
+    assert "The deploy finished" in proc.stdout
+    assert proc.stdout.rstrip("\n").endswith(BEHIND)
+    as_json = cli("search", "--json", "deploy", state=damaged_behind)
+    assert as_json.returncode == 0 and '"indexing": true' in as_json.stdout and "The deploy finished" in as_json.stdout
+    tool = cli("tool", "sessions_search", '{"query": "deploy"}', state=damaged_behind)
+    assert tool.returncode == 0, tool.stderr
+    assert '"indexing": true' in tool.stdout and "The deploy finished" in tool.stdout
+    assert digest(db) == before
+
+
+SEARCHING = {"search": ["search", "deploy"], "tool sessions_search": ["tool", "sessions_search", '{"query": "deploy"}']}
+
+
+@pytest.mark.parametrize("command", list(SEARCHING))
+def test_search_on_a_store_whose_index_is_damaged_says_in_one_line_it_cannot_read_it(healthy, tmp_path, command):
+    state = damaged_copy(healthy, tmp_path / "state", ("transcript_text",))
+    db = state / DB_NAME
+    before = digest(db)
+    proc = cli(*SEARCHING[command], state=state)
+    assert proc.returncode == 2
+    warning, line = proc.stderr.splitlines()
+    assert warning.startswith(f"warning: {db}: the state database is damaged (") and "Traceback" not in proc.stderr
+    assert line.startswith(f"sessions-tui: {db}: search cannot read the state database: it is damaged where search")
+    assert not proc.stdout
     assert digest(db) == before

@@ -152,3 +152,78 @@ def test_a_link_in_the_state_directory_is_not_followed_to_tighten_its_target(tmp
     (state / "link").symlink_to(elsewhere)
     Store(state).close()
     assert stat.S_IMODE(os.stat(elsewhere).st_mode) == 0o644
+
+
+def test_tightening_gives_each_entry_its_kinds_mode_whatever_it_had(tmp_path):
+    """A directory that had lost its owner's x (0644) becomes 0700, not 0600; an executable file 0600."""
+    state = tmp_path / "state"
+    (tmp_path / "state").mkdir()
+    (state / "config.json5").write_text(FAST)
+    assert cli("demo", state=state).returncode == 0
+    sessions = next((state / "agents").glob("*/sessions"))
+    mirror = next(sessions.glob("*.jsonl"))
+    os.chmod(mirror, 0o755)
+    os.chmod(sessions, 0o640)
+    os.chmod(sessions.parent, 0o604)
+    os.chmod(state / "agents", 0o644)
+    os.chmod(state, 0o755)
+
+    Store(state).close()
+
+    found = assert_private(state)
+    assert found["agents"] == 0o700 and found[str(sessions.relative_to(state))] == 0o700
+    assert found[str(mirror.relative_to(state))] == 0o600
+
+
+def test_a_state_directory_named_by_a_link_is_tightened_where_it_leads_and_said_once(tmp_path):
+    """The directory the user named is theirs, link or not: the one it leads to is made 0700."""
+    target = tmp_path / "target"
+    Store(target).close()
+    os.chmod(target, 0o755)  # its files are 0600: only the directory is open
+    link = tmp_path / "link"
+    link.symlink_to(target)
+
+    first = cli("tool", "sessions_list", state=link)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr == (
+        f"warning: {link} (a link to {os.path.realpath(target)}): the state directory was readable by other users "
+        "(the directory); now its owner's only (directories 700, files 600)\n"
+    )
+    assert_private(target)
+    assert os.path.islink(link)  # the link itself is left as it is
+
+    again = cli("tool", "sessions_list", state=link)
+    assert again.returncode == 0 and again.stderr == ""
+
+
+def test_demo_on_a_state_directory_from_before_says_it_was_tightened(tmp_path):
+    """`demo` opens the store twice (again under the config it may write): the first opening's
+    tightening is said all the same."""
+    state = tmp_path / "state"
+    state.mkdir()
+    os.chmod(state, 0o755)
+    (state / "config.json5").write_text(FAST)
+    os.chmod(state / "config.json5", 0o644)
+
+    proc = cli("demo", state=state)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        f"warning: {state}: the state directory was readable by other users (the directory, config.json5); "
+        "now its owner's only (directories 700, files 600)\n"
+    )
+    assert_private(state)
+
+
+def test_an_agents_directory_that_is_a_link_is_not_followed_to_tighten_what_it_leads_to(tmp_path):
+    state = tmp_path / "state"
+    Store(state).close()
+    elsewhere = tmp_path / "shared"
+    (elsewhere / "main" / "sessions").mkdir(parents=True)
+    for directory in (elsewhere, elsewhere / "main", elsewhere / "main" / "sessions"):
+        os.chmod(directory, 0o755)
+    (state / "agents").symlink_to(elsewhere)
+    os.chmod(state, 0o755)
+    Store(state).close()
+    assert stat.S_IMODE(os.stat(state).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(elsewhere / "main").st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(elsewhere / "main" / "sessions").st_mode) == 0o755

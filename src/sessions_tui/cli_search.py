@@ -4,7 +4,9 @@ requester may read (`sessions_search`'s rules and index; main unless `--as`).
 Best first, two lines per hit: where (session, message number, role, time UTC) and the snippet,
 its matched words in bold on a terminal. `--json` prints `{results: [{sessionKey, timestamp, role,
 snippet, score, sessionId, messageId, msgSeq}], indexing?, truncated?}`. Snippets come redacted;
-what is printed as text has its control characters made visible.
+what is printed as text has its control characters made visible. On a damaged state database it
+answers from what the index holds, saying so when that may be incomplete; where the damage is in
+what the search reads, it ends with one line saying it cannot read it (exit 2).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 500
 _BOLD, _PLAIN = "\x1b[1m", "\x1b[0m"
+BEHIND_ON_DAMAGED = "the search index is behind, and a damaged database is not written to: results may be incomplete"
 
 
 class SearchUsageError(Exception):
@@ -66,7 +69,8 @@ def hit_lines(hit: SearchHit, *, bold: bool) -> list[str]:
     return [head, f"  {snippet_line(hit.snippet, bold=bold)}"]
 
 
-def print_outcome(outcome: SearchOutcome, out: TextIO, *, bold: bool) -> None:
+def print_outcome(outcome: SearchOutcome, out: TextIO, *, bold: bool, damaged: bool = False) -> None:
+    """The hits as text; `damaged`: the state database is, so an index behind is not caught up."""
     if outcome.refused:
         print(f"refused: {visible_line(outcome.refused)}", file=out)
         return
@@ -76,7 +80,9 @@ def print_outcome(outcome: SearchOutcome, out: TextIO, *, bold: bool) -> None:
         print("\n".join(hit_lines(hit, bold=bold)), file=out)
     if outcome.truncated:
         print(f"(more match: --limit raises the {len(outcome.hits)} shown)", file=out)
-    if outcome.indexing:
+    if outcome.indexing and damaged:
+        print(f"({BEHIND_ON_DAMAGED})", file=out)
+    elif outcome.indexing:
         print("(the search index is still being built: results may be incomplete)", file=out)
 
 
@@ -103,5 +109,5 @@ async def run_search(backend: Backend, requester: Requester, opts: argparse.Name
         else:
             print(json_text(outcome_json(outcome), terminal=out.isatty()), file=out)
     else:
-        print_outcome(outcome, out, bold=out.isatty())
+        print_outcome(outcome, out, bold=out.isatty(), damaged=backend.store_damage is not None)
     return 1 if outcome.refused else 0

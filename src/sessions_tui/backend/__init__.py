@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.redact import default_redactor
     from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
-    from sessions_tui.engine.store import DB_NAME, StoreDamaged, StoreError
+    from sessions_tui.engine.store import DB_NAME, SearchUnreadable, StoreDamaged, StoreError
     from sessions_tui.engine.store.text_index import HIT_END, HIT_START, marked_parts
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
@@ -102,7 +102,7 @@ _HOMES = {
     "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.secret_refs": "secret_text",
     "sessions_tui.engine.session_search": "TEXT_PREFIX row_matches",
-    "sessions_tui.engine.store": "DB_NAME StoreDamaged StoreError",
+    "sessions_tui.engine.store": "DB_NAME SearchUnreadable StoreDamaged StoreError",
     "sessions_tui.engine.store.text_index": "HIT_END HIT_START marked_parts",
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",
     "sessions_tui.tools.base": "ToolInputError ToolSpec",
@@ -156,6 +156,7 @@ __all__ = [
     "RunStreamed",
     "SearchHit",
     "SearchOutcome",
+    "SearchUnreadable",
     "SendLedgerChanged",
     "SendProgress",
     "SendState",

@@ -204,11 +204,13 @@ class Backend(Protocol):
         """The messages matching every word of `query` that the requester may read (`sessions_search`'s
         rules; in `session` only, when given), best first, each with where it is in its transcript;
         snippets redacted, matched words marked (store/text_index.py `HIT_START`/`HIT_END`) where
-        the backend can. Raises `ToolInputError` for an empty or too long query."""
+        the backend can. Raises `ToolInputError` for an empty or too long query, `SearchUnreadable`
+        when the state database is damaged where the search reads (on a damaged one whose index is
+        behind, it answers from what the index holds, `indexing` set)."""
 
     async def search_index_behind(self) -> int:
-        """How many transcript lines the search index has still to take in (0: none, or a server,
-        which keeps its own index up)."""
+        """How many transcript lines the search index has still to take in and will (0: none, a
+        damaged state database, which nothing is written to, or a server, which keeps its own index up)."""
 
     async def catch_up_search_index(self) -> None:
         """Index everything the search index is behind by, now (a search answers from what is

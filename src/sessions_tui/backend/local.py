@@ -16,6 +16,8 @@ from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, R
 from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
+from sessions_tui.engine.private_files import tightened_notice
+from sessions_tui.engine.store import StoreDamaged
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 
@@ -230,6 +232,8 @@ class LocalBackend:
         return found
 
     async def search_index_behind(self) -> int:
+        if self.engine.store.known_damage() is not None:
+            return 0  # a damaged database is not written to: nothing will be indexed
         state = await asyncio.to_thread(self.engine.store.text_index_state)
         if not state.indexing:
             return 0
@@ -238,7 +242,12 @@ class LocalBackend:
     async def catch_up_search_index(self) -> None:
         from sessions_tui.engine.text_search import catch_up
 
-        await catch_up(self.engine)
+        if self.engine.store.known_damage() is not None:
+            return  # nothing is written to a damaged database
+        try:
+            await catch_up(self.engine)
+        except StoreDamaged:
+            return  # met it: kept (store/integrity.py), and said by each face as any damage found
 
     # -- events ----------------------------------------------------------------------------------
 
@@ -310,6 +319,10 @@ def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> Loc
         from sessions_tui.engine.demo import seed_demo
 
         if seed_demo(engine, config_path):  # reopened under the demo config it may have written
+            loosened = engine.store.loosened
             engine.close()
             engine, _ = opening.open_engine(state_dir, config_path)
+            if loosened and not engine.store.loosened:  # tightened by the first opening: said all the same
+                engine.store.loosened = loosened
+                engine.config_warnings.insert(0, tightened_notice(engine.state_dir, loosened))
     return LocalBackend(engine)

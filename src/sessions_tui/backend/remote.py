@@ -25,7 +25,7 @@ from sessions_tui.engine.config import Config
 from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.keys import DEFAULT_AGENT_ID
-from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store import SearchUnreadable, StoreDamaged
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
@@ -295,7 +295,10 @@ class RemoteBackend:
         from sessions_tui.tools.sessions_search import SearchOutcome
 
         request = w.SearchRequest(requester=requester, query=query, session=session, limit=limit)
-        answer = await self._post("search", request, w.SearchAnswer)
+        try:
+            answer = await self._post("search", request, w.SearchAnswer)
+        except StoreDamaged as exc:  # a search writes nothing: the server's could not read its store
+            raise SearchUnreadable(str(exc)) from exc
         if answer.outcome is None:
             raise ToolInputError(answer.error or "search: no answer")
         return SearchOutcome.model_validate(answer.outcome)

@@ -10,8 +10,10 @@ A mode given at creation is never looser than asked, whatever the umask.
 A state directory from before is tightened when it is opened (`tighten`): the directory, what it
 holds at its top level (the database, its `-wal` and `-shm`, the config, `serve.token`), and the
 directories of the transcript mirrors, with the mirrors inside a directory that was open to others.
-That costs a few `lstat`s, so it runs at every open; once tightened there is nothing left to do.
-Links are never followed, and what belongs to another user is left as it is.
+Each is given its kind's mode (0700, 0600), whatever it had. That costs a few `lstat`s, so it runs
+at every open; once tightened there is nothing left to do. The state directory named may be a
+link, to the directory tightened; links in it are never followed, and what belongs to another user
+is left as it is.
 """
 
 from __future__ import annotations
@@ -67,8 +69,10 @@ def write_file(path: Path, data: bytes) -> None:
 
 
 def _tighten_one(path: Path, loosened: list[str], label: str) -> bool:
-    """Take group and other bits off `path` if it is a directory or regular file of this user that
-    has any (a link is left alone); True if it was a directory that had them."""
+    """Make `path` 0700 if it is a directory, 0600 if a regular file, when it is this user's and
+    open to others (a link is left alone); True if it was a directory that was open. The mode is
+    its kind's, not what was there less group and other bits: a directory that had lost its own
+    `x` is one its owner can use again."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -79,7 +83,7 @@ def _tighten_one(path: Path, loosened: list[str], label: str) -> bool:
     if not is_dir and not stat.S_ISREG(st.st_mode):
         return False
     try:
-        os.chmod(path, stat.S_IMODE(st.st_mode) & ~_OPEN_TO_OTHERS, follow_symlinks=False)
+        os.chmod(path, DIR_MODE if is_dir else FILE_MODE, follow_symlinks=False)
     except (OSError, NotImplementedError):
         return False
     loosened.append(label)
@@ -96,13 +100,16 @@ def _entries(directory: Path) -> list[os.DirEntry[str]]:
 
 def tighten(state_dir: Path) -> list[str]:
     """Make an existing state directory its owner's alone; returns what was open to others
-    (relative to it: `.` for the directory itself), empty when nothing was."""
+    (relative to it: `.` for the directory itself), empty when nothing was. The state directory
+    named may be a link: the directory it leads to is the one tightened (the links in it are not
+    followed)."""
     loosened: list[str] = []
+    state_dir = Path(os.path.realpath(state_dir))
     _tighten_one(state_dir, loosened, ".")
     for entry in _entries(state_dir):
         _tighten_one(Path(entry.path), loosened, entry.name)
     agents = state_dir / "agents"
-    for agent in _entries(agents):
+    for agent in _entries(agents) if os.path.isdir(agents) and not os.path.islink(agents) else []:
         if not agent.is_dir(follow_symlinks=False):
             continue
         _tighten_one(Path(agent.path), loosened, f"agents/{agent.name}")
@@ -119,7 +126,8 @@ def tightened_notice(state_dir: Path, loosened: list[str]) -> str:
     inside = [name for name in loosened if name != "."]
     listed = ", ".join(inside[:3]) + (f" and {len(inside) - 3} more" if len(inside) > 3 else "")
     what = ("the directory" + (f", {listed}" if listed else "")) if "." in loosened else listed
+    named = f"{state_dir} (a link to {os.path.realpath(state_dir)})" if os.path.islink(state_dir) else f"{state_dir}"
     return (
-        f"{state_dir}: the state directory was readable by other users ({what}); "
+        f"{named}: the state directory was readable by other users ({what}); "
         "now its owner's only (directories 700, files 600)"
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sessions_tui.engine.store.audit import AuditEntry, AuditPart
 from sessions_tui.engine.store.browse import SORT_COLUMNS, BrowsePart, SessionFilter
 from sessions_tui.engine.store.codec import dumps, exact_dumps
-from sessions_tui.engine.store.connection import StoreBase, StoreDamaged, StoreError
+from sessions_tui.engine.store.connection import SearchUnreadable, StoreBase, StoreDamaged, StoreError
 from sessions_tui.engine.store.imports import ImportsPart
 from sessions_tui.engine.store.ledger import LedgerPart, LedgerRow
 from sessions_tui.engine.store.messages import message_of_line
@@ -41,6 +41,7 @@ __all__ = [
     "OutboxRow",
     "RunControlRow",
     "RunRow",
+    "SearchUnreadable",
     "SessionFilter",
     "Store",
     "StoreBase",

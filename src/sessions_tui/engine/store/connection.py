@@ -38,6 +38,11 @@ class StoreDamaged(StoreError):
     line naming the file and what to do."""
 
 
+class SearchUnreadable(StoreDamaged):
+    """A search met damage in the database where it reads (its index, or the lines it points at):
+    it cannot answer. The message is one line saying so, naming the file."""
+
+
 class BatchAborted(Exception):
     """A batch's write failed halfway: its transaction was undone, the batch cannot go on."""
 

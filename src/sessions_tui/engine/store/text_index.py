@@ -23,7 +23,8 @@ import hashlib
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -31,6 +32,8 @@ from typing import Any
 from sessions_tui.engine.clock import ms_from_iso
 from sessions_tui.engine.redact import Redactor, default_redactor
 from sessions_tui.engine.session_search import fts_words
+from sessions_tui.engine.store import integrity
+from sessions_tui.engine.store.connection import SearchUnreadable
 from sessions_tui.engine.store.sessions import SessionsPart
 from sessions_tui.engine.surrogates import loads, scrub_text
 
@@ -212,8 +215,23 @@ class TextIndexPart(SessionsPart):
             (session_id,),
         )
 
+    @contextmanager
+    def _search_read(self) -> Iterator[sqlite3.Connection]:
+        """`read()` for a search: damage SQLite meets is kept, as every read's, and raised as
+        `SearchUnreadable` (search cannot answer, whatever other reads can)."""
+        try:
+            with self.read() as conn:
+                yield conn
+        except sqlite3.DatabaseError as exc:
+            if not integrity.is_corruption(exc):
+                raise
+            raise SearchUnreadable(
+                f"{self.db_path}: search cannot read the state database: it is damaged where search reads ({exc})"
+            ) from exc
+
     def text_index_state(self) -> TextIndexState:
-        with self.read() as conn:
+        """How far the index has got (raises `SearchUnreadable` when that cannot be read)."""
+        with self._search_read() as conn:
             state = conn.execute(_STATE).fetchone()
             newest = conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0]
         through, redaction = (int(state[0]), state[1]) if state else (0, "")
@@ -270,10 +288,12 @@ class TextIndexPart(SessionsPart):
         only the best `limit` are joined to their sessions and given a snippet. Narrowed to
         a session or a requester's tree by the index's `sid` terms, to agents by a join per match; a query
         matching more than `RANK_WINDOW` messages is ranked among its newest (read newest first,
-        which the index does without sorting)."""
+        which the index does without sorting).
+
+        Raises `SearchUnreadable` when SQLite meets damage where it reads (kept, as every read's)."""
         if not query.match or (query.agents is not None and not query.agents):
             return TextHits([])  # no words (the query was only spaces and NULs), or no agent to search
-        with self.read() as conn:
+        with self._search_read() as conn:
             match, joins, where, args = self._narrowed(query)
             matching = f"FROM transcript_text AS t {joins} WHERE transcript_text MATCH ?{where}"
             args = [match, *args]

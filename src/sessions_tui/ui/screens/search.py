@@ -23,7 +23,14 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
-from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError, marked_parts
+from sessions_tui.backend import (
+    Backend,
+    BackendUnavailable,
+    Requester,
+    SearchUnreadable,
+    ToolInputError,
+    marked_parts,
+)
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
@@ -122,7 +129,7 @@ class SearchScreen(Screen["SearchHit | None"]):
     async def _search(self, query: str, generation: int) -> None:
         try:
             outcome = await self.backend.search(self.requester, query, limit=LIMIT)
-        except (ToolInputError, BackendUnavailable) as exc:
+        except (ToolInputError, BackendUnavailable, SearchUnreadable) as exc:  # said here: it refused no write
             self.post_message(self.Found(None, generation, str(exc)))
             return
         self.post_message(self.Found(outcome, generation))
