@@ -200,3 +200,23 @@ def test_following_openclaw_names_a_changed_session_redacted(tmp_path):
         FollowTick(report=ImportReport(changed={SLACK_KEY: 2}), first=False)
     )
     assert "agent:main:slack:channel:xoxb-1…uvwx  +2 lines" in out.getvalue() and CORE_OF_SLACK not in out.getvalue()
+
+
+AGENT = "ghp_zq8lm3np7rt2vx6bz1cd5fg9hj4kk0ll2mm3"  # a valid agent id that is a token
+CORE_OF_AGENT = "zq8lm3np7rt2vx6bz1cd5fg9hj4kk0ll"
+
+
+def test_explain_names_the_agent_it_was_asked_about_redacted(tmp_path, capsys):
+    state = tmp_path / "state"
+    backend = local_backend(state)
+    add_session(backend.engine, "agent:main:main", [{"role": "user", "content": "hi"}])
+    asked = ("explain", "main", "main", "--agent", AGENT.upper())
+    outputs = [_cli(capsys, "--state", str(state), *asked), _cli(capsys, "--state", str(state), *asked, "--json")]
+    me = {"key": None, "sandboxed": False}
+    with served(backend) as url:
+        outputs += [_cli(capsys, "--remote", url, "--token", TOKEN, *asked)]
+        outputs += [_op(url, "explain", {"requester": me, "target": "main", "agent": AGENT})]
+    assert "spawn under agent ghp_zq…2mm3" in outputs[0]
+    assert '"spawn_agent": "ghp_zq…2mm3"' in outputs[1]
+    for out in outputs:
+        assert CORE_OF_AGENT not in out.lower() and "ghp_zq…2mm3" in out, out
