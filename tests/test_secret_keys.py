@@ -220,3 +220,29 @@ def test_explain_names_the_agent_it_was_asked_about_redacted(tmp_path, capsys):
     assert '"spawn_agent": "ghp_zq…2mm3"' in outputs[1]
     for out in outputs:
         assert CORE_OF_AGENT not in out.lower() and "ghp_zq…2mm3" in out, out
+
+
+def test_browse_rows_answers_under_redacted_keys_and_a_remote_face_gets_them_back(planted):
+    import asyncio
+
+    from sessions_tui.backend import BrowseQuery, Requester
+    from sessions_tui.backend.remote import RemoteBackend
+
+    backend, _, keys, cores = planted
+    me = {"key": None, "sandboxed": False}
+
+    async def ask(remote: RemoteBackend) -> tuple[list[str], dict[str, object], dict[str, object]]:
+        try:
+            shown = [row["_key"] for row in (await remote.browse(Requester(), BrowseQuery(), offset=0, limit=500)).rows]
+            return shown, await remote.browse_rows(Requester(), shown), await remote.browse_rows(Requester(), [SLACK_KEY])
+        finally:
+            await remote.aclose()
+
+    with served(backend) as url:
+        raw = _op(url, "browse_rows", {"requester": me, "keys": keys})
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        shown, by_shown, by_raw = asyncio.run(ask(remote))
+    assert not leaks(raw, cores), leaks(raw, cores)
+    assert "agent:main:slack:channel:xoxb-1…uvwx" in httpx.Response(200, text=raw).json()["rows"]
+    assert set(by_shown) == set(shown) and set(by_raw) == {SLACK_KEY}  # each row under the key asked by
