@@ -254,7 +254,8 @@ class LocalBackend:
     async def import_openclaw(self, root: Path) -> ImportSummary:
         from sessions_tui.engine.openclaw.importer import import_openclaw
 
-        report = import_openclaw(self.engine.store, self.engine.canonical, root)
+        # Every line of a report is shown redacted: a key or a file name may hold a secret.
+        report = import_openclaw(self.engine.store, self.engine.canonical, root).shown(self.redact)
         return ImportSummary(sources=list(report.sources), problems=list(report.problems), summary=report.summary())
 
     async def follow_openclaw(
@@ -262,10 +263,13 @@ class LocalBackend:
     ) -> None:
         from sessions_tui.engine.openclaw.follow import Follower, follow_beside, run_follow
 
+        def shown(tick: FollowTick) -> None:
+            on_tick(tick.shown(self.redact))
+
         if own_connection:
-            await follow_beside(self.engine.store, self.engine.canonical, root, stop, on_tick)
+            await follow_beside(self.engine.store, self.engine.canonical, root, stop, shown)
         else:
-            await run_follow(Follower(self.engine.store, self.engine.canonical, root), stop, on_tick)
+            await run_follow(Follower(self.engine.store, self.engine.canonical, root), stop, shown)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
