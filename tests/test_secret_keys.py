@@ -246,3 +246,21 @@ def test_browse_rows_answers_under_redacted_keys_and_a_remote_face_gets_them_bac
     assert not leaks(raw, cores), leaks(raw, cores)
     assert "agent:main:slack:channel:xoxb-1…uvwx" in httpx.Response(200, text=raw).json()["rows"]
     assert set(by_shown) == set(shown) and set(by_raw) == {SLACK_KEY}  # each row under the key asked by
+
+
+def test_the_info_op_sends_no_redaction_pattern_and_its_texts_redacted(tmp_path):
+    from sessions_tui.backend.remote import RemoteBackend
+
+    literal = "HunterPassw0rd77xyz"
+    config = {
+        "logging": {"redactPatterns": [literal, "pin=(\\d+)"]},
+        "agents": {"list": [{"id": "ops", "name": f"ops {AGENT}"}]},
+    }
+    backend = local_backend(tmp_path / "state", config)
+    with served(backend) as url:
+        info = _op(url, "info", {})
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()  # the config it is given still reads as one
+        remote.close()
+    assert literal not in info and "redactPatterns" not in info and "pin=" not in info, info
+    assert CORE_OF_AGENT not in info and "ops ghp_zq…2mm3" in info, info

@@ -62,9 +62,10 @@ class LocalBackend:
         return self.engine.config.ui.theme
 
     def public_config(self) -> dict[str, Any]:
-        from sessions_tui.backend.wire import PUBLIC_CONFIG_SECTIONS
+        from sessions_tui.backend.wire import PUBLIC_CONFIG_SECTIONS, public_config
 
-        return self.engine.config.model_dump(mode="json", by_alias=True, include=set(PUBLIC_CONFIG_SECTIONS))
+        dumped = self.engine.config.model_dump(mode="json", by_alias=True, include=set(PUBLIC_CONFIG_SECTIONS))
+        return public_config(dumped, self.redact)
 
     # -- keys and identity -----------------------------------------------------------------------
 
