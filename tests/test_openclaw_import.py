@@ -491,9 +491,9 @@ def _secret_source(tmp_path: Path) -> Path:
 def test_every_line_of_an_import_or_follow_report_is_redacted(tmp_path, capsys):
     import asyncio
 
+    from server_support import local_backend
     from sessions_tui.backend import FollowTick
     from sessions_tui.cli import main
-    from server_support import local_backend
 
     root = _secret_source(tmp_path)
     state = tmp_path / "state"

@@ -233,8 +233,13 @@ def test_browse_rows_answers_under_redacted_keys_and_a_remote_face_gets_them_bac
 
     async def ask(remote: RemoteBackend) -> tuple[list[str], dict[str, object], dict[str, object]]:
         try:
-            shown = [row["_key"] for row in (await remote.browse(Requester(), BrowseQuery(), offset=0, limit=500)).rows]
-            return shown, await remote.browse_rows(Requester(), shown), await remote.browse_rows(Requester(), [SLACK_KEY])
+            page = await remote.browse(Requester(), BrowseQuery(), offset=0, limit=500)
+            shown = [row["_key"] for row in page.rows]
+            return (
+                shown,
+                await remote.browse_rows(Requester(), shown),
+                await remote.browse_rows(Requester(), [SLACK_KEY]),
+            )
         finally:
             await remote.aclose()
 

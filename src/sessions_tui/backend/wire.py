@@ -36,7 +36,7 @@ def public_config(dumped: dict[str, Any], redact: Callable[[str], str]) -> dict[
     logging = public.get("logging")
     if isinstance(logging, dict):
         public["logging"] = {k: v for k, v in logging.items() if k != "redactPatterns"}
-    return _redacted(public, redact)
+    return {name: _redacted(section, redact) for name, section in public.items()}
 
 
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
