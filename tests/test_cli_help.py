@@ -164,3 +164,27 @@ def test_demo_is_refused_where_it_means_nothing(home, argv, said):
     proc = run(*argv, home=home)
     assert proc.returncode == 2 and said in proc.stderr and proc.stdout == ""
     assert not (home / "data").exists()
+
+
+SK = "sk-proj-qw3er5ty7ui9op1as3df5gh7jk9lz1xc3vb5"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sends", "--reached", SK],
+        ["export", "main", "--format", SK],
+        ["search", "x", "--limit", SK],
+        ["send", "main", "hi", "--timeout", SK],
+        [SK],
+        ["sends", "--reached", "replied", "--what", SK],
+        ["sends", "--reached", "replied", SK],
+        ["--as", "main", "--x", SK],
+    ],
+)
+def test_a_parse_error_repeats_what_was_typed_redacted_under_its_usage(home, capsys, argv):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith("usage: sessions-tui") and "error: " in err, err
+    assert "ty7ui9op1as3df5gh" not in err and "sk-pro…3vb5" in err, err

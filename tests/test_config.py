@@ -656,3 +656,33 @@ def test_a_config_nested_too_deeply_says_so_naming_the_file_and_where(tmp_path):
     assert str(info.value) == f"{path}:1:68: invalid JSON5: nested too deeply (more than 64 levels)"
     brackets_in_text = "{a: '" + "[" * 200 + "', // " + "{" * 200 + "\n b: [[1]]}"
     assert load_config(write(tmp_path, brackets_in_text)).config is not None  # strings and comments do not count
+
+
+GHP = "ghp_Zq8Lm3Np7Rt2Vx6Bz1Cd5Fg9Hj4Kk0Ll2Mm3"
+
+
+def test_config_warnings_and_errors_are_redacted_and_never_repeat_a_redact_pattern(tmp_path, capsys):
+    from sessions_tui.cli import main
+
+    literal = "HunterPassw0rd77xyz"  # a secret the user listed to have it masked
+    config = tmp_path / "config.json5"
+    config.write_text(
+        f'{{ session: {{ sendPolicy: {{ default: "{GHP}" }} }}, tools: {{ sessions: {{ visibility: "{literal}" }} }},'
+        f' logging: {{ redactPatterns: ["{literal}", "({literal}+)+$"] }} }}'
+    )
+    said = " ".join(load_config(config).warnings)
+    assert "logging.redactPatterns[1] is unsafe" in said and '"ghp_Zq…2Mm3"' in said, said
+    assert "visibility: unknown value" in said and "Lm3Np7Rt2Vx6Bz1Cd5Fg9" not in said and literal not in said, said
+    assert main(["--state", str(tmp_path / "state"), "--config", str(config), "sends"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: " in err and "Lm3Np7Rt2Vx6Bz1Cd5Fg9" not in err and literal not in err, err
+    bad = tmp_path / "bad.json5"
+    bad.write_text(
+        f'{{ logging: {{ redactPatterns: ["{literal}"] }}, models: {{ providers: {{ {literal}: 5, {GHP}: 5 }} }} }}'
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_config(bad)  # providers named with a pasted secret: the error names where, masked
+    assert str(refused.value).endswith(
+        ": models.providers.Hunter…7xyz: expected an object, got number; "
+        "models.providers.ghp_Zq…2Mm3: expected an object, got number"
+    )

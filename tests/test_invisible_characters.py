@@ -223,3 +223,18 @@ async def test_the_dashboard_shows_them_in_the_transcript_table_preview_and_toas
         await settle(pilot)
         screenshot = app.export_screenshot()
         assert not FORMAT_CHARACTERS & {ord(c) for c in screenshot}
+
+
+async def test_the_acting_as_picker_shows_a_label_redacted_and_them_as_code_points(tmp_path):
+    token = "ghp_Zq8Lm3Np7Rt2Vx6Bz1Cd5Fg9Hj4Kk0Ll2Mm3"
+    app = demo_app(tmp_path / "s")
+    add_session(app.engine, "agent:main:discord:group:labelled", label=f"ops {token} {HIDDEN}")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        options = app.screen.query_one("#acting-options")
+        await until(pilot, lambda: any("ops" in str(o.prompt) for o in options.options), "the labelled session")
+        shown = next(o.prompt.plain for o in options.options if "ops" in str(o.prompt))
+        shows_every_one(shown)
+        assert "ghp_Zq…2Mm3" in shown and "Lm3Np7Rt2Vx6Bz1Cd5Fg9" not in shown

@@ -470,3 +470,50 @@ def test_new_and_known_sessions_in_one_import_each_get_exactly_their_lines(make_
         gateway.close()
     assert report.problems == []
     assert (report.sessions_imported, report.sessions_updated) == (3, 1)
+
+
+GHP = "ghp_Zq8Lm3Np7Rt2Vx6Bz1Cd5Fg9Hj4Kk0Ll2Mm3"
+GHP_CORE = "Lm3Np7Rt2Vx6Bz1Cd5Fg9"
+
+
+def _secret_source(tmp_path: Path) -> Path:
+    """A legacy source whose report names secrets: an entry with no sessionId under a key holding
+    one, and an agent directory named with one that is a link out of the source."""
+    root = tmp_path / "secret-source"
+    sessions = root / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "sessions.json").write_text(json.dumps({f"agent:main:slack:channel:{GHP}": {"sessionId": 7}}))
+    (tmp_path / "elsewhere").mkdir()
+    (root / "agents" / GHP).symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    return root
+
+
+def test_every_line_of_an_import_or_follow_report_is_redacted(tmp_path, capsys):
+    import asyncio
+
+    from server_support import local_backend
+    from sessions_tui.backend import FollowTick
+    from sessions_tui.cli import main
+
+    root = _secret_source(tmp_path)
+    state = tmp_path / "state"
+    assert main(["--state", str(state), "import-openclaw", str(root)]) == 0
+    assert main(["--state", str(state), "--openclaw", str(root), "tool", "sessions_list"]) == 0
+    said = capsys.readouterr()
+    backend = local_backend(tmp_path / "followed")
+    ticks: list[FollowTick] = []
+
+    async def follow() -> None:
+        stop = asyncio.Event()
+        await backend.follow_openclaw(root, stop, lambda tick: (ticks.append(tick), stop.set()), own_connection=False)
+
+    try:
+        asyncio.run(follow())
+    finally:
+        backend.close()
+    followed = "\n".join(ticks[0].report.problems + ticks[0].report.sources)
+    assert "missing or invalid sessionId; skipped" in followed
+    for text in (said.err, said.out, followed):
+        assert GHP_CORE not in text, text
+    assert "agent:main:slack:channel:ghp_Zq…2Mm3: missing or invalid sessionId; skipped" in said.err
+    assert "ghp_Zq…2Mm3: a link" in said.err and "warning: " in said.err

@@ -130,8 +130,8 @@ def test_the_configs_api_key_is_masked_wherever_it_appears(make_engine):
 
 def test_unusable_custom_patterns_are_named_and_redaction_stays_on():
     config, warnings = parse_config({"logging": {"redactPatterns": ["(a+)+$", "([", "pin=(\\d+)"]}})
-    assert any('redactPatterns[0] "(a+)+$" is unsafe' in w and "built-in patterns stay on" in w for w in warnings)
-    assert any('redactPatterns[1] "([" is not a valid regular expression' in w for w in warnings)
+    assert any("redactPatterns[0] is unsafe" in w and "built-in patterns stay on" in w for w in warnings)
+    assert any("redactPatterns[1] is not a valid regular expression" in w for w in warnings)
     assert not any("redactPatterns[2]" in w for w in warnings)
     _, off = parse_config({"logging": {"redactSensitive": "off"}})
     assert any('redactSensitive "off" is ignored' in w for w in off)

@@ -200,3 +200,72 @@ def test_following_openclaw_names_a_changed_session_redacted(tmp_path):
         FollowTick(report=ImportReport(changed={SLACK_KEY: 2}), first=False)
     )
     assert "agent:main:slack:channel:xoxb-1…uvwx  +2 lines" in out.getvalue() and CORE_OF_SLACK not in out.getvalue()
+
+
+AGENT = "ghp_zq8lm3np7rt2vx6bz1cd5fg9hj4kk0ll2mm3"  # a valid agent id that is a token
+CORE_OF_AGENT = "zq8lm3np7rt2vx6bz1cd5fg9hj4kk0ll"
+
+
+def test_explain_names_the_agent_it_was_asked_about_redacted(tmp_path, capsys):
+    state = tmp_path / "state"
+    backend = local_backend(state)
+    add_session(backend.engine, "agent:main:main", [{"role": "user", "content": "hi"}])
+    asked = ("explain", "main", "main", "--agent", AGENT.upper())
+    outputs = [_cli(capsys, "--state", str(state), *asked), _cli(capsys, "--state", str(state), *asked, "--json")]
+    me = {"key": None, "sandboxed": False}
+    with served(backend) as url:
+        outputs += [_cli(capsys, "--remote", url, "--token", TOKEN, *asked)]
+        outputs += [_op(url, "explain", {"requester": me, "target": "main", "agent": AGENT})]
+    assert "spawn under agent ghp_zq…2mm3" in outputs[0]
+    assert '"spawn_agent": "ghp_zq…2mm3"' in outputs[1]
+    for out in outputs:
+        assert CORE_OF_AGENT not in out.lower() and "ghp_zq…2mm3" in out, out
+
+
+def test_browse_rows_answers_under_redacted_keys_and_a_remote_face_gets_them_back(planted):
+    import asyncio
+
+    from sessions_tui.backend import BrowseQuery, Requester
+    from sessions_tui.backend.remote import RemoteBackend
+
+    backend, _, keys, cores = planted
+    me = {"key": None, "sandboxed": False}
+
+    async def ask(remote: RemoteBackend) -> tuple[list[str], dict[str, object], dict[str, object]]:
+        try:
+            page = await remote.browse(Requester(), BrowseQuery(), offset=0, limit=500)
+            shown = [row["_key"] for row in page.rows]
+            return (
+                shown,
+                await remote.browse_rows(Requester(), shown),
+                await remote.browse_rows(Requester(), [SLACK_KEY]),
+            )
+        finally:
+            await remote.aclose()
+
+    with served(backend) as url:
+        raw = _op(url, "browse_rows", {"requester": me, "keys": keys})
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        shown, by_shown, by_raw = asyncio.run(ask(remote))
+    assert not leaks(raw, cores), leaks(raw, cores)
+    assert "agent:main:slack:channel:xoxb-1…uvwx" in httpx.Response(200, text=raw).json()["rows"]
+    assert set(by_shown) == set(shown) and set(by_raw) == {SLACK_KEY}  # each row under the key asked by
+
+
+def test_the_info_op_sends_no_redaction_pattern_and_its_texts_redacted(tmp_path):
+    from sessions_tui.backend.remote import RemoteBackend
+
+    literal = "HunterPassw0rd77xyz"
+    config = {
+        "logging": {"redactPatterns": [literal, "pin=(\\d+)"]},
+        "agents": {"list": [{"id": "ops", "name": f"ops {AGENT}"}]},
+    }
+    backend = local_backend(tmp_path / "state", config)
+    with served(backend) as url:
+        info = _op(url, "info", {})
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()  # the config it is given still reads as one
+        remote.close()
+    assert literal not in info and "redactPatterns" not in info and "pin=" not in info, info
+    assert CORE_OF_AGENT not in info and "ops ghp_zq…2mm3" in info, info

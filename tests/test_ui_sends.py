@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from conftest import call_tool
+from conftest import add_session, call_tool
 from scenes import DEV, FAMILY
 from sessions_tui.ui.screens.sends import SendsScreen
 from sessions_tui.ui.screens.thread import ThreadScreen
-from ui_support import SIZE, demo_app, send_from_composer, settle, text_of, until
+from ui_support import SIZE, demo_app, select, send_from_composer, settle, text_of, until
 
 
 async def test_a_send_and_its_life_show_in_the_sends_view_and_its_thread(tmp_path):
@@ -66,3 +66,30 @@ async def test_the_thread_view_draws_a_two_session_conversation(tmp_path):
         await until(pilot, lambda: "hello dev" in text_of(text), "the thread's lines")
         shown = text_of(text)
         assert "→ " in shown and "reply" in shown
+
+
+async def test_the_sends_view_shows_the_open_sessions_key_redacted_and_its_field_still_names_it(tmp_path):
+    token = "sk-proj-qw3er5ty7ui9op1as3df5gh7jk9lz1xc3vb5"
+    app = demo_app(tmp_path / "s")
+    engine = app.engine
+    key = add_session(engine, f"agent:main:telegram:group:{token}\u202egnp\u200bx", [{"role": "user", "content": "hi"}])
+    me = engine.main_session_key()
+    engine.ledger.open(run_id="run-secret", requester=me, target=key, message="ping", via="owner", chain=[me, key])
+    engine.ledger.flush()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, key)
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, SendsScreen), "the Sends view")
+        screen = app.screen
+        table, field = screen.query_one("#sends-table"), screen.query_one("#sends-session")
+        await until(pilot, lambda: table.row_count == 1, "the session's send")
+        for shown in (text_of(screen.query_one("#sends-title")), field.value):
+            assert "sk-pro…3vb5" in shown and "⟨U+202E⟩gnp⟨U+200B⟩x" in shown, shown
+            assert "ty7ui9op1as3df5gh" not in shown and "\u202e" not in shown and "\u200b" not in shown
+        field.focus()
+        await pilot.press("enter")  # the field as shown: still the session
+        await settle(pilot)
+        await until(pilot, lambda: table.row_count == 1, "the session's send again")
+        assert "sk-pro…3vb5" in text_of(screen.query_one("#sends-title"))
+        assert "\u202e" not in app.export_screenshot()

@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
-class CommandParser(argparse.ArgumentParser):
+class RedactingParser(argparse.ArgumentParser):
+    """A parser whose error repeats what was typed redacted (an option's value, an unknown
+    argument, a mistyped command may be a pasted token), with its usage line; exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        from sessions_tui.backend import default_redactor
+        from sessions_tui.terminal_text import visible_line
+
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {visible_line(default_redactor().redact(message))}\n")
+
+
+class CommandParser(RedactingParser):
     """A subcommand's parser whose epilog may be written only when its help is shown
     (`epilog_source`): the `tool` help lists every tool, which a tool call should not load."""
 

@@ -16,7 +16,15 @@ from typing import Any
 
 from sessions_tui import __version__
 from sessions_tui.backend import TOOLS, ToolSpec, resolve_state_dir
-from sessions_tui.cli_options import CommandParser, face_options, global_options, remote_options, subcommand, wrapped
+from sessions_tui.cli_options import (
+    CommandParser,
+    RedactingParser,
+    face_options,
+    global_options,
+    remote_options,
+    subcommand,
+    wrapped,
+)
 from sessions_tui.cli_parser_reads import add_read_commands
 
 DEMO_DIR_SUFFIX = "-demo"
@@ -88,7 +96,7 @@ def _tool_epilog() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     demo_dir = demo_state_dir()
-    parser = argparse.ArgumentParser(
+    parser = RedactingParser(
         prog="sessions-tui",
         description="Watch and drive AI-agent sessions: a terminal dashboard on an embedded "
         "OpenClaw-compatible session engine. Without a COMMAND it opens the dashboard.",

@@ -164,7 +164,7 @@ class Backend(Protocol):
     # -- the operator's reads and commands -------------------------------------------------------
 
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
-        """(key, label) of every session, newest first, for the operator's pickers."""
+        """(key, label) of every session, newest first, for the operator's pickers; labels redacted."""
 
     async def children(self, requester_key: str) -> list[ChildView]:
         """The session's spawn tree, parent first (`depth` 1: its own children, newest first; then

@@ -64,9 +64,10 @@ class LocalBackend:
         return self.engine.config.ui.theme
 
     def public_config(self) -> dict[str, Any]:
-        from sessions_tui.backend.wire import PUBLIC_CONFIG_SECTIONS
+        from sessions_tui.backend.wire import PUBLIC_CONFIG_SECTIONS, public_config
 
-        return self.engine.config.model_dump(mode="json", by_alias=True, include=set(PUBLIC_CONFIG_SECTIONS))
+        dumped = self.engine.config.model_dump(mode="json", by_alias=True, include=set(PUBLIC_CONFIG_SECTIONS))
+        return public_config(dumped, self.redact)
 
     # -- keys and identity -----------------------------------------------------------------------
 
@@ -158,7 +159,8 @@ class LocalBackend:
     # -- the operator's reads and commands -------------------------------------------------------
 
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
-        return self.engine.operator_sessions(search, limit)
+        redact = self.engine.redactor.redact  # a label is user data: a token may be pasted into it
+        return [(key, redact(label)) for key, label in self.engine.operator_sessions(search, limit)]
 
     async def children(self, requester_key: str) -> list[ChildView]:
         from sessions_tui.engine.spawn_tree import spawn_tree
@@ -262,7 +264,8 @@ class LocalBackend:
     async def import_openclaw(self, root: Path) -> ImportSummary:
         from sessions_tui.engine.openclaw.importer import import_openclaw
 
-        report = import_openclaw(self.engine.store, self.engine.canonical, root)
+        # Every line of a report is shown redacted: a key or a file name may hold a secret.
+        report = import_openclaw(self.engine.store, self.engine.canonical, root).shown(self.redact)
         return ImportSummary(sources=list(report.sources), problems=list(report.problems), summary=report.summary())
 
     async def follow_openclaw(
@@ -270,10 +273,13 @@ class LocalBackend:
     ) -> None:
         from sessions_tui.engine.openclaw.follow import Follower, follow_beside, run_follow
 
+        def shown(tick: FollowTick) -> None:
+            on_tick(tick.shown(self.redact))
+
         if own_connection:
-            await follow_beside(self.engine.store, self.engine.canonical, root, stop, on_tick)
+            await follow_beside(self.engine.store, self.engine.canonical, root, stop, shown)
         else:
-            await run_follow(Follower(self.engine.store, self.engine.canonical, root), stop, on_tick)
+            await run_follow(Follower(self.engine.store, self.engine.canonical, root), stop, shown)
 
     # -- lifecycle -------------------------------------------------------------------------------
 

@@ -129,7 +129,7 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
         rows = [r for r in await self._listed(Requester()) if not search or row_matches(r, search)]
-        return [(r["_key"], str(r.get("label") or r.get("displayName") or "")) for r in rows[:limit]]
+        return [(r["_key"], self.redact(str(r.get("label") or r.get("displayName") or ""))) for r in rows[:limit]]
 
     async def children(self, requester_key: str) -> list[ChildView]:
         from sessions_tui.engine.subagents import ChildView

@@ -4,7 +4,9 @@ Tools go through `POST /tools/invoke`, the dashboard's reads through the operato
 (`wire.py`), events come from `GET /events` (server-sent events, one connection for all
 subscribers, re-opened with back-off when it drops; each re-open is a `StoreChanged`, so the
 faces re-read what they show). What only needs the config — key spellings, sandboxing, what a
-requester may see, redaction patterns — is answered here from the server's public config.
+requester may see — is answered here from the server's public config. It holds no custom
+redaction patterns (an entry may be a literal secret): the server redacts what it sends, and
+what is redacted here (what a user typed) is redacted by the built-in rules.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class RemoteBackend:
         self._skew_ms = info.now - int((asked + time.time()) / 2 * 1000)
         config = Config.model_validate(info.config)
         self._info = info
-        self._policies = ConfigPolicies(config)  # its redactor: the server's patterns
+        self._policies = ConfigPolicies(config)  # its redactor: the built-in rules
 
     def connect_blocking(self, timeout_s: float = 60.0) -> None:
         """`connect()` from any thread, waiting for it (a face's start-up, before its loop runs)."""
@@ -233,7 +235,11 @@ class RemoteBackend:
         ).count
 
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
-        return (await self._post("browse_rows", w.RowsRequest(requester=requester, keys=keys), w.Rows)).rows
+        """Each row under the key it was asked by: the server answers under that key redacted, which
+        is the key itself for one it showed (a face asks by those)."""
+        rows = (await self._post("browse_rows", w.RowsRequest(requester=requester, keys=keys), w.Rows)).rows
+        found = {key: rows.get(key) or rows.get(self.redact(key)) for key in keys}
+        return {key: row for key, row in found.items() if row is not None}
 
     async def state_is_empty(self) -> bool:
         return (await self._post("state_is_empty", w.Empty(), w.Flag)).value

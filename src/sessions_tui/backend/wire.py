@@ -8,6 +8,7 @@ agent output is redacted by the server before it leaves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
@@ -23,8 +24,29 @@ SANDBOXED_HEADER = "x-sessions-tui-sandboxed"
 says (a requester its config sandboxes stays sandboxed without it)."""
 
 PUBLIC_CONFIG_SECTIONS = ("session", "tools", "agents", "logging", "ui")
-"""The config a remote face may see: key spellings, visibility, sandboxing, redaction patterns,
-keys and theme. Never providers, channels or the gateway section (they hold secrets and URLs)."""
+"""The config a remote face may see: key spellings, visibility, sandboxing, keys and theme. Never
+providers, channels or the gateway section (they hold secrets and URLs), nor `logging.redactPatterns`
+(an entry may be a literal secret listed to be masked: the server redacts what it sends)."""
+
+
+def public_config(dumped: dict[str, Any], redact: Callable[[str], str]) -> dict[str, Any]:
+    """The public sections of a config dumped by alias, with every text in them redacted (an agent's
+    name, a label may hold a pasted token) and the custom redaction patterns left out."""
+    public = {name: dumped[name] for name in PUBLIC_CONFIG_SECTIONS if name in dumped}
+    logging = public.get("logging")
+    if isinstance(logging, dict):
+        public["logging"] = {k: v for k, v in logging.items() if k != "redactPatterns"}
+    return {name: _redacted(section, redact) for name, section in public.items()}
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, redact) for v in value]
+    return value
 
 
 SqlValue = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Annotated[float, Field(allow_inf_nan=False)] | str | None

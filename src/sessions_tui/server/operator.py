@@ -157,16 +157,18 @@ class OperatorApi:
         return w.Count(count=await self.backend.browse_count(req.requester, BrowseQuery(**req.query.model_dump())))
 
     async def _rows(self, req: w.RowsRequest) -> w.Rows:
-        asked = {self.backend.canonical(key): key for key in req.keys}  # each row under the key it was asked by
+        asked = {self.backend.canonical(key): key for key in req.keys}
         found = await self.backend.browse_rows(req.requester, list(asked))
-        return w.Rows(rows={asked.get(key, self._redact(key)): self._row(row) for key, row in found.items()})
+        # Each row under the key it was asked by, redacted: a face asks by the keys it was shown
+        # (their redaction is themselves), and a key asked in full is not repeated in full.
+        return w.Rows(rows={self._redact(asked.get(key, key)): self._row(row) for key, row in found.items()})
 
     async def _empty(self, _: w.Empty) -> w.Flag:
         return w.Flag(value=await self.backend.state_is_empty())
 
     async def _sessions(self, req: w.SessionsRequest) -> w.SessionsAnswer:
         found = await self.backend.operator_sessions(req.search, req.limit)
-        return w.SessionsAnswer(sessions=[(self._redact(key), self._redact(label)) for key, label in found])
+        return w.SessionsAnswer(sessions=[(self._redact(key), label) for key, label in found])  # labels redacted
 
     async def _children(self, req: w.KeyRequest) -> w.ChildViews:
         children = []

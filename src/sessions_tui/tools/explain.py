@@ -121,8 +121,8 @@ def _send(call: ToolCall, ctx: RequesterContext, target: str) -> Ruling:
 def explain_access(call: ToolCall, target: str, agent: str | None = None) -> Explanation:
     """The verdicts of the requester of `call` on the session `target` (any key spelling) and on a
     spawn under `agent` (default: the target's agent). `ToolInputError` when the target names no
-    session or the agent id is not one. Keys and texts come redacted (a key may hold a secret), in
-    the explanation and in the error alike: it is only ever shown."""
+    session or the agent id is not one. Keys, the agent id and texts come redacted (a key may hold a
+    secret), in the explanation and in the error alike: it is only ever shown."""
     redact = call.engine.redactor.redact
     try:
         found = _explain(call, target, agent)
@@ -132,7 +132,13 @@ def explain_access(call: ToolCall, target: str, agent: str | None = None) -> Exp
         v.model_copy(update={"why": redact(v.why), "error": v.error and redact(v.error)}) for v in found.verdicts
     ]
     return found.model_copy(
-        update={"requester": redact(found.requester), "target": redact(found.target), "verdicts": verdicts}
+        update={
+            "requester": redact(found.requester),
+            "target": redact(found.target),
+            "spawn_agent": redact(found.spawn_agent),  # an agent id may be a pasted token too
+            "verdicts": verdicts,
+            "notes": [redact(note) for note in found.notes],
+        }
     )
 
 

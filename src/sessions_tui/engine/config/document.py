@@ -60,10 +60,12 @@ class Config(ConfigModel):
         context = info.context if isinstance(info.context, dict) else {}
         sink = context.get("warnings")
         source = context.get("source", "<config>")
+        redact = context.get("redact") or (lambda text: text)
 
         def on_warning(path: str, why: str, used: Any) -> None:
+            # The path and the value apart: `mainKey: unknown …` together would read as a secret field.
             shown = show_number(used) if isinstance(used, (int, float)) else str(used)
-            message = f"{source}: {path}: {why}; using {shown}"
+            message = f"{source}: {redact(path)}: {redact(why)}; using {shown}"
             if isinstance(sink, list):
                 sink.append(message)
             else:

@@ -7,7 +7,7 @@ Python's, with at most five problems listed (docs/decisions.md D14).
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -76,11 +76,12 @@ def _describe_error(error: Mapping[str, Any]) -> str:
     return message[:1].lower() + message[1:]
 
 
-def format_validation_error(source: str, err: ValidationError) -> str:
-    """`<source>: <key.path>: <why>; …`: the distinct problems, the first five of them."""
+def format_validation_error(source: str, err: ValidationError, redact: Callable[[str], str] = str) -> str:
+    """`<source>: <key.path>: <why>; …`: the distinct problems, the first five of them. The path
+    (a name may be a pasted token) and the why (it may repeat a value) are each redacted apart."""
     parts: list[str] = []
     for error in err.errors(include_url=False):
-        text = f"{_format_loc(tuple(error.get('loc', ())))}: {_describe_error(error)}"
+        text = f"{redact(_format_loc(tuple(error.get('loc', ()))))}: {redact(_describe_error(error))}"
         if text not in parts:
             parts.append(text)
     shown = parts[:_MAX_REPORTED_ERRORS]

@@ -3,7 +3,9 @@
 Only a regular file of at most 1 MiB is read (a FIFO would hang the start, a device never end,
 50 MB of JSON5 take minutes to parse); a missing file gives the defaults unless it was asked for;
 JSON5 that does not parse names the line and column; values of the wrong type are errors,
-out-of-range ones warnings (docs/decisions.md D14).
+out-of-range ones warnings (docs/decisions.md D14). What a warning or an error repeats of the file
+(a value, a name) is redacted where it is made (it may be a pasted token), by the built-in rules and
+the file's own `logging.redactPatterns`.
 """
 
 import re
@@ -20,6 +22,7 @@ from sessions_tui.engine.config.redaction import redaction_warnings
 from sessions_tui.engine.config.rules import json_type
 from sessions_tui.engine.files import FileTooLarge, NotRegularFile, read_regular_bytes
 from sessions_tui.engine.json_depth import MAX_JSON_DEPTH
+from sessions_tui.engine.redact import Redactor, default_redactor
 
 __all__ = ["MAX_CONFIG_BYTES", "LoadedConfig", "load_config", "parse_config"]
 
@@ -44,13 +47,25 @@ def parse_config(data: Any, *, source: str = "<config>") -> tuple[Config, list[s
     """
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: top level must be an object, got {json_type(data)}")
+    redact = _redactor(data).redact
     warnings: list[str] = []
     try:
-        config = Config.model_validate(data, context={"warnings": warnings, "source": source})
+        config = Config.model_validate(data, context={"warnings": warnings, "source": source, "redact": redact})
     except ValidationError as err:
-        raise ConfigError(format_validation_error(source, err)) from None
+        raise ConfigError(format_validation_error(source, err, redact)) from None
     warnings.extend(redaction_warnings(config.logging, source))
     return config, warnings
+
+
+def _redactor(data: dict[str, Any]) -> Redactor:
+    """What a config's warnings and errors are redacted by: the built-in rules, and the patterns
+    the file lists (those that are text; unusable ones are left out by the redactor)."""
+    logging = data.get("logging")
+    listed = None
+    if isinstance(logging, dict):
+        listed = logging.get("redactPatterns", logging.get("redact_patterns"))
+    patterns = [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
+    return Redactor(patterns=patterns) if patterns else default_redactor()
 
 
 _JSON5_ERROR_RE = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)

@@ -2,10 +2,9 @@
 
 sessions-tui never shows a secret: `redactSensitive: "off"` is accepted but ignored, and a
 custom pattern that cannot be used (unsafe, or not a regular expression) is left out with a
-warning naming it, while the built-in patterns stay on.
+warning naming it by its index (never repeating it: it may be a literal secret), while the built-in patterns stay on.
 """
 
-import json
 from typing import Literal
 
 from pydantic import Field
@@ -38,9 +37,9 @@ def redaction_warnings(logging: LoggingConfig, source: str) -> list[str]:
     for index, raw in enumerate(logging.redact_patterns or []):
         why = pattern_problem(raw)
         if why:
+            # Named by its index, never repeated: an entry may be a literal secret listed to be masked.
             out.append(
-                f"{source}: logging.redactPatterns[{index}] {json.dumps(raw)} is {why} and is ignored; "
-                "the built-in patterns stay on"
+                f"{source}: logging.redactPatterns[{index}] is {why} and is ignored; the built-in patterns stay on"
             )
     if logging.redact_sensitive == "off":
         out.append(

@@ -47,6 +47,15 @@ class FollowTick:
     def changed(self) -> bool:
         return bool(self.report.changed)
 
+    def shown(self, redact: Callable[[str], str]) -> FollowTick:
+        """The tick as it is shown: every line of it redacted (`ImportReport.shown`)."""
+        return FollowTick(
+            report=self.report.shown(redact),
+            failures=[redact(f) for f in self.failures],
+            first=self.first,
+            stopped=self.stopped and redact(self.stopped),
+        )
+
 
 class _SqliteWatch:
     """One agent's SQLite store, and what the last tick saw of it."""

@@ -53,6 +53,13 @@ class ImportReport(BaseModel):
         if text not in self.problems:
             self.problems.append(text)
 
+    def shown(self, redact: Callable[[str], str]) -> ImportReport:
+        """The report as it is shown: its problems and sources redacted (a session key or a file
+        name in OpenClaw may hold a secret). The keys of `changed` stay the references they are."""
+        return self.model_copy(
+            update={"problems": [redact(p) for p in self.problems], "sources": [redact(s) for s in self.sources]}
+        )
+
     def summary(self) -> str:
         return (
             f"imported {self.sessions_imported} sessions, updated {self.sessions_updated}, "

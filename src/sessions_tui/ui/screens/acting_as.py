@@ -106,7 +106,8 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
             shown_rows.append(
                 (
                     key,
-                    literal(shown, style="bold") + span(f"  {label}" if label and label != shown else "", style="dim"),
+                    literal(shown, style="bold")
+                    + literal(f"  {label}" if label and label != shown else "", style="dim"),
                 )
             )
         typed = None

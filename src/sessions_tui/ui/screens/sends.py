@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
 from sessions_tui.backend import Backend, BackendUnavailable, EngineEvent
-from sessions_tui.ui.text import clock_time, literal, one_line, span
+from sessions_tui.ui.text import clock_time, literal, one_line, span, visible
 from sessions_tui.ui.widgets.field import Field
 
 if TYPE_CHECKING:
@@ -69,7 +69,10 @@ def detail_text(detail: dict[str, Any] | None) -> str:
 
 
 class SendsScreen(Screen[None]):
-    """Sends, filtered by `session` (a key in any spelling) when given."""
+    """Sends, filtered by `session` (a key in any spelling) when given. The session is shown as
+    every key is (`display`: redacted, its invisible characters as code points), in the title and
+    in the field; the field's text left as shown still names it, and a key typed there is passed
+    on as typed (a redacted one names its session: `Engine.canonical`)."""
 
     BINDINGS = [
         Binding("escape", "close", "back", id="sends_back", tooltip="back to the sessions"),
@@ -93,6 +96,7 @@ class SendsScreen(Screen[None]):
         self.backend = backend
         self.display_key = display
         self.session = session
+        self.shown_session = self._shown_field(session)  # what the field holds for `session`
         self.focus_run = run_id
         self.state = ""
         self.entries: dict[str, LedgerEntry] = {}
@@ -105,7 +109,7 @@ class SendsScreen(Screen[None]):
             yield Static(id="sends-title")
             with Horizontal(id="sends-filters"):
                 yield Label("Session ", id="sends-session-label")
-                yield Field(self.session or "", placeholder="any session (enter to apply)", id="sends-session")
+                yield Field(self.shown_session, placeholder="any session (enter to apply)", id="sends-session")
             yield DataTable(id="sends-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="sends-detail-box"):
                 yield Static(id="sends-detail")
@@ -135,7 +139,7 @@ class SendsScreen(Screen[None]):
     def _title(self) -> None:
         parts = ["Sends"]
         if self.session:
-            parts.append(f"of {self.session}")
+            parts.append(f"of {self.shown_session}")
         if self.state:
             parts.append(f"· state {self.state}")
         self.query_one("#sends-title", Static).update(literal(" ".join(parts), "bold"))
@@ -226,9 +230,16 @@ class SendsScreen(Screen[None]):
 
     # -- actions --------------------------------------------------------------------------------
 
+    def _shown_field(self, session: str | None) -> str:
+        """The session as the field and the title show it: its key as shown, never as stored."""
+        return visible(self._shown(session)) if session else ""
+
     @on(Input.Submitted, "#sends-session")
     def _session_chosen(self, event: Input.Submitted) -> None:
-        self.session = event.value.strip() or None
+        typed = event.value.strip()
+        if typed != self.shown_session:  # left as shown: still the session it showed
+            self.session = typed or None
+            self.shown_session = visible(self.backend.redact(typed))
         self._title()
         self.query_one("#sends-table", DataTable).focus()
         self.reload()
