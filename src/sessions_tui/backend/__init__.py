@@ -60,7 +60,6 @@ if TYPE_CHECKING:
     )
     from sessions_tui.engine.files import kind_of
     from sessions_tui.engine.json_input import NotJsonNumber, json_problem, loads_body, loads_json
-    from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
     from sessions_tui.engine.lazy_model import LazyModel
     from sessions_tui.engine.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
     from sessions_tui.engine.openclaw.follow import FollowTick
@@ -68,6 +67,12 @@ if TYPE_CHECKING:
     from sessions_tui.engine.redact import default_redactor
     from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
+    from sessions_tui.engine.sessions.keys import (
+        SESSION_KINDS,
+        agent_id_of,
+        looks_like_session_id,
+        looks_like_session_key,
+    )
     from sessions_tui.engine.store import DB_NAME, SearchUnreadable, StoreDamaged, StoreError
     from sessions_tui.engine.store.text_index import HIT_END, HIT_START, marked_parts
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
@@ -94,7 +99,7 @@ _HOMES = {
     ),
     "sessions_tui.engine.files": "kind_of",
     "sessions_tui.engine.json_input": "NotJsonNumber json_problem loads_body loads_json",
-    "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
+    "sessions_tui.engine.sessions.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
     "sessions_tui.engine.redact": "default_redactor",

@@ -15,8 +15,8 @@ from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
 from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.private_files import tightened_notice
+from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke

@@ -26,7 +26,7 @@ from sessions_tui.backend.io_thread import IoThread
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
-from sessions_tui.engine.keys import DEFAULT_AGENT_ID
+from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS

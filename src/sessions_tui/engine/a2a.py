@@ -26,9 +26,9 @@ from sessions_tui.engine.announce_route import resolve_announce_target as resolv
 from sessions_tui.engine.assistant_text import extract_assistant_text
 from sessions_tui.engine.events import SendProgress
 from sessions_tui.engine.ledger import SendLedger
-from sessions_tui.engine.refusals import SendBlocked
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.sanitize import strip_tool_messages
+from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.engine.store import dumps
 
 log = logging.getLogger(__name__)

@@ -13,9 +13,9 @@ from typing import Any, Protocol
 
 from sessions_tui.engine.events import Announced
 from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.keys import strip_agent_prefix
 from sessions_tui.engine.outbox import Outbox
-from sessions_tui.engine.policy import SendPolicyVerdict
+from sessions_tui.engine.sessions.keys import strip_agent_prefix
+from sessions_tui.engine.sessions.policy import SendPolicyVerdict
 
 # Channels whose announce goes to the session's stored route (its delivery context, last route or
 # origin) even when the key names a group or channel; the key's target is then only the fallback.

@@ -17,8 +17,8 @@ from typing import Any, Literal, Protocol
 
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.ids import new_uuid
 from sessions_tui.engine.ledger import SendLedger
+from sessions_tui.engine.sessions.ids import new_uuid
 
 CONFIG_KEY = "session.agentToAgent.maxChainHops"
 MAX_VISITS = 2  # a chain passes through one session at most this often

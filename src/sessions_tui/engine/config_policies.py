@@ -6,7 +6,8 @@ from the server's public config as the engine does from its own.
 from __future__ import annotations
 
 from sessions_tui.engine.config import Config
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
     MainAlias,
     agent_id_of,
@@ -14,8 +15,7 @@ from sessions_tui.engine.keys import (
     display_key,
     parse_agent_session_key,
 )
-from sessions_tui.engine.policy import AgentToAgentPolicy
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.sessions.policy import AgentToAgentPolicy
 
 
 class ConfigPolicies:

@@ -18,23 +18,23 @@ from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
 from sessions_tui.engine.config_policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.ledger import SendLedger
+from sessions_tui.engine.models.registry import ModelRegistry
+from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
+from sessions_tui.engine.private_files import tightened_notice
+from sessions_tui.engine.redact import Redactor, mask_parts
+from sessions_tui.engine.run_controls import RunControls
+from sessions_tui.engine.runs import RunRequest, Runs
+from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
     classify_session_kind,
     entry_channel,
 )
-from sessions_tui.engine.ledger import SendLedger
-from sessions_tui.engine.models.registry import ModelRegistry
-from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
-from sessions_tui.engine.policy import (
+from sessions_tui.engine.sessions.policy import (
     SendPolicyVerdict,
     resolve_send_policy,
 )
-from sessions_tui.engine.private_files import tightened_notice
-from sessions_tui.engine.redact import Redactor, mask_parts
-from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
-from sessions_tui.engine.run_controls import RunControls
-from sessions_tui.engine.runs import RunRequest, Runs
+from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.subagents import SubagentRegistry
 from sessions_tui.engine.turns import ToolHost, execute_run

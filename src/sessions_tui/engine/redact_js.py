@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sessions_tui.engine.keys import JS_WHITESPACE
+from sessions_tui.engine.sessions.keys import JS_WHITESPACE
 
 _SLASH_FORM_RE = re.compile(r"^/(.+)/([gimsuy]*)$", re.DOTALL)
 _JS_WHITESPACE = JS_WHITESPACE  # literal characters: none of them means anything inside a class

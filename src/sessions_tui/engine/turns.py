@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 from sessions_tui.engine.events import MessageAppended, RunStreamed, SessionChanged
 from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.keys import agent_id_of
 from sessions_tui.engine.models.base import (
     ModelError,
     ModelEvent,
@@ -32,6 +31,7 @@ from sessions_tui.engine.models.registry import ModelRegistry, ResolvedModel
 from sessions_tui.engine.pricing import turn_cost
 from sessions_tui.engine.run_end import session_status_of
 from sessions_tui.engine.runs import RunRecord, RunRequest
+from sessions_tui.engine.sessions.keys import agent_id_of
 
 MAX_TOOL_ROUNDS = 8
 CONTEXT_MESSAGES = 100

@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import Field
 
-from sessions_tui.engine.keys import js_trim
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redact import truncate_utf16_safe, utf16_len
 from sessions_tui.engine.redact_cut import Redact, redacted_head
+from sessions_tui.engine.sessions.keys import js_trim
 from sessions_tui.engine.store.text_index import TextQuery, fts_query
 from sessions_tui.engine.text_search import catch_up
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard, guard_for

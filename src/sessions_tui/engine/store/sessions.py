@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine.ids import new_uuid
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.sessions.ids import new_uuid
+from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
     MainAlias,
     agent_id_of,

@@ -18,8 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine import ids
 from sessions_tui.engine.clock import iso_from_ms
+from sessions_tui.engine.sessions import ids
 from sessions_tui.engine.store.codec import dumps, int_or_zero, str_or_none
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.messages import is_message_line, message_of_line

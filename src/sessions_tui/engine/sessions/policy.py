@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sessions_tui.engine.keys import channel_from_key, strip_agent_prefix
+from sessions_tui.engine.sessions.keys import channel_from_key, strip_agent_prefix
 
 SendDecision = Literal["allow", "deny"]
 
