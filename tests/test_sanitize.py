@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from sessions_tui.engine import sanitize
-from sessions_tui.engine.redact import Redactor, default_redactor
-from sessions_tui.engine.sanitize import (
+from sessions_tui.engine.redaction import sanitize
+from sessions_tui.engine.redaction.redact import Redactor, default_redactor
+from sessions_tui.engine.redaction.sanitize import (
     HISTORY_MAX_BYTES,
     HISTORY_TEXT_MAX_CHARS,
     OMITTED_PLACEHOLDER,

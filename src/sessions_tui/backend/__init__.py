@@ -58,13 +58,13 @@ if TYPE_CHECKING:
         render_export,
         write_export,
     )
-    from sessions_tui.engine.files import kind_of
-    from sessions_tui.engine.json_input import NotJsonNumber, json_problem, loads_body, loads_json
+    from sessions_tui.engine.inputs.files import kind_of
+    from sessions_tui.engine.inputs.json_text import NotJsonNumber, json_problem, loads_body, loads_json
     from sessions_tui.engine.lazy_model import LazyModel
     from sessions_tui.engine.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
-    from sessions_tui.engine.redact import default_redactor
+    from sessions_tui.engine.redaction.redact import default_redactor
     from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
     from sessions_tui.engine.sessions.keys import (
@@ -97,12 +97,12 @@ _HOMES = {
     "sessions_tui.engine.export": (
         "FORMATS ExportFormat LayoutError SessionExport default_file_name is_layout_target render_export write_export"
     ),
-    "sessions_tui.engine.files": "kind_of",
-    "sessions_tui.engine.json_input": "NotJsonNumber json_problem loads_body loads_json",
+    "sessions_tui.engine.inputs.files": "kind_of",
+    "sessions_tui.engine.inputs.json_text": "NotJsonNumber json_problem loads_body loads_json",
     "sessions_tui.engine.sessions.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
-    "sessions_tui.engine.redact": "default_redactor",
+    "sessions_tui.engine.redaction.redact": "default_redactor",
     "sessions_tui.engine.lazy_model": "LazyModel",
     "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.secret_refs": "secret_text",

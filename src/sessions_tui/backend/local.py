@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
-    from sessions_tui.engine.stream_redaction import StreamRedaction
+    from sessions_tui.engine.redaction.stream import StreamRedaction
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
@@ -95,7 +95,7 @@ class LocalBackend:
         return self.engine.redactor.redact(text)
 
     def stream_redaction(self) -> StreamRedaction:
-        from sessions_tui.engine.stream_redaction import StreamRedaction
+        from sessions_tui.engine.redaction.stream import StreamRedaction
 
         return StreamRedaction(self.engine.redactor)
 

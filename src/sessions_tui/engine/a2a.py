@@ -23,11 +23,11 @@ from sessions_tui.engine.announce_route import (
 )
 from sessions_tui.engine.announce_route import AnnounceTarget as AnnounceTarget  # sub-agents take them from here
 from sessions_tui.engine.announce_route import resolve_announce_target as resolve_announce_target
-from sessions_tui.engine.assistant_text import extract_assistant_text
 from sessions_tui.engine.events import SendProgress
 from sessions_tui.engine.ledger import SendLedger
+from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
+from sessions_tui.engine.redaction.sanitize import strip_tool_messages
 from sessions_tui.engine.runs import RunRequest, Runs
-from sessions_tui.engine.sanitize import strip_tool_messages
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.engine.store import dumps
 

@@ -22,7 +22,7 @@ from sessions_tui.engine.ledger import SendLedger
 from sessions_tui.engine.models.registry import ModelRegistry
 from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.private_files import tightened_notice
-from sessions_tui.engine.redact import Redactor, mask_parts
+from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.run_controls import RunControls
 from sessions_tui.engine.runs import RunRequest, Runs
 from sessions_tui.engine.sessions.keys import (
@@ -46,7 +46,7 @@ def config_secrets(config: Config) -> list[str]:
     """The secret values the configuration holds or points at (API keys, secret-looking
     headers, gateway tokens): masked wherever they appear, whatever their shape."""
     from sessions_tui.engine.models.api_key import resolve_api_key
-    from sessions_tui.engine.redact import is_secret_field
+    from sessions_tui.engine.redaction.redact import is_secret_field
     from sessions_tui.engine.secret_refs import secret_text
 
     out: list[str] = []

@@ -32,9 +32,9 @@ from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunEnded, R
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.processes import stopped
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redaction.redact import Redactor
+from sessions_tui.engine.redaction.sanitize import truncate_history_text
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.sanitize import truncate_history_text
 from sessions_tui.engine.store import LedgerRow, StoreDamaged
 
 log = logging.getLogger(__name__)

@@ -19,6 +19,7 @@ from pydantic import Field
 
 from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.hosts import OwnedFloor
+from sessions_tui.engine.inputs.surrogates import scrub_text
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.processes import pid_alive, stopped
 from sessions_tui.engine.run_end import INTERRUPTED as INTERRUPTED
@@ -26,7 +27,6 @@ from sessions_tui.engine.run_end import RunEnd, RunState
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
 from sessions_tui.engine.store import RunRow, StoreDamaged
-from sessions_tui.engine.surrogates import scrub_text
 
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
 KILLED = "killed"  # a killed run's error text too

@@ -14,8 +14,13 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.redaction.sanitize import (
+    HISTORY_MAX_BYTES,
+    HistoryResult,
+    sanitize_history,
+    strip_tool_messages,
+)
 from sessions_tui.engine.run_end import SESSION_STATUSES
-from sessions_tui.engine.sanitize import HISTORY_MAX_BYTES, HistoryResult, sanitize_history, strip_tool_messages
 from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
     SESSION_KINDS,

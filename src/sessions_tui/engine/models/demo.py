@@ -18,7 +18,7 @@ agent-to-agent protocol. Its rules (also in the README):
 6. Anything else gets a thinking block and a short reply: word counts for "count the words",
    an acknowledgement in agent-to-agent context, else it repeats what it was told.
 
-What it quotes it quotes redacted, then cut (engine/redact_cut.py): a secret cut in two would be
+What it quotes it quotes redacted, then cut (engine/redaction/cut.py): a secret cut in two would be
 stored in its reply as a fragment no rule finds.
 """
 
@@ -42,8 +42,8 @@ from sessions_tui.engine.models.base import (
     Usage,
     UsageEvent,
 )
-from sessions_tui.engine.redact import default_redactor
-from sessions_tui.engine.redact_cut import Redact, redact_then_cut
+from sessions_tui.engine.redaction.cut import Redact, redact_then_cut
+from sessions_tui.engine.redaction.redact import default_redactor
 
 REPLY_SKIP = "REPLY_SKIP"
 ANNOUNCE_SKIP = "ANNOUNCE_SKIP"

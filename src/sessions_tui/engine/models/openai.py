@@ -60,8 +60,8 @@ from sessions_tui.engine.models.wire import (
     provider_error_message,
     request_body,
 )
-from sessions_tui.engine.redact import default_redactor
-from sessions_tui.engine.redact_cut import Redact
+from sessions_tui.engine.redaction.cut import Redact
+from sessions_tui.engine.redaction.redact import default_redactor
 
 __all__ = [
     "DEFAULT_BASE_URL",

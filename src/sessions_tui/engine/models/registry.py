@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.models.base import ModelClient, ModelError
 from sessions_tui.engine.models.demo import DemoModel
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.sessions.keys import agent_id_of
 
 DEMO = "demo"

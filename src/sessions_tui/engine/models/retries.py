@@ -14,7 +14,7 @@ import httpx
 from sessions_tui.engine.backoff import parse_retry_after, retry_delay
 from sessions_tui.engine.models.base import ModelError
 from sessions_tui.engine.models.wire import provider_error_message
-from sessions_tui.engine.redact_cut import Redact
+from sessions_tui.engine.redaction.cut import Redact
 
 __all__ = [
     "MAX_BACKOFF_SECONDS",

@@ -34,7 +34,7 @@ from sessions_tui.engine.models.wire import (
     thinking_of,
     usage_of,
 )
-from sessions_tui.engine.redact_cut import Redact
+from sessions_tui.engine.redaction.cut import Redact
 
 __all__ = ["sse_events"]
 

@@ -6,7 +6,7 @@ skipped rather than fatal, tool-call pieces may come with or without an `index`,
 `reasoning_content` or `reasoning`, cached prompt tokens are spelled two ways. Only a reply that
 is not JSON, or not an object, is an error. Nothing here does I/O.
 
-What a server says in an error is quoted redacted, then cut (engine/redact_cut.py), by the
+What a server says in an error is quoted redacted, then cut (engine/redaction/cut.py), by the
 `redact` given: the engine's, which also knows the config's own secrets (a server may echo the
 `apiKey` it was sent); the built-in rules when none is given.
 """
@@ -18,7 +18,7 @@ import math
 import uuid
 from typing import Any, NotRequired, TypedDict
 
-from sessions_tui.engine.json_depth import nesting_error, too_deep_text
+from sessions_tui.engine.inputs.json_depth import nesting_error, too_deep_text
 from sessions_tui.engine.models.base import (
     ModelError,
     ModelEvent,
@@ -31,8 +31,8 @@ from sessions_tui.engine.models.base import (
     Usage,
     UsageEvent,
 )
-from sessions_tui.engine.redact import default_redactor
-from sessions_tui.engine.redact_cut import Redact, redact_then_cut
+from sessions_tui.engine.redaction.cut import Redact, redact_then_cut
+from sessions_tui.engine.redaction.redact import default_redactor
 
 __all__ = [
     "ChatCompletionBody",

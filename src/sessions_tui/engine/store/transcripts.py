@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.clock import iso_from_ms
+from sessions_tui.engine.inputs.surrogates import loads
 from sessions_tui.engine.sessions import ids
 from sessions_tui.engine.store.codec import dumps, int_or_zero, str_or_none
 from sessions_tui.engine.store.connection import StoreError
@@ -27,7 +28,6 @@ from sessions_tui.engine.store.mirror_files import MirrorWriter, write_all, writ
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.store.sessions import TranscriptTail
 from sessions_tui.engine.store.text_index import TextIndexPart, sid_terms
-from sessions_tui.engine.surrogates import loads
 
 
 @dataclass(frozen=True)

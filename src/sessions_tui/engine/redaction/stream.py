@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sessions_tui.engine.events import EngineEvent, RunEnded, RunStarted, RunStreamed
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redaction.redact import Redactor
 
 EVERY_S = 0.2
 MAX_CHARS = 16_000

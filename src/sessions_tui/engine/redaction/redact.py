@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from typing import Any
 
-from sessions_tui.engine.redact_js import compile_js_pattern, pattern_problem
-from sessions_tui.engine.redact_rules import BUILT_IN_RULES, PEM_BEGIN_RE, PEM_END_RE, SCANNERS, Edit, Rule, Style
+from sessions_tui.engine.redaction.js_patterns import compile_js_pattern, pattern_problem
+from sessions_tui.engine.redaction.rules import BUILT_IN_RULES, PEM_BEGIN_RE, PEM_END_RE, SCANNERS, Edit, Rule, Style
 
 REDACT_MIN_LENGTH = 18
 REDACT_KEEP_START = 6
@@ -240,7 +240,7 @@ class Redactor:
     @cached_property
     def streams_by_word(self) -> bool:
         """Whether a text's redaction, cut after its last whitespace, only grows as the text does,
-        so a stream may be sent word by word (engine/stream_redaction.py): true of the built-in
+        so a stream may be sent word by word (engine/redaction/stream.py): true of the built-in
         rules (the tests stream every kind of secret), not promised of custom patterns, which may
         look past a secret, nor of a known secret with whitespace in it."""
         custom = len(self.rules) > len(BUILT_IN_RULES)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from sessions_tui.engine.surrogates import scrub_text
+from sessions_tui.engine.inputs.surrogates import scrub_text
 
 __all__ = ["MAX_JSON_DEPTH", "nesting_error", "too_deep_text"]
 

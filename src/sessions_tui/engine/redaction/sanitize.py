@@ -16,9 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.assistant_text import extract_assistant_text, sanitize_text_content
-from sessions_tui.engine.redact import Redactor, truncate_utf16_safe, utf16_len
-from sessions_tui.engine.redact_cut import redacted_head
+from sessions_tui.engine.redaction.assistant_text import extract_assistant_text, sanitize_text_content
+from sessions_tui.engine.redaction.cut import redacted_head
+from sessions_tui.engine.redaction.redact import Redactor, truncate_utf16_safe, utf16_len
 
 __all__ = [
     "HISTORY_MAX_BYTES",
@@ -55,7 +55,7 @@ _TOOL_ROLES = ("toolResult", "tool")
 
 def truncate_history_text(text: str, redactor: Redactor) -> tuple[str, bool, bool]:
     """Redact, then cut to 4000 UTF-16 units plus the marker; (text, truncated, redacted). A long
-    text is redacted only as far as it can be shown (engine/redact_cut.py)."""
+    text is redacted only as far as it can be shown (engine/redaction/cut.py)."""
     redacted_text, head = redacted_head(text, HISTORY_TEXT_MAX_CHARS, redactor.redact)
     redacted = redacted_text != head
     if len(head) == len(text) and utf16_len(redacted_text) <= HISTORY_TEXT_MAX_CHARS:

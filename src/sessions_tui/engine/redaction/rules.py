@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-from sessions_tui.engine.redact_vendors import VENDOR_TOKENS
+from sessions_tui.engine.redaction.vendors import VENDOR_TOKENS
 
 Style = Literal["hint", "stars", "pem"]
 """`hint`: first 6 + `…` + last 4 (`***` when short); `stars`: `***`; `pem`: first and last line."""

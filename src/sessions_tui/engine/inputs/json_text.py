@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sessions_tui.engine.surrogates import loads
+from sessions_tui.engine.inputs.surrogates import loads
 
 __all__ = ["NotJsonNumber", "json_problem", "loads_body", "loads_json"]
 
