@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         resolve_config_path,
         resolve_state_dir,
     )
+    from sessions_tui.engine.config.secret_refs import secret_text
     from sessions_tui.engine.events import (
         Announced,
         DeliveryChanged,
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
     from sessions_tui.engine.redaction.redact import default_redactor
-    from sessions_tui.engine.secret_refs import secret_text
     from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
     from sessions_tui.engine.sessions.keys import (
         SESSION_KINDS,
@@ -105,7 +105,7 @@ _HOMES = {
     "sessions_tui.engine.redaction.redact": "default_redactor",
     "sessions_tui.engine.lazy_model": "LazyModel",
     "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
-    "sessions_tui.engine.secret_refs": "secret_text",
+    "sessions_tui.engine.config.secret_refs": "secret_text",
     "sessions_tui.engine.session_search": "TEXT_PREFIX row_matches",
     "sessions_tui.engine.store": "DB_NAME SearchUnreadable StoreDamaged StoreError",
     "sessions_tui.engine.store.text_index": "HIT_END HIT_START marked_parts",

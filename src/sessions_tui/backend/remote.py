@@ -24,7 +24,7 @@ from sessions_tui.backend.base import BackendUnavailable, EventCallback, ImportS
 from sessions_tui.backend.describe import describe_requester
 from sessions_tui.backend.io_thread import IoThread
 from sessions_tui.engine.config import Config
-from sessions_tui.engine.config_policies import ConfigPolicies
+from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged

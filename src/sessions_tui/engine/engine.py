@@ -16,7 +16,7 @@ from typing import Any
 from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
-from sessions_tui.engine.config_policies import ConfigPolicies
+from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.ledger import SendLedger
 from sessions_tui.engine.models.registry import ModelRegistry
@@ -45,9 +45,9 @@ VISIBILITIES = ("self", "tree", "agent", "all")
 def config_secrets(config: Config) -> list[str]:
     """The secret values the configuration holds or points at (API keys, secret-looking
     headers, gateway tokens): masked wherever they appear, whatever their shape."""
+    from sessions_tui.engine.config.secret_refs import secret_text
     from sessions_tui.engine.models.api_key import resolve_api_key
     from sessions_tui.engine.redaction.redact import is_secret_field
-    from sessions_tui.engine.secret_refs import secret_text
 
     out: list[str] = []
     for token in (config.gateway.auth.token, config.gateway.remote.token, os.environ.get("SESSIONS_TUI_TOKEN")):

@@ -5,7 +5,7 @@ from the server's public config as the engine does from its own.
 
 from __future__ import annotations
 
-from sessions_tui.engine.config import Config
+from sessions_tui.engine.config.document import Config
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
