@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
     from sessions_tui.engine.redaction.redact import default_redactor
-    from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
+    from sessions_tui.engine.search.matching import TEXT_PREFIX, row_matches
     from sessions_tui.engine.sessions.keys import (
         SESSION_KINDS,
         agent_id_of,
@@ -106,7 +106,7 @@ _HOMES = {
     "sessions_tui.engine.lazy_model": "LazyModel",
     "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.config.secret_refs": "secret_text",
-    "sessions_tui.engine.session_search": "TEXT_PREFIX row_matches",
+    "sessions_tui.engine.search.matching": "TEXT_PREFIX row_matches",
     "sessions_tui.engine.store": "DB_NAME SearchUnreadable StoreDamaged StoreError",
     "sessions_tui.engine.store.text_index": "HIT_END HIT_START marked_parts",
     "sessions_tui.engine.subagents": "AnnouncementView ChildView",

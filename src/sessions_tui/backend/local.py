@@ -15,9 +15,9 @@ from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
 from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.private_files import tightened_notice
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.private_files import tightened_notice
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 
@@ -242,7 +242,7 @@ class LocalBackend:
         return max(0, state.newest - state.indexed_through) if state.current else state.newest
 
     async def catch_up_search_index(self) -> None:
-        from sessions_tui.engine.text_search import catch_up
+        from sessions_tui.engine.store.index_catch_up import catch_up
 
         if self.engine.store.known_damage() is not None:
             return  # nothing is written to a damaged database

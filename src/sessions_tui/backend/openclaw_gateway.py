@@ -20,7 +20,7 @@ from sessions_tui.backend.base import BackendUnavailable, Requester
 from sessions_tui.backend.remote import RemoteBackend, RemoteError
 from sessions_tui.backend.row_sort import row_sort_key
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
-from sessions_tui.engine.session_search import row_matches
+from sessions_tui.engine.search.matching import row_matches
 
 if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport

@@ -21,7 +21,6 @@ from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.ledger import SendLedger
 from sessions_tui.engine.models.registry import ModelRegistry
 from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
-from sessions_tui.engine.private_files import tightened_notice
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.run_controls import RunControls
 from sessions_tui.engine.runs import RunRequest, Runs
@@ -36,6 +35,7 @@ from sessions_tui.engine.sessions.policy import (
 )
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.private_files import tightened_notice
 from sessions_tui.engine.subagents import SubagentRegistry
 from sessions_tui.engine.turns import ToolHost, execute_run
 

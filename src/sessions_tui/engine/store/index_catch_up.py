@@ -1,11 +1,11 @@
-"""Keeping the transcript text index caught up (store/text_index.py) without blocking the event loop.
+"""Keeping the transcript text index caught up (text_index.py) without blocking the event loop.
 
 A write indexes its own lines when the index is caught up; what it is behind by (a store from
 before the index, a change of redaction, lines written under another configuration) is indexed
 here, a chunk per transaction in a worker thread: by a search, for a bounded time before it
 answers, and by a long-running face (the dashboard, `serve`) in the background from its start.
 
-A damaged database is never written to (store/integrity.py), so its index is not caught up: a
+A damaged database is never written to (integrity.py), so its index is not caught up: a
 search answers from what the index holds, saying it is behind (`TextIndexState.indexing`).
 """
 
@@ -13,16 +13,23 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.connection import StoreDamaged
 from sessions_tui.engine.store.text_index import TextIndexState
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
+    from sessions_tui.engine.store import Store
 
 
-async def catch_up(engine: Engine, budget_s: float | None = None) -> TextIndexState:
+class IndexHost(Protocol):
+    """What catching up needs of the engine: its store."""
+
+    @property
+    def store(self) -> Store: ...
+
+
+async def catch_up(engine: IndexHost, budget_s: float | None = None) -> TextIndexState:
     """Index what the index is behind by, for at most `budget_s` seconds (None: all of it); not
     at all on a damaged database (the write is refused before it begins)."""
     began = time.monotonic()
@@ -35,7 +42,7 @@ async def catch_up(engine: Engine, budget_s: float | None = None) -> TextIndexSt
     return state
 
 
-def catch_up_now(engine: Engine) -> TextIndexState:
+def catch_up_now(engine: IndexHost) -> TextIndexState:
     """All of it, in this thread (a command that searches once and exits)."""
     state = engine.store.text_index_state()
     while state.indexing:
