@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sessions_tui.engine.backoff import parse_retry_after, retry_delay
-from sessions_tui.engine.models.retries import MAX_BACKOFF_SECONDS, backoff_seconds
+from sessions_tui.engine.llm.retries import MAX_BACKOFF_SECONDS, backoff_seconds
 from sessions_tui.engine.outbox import RETRY_CAP_MS
 
 

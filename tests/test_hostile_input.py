@@ -21,7 +21,7 @@ from sessions_tui.cli import main
 from sessions_tui.engine.demo import seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.json_depth import too_deep_text
-from sessions_tui.engine.models.base import ToolCallRequest
+from sessions_tui.engine.llm.base import ToolCallRequest
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.redaction.sanitize import json_utf8_bytes
 from sessions_tui.engine.sessions.keys import js_trim

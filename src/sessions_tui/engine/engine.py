@@ -19,7 +19,7 @@ from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_c
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.ledger import SendLedger
-from sessions_tui.engine.models.registry import ModelRegistry
+from sessions_tui.engine.llm.registry import ModelRegistry
 from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.run_controls import RunControls
@@ -46,7 +46,7 @@ def config_secrets(config: Config) -> list[str]:
     """The secret values the configuration holds or points at (API keys, secret-looking
     headers, gateway tokens): masked wherever they appear, whatever their shape."""
     from sessions_tui.engine.config.secret_refs import secret_text
-    from sessions_tui.engine.models.api_key import resolve_api_key
+    from sessions_tui.engine.llm.api_key import resolve_api_key
     from sessions_tui.engine.redaction.redact import is_secret_field
 
     out: list[str] = []

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from sessions_tui.engine.events import MessageAppended, RunStreamed, SessionChanged
 from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.models.base import (
+from sessions_tui.engine.llm.base import (
     ModelError,
     ModelEvent,
     ModelRequest,
@@ -27,8 +27,8 @@ from sessions_tui.engine.models.base import (
     Usage,
     UsageEvent,
 )
-from sessions_tui.engine.models.registry import ModelRegistry, ResolvedModel
-from sessions_tui.engine.pricing import turn_cost
+from sessions_tui.engine.llm.pricing import turn_cost
+from sessions_tui.engine.llm.registry import ModelRegistry, ResolvedModel
 from sessions_tui.engine.run_end import session_status_of
 from sessions_tui.engine.runs import RunRecord, RunRequest
 from sessions_tui.engine.sessions.keys import agent_id_of

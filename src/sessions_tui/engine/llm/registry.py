@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sessions_tui.engine.config import Config
-from sessions_tui.engine.models.base import ModelClient, ModelError
-from sessions_tui.engine.models.demo import DemoModel
+from sessions_tui.engine.llm.base import ModelClient, ModelError
+from sessions_tui.engine.llm.demo import DemoModel
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.sessions.keys import agent_id_of
 
@@ -91,7 +91,7 @@ class ModelRegistry:
                 demo = self.engine.config.models.demo
                 client = DemoModel(latency_ms=demo.latency_ms, chunk_ms=demo.chunk_ms, redact=redact)
             else:
-                from sessions_tui.engine.models.openai import OpenAIChatClient
+                from sessions_tui.engine.llm.openai import OpenAIChatClient
 
                 config = self.engine.config.models.providers[provider]
                 client = OpenAIChatClient(provider, config, stream=config.stream, redact=redact)

@@ -19,7 +19,7 @@ import uuid
 from typing import Any, NotRequired, TypedDict
 
 from sessions_tui.engine.inputs.json_depth import nesting_error, too_deep_text
-from sessions_tui.engine.models.base import (
+from sessions_tui.engine.llm.base import (
     ModelError,
     ModelEvent,
     ModelRequest,

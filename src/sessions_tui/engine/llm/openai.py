@@ -41,9 +41,9 @@ from httpx_sse import EventSource
 from pydantic import SecretStr
 
 from sessions_tui.engine.config import Config, ProviderConfig
-from sessions_tui.engine.models.api_key import resolve_api_key
-from sessions_tui.engine.models.base import ModelError, ModelEvent, ModelRequest
-from sessions_tui.engine.models.retries import (
+from sessions_tui.engine.llm.api_key import resolve_api_key
+from sessions_tui.engine.llm.base import ModelError, ModelEvent, ModelRequest
+from sessions_tui.engine.llm.retries import (
     MAX_BACKOFF_SECONDS,
     RETRY_STATUSES,
     RETRYABLE_TRANSPORT,
@@ -52,8 +52,8 @@ from sessions_tui.engine.models.retries import (
     http_error,
     seconds_text,
 )
-from sessions_tui.engine.models.streaming import sse_events
-from sessions_tui.engine.models.wire import (
+from sessions_tui.engine.llm.streaming import sse_events
+from sessions_tui.engine.llm.wire import (
     ChatCompletionBody,
     completion_events,
     parse_json,

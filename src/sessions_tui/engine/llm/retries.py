@@ -12,8 +12,8 @@ from __future__ import annotations
 import httpx
 
 from sessions_tui.engine.backoff import parse_retry_after, retry_delay
-from sessions_tui.engine.models.base import ModelError
-from sessions_tui.engine.models.wire import provider_error_message
+from sessions_tui.engine.llm.base import ModelError
+from sessions_tui.engine.llm.wire import provider_error_message
 from sessions_tui.engine.redaction.cut import Redact
 
 __all__ = [

@@ -15,7 +15,7 @@ from typing import Any
 
 from httpx_sse import EventSource
 
-from sessions_tui.engine.models.base import (
+from sessions_tui.engine.llm.base import (
     ModelError,
     ModelEvent,
     TextDelta,
@@ -24,7 +24,7 @@ from sessions_tui.engine.models.base import (
     Usage,
     UsageEvent,
 )
-from sessions_tui.engine.models.wire import (
+from sessions_tui.engine.llm.wire import (
     ToolCalls,
     parse_json,
     provider_error_message,

@@ -9,7 +9,7 @@ never 0: a tree's total says n/a rather than a sum that leaves a part out.
 from __future__ import annotations
 
 from sessions_tui.engine.config import Config, ModelCostConfig
-from sessions_tui.engine.models.base import Usage
+from sessions_tui.engine.llm.base import Usage
 
 PER = 1_000_000
 

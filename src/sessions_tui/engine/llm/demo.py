@@ -31,7 +31,7 @@ import re
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from sessions_tui.engine.models.base import (
+from sessions_tui.engine.llm.base import (
     ModelEvent,
     ModelRequest,
     TextDelta,
