@@ -15,7 +15,7 @@ from openclaw_fake import copy_fixture
 from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.importer import import_openclaw
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
 
 GROUP = "agent:main:discord:group:123"

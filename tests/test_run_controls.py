@@ -17,7 +17,7 @@ from scenes import merge
 from server_support import local_backend
 from sessions_tui.engine import run_controls
 from sessions_tui.engine.run_controls import ControlFailed
-from sessions_tui.engine.runs import INTERRUPTED
+from sessions_tui.engine.runs.runs import INTERRUPTED
 from sessions_tui.engine.store import SubagentRow
 from sessions_tui.tools.host import EngineToolHost
 

@@ -288,7 +288,7 @@ async def test_agents_call_sessions_send_as_themselves(live_engine):
     add_session(engine, "main")
     add_session(engine, "cron:nightly")
     run_id = engine.runs.start(
-        __import__("sessions_tui.engine.runs", fromlist=["RunRequest"]).RunRequest(
+        __import__("sessions_tui.engine.runs.runs", fromlist=["RunRequest"]).RunRequest(
             session_key="agent:main:main", message="ask cron:nightly: status please"
         )
     )

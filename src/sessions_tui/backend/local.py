@@ -202,7 +202,7 @@ class LocalBackend:
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
         from sessions_tui.engine.ledger import SEND_STATES, redacted_entry
-        from sessions_tui.engine.recovery import recover_interrupted
+        from sessions_tui.engine.runs.recovery import recover_interrupted
 
         if state is not None and state not in SEND_STATES:
             return []  # no send reaches a state that does not exist

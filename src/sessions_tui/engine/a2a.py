@@ -6,7 +6,7 @@ target runs an announce step whose reply goes to the target's channel through th
 unless it is exactly `ANNOUNCE_SKIP`. All of it runs in the background and never raises. Each step
 is marked in the send ledger (engine/ledger.py) under the send's run id, and the ledger knows this
 process runs the flow until it is over: a flow the process stopped in (killed, or closed before
-the flow finished) is ended as interrupted by the next one (engine/recovery.py).
+the flow finished) is ended as interrupted by the next one (engine/runs/recovery.py).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from sessions_tui.engine.events import SendProgress
 from sessions_tui.engine.ledger import SendLedger
 from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
 from sessions_tui.engine.redaction.sanitize import strip_tool_messages
-from sessions_tui.engine.runs import RunRequest, Runs
+from sessions_tui.engine.runs.runs import RunRequest, Runs
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.engine.store import dumps
 

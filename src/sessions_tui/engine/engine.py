@@ -23,7 +23,8 @@ from sessions_tui.engine.llm.registry import ModelRegistry
 from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.run_controls import RunControls
-from sessions_tui.engine.runs import RunRequest, Runs
+from sessions_tui.engine.runs.runs import RunRequest, Runs
+from sessions_tui.engine.runs.turns import ToolHost, execute_run
 from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
     classify_session_kind,
@@ -37,7 +38,6 @@ from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.private_files import tightened_notice
 from sessions_tui.engine.subagents import SubagentRegistry
-from sessions_tui.engine.turns import ToolHost, execute_run
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 

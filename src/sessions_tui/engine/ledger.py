@@ -9,7 +9,7 @@ process left, which no tool is waiting on) and the announce's delivery outcome a
 engine's events here, so neither the runs nor the outbox know of the ledger. While a send's flow
 is under way its entry names the process running it (`flow_began` .. `flow_ended`, the end in
 the transaction of the flow's last state): a flow whose process died, in a step's run or between
-two, is ended as interrupted by the next process (`end_flows_left`, engine/recovery.py).
+two, is ended as interrupted by the next process (`end_flows_left`, engine/runs/recovery.py).
 
 Entries live in the store (they survive restarts and are read by other processes). Texts are
 stored as given; the faces redact them on the way out. Inside an event loop, what `open` and `mark`
@@ -31,10 +31,10 @@ from typing import Any, Literal
 from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunEnded, RunStarted, SendLedgerChanged
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.processes import stopped
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.redaction.sanitize import truncate_history_text
 from sessions_tui.engine.run_end import INTERRUPTED
+from sessions_tui.engine.runs.processes import stopped
 from sessions_tui.engine.store import LedgerRow, StoreDamaged
 
 log = logging.getLogger(__name__)

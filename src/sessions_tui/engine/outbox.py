@@ -32,9 +32,9 @@ from sessions_tui.engine.backoff import retry_delay
 from sessions_tui.engine.events import DeliveryChanged
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.redaction.cut import redact_then_cut
 from sessions_tui.engine.redaction.redact import Redactor
+from sessions_tui.engine.runs.processes import pid_alive
 from sessions_tui.engine.store import OutboxRow
 
 MAX_RETRIES = 3

@@ -20,9 +20,9 @@ import sqlite3
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sessions_tui.engine.processes import pid_alive
-from sessions_tui.engine.recovery import recover_interrupted
-from sessions_tui.engine.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTED, KILLED, RunRequest, Runs
+from sessions_tui.engine.runs.processes import pid_alive
+from sessions_tui.engine.runs.recovery import recover_interrupted
+from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTED, KILLED, RunRequest, Runs
 from sessions_tui.engine.subagent_records import SubagentRun
 
 if TYPE_CHECKING:

@@ -27,9 +27,9 @@ from sessions_tui.engine.a2a import (
 from sessions_tui.engine.announce_route import queue_announce
 from sessions_tui.engine.announce_text import format_duration, format_tokens, normalise_announce, stats_line
 from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
-from sessions_tui.engine.processes import pid_alive
 from sessions_tui.engine.run_end import outcome_of, session_status_of
-from sessions_tui.engine.runs import TERMINAL, RunRequest
+from sessions_tui.engine.runs.processes import pid_alive
+from sessions_tui.engine.runs.runs import TERMINAL, RunRequest
 from sessions_tui.engine.sessions.keys import is_subagent_session_key
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.engine.store import SubagentRow

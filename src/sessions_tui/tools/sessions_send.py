@@ -23,7 +23,7 @@ from sessions_tui.engine.a2a import (
 )
 from sessions_tui.engine.chain_guard import guard_send, next_chain
 from sessions_tui.engine.ledger import SendState
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.sessions.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.tools.access import RequesterContext, guard_for

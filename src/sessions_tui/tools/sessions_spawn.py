@@ -12,7 +12,7 @@ from typing import Any
 
 from sessions_tui.engine.events import SessionChanged
 from sessions_tui.engine.llm.base import ModelError
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import (
     is_cron_session_key,

@@ -12,10 +12,18 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from sessions_tui.engine.ledger import SendLedger
-from sessions_tui.engine.processes import stopped
-from sessions_tui.engine.runs import RunRecord, Runs
+from sessions_tui.engine.runs.processes import stopped
+from sessions_tui.engine.runs.runs import RunRecord, Runs
 from sessions_tui.engine.store import Store
+
+
+class FlowsLeft(Protocol):
+    """What the recovery needs of the send ledger: the agent-to-agent flows stopped processes left
+    under way, and ending them."""
+
+    def flows_left(self) -> list[tuple[str, int]]: ...
+
+    def end_flows_left(self, flows: list[tuple[str, int]]) -> list[str]: ...
 
 
 class RecoveryHost(Protocol):
@@ -28,7 +36,7 @@ class RecoveryHost(Protocol):
     def runs(self) -> Runs[Any]: ...
 
     @property
-    def ledger(self) -> SendLedger: ...
+    def ledger(self) -> FlowsLeft: ...
 
 
 def recover_interrupted(
