@@ -4,9 +4,9 @@ D13)."""
 import pytest
 
 from conftest import add_session, call_tool
-from sessions_tui.engine.audit import audit_entries
-from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.events import SendProgress
+from sessions_tui.engine.messaging.audit import audit_entries
+from sessions_tui.engine.messaging.commands import run_owner_command
 from sessions_tui.tools.base import ToolInputError
 
 GROUP = "agent:main:discord:group:dev"

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     )
     from sessions_tui.backend.local import LocalBackend, open_local
     from sessions_tui.backend.opening import StateDirError, database_error_line
-    from sessions_tui.engine.commands import is_send_command
     from sessions_tui.engine.config import (
         CONFIG_FILE_NAME,
         CONFIG_PATH_ENV,
@@ -62,7 +61,8 @@ if TYPE_CHECKING:
     from sessions_tui.engine.inputs.files import kind_of
     from sessions_tui.engine.inputs.json_text import NotJsonNumber, json_problem, loads_body, loads_json
     from sessions_tui.engine.lazy_model import LazyModel
-    from sessions_tui.engine.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
+    from sessions_tui.engine.messaging.commands import is_send_command
+    from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
     from sessions_tui.engine.redaction.redact import default_redactor
@@ -86,7 +86,7 @@ _HOMES = {
     "sessions_tui.backend.base": "Backend BackendUnavailable EventCallback ImportSummary Requester RequesterView",
     "sessions_tui.backend.local": "LocalBackend open_local",
     "sessions_tui.backend.opening": "StateDirError database_error_line",
-    "sessions_tui.engine.commands": "is_send_command",
+    "sessions_tui.engine.messaging.commands": "is_send_command",
     "sessions_tui.engine.config": (
         "CONFIG_FILE_NAME CONFIG_PATH_ENV ConfigError config_path_origin resolve_config_path resolve_state_dir"
     ),
@@ -104,7 +104,7 @@ _HOMES = {
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
     "sessions_tui.engine.redaction.redact": "default_redactor",
     "sessions_tui.engine.lazy_model": "LazyModel",
-    "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
+    "sessions_tui.engine.messaging.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
     "sessions_tui.engine.config.secret_refs": "secret_text",
     "sessions_tui.engine.search.matching": "TEXT_PREFIX row_matches",
     "sessions_tui.engine.store": "DB_NAME SearchUnreadable StoreDamaged StoreError",

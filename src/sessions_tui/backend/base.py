@@ -20,7 +20,7 @@ from sessions_tui.engine.lazy_model import LazyModel
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
     from sessions_tui.engine.export import SessionExport
-    from sessions_tui.engine.ledger import LedgerEntry
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
     from sessions_tui.engine.subagents import AnnouncementView, ChildView

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
-from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.messaging.commands import is_send_command, run_owner_command
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
 from sessions_tui.engine.store.private_files import tightened_notice
@@ -23,7 +23,7 @@ from sessions_tui.tools.registry import invoke
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
     from sessions_tui.engine.export import SessionExport
-    from sessions_tui.engine.ledger import LedgerEntry
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
@@ -201,7 +201,7 @@ class LocalBackend:
         return explain_access(self.tool_call(requester), target, agent)
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        from sessions_tui.engine.ledger import SEND_STATES, redacted_entry
+        from sessions_tui.engine.messaging.ledger import SEND_STATES, redacted_entry
         from sessions_tui.engine.runs.recovery import recover_interrupted
 
         if state is not None and state not in SEND_STATES:

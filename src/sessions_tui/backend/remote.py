@@ -32,7 +32,7 @@ from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.ledger import LedgerEntry
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -266,7 +266,7 @@ class RemoteBackend:
         return (await self._post("run_label", w.RunRequest(run_id=run_id), w.Text)).value
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        from sessions_tui.engine.ledger import LedgerEntry
+        from sessions_tui.engine.messaging.ledger import LedgerEntry
 
         answer = await self._post("sends", w.SendsRequest(session=session, state=state, limit=limit), w.SendsAnswer)
         return [LedgerEntry.model_validate(entry) for entry in answer.sends]

@@ -13,14 +13,14 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
-from sessions_tui.engine.ledger import SendLedger
 from sessions_tui.engine.llm.registry import ModelRegistry
-from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
+from sessions_tui.engine.messaging.audit import record_refusal
+from sessions_tui.engine.messaging.ledger import SendLedger
+from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.run_controls import RunControls
 from sessions_tui.engine.runs.runs import RunRequest, Runs

@@ -26,7 +26,7 @@ from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTE
 from sessions_tui.engine.subagent_records import SubagentRun
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.ledger import SendLedger
+    from sessions_tui.engine.messaging.ledger import SendLedger
     from sessions_tui.engine.store import RunControlRow, Store
     from sessions_tui.engine.subagents import SubagentRegistry
 

@@ -16,7 +16,9 @@ import os
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
-from sessions_tui.engine.a2a import (
+from sessions_tui.engine.announce_text import format_duration, format_tokens, normalise_announce, stats_line
+from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
+from sessions_tui.engine.messaging.a2a import (
     ANNOUNCE_SKIP,
     A2AHost,
     AnnounceTarget,
@@ -24,9 +26,7 @@ from sessions_tui.engine.a2a import (
     latest_assistant_reply,
     resolve_announce_target,
 )
-from sessions_tui.engine.announce_route import queue_announce
-from sessions_tui.engine.announce_text import format_duration, format_tokens, normalise_announce, stats_line
-from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
+from sessions_tui.engine.messaging.announce_route import queue_announce
 from sessions_tui.engine.run_end import outcome_of, session_status_of
 from sessions_tui.engine.runs.processes import pid_alive
 from sessions_tui.engine.runs.runs import TERMINAL, RunRequest

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from sessions_tui.engine.events import Announced
 from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.outbox import Outbox
+from sessions_tui.engine.messaging.outbox import Outbox
 from sessions_tui.engine.sessions.keys import strip_agent_prefix
 from sessions_tui.engine.sessions.policy import SendPolicyVerdict
 

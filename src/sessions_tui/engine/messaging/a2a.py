@@ -4,7 +4,7 @@ After the target's first reply, the requester and the target take turns answerin
 (up to `session.agentToAgent.maxPingPongTurns`, stopped by an exact `REPLY_SKIP`); then the
 target runs an announce step whose reply goes to the target's channel through the outbox,
 unless it is exactly `ANNOUNCE_SKIP`. All of it runs in the background and never raises. Each step
-is marked in the send ledger (engine/ledger.py) under the send's run id, and the ledger knows this
+is marked in the send ledger (engine/messaging/ledger.py) under the send's run id, and the ledger knows this
 process runs the flow until it is over: a flow the process stopped in (killed, or closed before
 the flow finished) is ended as interrupted by the next one (engine/runs/recovery.py).
 """
@@ -17,14 +17,16 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sessions_tui.engine.announce_route import (
+from sessions_tui.engine.events import SendProgress
+from sessions_tui.engine.messaging.announce_route import (
     AnnounceHost,
     queue_announce,
 )
-from sessions_tui.engine.announce_route import AnnounceTarget as AnnounceTarget  # sub-agents take them from here
-from sessions_tui.engine.announce_route import resolve_announce_target as resolve_announce_target
-from sessions_tui.engine.events import SendProgress
-from sessions_tui.engine.ledger import SendLedger
+from sessions_tui.engine.messaging.announce_route import (
+    AnnounceTarget as AnnounceTarget,  # sub-agents take them from here
+)
+from sessions_tui.engine.messaging.announce_route import resolve_announce_target as resolve_announce_target
+from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
 from sessions_tui.engine.redaction.sanitize import strip_tool_messages
 from sessions_tui.engine.runs.runs import RunRequest, Runs

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
-from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.ledger import SendLedger
+from sessions_tui.engine.messaging.audit import record_refusal
+from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.sessions.ids import new_uuid
 
 CONFIG_KEY = "session.agentToAgent.maxChainHops"
