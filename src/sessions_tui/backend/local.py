@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
-    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.registry import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -163,7 +163,7 @@ class LocalBackend:
         return [(key, redact(label)) for key, label in self.engine.operator_sessions(search, limit)]
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        from sessions_tui.engine.spawn_tree import spawn_tree
+        from sessions_tui.engine.subagents.tree import spawn_tree
 
         redact = self.engine.redactor.redact  # a task or label shown, cut, is redacted first (D16)
         return [

@@ -22,7 +22,6 @@ from sessions_tui.engine.messaging.audit import record_refusal
 from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
-from sessions_tui.engine.run_controls import RunControls
 from sessions_tui.engine.runs.runs import RunRequest, Runs
 from sessions_tui.engine.runs.turns import ToolHost, execute_run
 from sessions_tui.engine.sessions.keys import (
@@ -37,7 +36,8 @@ from sessions_tui.engine.sessions.policy import (
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.private_files import tightened_notice
-from sessions_tui.engine.subagents import SubagentRegistry
+from sessions_tui.engine.subagents.registry import SubagentRegistry
+from sessions_tui.engine.subagents.run_controls import RunControls
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 

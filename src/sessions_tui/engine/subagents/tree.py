@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sessions_tui.engine.subagent_records import ChildView
+from sessions_tui.engine.subagents.records import ChildView
 
 MAX_DEPTH = 16
 

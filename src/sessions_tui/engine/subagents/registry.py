@@ -16,7 +16,6 @@ import os
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
-from sessions_tui.engine.announce_text import format_duration, format_tokens, normalise_announce, stats_line
 from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
 from sessions_tui.engine.messaging.a2a import (
     ANNOUNCE_SKIP,
@@ -33,7 +32,8 @@ from sessions_tui.engine.runs.runs import TERMINAL, RunRequest
 from sessions_tui.engine.sessions.keys import is_subagent_session_key
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.engine.store import SubagentRow
-from sessions_tui.engine.subagent_records import (
+from sessions_tui.engine.subagents.announce_text import format_duration, format_tokens, normalise_announce, stats_line
+from sessions_tui.engine.subagents.records import (
     STATUS_LABELS,
     AnnouncementView,
     ChildView,

@@ -9,15 +9,24 @@ children's lanes — as `killed`, deepest first, and posts each one's announce (
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from sessions_tui.engine.run_controls import is_live
-from sessions_tui.engine.subagent_records import SubagentRun
+from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.engine import Engine
+    from sessions_tui.engine.subagents.registry import SubagentRegistry
+    from sessions_tui.engine.subagents.run_controls import RunControls
 
-__all__ = ["TreeNode", "is_live", "kill_subtree", "tree_of"]
+
+class TreeHost(Protocol):
+    """What control of a tree needs of the engine: the sub-agent registry and cross-process control."""
+
+    @property
+    def subagents(self) -> SubagentRegistry: ...
+
+    @property
+    def run_controls(self) -> RunControls: ...
+
 
 MAX_TREE_RUNS = 500
 
@@ -38,7 +47,7 @@ class TreeNode:
         return out
 
 
-def tree_of(engine: Engine, requester_key: str, max_depth: int = 5) -> list[TreeNode]:
+def tree_of(engine: TreeHost, requester_key: str, max_depth: int = 5) -> list[TreeNode]:
     """The requester's spawned runs, newest first, each with its own spawned runs below it."""
     seen: set[str] = set()
 
@@ -56,7 +65,7 @@ def tree_of(engine: Engine, requester_key: str, max_depth: int = 5) -> list[Tree
     return level(requester_key, 1)
 
 
-async def kill_subtree(engine: Engine, node: TreeNode) -> list[SubagentRun]:
+async def kill_subtree(engine: TreeHost, node: TreeNode) -> list[SubagentRun]:
     """End the node's run and every run below it as `killed`, each child session's queue emptied
     too, in whichever process runs them; returns the registered runs that were live, deepest first.
     Their announces are posted before this returns; `ControlFailed` when a process did not answer."""

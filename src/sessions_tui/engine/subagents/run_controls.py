@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sessions_tui.engine.runs.processes import pid_alive
 from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTED, KILLED, RunRequest, Runs
-from sessions_tui.engine.subagent_records import SubagentRun
+from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import SendLedger
     from sessions_tui.engine.store import RunControlRow, Store
-    from sessions_tui.engine.subagents import SubagentRegistry
+    from sessions_tui.engine.subagents.registry import SubagentRegistry
 
 log = logging.getLogger(__name__)
 
