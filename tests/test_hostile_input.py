@@ -18,7 +18,7 @@ import pytest
 from conftest import NOW_MS, add_session, call_tool, run_tool
 from openai_server import Reply, system_text
 from sessions_tui.cli import main
-from sessions_tui.engine.demo import seed_demo
+from sessions_tui.engine.demo.state import seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.json_depth import too_deep_text
 from sessions_tui.engine.llm.base import ToolCallRequest

@@ -322,7 +322,7 @@ def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> Loc
     `StateDirError`); with `demo`, the demo's sessions seeded first when it is empty."""
     engine, _ = opening.open_engine(state_dir, config_path)
     if demo:
-        from sessions_tui.engine.demo import seed_demo
+        from sessions_tui.engine.demo.state import seed_demo
 
         if seed_demo(engine, config_path):  # reopened under the demo config it may have written
             loosened = engine.store.loosened

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.clock import iso_from_ms
-from sessions_tui.engine.demo_config import DEMO_CONFIG, DEMO_PRICE
+from sessions_tui.engine.demo.config import DEMO_CONFIG, DEMO_PRICE
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.store import RunRow, SubagentRow
 from sessions_tui.engine.store.private_files import make_dirs, write_file
