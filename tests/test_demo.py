@@ -2,7 +2,8 @@
 
 from conftest import call_tool, run_tool
 from sessions_tui.backend import opening as runtime
-from sessions_tui.engine.demo.state import CHILD_KEY, DEMO_CONFIG, HELPER_KEY, seed_demo
+from sessions_tui.engine.demo.config import DEMO_CONFIG
+from sessions_tui.engine.demo.state import CHILD_KEY, HELPER_KEY, seed_demo
 from sessions_tui.engine.runs.runs import RunRequest
 
 

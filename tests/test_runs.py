@@ -7,7 +7,8 @@ import os
 from conftest import add_session
 from sessions_tui.engine.events import RunEnded, RunStarted, RunStreamed
 from sessions_tui.engine.llm.demo import DemoModel
-from sessions_tui.engine.runs.runs import INTERRUPTED, RunRequest
+from sessions_tui.engine.run_end import INTERRUPTED
+from sessions_tui.engine.runs.runs import RunRequest
 
 KEY = "agent:main:main"
 

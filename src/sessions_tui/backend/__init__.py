@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     )
     from sessions_tui.engine.store import DB_NAME, SearchUnreadable, StoreDamaged, StoreError
     from sessions_tui.engine.store.text_index import HIT_END, HIT_START, marked_parts
-    from sessions_tui.engine.subagents.registry import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation, Verdict

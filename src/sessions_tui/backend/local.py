@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
-    from sessions_tui.engine.subagents.registry import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome

@@ -25,7 +25,7 @@ from sessions_tui.engine.search.matching import row_matches
 if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.messaging.ledger import LedgerEntry
-    from sessions_tui.engine.subagents.registry import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -132,7 +132,7 @@ class OpenClawGatewayBackend(RemoteBackend):
         return [(r["_key"], self.redact(str(r.get("label") or r.get("displayName") or ""))) for r in rows[:limit]]
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        from sessions_tui.engine.subagents.registry import ChildView
+        from sessions_tui.engine.subagents.records import ChildView
 
         parent = self.canonical(requester_key)
         out = []

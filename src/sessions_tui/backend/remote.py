@@ -34,7 +34,7 @@ from sessions_tui.tools.registry import TOOLS
 if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
-    from sessions_tui.engine.subagents.registry import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -251,13 +251,13 @@ class RemoteBackend:
         return answer.sessions
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        from sessions_tui.engine.subagents.registry import ChildView
+        from sessions_tui.engine.subagents.records import ChildView
 
         answer = await self._post("children", w.KeyRequest(key=requester_key), w.ChildViews)
         return [ChildView.model_validate(c) for c in answer.children]
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
-        from sessions_tui.engine.subagents.registry import AnnouncementView
+        from sessions_tui.engine.subagents.records import AnnouncementView
 
         answer = await self._post("announcements", w.KeyRequest(key=requester_key), w.AnnouncementViews)
         return [AnnouncementView.model_validate(a) for a in answer.announcements]

@@ -20,7 +20,7 @@ from sessions_tui.engine.sessions.keys import (
     normalize_agent_id,
     subagent_depth,
 )
-from sessions_tui.engine.subagents.registry import SubagentRun
+from sessions_tui.engine.subagents.records import SubagentRun
 from sessions_tui.tools.access import RequesterContext, Ruling
 from sessions_tui.tools.agents_list import allowed_agents
 from sessions_tui.tools.base import ToolCall, ToolSpec

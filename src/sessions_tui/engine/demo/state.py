@@ -22,7 +22,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.store import RunRow, SubagentRow
 from sessions_tui.engine.store.private_files import make_dirs, write_file
 
-__all__ = ["CHILD_KEY", "DEMO_CONFIG", "HELPER_KEY", "demo_uuid", "seed_demo"]
+__all__ = ["CHILD_KEY", "HELPER_KEY", "demo_uuid", "seed_demo"]
 
 
 _NS = uuid.UUID("6f1c2b8e-3d4a-4c5b-9e7f-0a1b2c3d4e5f")

@@ -44,7 +44,6 @@ from sessions_tui.engine.config import Config, ProviderConfig
 from sessions_tui.engine.llm.api_key import resolve_api_key
 from sessions_tui.engine.llm.base import ModelError, ModelEvent, ModelRequest
 from sessions_tui.engine.llm.retries import (
-    MAX_BACKOFF_SECONDS,
     RETRY_STATUSES,
     RETRYABLE_TRANSPORT,
     backoff_seconds,
@@ -57,7 +56,6 @@ from sessions_tui.engine.llm.wire import (
     ChatCompletionBody,
     completion_events,
     parse_json,
-    provider_error_message,
     request_body,
 )
 from sessions_tui.engine.redaction.cut import Redact
@@ -65,11 +63,7 @@ from sessions_tui.engine.redaction.redact import default_redactor
 
 __all__ = [
     "DEFAULT_BASE_URL",
-    "MAX_BACKOFF_SECONDS",
-    "RETRY_STATUSES",
     "OpenAIChatClient",
-    "provider_error_message",
-    "resolve_api_key",
 ]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

@@ -18,14 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sessions_tui.engine.events import SendProgress
-from sessions_tui.engine.messaging.announce_route import (
-    AnnounceHost,
-    queue_announce,
-)
-from sessions_tui.engine.messaging.announce_route import (
-    AnnounceTarget as AnnounceTarget,  # sub-agents take them from here
-)
-from sessions_tui.engine.messaging.announce_route import resolve_announce_target as resolve_announce_target
+from sessions_tui.engine.messaging.announce_route import AnnounceHost, queue_announce, resolve_announce_target
 from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
 from sessions_tui.engine.redaction.sanitize import strip_tool_messages

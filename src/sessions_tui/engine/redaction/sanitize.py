@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.redaction.assistant_text import extract_assistant_text, sanitize_text_content
 from sessions_tui.engine.redaction.cut import redacted_head
 from sessions_tui.engine.redaction.redact import Redactor, truncate_utf16_safe, utf16_len
 
@@ -28,15 +27,11 @@ __all__ = [
     "CapResult",
     "HistoryResult",
     "cap_history",
-    "extract_assistant_text",
     "json_utf8_bytes",
     "sanitize_history",
     "sanitize_history_message",
-    "sanitize_text_content",
     "strip_tool_messages",
     "truncate_history_text",
-    "truncate_utf16_safe",
-    "utf16_len",
 ]
 
 HISTORY_TEXT_MAX_CHARS = 4000

@@ -21,8 +21,7 @@ from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.hosts import OwnedFloor
 from sessions_tui.engine.inputs.surrogates import scrub_text
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.run_end import INTERRUPTED as INTERRUPTED
-from sessions_tui.engine.run_end import RunEnd, RunState
+from sessions_tui.engine.run_end import INTERRUPTED, RunEnd, RunState
 from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw

@@ -17,42 +17,22 @@ from collections.abc import Coroutine
 from typing import Any, Protocol
 
 from sessions_tui.engine.events import Announced, MessageAppended, SessionChanged
-from sessions_tui.engine.messaging.a2a import (
-    ANNOUNCE_SKIP,
-    A2AHost,
-    AnnounceTarget,
-    is_announce_skip,
-    latest_assistant_reply,
-    resolve_announce_target,
-)
-from sessions_tui.engine.messaging.announce_route import queue_announce
+from sessions_tui.engine.messaging.a2a import ANNOUNCE_SKIP, A2AHost, is_announce_skip, latest_assistant_reply
+from sessions_tui.engine.messaging.announce_route import AnnounceTarget, queue_announce, resolve_announce_target
 from sessions_tui.engine.run_end import outcome_of, session_status_of
 from sessions_tui.engine.runs.processes import pid_alive
 from sessions_tui.engine.runs.runs import TERMINAL, RunRequest
 from sessions_tui.engine.sessions.keys import is_subagent_session_key
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.engine.store import SubagentRow
-from sessions_tui.engine.subagents.announce_text import format_duration, format_tokens, normalise_announce, stats_line
+from sessions_tui.engine.subagents.announce_text import normalise_announce, stats_line
 from sessions_tui.engine.subagents.records import (
-    STATUS_LABELS,
     AnnouncementView,
     ChildView,
     SubagentRun,
     run_of_row,
     session_cost,
 )
-
-__all__ = [
-    "STATUS_LABELS",
-    "AnnouncementView",
-    "ChildView",
-    "SubagentRegistry",
-    "SubagentRun",
-    "announce_step_prompt",
-    "format_duration",
-    "format_tokens",
-    "normalise_announce",
-]
 
 log = logging.getLogger(__name__)
 

@@ -20,9 +20,10 @@ import sqlite3
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.runs.processes import pid_alive
 from sessions_tui.engine.runs.recovery import recover_interrupted
-from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, INTERRUPTED, KILLED, RunRequest, Runs
+from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, KILLED, RunRequest, Runs
 from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
