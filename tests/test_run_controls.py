@@ -1,4 +1,4 @@
-"""Kill and steer across processes (run_controls.py): a run another process executes is killed or
+"""Kill and steer across processes (engine/subagents/run_controls.py): a run another process executes is killed or
 steered in that process, through a `run_controls` request it serves; a dead owner's runs are the
 start-up's orphans; an owner that does not answer is a clear error.
 

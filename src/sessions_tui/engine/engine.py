@@ -150,7 +150,7 @@ class Engine(ConfigPolicies):
 
     async def drain(self, delivery_wait: float = EXIT_WAIT_S) -> None:
         """Wait until every run and background task this process started has finished, then for
-        its webhook deliveries at most `delivery_wait` seconds (those left stay pending, see outbox.py)."""
+        its webhook deliveries at most `delivery_wait` seconds (those left stay pending, see messaging/outbox.py)."""
         while True:
             await self.runs.drain()
             tasks = [t for t in self._background if not t.done()]
