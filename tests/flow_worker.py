@@ -16,8 +16,8 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from sessions_tui.backend import EngineEvent, Requester, SendLedgerChanged, open_local
-from sessions_tui.engine.models.base import ModelEvent, ModelRequest
-from sessions_tui.engine.models.demo import DemoModel
+from sessions_tui.engine.llm.base import ModelEvent, ModelRequest
+from sessions_tui.engine.llm.demo import DemoModel
 
 STALL_ON = {
     "waiting": "Agent-to-agent message context",

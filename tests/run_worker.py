@@ -8,7 +8,7 @@ import sys
 
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
 
 
 async def main() -> None:

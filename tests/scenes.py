@@ -19,11 +19,12 @@ from typing import Any
 import json5
 
 from sessions_tui.backend import LocalBackend
-from sessions_tui.engine import ids
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
-from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
+from sessions_tui.engine.demo.config import DEMO_CONFIG
+from sessions_tui.engine.demo.state import seed_demo
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.sessions import ids
 from sessions_tui.ui.app import SessionsApp
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 

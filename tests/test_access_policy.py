@@ -4,7 +4,7 @@ them (docs/decisions.md D1, D6)."""
 import pytest
 
 from sessions_tui.engine.config import parse_config
-from sessions_tui.engine.policy import AgentToAgentPolicy, chat_type_from_key, resolve_send_policy
+from sessions_tui.engine.sessions.policy import AgentToAgentPolicy, chat_type_from_key, resolve_send_policy
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sessions_tui.engine.backoff import parse_retry_after, retry_delay
-from sessions_tui.engine.models.retries import MAX_BACKOFF_SECONDS, backoff_seconds
-from sessions_tui.engine.outbox import RETRY_CAP_MS
+from sessions_tui.engine.llm.retries import MAX_BACKOFF_SECONDS, backoff_seconds
+from sessions_tui.engine.messaging.outbox import RETRY_CAP_MS
 
 
 def test_waits_double_from_base_up_to_the_cap() -> None:

@@ -3,7 +3,7 @@
 import pytest
 
 from conftest import NOW_MS, add_session, run_tool
-from sessions_tui.engine.demo import seed_demo
+from sessions_tui.engine.demo.state import seed_demo
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.browse import BrowseQuery, browse_rows, browse_sessions
 

@@ -4,8 +4,8 @@ chain may pass through a session at most twice, and maxChainHops 0 lifts the hop
 import pytest
 
 from conftest import add_session, call_tool
-from sessions_tui.engine.chain_guard import broken_rule, chain_error, hops, next_chain
 from sessions_tui.engine.config import VALUE_RULES, IntRange, parse_config
+from sessions_tui.engine.messaging.chain_guard import broken_rule, chain_error, hops, next_chain
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.registry import invoke
 

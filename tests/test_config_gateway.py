@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sessions_tui.engine.config import Config, ConfigError, parse_config
+from sessions_tui.engine.config.secret_refs import secret_text
 from sessions_tui.engine.engine import config_secrets
-from sessions_tui.engine.secret_refs import secret_text
 
 
 def test_openclaws_gateway_section_loads_with_its_other_keys_ignored():

@@ -226,7 +226,7 @@ def test_a_run_that_cannot_start_on_a_damaged_store_ends_saying_why(make_engine)
     engine.events.subscribe(lambda e: ended.append(e) if isinstance(e, RunEnded) else None)
 
     async def go() -> None:
-        from sessions_tui.engine.runs import RunRequest
+        from sessions_tui.engine.runs.runs import RunRequest
 
         run_id = engine.runs.start(RunRequest(session_key=key, message="hello"))
         damage(engine.state_dir)  # queued, not yet started: its start meets the damage

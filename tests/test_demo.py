@@ -2,8 +2,9 @@
 
 from conftest import call_tool, run_tool
 from sessions_tui.backend import opening as runtime
-from sessions_tui.engine.demo import CHILD_KEY, DEMO_CONFIG, HELPER_KEY, seed_demo
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.demo.config import DEMO_CONFIG
+from sessions_tui.engine.demo.state import CHILD_KEY, HELPER_KEY, seed_demo
+from sessions_tui.engine.runs.runs import RunRequest
 
 
 def test_demo_has_every_kind_and_what_the_screens_need(engine, tmp_path):

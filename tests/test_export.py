@@ -21,7 +21,7 @@ from secret_corpus import KINDS, leaks, secret
 from sessions_tui import cli_export
 from sessions_tui.cli import main
 from sessions_tui.engine.export import SessionExport, default_file_name, render_html, render_markdown
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redaction.redact import Redactor
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
 LEGACY = FIXTURES / "legacy-state"
@@ -325,7 +325,7 @@ def test_an_unwritable_layout_directory_exits_2(state, tmp_path, capsys):
 
 def test_redacting_a_line_keeps_its_shape_and_redacting_again_changes_nothing():
     from sessions_tui.engine.export.redaction import redact_line
-    from sessions_tui.engine.redact import default_redactor
+    from sessions_tui.engine.redaction.redact import default_redactor
 
     redactor = default_redactor()
     text = json.dumps(

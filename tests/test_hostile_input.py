@@ -18,13 +18,13 @@ import pytest
 from conftest import NOW_MS, add_session, call_tool, run_tool
 from openai_server import Reply, system_text
 from sessions_tui.cli import main
-from sessions_tui.engine.demo import seed_demo
+from sessions_tui.engine.demo.state import seed_demo
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.json_depth import too_deep_text
-from sessions_tui.engine.keys import js_trim
-from sessions_tui.engine.models.base import ToolCallRequest
+from sessions_tui.engine.inputs.json_depth import too_deep_text
+from sessions_tui.engine.llm.base import ToolCallRequest
 from sessions_tui.engine.openclaw.importer import import_openclaw
-from sessions_tui.engine.sanitize import json_utf8_bytes
+from sessions_tui.engine.redaction.sanitize import json_utf8_bytes
+from sessions_tui.engine.sessions.keys import js_trim
 from sessions_tui.tools.base import MAX_TIMEOUT_SECONDS, ToolCall, ToolInputError
 from sessions_tui.tools.browse import BrowseQuery, browse_sessions
 from sessions_tui.tools.host import EngineToolHost

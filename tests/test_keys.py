@@ -3,7 +3,7 @@ D9–D10."""
 
 import pytest
 
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.sessions.keys import (
     MainAlias,
     agent_id_of,
     canonical_key,

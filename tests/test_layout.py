@@ -5,7 +5,7 @@ from rich.text import Text
 from textual.widgets import Footer
 
 from scenes import DEV
-from sessions_tui.engine.keys import SESSION_KINDS
+from sessions_tui.engine.sessions.keys import SESSION_KINDS
 from sessions_tui.ui.text import elide_middle, short_number
 from sessions_tui.ui.widgets.session_table import COLUMNS, DROP_ORDER, cells, compose_line, fit_columns
 from ui_support import demo_app, select, settle, text_of, until

@@ -164,7 +164,7 @@ async def test_a_send_to_no_session_is_entered_as_an_error(live_engine):
 
 
 async def test_a_flow_that_fails_is_the_sends_error_and_over(engine_for, openai_server, monkeypatch):
-    import sessions_tui.engine.a2a as a2a
+    import sessions_tui.engine.messaging.a2a as a2a
 
     def broken(*_: object) -> None:
         raise RuntimeError("no route")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions_tui.engine.runs import INTERRUPTED
+from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.store import Store
 
 KEY = "agent:main:discord:group:dev"

@@ -14,7 +14,8 @@ import pytest
 
 from openai_server import Reply, ScriptedOpenAIServer, system_text
 from sessions_tui.engine.config import ProviderConfig, parse_config
-from sessions_tui.engine.models.base import (
+from sessions_tui.engine.llm.api_key import resolve_api_key
+from sessions_tui.engine.llm.base import (
     ModelError,
     ModelRequest,
     TextDelta,
@@ -23,12 +24,8 @@ from sessions_tui.engine.models.base import (
     TurnDone,
     UsageEvent,
 )
-from sessions_tui.engine.models.openai import (
-    DEFAULT_BASE_URL,
-    OpenAIChatClient,
-    provider_error_message,
-    resolve_api_key,
-)
+from sessions_tui.engine.llm.openai import DEFAULT_BASE_URL, OpenAIChatClient
+from sessions_tui.engine.llm.wire import provider_error_message
 
 TOOLS = [
     {

@@ -12,11 +12,11 @@ import pytest
 
 from conftest import call_tool, run_tool
 from openclaw_fake import copy_fixture
-from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.engine import Engine
+from sessions_tui.engine.messaging.commands import run_owner_command
 from sessions_tui.engine.openclaw.importer import import_openclaw
-from sessions_tui.engine.refusals import OwnedByOpenClaw
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
 
 GROUP = "agent:main:discord:group:123"
 A2A = {"tools": {"agentToAgent": {"enabled": True}}}

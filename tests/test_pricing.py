@@ -7,9 +7,9 @@ import pytest
 from conftest import add_session
 from openai_server import Reply
 from sessions_tui.engine.config import Config
-from sessions_tui.engine.models.base import Usage
-from sessions_tui.engine.pricing import turn_cost
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.llm.base import Usage
+from sessions_tui.engine.llm.pricing import turn_cost
+from sessions_tui.engine.runs.runs import RunRequest
 
 GROUP = "agent:main:discord:group:dev"
 PRICED = {

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from sessions_tui.engine.redact import (
+from sessions_tui.engine.redaction.js_patterns import has_nested_repetition
+from sessions_tui.engine.redaction.redact import (
     Redactor,
     default_redactor,
     mask_token,
     redact_lines,
 )
-from sessions_tui.engine.redact_js import has_nested_repetition
 
 PEM = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----"
 
@@ -283,7 +283,7 @@ def test_redacting_twice_changes_nothing_more(text: str) -> None:
 
 
 def test_a_remembered_redaction_is_the_same_and_the_memory_is_bounded(monkeypatch):
-    from sessions_tui.engine import redact as redact_module
+    from sessions_tui.engine.redaction import redact as redact_module
 
     monkeypatch.setattr(redact_module, "MEMO_CHARS", 1000)
     redactor = redact_module.Redactor()

@@ -16,12 +16,12 @@ import pytest
 from conftest import add_session, call_tool
 from openai_server import Reply
 from secret_corpus import KINDS, LEAK_WINDOW, leaks, secret
-from sessions_tui.engine.models.demo import DemoModel
-from sessions_tui.engine.models.wire import provider_error_message, snippet
+from sessions_tui.engine.llm.demo import DemoModel
+from sessions_tui.engine.llm.wire import provider_error_message, snippet
 from sessions_tui.engine.openclaw.mirror import _shown
-from sessions_tui.engine.redact import Redactor
-from sessions_tui.engine.redact_cut import REDACT_WINDOW_MARGIN, redact_then_cut
-from sessions_tui.engine.sanitize import HISTORY_TEXT_MAX_CHARS, truncate_history_text
+from sessions_tui.engine.redaction.cut import REDACT_WINDOW_MARGIN, redact_then_cut
+from sessions_tui.engine.redaction.redact import Redactor
+from sessions_tui.engine.redaction.sanitize import HISTORY_TEXT_MAX_CHARS, truncate_history_text
 from sessions_tui.tools.sessions_search import _cut
 
 REDACTOR = Redactor()

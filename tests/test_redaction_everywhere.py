@@ -11,8 +11,8 @@ import pytest
 
 from conftest import add_session, run_tool
 from secret_corpus import KINDS, leaks, secret
-from sessions_tui.engine import ids
 from sessions_tui.engine.config import parse_config
+from sessions_tui.engine.sessions import ids
 
 MESSAGES = 1000
 PER_MESSAGE = 12  # secrets planted per turn, one or more in each place below

@@ -19,7 +19,7 @@ import pytest
 
 from oracle_corpus import corpus
 from secret_corpus import leaks
-from sessions_tui.engine.redact import default_redactor
+from sessions_tui.engine.redaction.redact import default_redactor
 
 FIXTURE = Path(__file__).parent / "fixtures" / "redaction" / "openclaw-2026.9.6.json"
 ENTRIES: list[dict[str, str]] = json.loads(FIXTURE.read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Kill and steer across processes (run_controls.py): a run another process executes is killed or
+"""Kill and steer across processes (engine/subagents/run_controls.py): a run another process executes is killed or
 steered in that process, through a `run_controls` request it serves; a dead owner's runs are the
 start-up's orphans; an owner that does not answer is a clear error.
 
@@ -15,10 +15,10 @@ from pathlib import Path
 from conftest import FAST_DEMO, NOW_MS, add_session, call_tool
 from scenes import merge
 from server_support import local_backend
-from sessions_tui.engine import run_controls
-from sessions_tui.engine.run_controls import ControlFailed
-from sessions_tui.engine.runs import INTERRUPTED
+from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.store import SubagentRow
+from sessions_tui.engine.subagents import run_controls
+from sessions_tui.engine.subagents.run_controls import ControlFailed
 from sessions_tui.tools.host import EngineToolHost
 
 REQ = "agent:main:discord:group:req"

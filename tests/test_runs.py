@@ -6,8 +6,9 @@ import os
 
 from conftest import add_session
 from sessions_tui.engine.events import RunEnded, RunStarted, RunStreamed
-from sessions_tui.engine.models.demo import DemoModel
-from sessions_tui.engine.runs import INTERRUPTED, RunRequest
+from sessions_tui.engine.llm.demo import DemoModel
+from sessions_tui.engine.run_end import INTERRUPTED
+from sessions_tui.engine.runs.runs import RunRequest
 
 KEY = "agent:main:main"
 
@@ -171,7 +172,7 @@ async def test_unknown_provider_is_a_run_error(live_engine):
 
 
 def test_demo_model_rules_are_deterministic():
-    from sessions_tui.engine.models.base import ModelRequest
+    from sessions_tui.engine.llm.base import ModelRequest
 
     demo = DemoModel(latency_ms=0, chunk_ms=0)
 

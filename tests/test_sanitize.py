@@ -8,23 +8,20 @@ import json
 
 import pytest
 
-from sessions_tui.engine import sanitize
-from sessions_tui.engine.redact import Redactor, default_redactor
-from sessions_tui.engine.sanitize import (
+from sessions_tui.engine.redaction import sanitize
+from sessions_tui.engine.redaction.assistant_text import extract_assistant_text, sanitize_text_content
+from sessions_tui.engine.redaction.redact import Redactor, default_redactor, truncate_utf16_safe, utf16_len
+from sessions_tui.engine.redaction.sanitize import (
     HISTORY_MAX_BYTES,
     HISTORY_TEXT_MAX_CHARS,
     OMITTED_PLACEHOLDER,
     TRUNCATION_MARKER,
     cap_history,
-    extract_assistant_text,
     json_utf8_bytes,
     sanitize_history,
     sanitize_history_message,
-    sanitize_text_content,
     strip_tool_messages,
     truncate_history_text,
-    truncate_utf16_safe,
-    utf16_len,
 )
 
 PLACEHOLDER_TEXT = "[sessions_history omitted: message too large]"

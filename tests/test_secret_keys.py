@@ -130,7 +130,7 @@ def test_a_masked_key_names_its_session_only_when_one_session_masks_so(tmp_path)
 
 def test_the_event_stream_shows_a_key_redacted():
     from sessions_tui.backend import MessageAppended
-    from sessions_tui.engine.redact import default_redactor
+    from sessions_tui.engine.redaction.redact import default_redactor
     from sessions_tui.server.events import wire_event
 
     data = wire_event(MessageAppended(session_key=SLACK_KEY, role="user"), default_redactor().redact)

@@ -10,7 +10,7 @@ import pytest
 from conftest import add_session, call_tool
 from openai_server import Reply, system_text
 from sessions_tui.engine.events import SendProgress
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
 
 GROUP = "agent:main:discord:group:dev"
 

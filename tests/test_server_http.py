@@ -166,7 +166,7 @@ def _events(lines, wanted: set[str], limit: int = 200) -> list[dict[str, Any]]:
 def test_the_event_stream_carries_a_send_with_its_secret_masked(tmp_path, monkeypatch):
     """The run's events, its streamed reply word by word (every delta redacted at once here) as far
     as the whole reply's redaction shows it, and never the secret the reply repeats."""
-    monkeypatch.setattr("sessions_tui.engine.stream_redaction.EVERY_S", 0.0)
+    monkeypatch.setattr("sessions_tui.engine.redaction.stream.EVERY_S", 0.0)
     state = tmp_path / "s"
     backend = local_backend(state, {**FAST_DEMO, "gateway": {"tools": {"allow": ["sessions_send"]}}})
     add_session(backend.engine, GROUP, [{"role": "user", "content": "hello"}])

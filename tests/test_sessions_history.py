@@ -4,7 +4,7 @@ decide them."""
 import pytest
 
 from conftest import add_session, run_tool
-from sessions_tui.engine.sanitize import HISTORY_MAX_BYTES
+from sessions_tui.engine.redaction.sanitize import HISTORY_MAX_BYTES
 from sessions_tui.tools.base import ToolInputError
 
 OPEN = {"tools": {"sessions": {"visibility": "all"}, "agentToAgent": {"enabled": True}}}

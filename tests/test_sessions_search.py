@@ -12,7 +12,7 @@ import pytest
 
 from conftest import add_session, run_tool
 from sessions_tui.engine.openclaw.importer import import_openclaw
-from sessions_tui.engine.text_search import catch_up_now
+from sessions_tui.engine.store.index_catch_up import catch_up_now
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.sessions_search import INDEXING_WARNING, MAX_RESULT_BYTES, _capped, search_messages
 
@@ -203,7 +203,7 @@ def test_a_word_in_very_many_messages_is_ranked_among_its_newest(make_engine, mo
 
 
 def test_the_table_filter_finds_sessions_by_what_they_say(make_engine):
-    from sessions_tui.engine.session_search import row_matches
+    from sessions_tui.engine.search.matching import row_matches
     from sessions_tui.tools.browse import BrowseQuery, browse_sessions
 
     engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})

@@ -4,9 +4,9 @@ D13)."""
 import pytest
 
 from conftest import add_session, call_tool
-from sessions_tui.engine.audit import audit_entries
-from sessions_tui.engine.commands import run_owner_command
 from sessions_tui.engine.events import SendProgress
+from sessions_tui.engine.messaging.audit import audit_entries
+from sessions_tui.engine.messaging.commands import run_owner_command
 from sessions_tui.tools.base import ToolInputError
 
 GROUP = "agent:main:discord:group:dev"
@@ -288,7 +288,7 @@ async def test_agents_call_sessions_send_as_themselves(live_engine):
     add_session(engine, "main")
     add_session(engine, "cron:nightly")
     run_id = engine.runs.start(
-        __import__("sessions_tui.engine.runs", fromlist=["RunRequest"]).RunRequest(
+        __import__("sessions_tui.engine.runs.runs", fromlist=["RunRequest"]).RunRequest(
             session_key="agent:main:main", message="ask cron:nightly: status please"
         )
     )

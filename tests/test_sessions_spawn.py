@@ -8,9 +8,10 @@ import pytest
 
 from conftest import NOW_MS, add_session, call_tool
 from sessions_tui.backend import opening as runtime
-from sessions_tui.engine.audit import audit_entries
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.subagents import SubagentRun, format_duration, format_tokens, normalise_announce
+from sessions_tui.engine.messaging.audit import audit_entries
+from sessions_tui.engine.subagents.announce_text import format_duration, format_tokens, normalise_announce
+from sessions_tui.engine.subagents.records import SubagentRun
 from sessions_tui.tools.base import ToolInputError
 
 REQ = "agent:main:discord:group:req"

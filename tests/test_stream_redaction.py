@@ -1,4 +1,4 @@
-"""Streamed model output passed on word by word (engine/stream_redaction.py): what is sent is only
+"""Streamed model output passed on word by word (engine/redaction/stream.py): what is sent is only
 ever a prefix of the whole text's redaction, so no secret leaks through a stream, whatever the
 kind of secret and however the model cuts its deltas."""
 
@@ -11,8 +11,8 @@ import pytest
 from secret_corpus import KINDS, leaks, secret
 from server_support import local_backend
 from sessions_tui.engine.events import RunEnded, RunStarted, RunStreamed
-from sessions_tui.engine.redact import Redactor
-from sessions_tui.engine.stream_redaction import StreamRedaction
+from sessions_tui.engine.redaction.redact import Redactor
+from sessions_tui.engine.redaction.stream import StreamRedaction
 from sessions_tui.server.events import EventStream
 
 
@@ -121,7 +121,7 @@ def test_once_what_was_sent_would_read_otherwise_nothing_more_is_sent():
 def test_the_server_stream_forgets_its_runs_when_its_last_reader_leaves(tmp_path, monkeypatch):
     """While no one reads, no deltas are seen: a run that goes on streams none of its text to the
     next reader (a secret's first half may have passed unseen)."""
-    monkeypatch.setattr("sessions_tui.engine.stream_redaction.EVERY_S", 0.0)
+    monkeypatch.setattr("sessions_tui.engine.redaction.stream.EVERY_S", 0.0)
     backend = local_backend(tmp_path / "s")
     stream = EventStream(backend, queue_size=100)
     got: list[dict] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessions_tui.engine.surrogates import REPLACEMENT_CHARACTER, has_surrogates, loads, scrub_json
+from sessions_tui.engine.inputs.surrogates import REPLACEMENT_CHARACTER, has_surrogates, loads, scrub_json
 
 
 @pytest.mark.parametrize(

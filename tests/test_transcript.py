@@ -29,7 +29,7 @@ def pane_of(app):
 @pytest.fixture
 def instant_stream(monkeypatch):
     """The preview redacts each delta at once (not at most five times a second)."""
-    monkeypatch.setattr("sessions_tui.engine.stream_redaction.EVERY_S", 0.0)
+    monkeypatch.setattr("sessions_tui.engine.redaction.stream.EVERY_S", 0.0)
 
 
 def run_started(app, key: str, run_id: str = "r1") -> None:

@@ -14,7 +14,8 @@ from sessions_tui.backend import BrowseQuery, LocalBackend, Requester
 from sessions_tui.backend.remote import RemoteBackend
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
-from sessions_tui.engine.demo import DEMO_CONFIG, seed_demo
+from sessions_tui.engine.demo.config import DEMO_CONFIG
+from sessions_tui.engine.demo.state import seed_demo
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
 from sessions_tui.ui.widgets.message_view import StreamView

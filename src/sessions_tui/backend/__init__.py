@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     )
     from sessions_tui.backend.local import LocalBackend, open_local
     from sessions_tui.backend.opening import StateDirError, database_error_line
-    from sessions_tui.engine.commands import is_send_command
     from sessions_tui.engine.config import (
         CONFIG_FILE_NAME,
         CONFIG_PATH_ENV,
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
         resolve_config_path,
         resolve_state_dir,
     )
+    from sessions_tui.engine.config.secret_refs import secret_text
     from sessions_tui.engine.events import (
         Announced,
         DeliveryChanged,
@@ -58,19 +58,24 @@ if TYPE_CHECKING:
         render_export,
         write_export,
     )
-    from sessions_tui.engine.files import kind_of
-    from sessions_tui.engine.json_input import NotJsonNumber, json_problem, loads_body, loads_json
-    from sessions_tui.engine.keys import SESSION_KINDS, agent_id_of, looks_like_session_id, looks_like_session_key
+    from sessions_tui.engine.inputs.files import kind_of
+    from sessions_tui.engine.inputs.json_text import NotJsonNumber, json_problem, loads_body, loads_json
     from sessions_tui.engine.lazy_model import LazyModel
-    from sessions_tui.engine.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
+    from sessions_tui.engine.messaging.commands import is_send_command
+    from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.layout import NoOpenClawState, require_agents
-    from sessions_tui.engine.redact import default_redactor
-    from sessions_tui.engine.secret_refs import secret_text
-    from sessions_tui.engine.session_search import TEXT_PREFIX, row_matches
+    from sessions_tui.engine.redaction.redact import default_redactor
+    from sessions_tui.engine.search.matching import TEXT_PREFIX, row_matches
+    from sessions_tui.engine.sessions.keys import (
+        SESSION_KINDS,
+        agent_id_of,
+        looks_like_session_id,
+        looks_like_session_key,
+    )
     from sessions_tui.engine.store import DB_NAME, SearchUnreadable, StoreDamaged, StoreError
     from sessions_tui.engine.store.text_index import HIT_END, HIT_START, marked_parts
-    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation, Verdict
@@ -81,7 +86,7 @@ _HOMES = {
     "sessions_tui.backend.base": "Backend BackendUnavailable EventCallback ImportSummary Requester RequesterView",
     "sessions_tui.backend.local": "LocalBackend open_local",
     "sessions_tui.backend.opening": "StateDirError database_error_line",
-    "sessions_tui.engine.commands": "is_send_command",
+    "sessions_tui.engine.messaging.commands": "is_send_command",
     "sessions_tui.engine.config": (
         "CONFIG_FILE_NAME CONFIG_PATH_ENV ConfigError config_path_origin resolve_config_path resolve_state_dir"
     ),
@@ -92,19 +97,19 @@ _HOMES = {
     "sessions_tui.engine.export": (
         "FORMATS ExportFormat LayoutError SessionExport default_file_name is_layout_target render_export write_export"
     ),
-    "sessions_tui.engine.files": "kind_of",
-    "sessions_tui.engine.json_input": "NotJsonNumber json_problem loads_body loads_json",
-    "sessions_tui.engine.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
+    "sessions_tui.engine.inputs.files": "kind_of",
+    "sessions_tui.engine.inputs.json_text": "NotJsonNumber json_problem loads_body loads_json",
+    "sessions_tui.engine.sessions.keys": "SESSION_KINDS agent_id_of looks_like_session_id looks_like_session_key",
     "sessions_tui.engine.openclaw.follow": "FollowTick",
     "sessions_tui.engine.openclaw.layout": "NoOpenClawState require_agents",
-    "sessions_tui.engine.redact": "default_redactor",
+    "sessions_tui.engine.redaction.redact": "default_redactor",
     "sessions_tui.engine.lazy_model": "LazyModel",
-    "sessions_tui.engine.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
-    "sessions_tui.engine.secret_refs": "secret_text",
-    "sessions_tui.engine.session_search": "TEXT_PREFIX row_matches",
+    "sessions_tui.engine.messaging.ledger": "SEND_STATES LedgerEntry LedgerState SendState",
+    "sessions_tui.engine.config.secret_refs": "secret_text",
+    "sessions_tui.engine.search.matching": "TEXT_PREFIX row_matches",
     "sessions_tui.engine.store": "DB_NAME SearchUnreadable StoreDamaged StoreError",
     "sessions_tui.engine.store.text_index": "HIT_END HIT_START marked_parts",
-    "sessions_tui.engine.subagents": "AnnouncementView ChildView",
+    "sessions_tui.engine.subagents.registry": "AnnouncementView ChildView",
     "sessions_tui.tools.base": "ToolInputError ToolSpec",
     "sessions_tui.tools.browse": "BrowsePage BrowseQuery",
     "sessions_tui.tools.explain": "Explanation Verdict",

@@ -20,10 +20,10 @@ from sessions_tui.engine.lazy_model import LazyModel
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
     from sessions_tui.engine.export import SessionExport
-    from sessions_tui.engine.ledger import LedgerEntry
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
-    from sessions_tui.engine.stream_redaction import StreamRedaction
-    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.engine.redaction.stream import StreamRedaction
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome

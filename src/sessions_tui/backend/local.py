@@ -13,20 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
-from sessions_tui.engine.commands import is_send_command, run_owner_command
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import DEFAULT_AGENT_ID
-from sessions_tui.engine.private_files import tightened_notice
+from sessions_tui.engine.messaging.commands import is_send_command, run_owner_command
+from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.private_files import tightened_notice
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
     from sessions_tui.engine.export import SessionExport
-    from sessions_tui.engine.ledger import LedgerEntry
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
-    from sessions_tui.engine.stream_redaction import StreamRedaction
-    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.engine.redaction.stream import StreamRedaction
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -95,7 +95,7 @@ class LocalBackend:
         return self.engine.redactor.redact(text)
 
     def stream_redaction(self) -> StreamRedaction:
-        from sessions_tui.engine.stream_redaction import StreamRedaction
+        from sessions_tui.engine.redaction.stream import StreamRedaction
 
         return StreamRedaction(self.engine.redactor)
 
@@ -163,7 +163,7 @@ class LocalBackend:
         return [(key, redact(label)) for key, label in self.engine.operator_sessions(search, limit)]
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        from sessions_tui.engine.spawn_tree import spawn_tree
+        from sessions_tui.engine.subagents.tree import spawn_tree
 
         redact = self.engine.redactor.redact  # a task or label shown, cut, is redacted first (D16)
         return [
@@ -201,8 +201,8 @@ class LocalBackend:
         return explain_access(self.tool_call(requester), target, agent)
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        from sessions_tui.engine.ledger import SEND_STATES, redacted_entry
-        from sessions_tui.engine.recovery import recover_interrupted
+        from sessions_tui.engine.messaging.ledger import SEND_STATES, redacted_entry
+        from sessions_tui.engine.runs.recovery import recover_interrupted
 
         if state is not None and state not in SEND_STATES:
             return []  # no send reaches a state that does not exist
@@ -242,7 +242,7 @@ class LocalBackend:
         return max(0, state.newest - state.indexed_through) if state.current else state.newest
 
     async def catch_up_search_index(self) -> None:
-        from sessions_tui.engine.text_search import catch_up
+        from sessions_tui.engine.store.index_catch_up import catch_up
 
         if self.engine.store.known_damage() is not None:
             return  # nothing is written to a damaged database
@@ -322,7 +322,7 @@ def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> Loc
     `StateDirError`); with `demo`, the demo's sessions seeded first when it is empty."""
     engine, _ = opening.open_engine(state_dir, config_path)
     if demo:
-        from sessions_tui.engine.demo import seed_demo
+        from sessions_tui.engine.demo.state import seed_demo
 
         if seed_demo(engine, config_path):  # reopened under the demo config it may have written
             loosened = engine.store.loosened

@@ -20,12 +20,12 @@ from sessions_tui.backend.base import BackendUnavailable, Requester
 from sessions_tui.backend.remote import RemoteBackend, RemoteError
 from sessions_tui.backend.row_sort import row_sort_key
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
-from sessions_tui.engine.session_search import row_matches
+from sessions_tui.engine.search.matching import row_matches
 
 if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport
-    from sessions_tui.engine.ledger import LedgerEntry
-    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -132,7 +132,7 @@ class OpenClawGatewayBackend(RemoteBackend):
         return [(r["_key"], self.redact(str(r.get("label") or r.get("displayName") or ""))) for r in rows[:limit]]
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        from sessions_tui.engine.subagents import ChildView
+        from sessions_tui.engine.subagents.records import ChildView
 
         parent = self.canonical(requester_key)
         out = []

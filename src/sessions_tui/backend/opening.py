@@ -15,8 +15,8 @@ from pathlib import Path
 
 from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.files import NotRegularFile, check_regular, kind_of
-from sessions_tui.engine.recovery import recover_interrupted
+from sessions_tui.engine.inputs.files import NotRegularFile, check_regular, kind_of
+from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.store import DB_NAME
 from sessions_tui.engine.store.integrity import damage_notice, is_corruption, record_damage
 from sessions_tui.tools.host import EngineToolHost

@@ -24,17 +24,17 @@ from sessions_tui.backend.base import BackendUnavailable, EventCallback, ImportS
 from sessions_tui.backend.describe import describe_requester
 from sessions_tui.backend.io_thread import IoThread
 from sessions_tui.engine.config import Config
-from sessions_tui.engine.config_policies import ConfigPolicies
+from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
-from sessions_tui.engine.keys import DEFAULT_AGENT_ID
+from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.ledger import LedgerEntry
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
-    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -251,13 +251,13 @@ class RemoteBackend:
         return answer.sessions
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        from sessions_tui.engine.subagents import ChildView
+        from sessions_tui.engine.subagents.records import ChildView
 
         answer = await self._post("children", w.KeyRequest(key=requester_key), w.ChildViews)
         return [ChildView.model_validate(c) for c in answer.children]
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
-        from sessions_tui.engine.subagents import AnnouncementView
+        from sessions_tui.engine.subagents.records import AnnouncementView
 
         answer = await self._post("announcements", w.KeyRequest(key=requester_key), w.AnnouncementViews)
         return [AnnouncementView.model_validate(a) for a in answer.announcements]
@@ -266,7 +266,7 @@ class RemoteBackend:
         return (await self._post("run_label", w.RunRequest(run_id=run_id), w.Text)).value
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        from sessions_tui.engine.ledger import LedgerEntry
+        from sessions_tui.engine.messaging.ledger import LedgerEntry
 
         answer = await self._post("sends", w.SendsRequest(session=session, state=state, limit=limit), w.SendsAnswer)
         return [LedgerEntry.model_validate(entry) for entry in answer.sends]

@@ -28,9 +28,9 @@ from sessions_tui.backend.row_sort import row_sort_key
 if TYPE_CHECKING:
     from sessions_tui.engine.events import EngineEvent
     from sessions_tui.engine.export import SessionExport
-    from sessions_tui.engine.ledger import LedgerEntry
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
-    from sessions_tui.engine.subagents import AnnouncementView, ChildView
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome

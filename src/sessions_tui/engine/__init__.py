@@ -1,1 +1,2 @@
-"""The session engine: store, keys, sanitising, runs. Never imports Textual."""
+"""The session engine, a package per concept (docs/architecture.md): sessions, runs, messaging,
+sub-agents, redaction, search, the store, model clients, config. Never imports Textual."""

@@ -13,31 +13,31 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine.audit import record_refusal
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
-from sessions_tui.engine.config_policies import ConfigPolicies
+from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.llm.registry import ModelRegistry
+from sessions_tui.engine.messaging.audit import record_refusal
+from sessions_tui.engine.messaging.ledger import SendLedger
+from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
+from sessions_tui.engine.redaction.redact import Redactor, mask_parts
+from sessions_tui.engine.runs.runs import RunRequest, Runs
+from sessions_tui.engine.runs.turns import ToolHost, execute_run
+from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
     classify_session_kind,
     entry_channel,
 )
-from sessions_tui.engine.ledger import SendLedger
-from sessions_tui.engine.models.registry import ModelRegistry
-from sessions_tui.engine.outbox import EXIT_WAIT_S, Outbox
-from sessions_tui.engine.policy import (
+from sessions_tui.engine.sessions.policy import (
     SendPolicyVerdict,
     resolve_send_policy,
 )
-from sessions_tui.engine.private_files import tightened_notice
-from sessions_tui.engine.redact import Redactor, mask_parts
-from sessions_tui.engine.refusals import OwnedByOpenClaw, SendBlocked
-from sessions_tui.engine.run_controls import RunControls
-from sessions_tui.engine.runs import RunRequest, Runs
+from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
-from sessions_tui.engine.subagents import SubagentRegistry
-from sessions_tui.engine.turns import ToolHost, execute_run
+from sessions_tui.engine.store.private_files import tightened_notice
+from sessions_tui.engine.subagents.registry import SubagentRegistry
+from sessions_tui.engine.subagents.run_controls import RunControls
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 
@@ -45,9 +45,9 @@ VISIBILITIES = ("self", "tree", "agent", "all")
 def config_secrets(config: Config) -> list[str]:
     """The secret values the configuration holds or points at (API keys, secret-looking
     headers, gateway tokens): masked wherever they appear, whatever their shape."""
-    from sessions_tui.engine.models.api_key import resolve_api_key
-    from sessions_tui.engine.redact import is_secret_field
-    from sessions_tui.engine.secret_refs import secret_text
+    from sessions_tui.engine.config.secret_refs import secret_text
+    from sessions_tui.engine.llm.api_key import resolve_api_key
+    from sessions_tui.engine.redaction.redact import is_secret_field
 
     out: list[str] = []
     for token in (config.gateway.auth.token, config.gateway.remote.token, os.environ.get("SESSIONS_TUI_TOKEN")):
@@ -150,7 +150,7 @@ class Engine(ConfigPolicies):
 
     async def drain(self, delivery_wait: float = EXIT_WAIT_S) -> None:
         """Wait until every run and background task this process started has finished, then for
-        its webhook deliveries at most `delivery_wait` seconds (those left stay pending, see outbox.py)."""
+        its webhook deliveries at most `delivery_wait` seconds (those left stay pending, see messaging/outbox.py)."""
         while True:
             await self.runs.drain()
             tasks = [t for t in self._background if not t.done()]

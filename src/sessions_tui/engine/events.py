@@ -104,7 +104,7 @@ class DeliveryChanged(_Event):
 
 
 class SendLedgerChanged(_Event):
-    """A send's ledger entry was opened or reached a new state (engine/ledger.py)."""
+    """A send's ledger entry was opened or reached a new state (engine/messaging/ledger.py)."""
 
     type: Literal["send_ledger_changed"] = "send_ledger_changed"
     run_id: str

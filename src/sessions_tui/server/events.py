@@ -4,7 +4,7 @@ Each event is `event: <type>` and `data: <the event as JSON>`, with an `id` that
 stream; a comment line every `KEEPALIVE_S` keeps proxies from closing an idle stream. One
 subscription to the backend serves every reader: each event is redacted and dumped once. Text from
 agents is redacted before it leaves; streamed model output leaves word by word, only what the
-redaction of the whole text so far shows (engine/stream_redaction.py: a delta may hold the start
+redaction of the whole text so far shows (engine/redaction/stream.py: a delta may hold the start
 of a secret that only what follows makes one), and a remote dashboard shows the message whole when
 it is appended. A reader that falls `event_queue` events behind gets an `overflow` event and
 the end of its stream; it reconnects and reads the state afresh.

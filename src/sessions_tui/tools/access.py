@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from sessions_tui.engine.config_policies import ConfigPolicies
+from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import agent_id_of, internal_key, is_subagent_session_key, js_trim
-from sessions_tui.engine.policy import AgentToAgentPolicy
+from sessions_tui.engine.sessions.keys import agent_id_of, internal_key, is_subagent_session_key, js_trim
+from sessions_tui.engine.sessions.policy import AgentToAgentPolicy
 from sessions_tui.tools.base import ToolCall
 
 Action = Literal["history", "send", "list", "status", "search"]

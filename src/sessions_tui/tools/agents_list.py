@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessions_tui.engine.keys import normalize_agent_id
+from sessions_tui.engine.sessions.keys import normalize_agent_id
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolArgs, ToolCall, ToolSpec
 

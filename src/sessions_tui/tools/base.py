@@ -13,11 +13,11 @@ from typing import Any
 from pydantic import ConfigDict, model_validator
 
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.ids import new_uuid
-from sessions_tui.engine.json_depth import MAX_JSON_DEPTH, nesting_error
-from sessions_tui.engine.keys import js_trim
+from sessions_tui.engine.inputs.json_depth import MAX_JSON_DEPTH, nesting_error
+from sessions_tui.engine.inputs.surrogates import has_surrogates, scrub_json
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.surrogates import has_surrogates, scrub_json
+from sessions_tui.engine.sessions.ids import new_uuid
+from sessions_tui.engine.sessions.keys import js_trim
 from sessions_tui.tools.schema import wire_parameters
 
 # JavaScript's largest exact integer: an `offset` beyond it is not an integer to OpenClaw either.

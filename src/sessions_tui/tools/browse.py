@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from sessions_tui.engine.keys import classify_session_kind
-from sessions_tui.engine.policy import resolve_send_policy
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redaction.redact import Redactor
+from sessions_tui.engine.sessions.keys import classify_session_kind
+from sessions_tui.engine.sessions.policy import resolve_send_policy
 from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall, active_since

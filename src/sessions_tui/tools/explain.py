@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import ConfigDict
 
-from sessions_tui.engine.keys import agent_id_of, is_valid_agent_id, looks_like_session_key, normalize_agent_id
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.sessions.keys import agent_id_of, is_valid_agent_id, looks_like_session_key, normalize_agent_id
 from sessions_tui.tools.access import Action, RequesterContext, Ruling, VisibilityGuard
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.resolution import Failed, check_sandbox_visible, resolve_session_reference
@@ -101,7 +101,7 @@ def _send(call: ToolCall, ctx: RequesterContext, target: str) -> Ruling:
     owner = engine.owner_of(target)
     if owner is not None:
         from sessions_tui.engine.openclaw.gateway_send import configured
-        from sessions_tui.engine.refusals import OwnedByOpenClaw
+        from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
 
         if configured(engine.config.gateway.remote) is not None:
             why = f"the session is OpenClaw's ({owner}): gateway.remote runs the send, and its gateway decides"
@@ -112,7 +112,7 @@ def _send(call: ToolCall, ctx: RequesterContext, target: str) -> Ruling:
     verdict = engine.send_verdict(target)
     rule = "sendPolicy.override" if verdict.why.startswith("the session's override") else "sendPolicy"
     if not verdict.allowed:
-        from sessions_tui.engine.refusals import SendBlocked
+        from sessions_tui.engine.sessions.refusals import SendBlocked
 
         return Ruling(False, rule, verdict.why, str(SendBlocked(verdict.reason)))
     return Ruling(True, rule, f"{verdict.why}; {seen.why}")

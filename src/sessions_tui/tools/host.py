@@ -11,8 +11,8 @@ import logging
 from typing import Any
 
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import is_subagent_session_key, subagent_depth
-from sessions_tui.engine.models.base import ToolCallRequest
+from sessions_tui.engine.llm.base import ToolCallRequest
+from sessions_tui.engine.sessions.keys import is_subagent_session_key, subagent_depth
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import TOOLS, invoke
 

@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from sessions_tui.engine.surrogates import scrub_json
+from sessions_tui.engine.inputs.surrogates import scrub_json
 from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
 
 # Each tool's module, in the order tools are listed and offered. A module is imported when its
@@ -59,6 +59,6 @@ async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None
     result = await spec.run(call, params)
     # No secret leaves through a tool result (docs/decisions.md D16): whatever a tool put in it (a reply, a
     # label, an error text), every string is redacted once more on the way out. Nor does a lone
-    # surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/surrogates.py).
+    # surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/inputs/surrogates.py).
     redacted: dict[str, Any] = scrub_json(call.engine.redactor.redact_strings(result))
     return redacted

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.keys import internal_key, js_trim, should_resolve_session_id_input
+from sessions_tui.engine.sessions.keys import internal_key, js_trim, should_resolve_session_id_input
 from sessions_tui.engine.store import StoredSession
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
-from sessions_tui.engine.sanitize import sanitize_history, strip_tool_messages
+from sessions_tui.engine.redaction.sanitize import sanitize_history, strip_tool_messages
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (
     ToolArgs,

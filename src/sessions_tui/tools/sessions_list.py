@@ -13,15 +13,20 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.redaction.sanitize import (
+    HISTORY_MAX_BYTES,
+    HistoryResult,
+    sanitize_history,
+    strip_tool_messages,
+)
+from sessions_tui.engine.run_end import SESSION_STATUSES
+from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
     SESSION_KINDS,
     classify_session_kind,
     entry_channel,
 )
-from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.run_end import SESSION_STATUSES
-from sessions_tui.engine.sanitize import HISTORY_MAX_BYTES, HistoryResult, sanitize_history, strip_tool_messages
 from sessions_tui.engine.store import StoredSession
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (

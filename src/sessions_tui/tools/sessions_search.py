@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import Field
 
-from sessions_tui.engine.keys import js_trim
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.redact import truncate_utf16_safe, utf16_len
-from sessions_tui.engine.redact_cut import Redact, redacted_head
+from sessions_tui.engine.redaction.cut import Redact, redacted_head
+from sessions_tui.engine.redaction.redact import truncate_utf16_safe, utf16_len
+from sessions_tui.engine.sessions.keys import js_trim
+from sessions_tui.engine.store.index_catch_up import catch_up
 from sessions_tui.engine.store.text_index import TextQuery, fts_query
-from sessions_tui.engine.text_search import catch_up
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard, guard_for
 from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_integer, read_string
 from sessions_tui.tools.resolution import Failed, resolve_visible
@@ -170,7 +170,7 @@ async def search_messages(
 
 
 def _cut(text: str, most: int, redact: Redact) -> str:
-    """At most `most` UTF-16 units and `…`, of the text redacted first (engine/redact_cut.py)."""
+    """At most `most` UTF-16 units and `…`, of the text redacted first (engine/redaction/cut.py)."""
     shown, _ = redacted_head(text, most, redact)
     return f"{truncate_utf16_safe(shown, most)}…" if utf16_len(shown) > most else shown
 

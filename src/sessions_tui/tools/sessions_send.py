@@ -6,7 +6,7 @@ reference, the sandbox, visibility); the send policy is the engine's (it guards 
 session). With `timeoutSeconds: 0` the run goes on and the call returns `accepted`;
 otherwise it waits for the run and returns its new reply (never a stale one), `timeout` (the run
 goes on) or `error`. The ping-pong and the announce then run in the background. Every send that
-names a session is entered in the send ledger (engine/ledger.py), refused ones too.
+names a session is entered in the send ledger (engine/messaging/ledger.py), refused ones too.
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from typing import Any
 
 from pydantic import Field
 
-from sessions_tui.engine.a2a import (
+from sessions_tui.engine.messaging.a2a import (
     A2AFlow,
     latest_assistant_reply,
     message_context,
     watch_late_reply,
 )
-from sessions_tui.engine.chain_guard import guard_send, next_chain
-from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
-from sessions_tui.engine.ledger import SendState
-from sessions_tui.engine.refusals import SendBlocked
-from sessions_tui.engine.runs import RunRequest
+from sessions_tui.engine.messaging.chain_guard import guard_send, next_chain
+from sessions_tui.engine.messaging.ledger import SendState
+from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.sessions.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
+from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (
     ToolArgs,

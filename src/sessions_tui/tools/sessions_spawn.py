@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from sessions_tui.engine.events import SessionChanged
-from sessions_tui.engine.ids import new_uuid
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.llm.base import ModelError
+from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.sessions.ids import new_uuid
+from sessions_tui.engine.sessions.keys import (
     is_cron_session_key,
     is_valid_agent_id,
     normalize_agent_id,
     subagent_depth,
 )
-from sessions_tui.engine.models.base import ModelError
-from sessions_tui.engine.runs import RunRequest
-from sessions_tui.engine.subagents import SubagentRun
+from sessions_tui.engine.subagents.records import SubagentRun
 from sessions_tui.tools.access import RequesterContext, Ruling
 from sessions_tui.tools.agents_list import allowed_agents
 from sessions_tui.tools.base import ToolCall, ToolSpec

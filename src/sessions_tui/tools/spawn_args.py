@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
-from sessions_tui.engine.keys import SESSION_LABEL_MAX_LENGTH, js_trim, parse_session_label
+from sessions_tui.engine.sessions.keys import SESSION_LABEL_MAX_LENGTH, js_trim, parse_session_label
 from sessions_tui.tools.base import (
     ToolArgs,
     ToolInputError,

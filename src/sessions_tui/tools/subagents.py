@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import Field
 
-from sessions_tui.engine.announce_text import format_duration
-from sessions_tui.engine.keys import is_subagent_session_key, subagent_depth
-from sessions_tui.engine.redact_cut import Redact, redact_then_cut
-from sessions_tui.engine.run_controls import ControlFailed
-from sessions_tui.engine.subagent_control import TreeNode, is_live, kill_subtree, tree_of
+from sessions_tui.engine.redaction.cut import Redact, redact_then_cut
+from sessions_tui.engine.sessions.keys import is_subagent_session_key, subagent_depth
+from sessions_tui.engine.subagents.announce_text import format_duration
+from sessions_tui.engine.subagents.control import TreeNode, kill_subtree, tree_of
+from sessions_tui.engine.subagents.run_controls import ControlFailed, is_live
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_integer, read_string
 

@@ -62,7 +62,7 @@ from sessions_tui.engine.config.tools import (
     ToolsSubagentsConfig,
 )
 from sessions_tui.engine.config.ui import UiConfig
-from sessions_tui.engine.keys import DEFAULT_MAIN_KEY
+from sessions_tui.engine.sessions.keys import DEFAULT_MAIN_KEY
 
 __all__ = [
     "GatewayAuthConfig",

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from sessions_tui.engine.config.base import ConfigModel, FlooredInt, ModelRefField
-from sessions_tui.engine.keys import normalize_agent_id
+from sessions_tui.engine.sessions.keys import normalize_agent_id
 
 __all__ = [
     "AgentConfig",

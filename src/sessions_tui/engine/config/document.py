@@ -21,7 +21,7 @@ from sessions_tui.engine.config.rules import apply_value_rules, show_number
 from sessions_tui.engine.config.session import SessionConfig
 from sessions_tui.engine.config.tools import ToolsConfig
 from sessions_tui.engine.config.ui import UiConfig
-from sessions_tui.engine.keys import normalize_agent_id
+from sessions_tui.engine.sessions.keys import normalize_agent_id
 
 __all__ = ["Config"]
 

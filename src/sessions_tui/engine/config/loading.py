@@ -20,9 +20,9 @@ from sessions_tui.engine.config.document import Config
 from sessions_tui.engine.config.errors import ConfigError, format_validation_error
 from sessions_tui.engine.config.redaction import redaction_warnings
 from sessions_tui.engine.config.rules import json_type
-from sessions_tui.engine.files import FileTooLarge, NotRegularFile, read_regular_bytes
-from sessions_tui.engine.json_depth import MAX_JSON_DEPTH
-from sessions_tui.engine.redact import Redactor, default_redactor
+from sessions_tui.engine.inputs.files import FileTooLarge, NotRegularFile, read_regular_bytes
+from sessions_tui.engine.inputs.json_depth import MAX_JSON_DEPTH
+from sessions_tui.engine.redaction.redact import Redactor, default_redactor
 
 __all__ = ["MAX_CONFIG_BYTES", "LoadedConfig", "load_config", "parse_config"]
 

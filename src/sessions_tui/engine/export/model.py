@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from sessions_tui.engine.export.redaction import redact_entry, redact_line
-from sessions_tui.engine.redact import Redactor
-from sessions_tui.engine.redact_cut import Redact, redact_then_cut
+from sessions_tui.engine.redaction.cut import Redact, redact_then_cut
+from sessions_tui.engine.redaction.redact import Redactor
 
 ExportFormat = Literal["md", "html", "jsonl"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")

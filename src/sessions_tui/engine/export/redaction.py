@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sessions_tui.engine.redact import Redactor
+from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.store.codec import exact_dumps
 
 _KEPT_FIELDS = ("type", "id", "parentId", "timestamp")

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from sessions_tui.engine.files import check_regular
+from sessions_tui.engine.inputs.files import check_regular
 
 STORE_FILE = "openclaw-agent.sqlite"
 # The largest line the schema admits (`event_utf8_bytes BETWEEN 1 AND 4194304`).

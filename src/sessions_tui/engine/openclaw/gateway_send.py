@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sessions_tui.engine.config import GatewayRemoteConfig
-from sessions_tui.engine.secret_refs import secret_text
+from sessions_tui.engine.config.secret_refs import secret_text
 
 SLACK_S = 30.0
 """Beyond the send's own wait: the gateway's run start and its answer's way back."""

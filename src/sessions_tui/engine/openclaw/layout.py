@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sessions_tui.engine.files import kind_of
+from sessions_tui.engine.inputs.files import kind_of
 from sessions_tui.engine.openclaw.agent_db import STORE_FILE as SQLITE_STORE_FILE
 from sessions_tui.engine.openclaw.legacy import STORE_FILE as LEGACY_STORE_FILE
 from sessions_tui.engine.openclaw.source_paths import link_problem, real_root

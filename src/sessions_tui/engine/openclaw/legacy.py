@@ -17,7 +17,7 @@ from typing import Any
 
 import json5
 
-from sessions_tui.engine.files import NotRegularFile
+from sessions_tui.engine.inputs.files import NotRegularFile
 from sessions_tui.engine.openclaw.agent_db import parse_line
 from sessions_tui.engine.openclaw.mirror import Canonical, Chunk, ImportReport, SourceSession
 from sessions_tui.engine.openclaw.source_paths import LeavesSource, read_source_bytes

@@ -18,10 +18,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from sessions_tui.engine.keys import SAFE_SESSION_ID_RE, agent_id_of
 from sessions_tui.engine.openclaw.agent_db import parse_line
-from sessions_tui.engine.redact import default_redactor
-from sessions_tui.engine.redact_cut import redact_then_cut
+from sessions_tui.engine.redaction.cut import redact_then_cut
+from sessions_tui.engine.redaction.redact import default_redactor
+from sessions_tui.engine.sessions.keys import SAFE_SESSION_ID_RE, agent_id_of
 from sessions_tui.engine.store import Store, StoreDamaged, StoreError
 
 Canonical = Callable[[str, str], str]

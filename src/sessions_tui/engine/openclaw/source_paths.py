@@ -18,7 +18,7 @@ import os
 import stat
 from pathlib import Path
 
-from sessions_tui.engine.files import IsLink, read_regular_bytes
+from sessions_tui.engine.inputs.files import IsLink, read_regular_bytes
 
 
 class LeavesSource(OSError):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.session_search import TEXT_PREFIX, search_sql, text_words
+from sessions_tui.engine.search.matching import TEXT_PREFIX, search_sql, text_words
 from sessions_tui.engine.store.connection import StoreBase
 from sessions_tui.engine.store.search_plan import COVERING, KnownMatches, plan_search
 from sessions_tui.engine.store.sessions import StoredSession, row_to_session

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sessions_tui.engine.surrogates import has_surrogates, scrub_text
+from sessions_tui.engine.inputs.surrogates import has_surrogates, scrub_text
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON, always valid UTF-8: a lone surrogate is written as U+FFFD (engine/surrogates.py)."""
+    """Compact JSON, always valid UTF-8: a lone surrogate is written as U+FFFD (engine/inputs/surrogates.py)."""
     return scrub_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 

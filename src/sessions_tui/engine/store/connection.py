@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
-from sessions_tui.engine.private_files import create_file, make_dirs, tighten
 from sessions_tui.engine.store import integrity
 from sessions_tui.engine.store.browse_schema import catch_up_search, defer_search
+from sessions_tui.engine.store.private_files import create_file, make_dirs, tighten
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
 
 DEFAULT_CACHE_KIB = -2000  # SQLite's default page cache: 2 MB (negative: KiB)

@@ -17,7 +17,7 @@ SCHEMA_VERSION = 8
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
 # 7: the transcript text index (`transcript_text`, store/text_index.py) and `run_controls` (a kill or
 # steer asked of the process running a sub-agent, store/run_controls.py); 8: `send_ledger.flow_pid`
-# (the process running a send's agent-to-agent flow, engine/recovery.py)
+# (the process running a send's agent-to-agent flow, engine/runs/recovery.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sessions_tui.engine.session_search import search_phrase, search_sql
+from sessions_tui.engine.search.matching import search_phrase, search_sql
 from sessions_tui.engine.store.browse_schema import LETTER_MASK, LETTERS
 
 COVERING = "sessions INDEXED BY sessions_browse"

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine.ids import new_uuid
-from sessions_tui.engine.keys import (
+from sessions_tui.engine.inputs.surrogates import loads, scrub_json
+from sessions_tui.engine.sessions.ids import new_uuid
+from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
     MainAlias,
     agent_id_of,
@@ -26,7 +27,6 @@ from sessions_tui.engine.keys import (
 )
 from sessions_tui.engine.store.codec import dumps, str_or_none
 from sessions_tui.engine.store.connection import StoreBase, StoreError, mirror_relpath
-from sessions_tui.engine.surrogates import loads, scrub_json
 
 _DEFAULT_ALIAS = MainAlias.of()
 

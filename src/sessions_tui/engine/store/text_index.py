@@ -30,12 +30,12 @@ from functools import lru_cache
 from typing import Any
 
 from sessions_tui.engine.clock import ms_from_iso
-from sessions_tui.engine.redact import Redactor, default_redactor
-from sessions_tui.engine.session_search import fts_words
+from sessions_tui.engine.inputs.surrogates import loads, scrub_text
+from sessions_tui.engine.redaction.redact import Redactor, default_redactor
+from sessions_tui.engine.search.matching import fts_words
 from sessions_tui.engine.store import integrity
 from sessions_tui.engine.store.connection import SearchUnreadable
 from sessions_tui.engine.store.sessions import SessionsPart
-from sessions_tui.engine.surrogates import loads, scrub_text
 
 CATCH_UP_CHUNK = 4000
 """Lines indexed per transaction while catching up: short enough that other writers barely wait."""

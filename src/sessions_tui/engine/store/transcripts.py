@@ -18,8 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine import ids
 from sessions_tui.engine.clock import iso_from_ms
+from sessions_tui.engine.inputs.surrogates import loads
+from sessions_tui.engine.sessions import ids
 from sessions_tui.engine.store.codec import dumps, int_or_zero, str_or_none
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.messages import is_message_line, message_of_line
@@ -27,7 +28,6 @@ from sessions_tui.engine.store.mirror_files import MirrorWriter, write_all, writ
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.store.sessions import TranscriptTail
 from sessions_tui.engine.store.text_index import TextIndexPart, sid_terms
-from sessions_tui.engine.surrogates import loads
 
 
 @dataclass(frozen=True)

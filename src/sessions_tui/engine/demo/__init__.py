@@ -1,0 +1,1 @@
+"""The demo: its state directory's sessions and its config file."""

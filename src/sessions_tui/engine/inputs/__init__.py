@@ -1,0 +1,1 @@
+"""What comes in from outside, made safe to hold: JSON text and its depth, lone surrogates, files someone named."""

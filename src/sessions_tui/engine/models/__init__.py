@@ -1,1 +1,0 @@
-"""Model clients: the offline demo model and OpenAI-compatible chat completions."""

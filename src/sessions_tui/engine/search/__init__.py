@@ -1,0 +1,1 @@
+"""Search: what a text filter over sessions matches (the store holds the text index and its queries)."""
