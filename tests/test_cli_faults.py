@@ -480,9 +480,9 @@ def test_import_problems_show_control_characters_visibly(tmp_path):
 def test_follow_lines_show_control_characters_visibly():
     import io
 
+    from sessions_tui.cli.commands.import_openclaw import FollowPrinter
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.mirror import ImportReport
-    from sessions_tui.follow_report import FollowPrinter
 
     out, err = io.StringIO(), io.StringIO()
     printer = FollowPrinter(out, err, show_key=str)

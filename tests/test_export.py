@@ -18,8 +18,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from secret_corpus import KINDS, leaks, secret
-from sessions_tui import cli_export
 from sessions_tui.cli import main
+from sessions_tui.cli.commands import export as cli_export
 from sessions_tui.engine.export import SessionExport, default_file_name, render_html, render_markdown
 from sessions_tui.engine.redact import Redactor
 

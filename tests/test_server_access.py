@@ -15,7 +15,7 @@ import pytest
 from pydantic import SecretStr
 
 from server_support import TOKEN, local_backend
-from sessions_tui.cli_serve import ServeRefused, choose_token
+from sessions_tui.cli.commands.serve import ServeRefused, choose_token
 from sessions_tui.server.access import AuthLockout, bearer_token, http_denied
 from sessions_tui.server.app import build_app
 from sessions_tui.server.settings import ServerSettings, is_loopback_host

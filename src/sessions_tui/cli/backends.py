@@ -24,7 +24,7 @@ from sessions_tui.backend import (
     resolve_config_path,
     resolve_state_dir,
 )
-from sessions_tui.cli_parser import demo_state_dir
+from sessions_tui.cli.parser import demo_state_dir
 from sessions_tui.terminal_text import visible_line
 
 
@@ -127,7 +127,7 @@ def writes(opts: argparse.Namespace) -> bool:
 
 def face_backend(opts: argparse.Namespace) -> Backend:
     """The backend of the dashboard, `tool` and `send`: the servers of `--remote`, else the local state."""
-    from sessions_tui.cli_remote import RemoteUsageError, open_remote, remote_urls
+    from sessions_tui.cli.remote import RemoteUsageError, open_remote, remote_urls
 
     if not remote_urls(opts):
         return open_backend(opts)

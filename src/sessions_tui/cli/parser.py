@@ -16,7 +16,7 @@ from typing import Any
 
 from sessions_tui import __version__
 from sessions_tui.backend import TOOLS, ToolSpec, resolve_state_dir
-from sessions_tui.cli_options import (
+from sessions_tui.cli.options import (
     CommandParser,
     RedactingParser,
     face_options,
@@ -25,7 +25,7 @@ from sessions_tui.cli_options import (
     subcommand,
     wrapped,
 )
-from sessions_tui.cli_parser_reads import add_read_commands
+from sessions_tui.cli.parser_reads import add_read_commands
 
 DEMO_DIR_SUFFIX = "-demo"
 

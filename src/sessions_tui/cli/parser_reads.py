@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from sessions_tui.backend import SEND_STATES
-from sessions_tui.cli_options import face_options, subcommand, wrapped
+from sessions_tui.cli.options import face_options, subcommand, wrapped
 
 
 def add_read_commands(sub: Any, on_demo: str) -> None:

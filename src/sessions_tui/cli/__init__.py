@@ -33,8 +33,8 @@ from sessions_tui.backend import (
     looks_like_session_id,
     looks_like_session_key,
 )
-from sessions_tui.cli_backends import UsageError, face_backend, open_backend
-from sessions_tui.cli_parser import build_parser
+from sessions_tui.cli.backends import UsageError, face_backend, open_backend
+from sessions_tui.cli.parser import build_parser
 from sessions_tui.terminal_text import json_text, visible_line
 
 EXIT_OK = 0
@@ -148,7 +148,7 @@ def _send_message(opts: argparse.Namespace) -> str:
         return str(opts.message)  # checked to be text by _check_text_arguments
     if opts.message is not None:
         raise UsageError("send: MESSAGE and --message-file do not go together: give one")
-    from sessions_tui.send_report import MessageFileError, read_message_file
+    from sessions_tui.cli.commands.send import MessageFileError, read_message_file
 
     try:
         return read_message_file(opts.message_file)
@@ -171,7 +171,7 @@ def _send_timeout(value: float) -> int:
 
 
 async def _run_send(opts: argparse.Namespace) -> int:
-    from sessions_tui.send_report import SendReporter
+    from sessions_tui.cli.commands.send import SendReporter
 
     timeout = _send_timeout(opts.timeout)
     message = _send_message(opts)
@@ -188,7 +188,7 @@ async def _run_send(opts: argparse.Namespace) -> int:
 
 
 async def _run_sends(opts: argparse.Namespace) -> int:
-    from sessions_tui.cli_sends import SendsUsageError, run_sends
+    from sessions_tui.cli.commands.sends import SendsUsageError, run_sends
 
     backend = face_backend(opts)
     try:
@@ -200,7 +200,7 @@ async def _run_sends(opts: argparse.Namespace) -> int:
 
 
 async def _run_export(opts: argparse.Namespace) -> int:
-    from sessions_tui.cli_export import ExportUsageError, export_to
+    from sessions_tui.cli.commands.export import ExportUsageError, export_to
 
     if opts.no_redact and getattr(opts, "remote", None):  # refused before any server is asked
         raise UsageError("--no-redact: not over --remote; a server only ever sends a redacted export")
@@ -214,7 +214,7 @@ async def _run_export(opts: argparse.Namespace) -> int:
 
 
 async def _run_search(opts: argparse.Namespace) -> int:
-    from sessions_tui.cli_search import SearchUsageError, run_search
+    from sessions_tui.cli.commands.search import SearchUsageError, run_search
 
     backend = face_backend(opts)
     try:
@@ -227,7 +227,7 @@ async def _run_search(opts: argparse.Namespace) -> int:
 
 
 async def _run_explain(opts: argparse.Namespace) -> int:
-    from sessions_tui.cli_explain import ExplainUsageError, run_explain
+    from sessions_tui.cli.commands.explain import ExplainUsageError, run_explain
 
     key = opts.from_key.strip()
     if key == "current" or not (looks_like_session_key(key) or looks_like_session_id(key)):
@@ -249,7 +249,7 @@ def _run_import(opts: argparse.Namespace) -> int:
     backend = open_backend(opts)
     try:
         if opts.follow:
-            from sessions_tui.follow_report import follow_until_stopped
+            from sessions_tui.cli.commands.import_openclaw import follow_until_stopped
 
             require_agents(root)
             return EXIT_OK if asyncio.run(follow_until_stopped(backend, root, sys.stdout, sys.stderr)) else EXIT_USAGE
@@ -293,7 +293,7 @@ def _run_dashboard(opts: argparse.Namespace) -> int:
 
 
 def _run_serve(opts: argparse.Namespace) -> int:
-    from sessions_tui.cli_serve import ServeRefused, run_serve
+    from sessions_tui.cli.commands.serve import ServeRefused, run_serve
 
     backend = open_backend(opts)
     try:
