@@ -523,7 +523,7 @@ def test_json_text_escapes_controls_c1_separators_and_surrogates():
 def test_print_json_survives_lone_surrogates_on_a_utf8_stdout(monkeypatch):
     import io
 
-    from sessions_tui.cli import print_json
+    from sessions_tui.cli.commands.tool import print_json
 
     raw = io.BytesIO()
     stdout = io.TextIOWrapper(raw, encoding="utf-8", errors="strict")
