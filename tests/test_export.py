@@ -1,4 +1,4 @@
-"""`sessions-tui export` (engine/export, cli_export.py): Markdown and HTML that agent text cannot
+"""`sessions-tui export` (engine/export, cli/commands/export.py): Markdown and HTML that agent text cannot
 break out of, redaction by default in every format, `--no-redact` for the owner only, the JSONL
 round trip through `import-openclaw` (byte for byte), and the command's exit codes."""
 

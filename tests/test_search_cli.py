@@ -1,4 +1,4 @@
-"""`sessions-tui search` (cli_search.py) and `Backend.search`: text and JSON output, the requester's
+"""`sessions-tui search` (cli/commands/search.py) and `Backend.search`: text and JSON output, the requester's
 visibility, a refusal, bad input, hostile text, and the same search over a server and several."""
 
 from __future__ import annotations
