@@ -53,7 +53,7 @@ def check_arguments(opts: argparse.Namespace) -> None:
         raise UsageError(f"--remote goes with the dashboard, tool and send, not {opts.command}")
 
 
-def requester(backend: Backend, as_key: str | None, sandboxed: bool) -> Requester:
+def requester_of(backend: Backend, as_key: str | None, sandboxed: bool) -> Requester:
     """The session a command acts as: `--as` (a key or sessionId), else main."""
     if as_key is not None:
         key = as_key.strip()

@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from sessions_tui.backend import Backend, Requester, looks_like_session_id, looks_like_session_key
-from sessions_tui.cli.arguments import requester
+from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
@@ -58,7 +58,7 @@ async def _run_explain(opts: argparse.Namespace) -> int:
         raise UsageError(f"FROM: not a session key: {opts.from_key!r}")
     backend = face_backend(opts)
     try:
-        return await run_explain(backend, requester(backend, key, opts.sandboxed), opts, sys.stdout)
+        return await run_explain(backend, requester_of(backend, key, opts.sandboxed), opts, sys.stdout)
     finally:
         await backend.aclose()
 

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sessions_tui.backend import HIT_END, HIT_START, Backend, Requester, ToolInputError, marked_parts, wire_hit
-from sessions_tui.cli.arguments import requester
+from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
@@ -116,7 +116,7 @@ async def run_search(backend: Backend, requester: Requester, opts: argparse.Name
 async def _run_search(opts: argparse.Namespace) -> int:
     backend = face_backend(opts)
     try:
-        return await run_search(backend, requester(backend, opts.as_key, opts.sandboxed), opts, sys.stdout)
+        return await run_search(backend, requester_of(backend, opts.as_key, opts.sandboxed), opts, sys.stdout)
     finally:
         await backend.aclose()
 

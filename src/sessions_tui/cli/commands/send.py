@@ -32,7 +32,7 @@ from sessions_tui.backend import (
     is_send_command,
     kind_of,
 )
-from sessions_tui.cli.arguments import requester
+from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError
 from sessions_tui.terminal_text import visible
@@ -204,7 +204,7 @@ async def _run_send(opts: argparse.Namespace) -> int:
     try:
         await backend.start()
         reporter = SendReporter(backend, sys.stdout)
-        as_requester = requester(backend, opts.as_key, False)
+        as_requester = requester_of(backend, opts.as_key, False)
         code = await reporter.send(opts.key, message, timeout=timeout, requester=as_requester)
     finally:
         await backend.aclose()

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from sessions_tui.backend import NotJsonNumber, ToolInputError, UnknownToolError, loads_json
-from sessions_tui.cli.arguments import requester
+from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError
 from sessions_tui.terminal_text import json_text, visible_line
@@ -49,7 +49,7 @@ async def _run_tool(opts: argparse.Namespace) -> int:
             for problem in (await backend.import_openclaw(openclaw)).problems:
                 print(f"warning: {visible_line(problem)}", file=sys.stderr)
         await backend.start()
-        as_requester = requester(backend, opts.as_key, opts.sandboxed)
+        as_requester = requester_of(backend, opts.as_key, opts.sandboxed)
         try:
             result = await backend.call_tool(opts.name, params, as_requester)
         except (ToolInputError, UnknownToolError) as exc:
