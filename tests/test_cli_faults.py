@@ -480,9 +480,9 @@ def test_import_problems_show_control_characters_visibly(tmp_path):
 def test_follow_lines_show_control_characters_visibly():
     import io
 
+    from sessions_tui.cli.commands.import_openclaw import FollowPrinter
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.mirror import ImportReport
-    from sessions_tui.follow_report import FollowPrinter
 
     out, err = io.StringIO(), io.StringIO()
     printer = FollowPrinter(out, err, show_key=str)
@@ -523,7 +523,7 @@ def test_json_text_escapes_controls_c1_separators_and_surrogates():
 def test_print_json_survives_lone_surrogates_on_a_utf8_stdout(monkeypatch):
     import io
 
-    from sessions_tui.cli import print_json
+    from sessions_tui.cli.commands.tool import print_json
 
     raw = io.BytesIO()
     stdout = io.TextIOWrapper(raw, encoding="utf-8", errors="strict")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sessions_tui import cli
-from sessions_tui.cli_parser import tool_example, tool_summary
+from sessions_tui.cli.parser import tool_example, tool_summary
 from sessions_tui.engine.demo.state import HELPER_KEY
 from sessions_tui.tools.registry import TOOLS
 

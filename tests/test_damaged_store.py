@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from openclaw_fake import FIXTURE
-from sessions_tui.cli_search import BEHIND_ON_DAMAGED
+from sessions_tui.cli.commands.search import BEHIND_ON_DAMAGED
 from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged, integrity
 from test_cli_faults import FAST, cli, one_error_line
 

@@ -1,4 +1,4 @@
-"""`sessions-tui export` (engine/export, cli_export.py): Markdown and HTML that agent text cannot
+"""`sessions-tui export` (engine/export, cli/commands/export.py): Markdown and HTML that agent text cannot
 break out of, redaction by default in every format, `--no-redact` for the owner only, the JSONL
 round trip through `import-openclaw` (byte for byte), and the command's exit codes."""
 
@@ -18,8 +18,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from secret_corpus import KINDS, leaks, secret
-from sessions_tui import cli_export
 from sessions_tui.cli import main
+from sessions_tui.cli.commands import export as cli_export
 from sessions_tui.engine.export import SessionExport, default_file_name, render_html, render_markdown
 from sessions_tui.engine.redaction.redact import Redactor
 

@@ -3,6 +3,7 @@ checks name what must stay out of its way (the timing itself is bench/startup_be
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import subprocess
@@ -49,6 +50,27 @@ def test_a_tool_call_loads_neither_the_dashboard_nor_http_nor_openclaw(tmp_path:
     loaded = [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
     assert loaded == []
     assert "sessions_tui.tools.registry" in modules  # the call did run through the tools
+
+
+def test_a_tool_call_loads_its_own_command_alone(tmp_path: Path) -> None:
+    """The handler table loads a command's module only when it runs: a `tool` call loads no other
+    command's module, and not the HTTP server `serve` runs."""
+    modules = _tool_call(tmp_path)["modules"]
+    assert isinstance(modules, list)
+    assert [m for m in modules if m.startswith("sessions_tui.cli.commands.")] == ["sessions_tui.cli.commands.tool"]
+    serving = ("sessions_tui.server", "uvicorn", "starlette")
+    assert [m for m in modules if any(m == s or m.startswith(s + ".") for s in serving)] == []
+
+
+def test_every_command_has_a_handler_that_runs_it() -> None:
+    """Each subcommand the parser declares (and the dashboard, no command) has a module in the
+    handler table, and each of those modules has a `run`."""
+    from sessions_tui.cli import HANDLERS, handler
+    from sessions_tui.cli.parser import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(HANDLERS) == {None, *commands.choices}
+    assert all(callable(handler(command)) for command in HANDLERS)
 
 
 def test_no_config_file_builds_no_config_validator(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""`sessions-tui sends` (cli_sends.py) and the backend's `sends`: the ledger as text and as JSON,
+"""`sessions-tui sends` (cli/commands/sends.py) and the backend's `sends`: the ledger as text and as JSON,
 its filters, redaction and cutting, and a bad --session."""
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from werkzeug import Request, Response
 from sessions_tui.backend import BrowseQuery, EngineEvent, Requester
 from sessions_tui.backend.openclaw_gateway import OpenClawGatewayBackend
 from sessions_tui.backend.remote import ToolNotAvailable
-from sessions_tui.cli_remote import connect
+from sessions_tui.cli.remote import connect
 
 ANSWERS = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "answers"
 TOKEN = "peer-test-token"

@@ -1,4 +1,4 @@
-"""`sessions-tui search` (cli_search.py) and `Backend.search`: text and JSON output, the requester's
+"""`sessions-tui search` (cli/commands/search.py) and `Backend.search`: text and JSON output, the requester's
 visibility, a refusal, bad input, hostile text, and the same search over a server and several."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from server_support import TOKEN, local_backend, served
 from sessions_tui.backend import Requester
 from sessions_tui.backend.remote import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
-from sessions_tui.cli_search import snippet_line
+from sessions_tui.cli.commands.search import snippet_line
 from sessions_tui.engine.store.text_index import HIT_END, HIT_START
 from sessions_tui.tools.base import ToolInputError
 

@@ -190,9 +190,9 @@ def test_http_errors_repeat_what_was_asked_redacted(tmp_path):
 def test_following_openclaw_names_a_changed_session_redacted(tmp_path):
     import io
 
+    from sessions_tui.cli.commands.import_openclaw import FollowPrinter
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.openclaw.mirror import ImportReport
-    from sessions_tui.follow_report import FollowPrinter
 
     out = io.StringIO()
     backend = local_backend(tmp_path / "state")

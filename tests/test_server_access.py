@@ -15,7 +15,8 @@ import pytest
 from pydantic import SecretStr
 
 from server_support import TOKEN, local_backend
-from sessions_tui.cli_serve import ServeRefused, choose_token
+from sessions_tui.cli.commands.serve import choose_token
+from sessions_tui.cli.errors import UsageError
 from sessions_tui.server.access import AuthLockout, bearer_token, http_denied
 from sessions_tui.server.app import build_app
 from sessions_tui.server.settings import ServerSettings, is_loopback_host
@@ -198,7 +199,7 @@ def test_the_token_comes_from_the_flag_then_the_environment_then_the_config(tmp_
 def test_a_host_off_loopback_without_a_token_is_refused(tmp_path, monkeypatch):
     monkeypatch.delenv("SESSIONS_TUI_TOKEN", raising=False)
     backend = local_backend(tmp_path / "state")
-    with pytest.raises(ServeRefused, match="0.0.0.0 is not loopback and there is no token"):
+    with pytest.raises(UsageError, match="0.0.0.0 is not loopback and there is no token"):
         choose_token(_opts(host="0.0.0.0"), backend)
     assert not (tmp_path / "state" / "serve.token").exists()
     backend.close()

@@ -10,11 +10,15 @@ made visible.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sessions_tui.backend import Backend, looks_like_session_id, looks_like_session_key
+from sessions_tui.cli.backends import face_backend
+from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
@@ -26,25 +30,21 @@ MAX_LIMIT = 5000
 HEAD_CHARS = 80
 
 
-class SendsUsageError(Exception):
-    """A bad option of `sends` (exit 2); the message says which and why."""
-
-
 async def session_filter(backend: Backend, value: str | None) -> str | None:
     """`--session` as the ledger stores keys (canonical); a sessionId names its session's key."""
     if value is None:
         return None
     text = value.strip()
     if text == "current":
-        raise SendsUsageError("--session: 'current' names no session here; give a key")
+        raise UsageError("--session: 'current' names no session here; give a key")
     if text and looks_like_session_key(text):
         return backend.canonical(text)
     if text and looks_like_session_id(text):
         key = await backend.owner_key(text)
         if key is None:
-            raise SendsUsageError(f"--session: no session has the sessionId {value!r}")
+            raise UsageError(f"--session: no session has the sessionId {value!r}")
         return key
-    raise SendsUsageError(f"--session: not a session key or sessionId: {value!r}")
+    raise UsageError(f"--session: not a session key or sessionId: {value!r}")
 
 
 def entry_json(entry: LedgerEntry, mask: Callable[[str], str]) -> dict[str, Any]:
@@ -107,9 +107,9 @@ def entry_block(entry: LedgerEntry, backend: Backend) -> list[str]:
 
 
 async def run_sends(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
-    """Print the ledger as `opts` asks; 0, or `SendsUsageError` for a bad option."""
+    """Print the ledger as `opts` asks; 0, or `UsageError` for a bad option."""
     if not 1 <= opts.limit <= MAX_LIMIT:
-        raise SendsUsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
+        raise UsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
     session = await session_filter(backend, opts.session)
     entries = await backend.sends(session, opts.send_state, opts.limit)
     if opts.json:
@@ -125,3 +125,15 @@ async def run_sends(backend: Backend, opts: argparse.Namespace, out: TextIO) -> 
             out.write("\n")
         out.write("\n".join(entry_block(entry, backend)) + "\n")
     return 0
+
+
+async def _run_sends(opts: argparse.Namespace) -> int:
+    backend = face_backend(opts)
+    try:
+        return await run_sends(backend, opts, sys.stdout)
+    finally:
+        await backend.aclose()
+
+
+def run(opts: argparse.Namespace) -> int:
+    return asyncio.run(_run_sends(opts))

@@ -10,7 +10,9 @@ JSONL given a directory (`-o DIR/`) is written as OpenClaw's legacy layout, whic
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import sys
 from pathlib import Path
 from typing import TextIO
 
@@ -25,26 +27,23 @@ from sessions_tui.backend import (
     render_export,
     write_export,
 )
+from sessions_tui.cli.backends import face_backend
+from sessions_tui.cli.errors import EXIT_OK, UsageError
 from sessions_tui.terminal_text import json_lines_for_terminal, visible_line
 
-EXIT_OK = 0
 NO_REDACT_WARNING = (
     "warning: --no-redact: this export is NOT redacted and holds every secret of the transcript "
     "(API keys, tokens, passwords) as written; keep it private"
 )
 
 
-class ExportUsageError(Exception):
-    """A bad argument of `export` (exit 2); the message says which and why."""
-
-
 def check_key(text: str) -> str:
     """KEY as the other commands take it: a key, an alias such as main, or a sessionId."""
     key = text.strip()
     if key == "current":
-        raise ExportUsageError("KEY: 'current' names no session here; give a key")
+        raise UsageError("KEY: 'current' names no session here; give a key")
     if not key or not (looks_like_session_key(key) or looks_like_session_id(key)):
-        raise ExportUsageError(f"KEY: not a session key or sessionId: {text!r}")
+        raise UsageError(f"KEY: not a session key or sessionId: {text!r}")
     return key
 
 
@@ -75,30 +74,44 @@ def _write(opts: argparse.Namespace, export: SessionExport, out: TextIO) -> None
         return
     layout = is_layout_target(target, Path(target))
     if layout and opts.format != "jsonl":
-        raise ExportUsageError(f"-o {target}: is a directory (only --format jsonl writes a directory)")
+        raise UsageError(f"-o {target}: is a directory (only --format jsonl writes a directory)")
     try:
         written = write_export(export, opts.format, target, Path(target))
     except (OSError, LayoutError) as exc:
-        raise ExportUsageError(f"-o {target}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
+        raise UsageError(f"-o {target}: cannot write: {getattr(exc, 'strerror', None) or exc}") from None
     out.write(f"wrote {visible_line(written if layout else target)}\n")
     if layout:
         out.write(f"take it back with: sessions-tui import-openclaw {visible_line(target)}\n")
 
 
 async def export_to(backend: Backend, opts: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Export `opts.key` from an open backend as `opts` asks; `ExportUsageError` for a bad argument."""
+    """Export `opts.key` from an open backend as `opts` asks; `UsageError` for a bad argument."""
     key = check_key(opts.key)
     redact = not opts.no_redact
     if not redact and not owns_state(backend):
-        raise ExportUsageError(
+        raise UsageError(
             "--no-redact: only the owner of the local state directory may export unredacted "
             f"({visible_line(backend.location)} is not yours); leave it out for a redacted export"
         )
     export = await _exported(backend, key, redact)
     if export is None:
-        raise ExportUsageError(f"KEY: no session {key!r}")
+        raise UsageError(f"KEY: no session {key!r}")
     if not redact:
         err.write(NO_REDACT_WARNING + "\n")
         err.flush()
     _write(opts, export, out)
     return EXIT_OK
+
+
+async def _run_export(opts: argparse.Namespace) -> int:
+    if opts.no_redact and getattr(opts, "remote", None):  # refused before any server is asked
+        raise UsageError("--no-redact: not over --remote; a server only ever sends a redacted export")
+    backend = face_backend(opts)
+    try:
+        return await export_to(backend, opts, sys.stdout, sys.stderr)
+    finally:
+        await backend.aclose()
+
+
+def run(opts: argparse.Namespace) -> int:
+    return asyncio.run(_run_export(opts))

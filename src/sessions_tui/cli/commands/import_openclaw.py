@@ -1,6 +1,7 @@
-"""`sessions-tui import-openclaw DIR --follow`: the follow told as it goes, one line per change.
+"""`sessions-tui import-openclaw DIR [--follow]`: import an OpenClaw state directory (its problems on
+stderr, the files read and a summary line on stdout), or follow it, told as it goes, one line per change.
 
-The first tick is the import (its summary line, as without `--follow`); after that, each session
+With `--follow`, the first tick is the import (its summary line, as without `--follow`); after that, each session
 that changed gets a line with the time and the lines it gained. A failure is said once when it
 starts and once when it is over; problems with the data go to stderr, each once. A state database
 found damaged ends the follow: one line naming it and what to do, exit 2. Keys, paths
@@ -9,14 +10,18 @@ and problems come from the followed files, so each line is printed with its cont
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import signal
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 from sessions_tui.backend import Backend, FollowTick
+from sessions_tui.cli.backends import open_backend
+from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
 from sessions_tui.terminal_text import visible_line
 
 
@@ -80,3 +85,25 @@ async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: 
         return False
     printer.say(out, "stopped")
     return True
+
+
+def run(opts: argparse.Namespace) -> int:
+    from sessions_tui.backend import NoOpenClawState, require_agents
+
+    root = Path(opts.source).expanduser()
+    backend = open_backend(opts)
+    try:
+        if opts.follow:
+            require_agents(root)
+            return EXIT_OK if asyncio.run(follow_until_stopped(backend, root, sys.stdout, sys.stderr)) else EXIT_USAGE
+        report = asyncio.run(backend.import_openclaw(root))
+    except NoOpenClawState as exc:
+        raise UsageError(str(exc)) from exc
+    finally:
+        backend.close()
+    for problem in report.problems:
+        print(visible_line(problem), file=sys.stderr)
+    for source in report.sources:
+        print(f"read {visible_line(source)}")
+    print(report.summary)
+    return EXIT_OK

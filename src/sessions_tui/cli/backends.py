@@ -1,6 +1,6 @@
 """Which backend a command runs on: the local state directory (the everyday one, the demo's, a
-followed OpenClaw's, or `--state`) with its config, or the servers of `--remote`; and the one
-error every command refuses bad input with (`UsageError`: one line on stderr, exit 2).
+followed OpenClaw's, or `--state`) with its config, or the servers of `--remote`; what is said
+on stderr about it (config warnings, a damaged store, work left pending).
 """
 
 from __future__ import annotations
@@ -24,12 +24,19 @@ from sessions_tui.backend import (
     resolve_config_path,
     resolve_state_dir,
 )
-from sessions_tui.cli_parser import demo_state_dir
+from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import visible_line
 
+DEMO_DIR_SUFFIX = "-demo"
 
-class UsageError(Exception):
-    """Bad input on the command line: one line on stderr, exit 2."""
+
+def demo_state_dir() -> Path:
+    """Where the demo lives unless `--state` is given: beside the everyday state directory
+    (`~/.local/share/sessions-tui-demo`), so the demo never fills the one used day to day."""
+    everyday = resolve_state_dir(None)
+    if not everyday.name:  # the everyday one is a root directory: no sibling to name
+        return everyday / "sessions-tui-demo"
+    return everyday.with_name(everyday.name + DEMO_DIR_SUFFIX)
 
 
 def openclaw_root(opts: argparse.Namespace) -> Path | None:
@@ -127,15 +134,19 @@ def writes(opts: argparse.Namespace) -> bool:
 
 def face_backend(opts: argparse.Namespace) -> Backend:
     """The backend of the dashboard, `tool` and `send`: the servers of `--remote`, else the local state."""
-    from sessions_tui.cli_remote import RemoteUsageError, open_remote, remote_urls
+    from sessions_tui.cli.remote import open_remote, remote_urls
 
     if not remote_urls(opts):
         return open_backend(opts)
-    try:
-        backend = open_remote(opts)
-    except RemoteUsageError as exc:
-        raise UsageError(str(exc)) from exc
+    backend = open_remote(opts)
     opts.openclaw_root = None
     for warning in backend.config_warnings:
         print(f"warning: {visible_line(warning)}", file=sys.stderr)
     return backend
+
+
+def warn_left_pending(backend: Backend) -> None:
+    """Say on stderr what the backend left pending when it closed (deliveries still to make)."""
+    line = backend.left_pending_line()
+    if line is not None:
+        print(visible_line(line), file=sys.stderr)

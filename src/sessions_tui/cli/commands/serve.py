@@ -17,14 +17,12 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from sessions_tui.backend import LocalBackend, secret_text
+from sessions_tui.cli.backends import open_backend
+from sessions_tui.cli.errors import EXIT_OK, UsageError
+from sessions_tui.cli.options import TOKEN_ENV
 from sessions_tui.terminal_text import visible_line
 
-TOKEN_ENV = "SESSIONS_TUI_TOKEN"
 TOKEN_FILE = "serve.token"
-
-
-class ServeRefused(Exception):
-    """A setting `serve` will not run with; the message says which and why."""
 
 
 def write_token_file(path: Path) -> str:
@@ -53,7 +51,7 @@ def choose_token(opts: argparse.Namespace, backend: LocalBackend) -> tuple[str, 
         if text:
             return text, origin
     if not is_loopback_host(opts.host):
-        raise ServeRefused(
+        raise UsageError(
             f"serve: --host {opts.host} is not loopback and there is no token: give --token, ${TOKEN_ENV} "
             "or gateway.auth.token (anyone reaching the port could read every session)"
         )
@@ -70,7 +68,7 @@ async def run_serve(opts: argparse.Namespace, backend: LocalBackend) -> None:
     gateway = backend.engine.config.gateway
     port = opts.port if opts.port is not None else gateway.port if gateway.port is not None else DEFAULT_PORT
     if not 0 <= port <= 65535:
-        raise ServeRefused(f"serve: --port {port}: not a port (0–65535)")
+        raise UsageError(f"serve: --port {port}: not a port (0–65535)")
     settings = ServerSettings(
         host=opts.host,
         port=port,
@@ -96,8 +94,14 @@ async def run_serve(opts: argparse.Namespace, backend: LocalBackend) -> None:
     try:
         await serve(app, settings, on_ready=ready)
     except OSError as exc:
-        raise ServeRefused(f"serve: cannot listen on {opts.host}:{port}: {exc.strerror or exc}") from exc
+        raise UsageError(f"serve: cannot listen on {opts.host}:{port}: {exc.strerror or exc}") from exc
     finally:
         stop_following.set()
         if follow is not None:
             await asyncio.gather(follow, return_exceptions=True)
+
+
+def run(opts: argparse.Namespace) -> int:
+    backend = open_backend(opts)
+    asyncio.run(run_serve(opts, backend))
+    return EXIT_OK

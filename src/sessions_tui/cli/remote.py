@@ -13,12 +13,8 @@ import os
 from urllib.parse import urlsplit
 
 from sessions_tui.backend import Backend
-
-TOKEN_ENV = "SESSIONS_TUI_TOKEN"
-
-
-class RemoteUsageError(Exception):
-    """A --remote or --token that cannot be used; the message says which and why."""
+from sessions_tui.cli.errors import UsageError
+from sessions_tui.cli.options import TOKEN_ENV
 
 
 def remote_urls(opts: argparse.Namespace) -> list[str]:
@@ -26,16 +22,16 @@ def remote_urls(opts: argparse.Namespace) -> list[str]:
 
 
 def _checked_url(url: str) -> str:
-    """`url` trimmed, or `RemoteUsageError` saying why it is not a server's address."""
+    """`url` trimmed, or `UsageError` saying why it is not a server's address."""
     try:
         parts = urlsplit(url.strip())
         parts.port  # noqa: B018 - a port that is no number, or past 65535, raises here
     except ValueError as exc:
-        raise RemoteUsageError(f"--remote {url!r}: not a URL: {exc}") from None
+        raise UsageError(f"--remote {url!r}: not a URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RemoteUsageError(f"--remote {url!r}: not an http:// or https:// URL with a host")
+        raise UsageError(f"--remote {url!r}: not an http:// or https:// URL with a host")
     if parts.username or parts.password:
-        raise RemoteUsageError(f"--remote {parts.hostname}: give the token with --token, not in the URL")
+        raise UsageError(f"--remote {parts.hostname}: give the token with --token, not in the URL")
     return url.strip().rstrip("/")
 
 
@@ -48,7 +44,7 @@ def pair_tokens(urls: list[str], tokens: list[str] | None) -> list[str | None]:
     if len(given) == 1:
         return [given[0] for _ in urls]
     if len(given) != len(urls):
-        raise RemoteUsageError(f"--token: {len(given)} tokens for {len(urls)} --remote URLs: give one, or one each")
+        raise UsageError(f"--token: {len(given)} tokens for {len(urls)} --remote URLs: give one, or one each")
     return list(given)
 
 
@@ -56,9 +52,9 @@ def check_remote_command(opts: argparse.Namespace) -> None:
     """Refuse what does not go with --remote."""
     for flag, value in (("--state", opts.state), ("--openclaw", getattr(opts, "openclaw", None))):
         if value:
-            raise RemoteUsageError(f"--remote and {flag} do not go together: the sessions are the server's")
+            raise UsageError(f"--remote and {flag} do not go together: the sessions are the server's")
     if getattr(opts, "demo", False):
-        raise RemoteUsageError("--remote and --demo do not go together: run the demo on the server (serve --demo)")
+        raise UsageError("--remote and --demo do not go together: run the demo on the server (serve --demo)")
 
 
 def connect(url: str, token: str | None) -> Backend:
@@ -98,7 +94,7 @@ def open_remote(opts: argparse.Namespace) -> Backend:
     except RemoteError as exc:
         for backend in backends:
             backend.close()
-        raise RemoteUsageError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     if len(backends) == 1:
         return backends[0]
     from sessions_tui.backend.several import SeveralBackends

@@ -1,5 +1,5 @@
 """Options several `sessions-tui` commands share, and how a subcommand and its help are declared
-(cli_parser.py builds the command line from them; cli_parser_reads.py its reading commands)."""
+(parser.py builds the command line from them)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from sessions_tui.cli.errors import EXIT_USAGE, redacted_line
+
+TOKEN_ENV = "SESSIONS_TUI_TOKEN"
+"""The bearer token's variable: `serve`'s token, and `--remote`'s unless `--token` is given."""
+
 
 class RedactingParser(argparse.ArgumentParser):
     """A parser whose error repeats what was typed redacted (an option's value, an unknown
     argument, a mistyped command may be a pasted token), with its usage line; exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        from sessions_tui.backend import default_redactor
-        from sessions_tui.terminal_text import visible_line
-
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {visible_line(default_redactor().redact(message))}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {redacted_line(message)}\n")
 
 
 class CommandParser(RedactingParser):

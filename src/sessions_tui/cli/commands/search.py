@@ -12,11 +12,15 @@ what the search reads, it ends with one line saying it cannot read it (exit 2).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sessions_tui.backend import HIT_END, HIT_START, Backend, Requester, ToolInputError, marked_parts, wire_hit
+from sessions_tui.cli.arguments import requester_of
+from sessions_tui.cli.backends import face_backend
+from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
@@ -26,10 +30,6 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 500
 _BOLD, _PLAIN = "\x1b[1m", "\x1b[0m"
 BEHIND_ON_DAMAGED = "the search index is behind, and a damaged database is not written to: results may be incomplete"
-
-
-class SearchUsageError(Exception):
-    """A bad option of `search` (exit 2); the message says which and why."""
 
 
 def plain(snippet: str) -> str:
@@ -96,13 +96,13 @@ async def _index_first(backend: Backend) -> None:
 
 async def run_search(backend: Backend, requester: Requester, opts: argparse.Namespace, out: TextIO) -> int:
     if not 1 <= opts.limit <= MAX_LIMIT:
-        raise SearchUsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
+        raise UsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
     query = " ".join(opts.query)
     await _index_first(backend)
     try:
         outcome = await backend.search(requester, query, session=opts.session, limit=opts.limit)
     except ToolInputError as exc:
-        raise SearchUsageError(f"QUERY: {exc}") from exc
+        raise UsageError(f"QUERY: {exc}") from exc
     if opts.json:
         if outcome.refused:
             print(json_text({"status": "forbidden", "error": outcome.refused}, terminal=out.isatty()), file=out)
@@ -111,3 +111,15 @@ async def run_search(backend: Backend, requester: Requester, opts: argparse.Name
     else:
         print_outcome(outcome, out, bold=out.isatty(), damaged=backend.store_damage is not None)
     return 1 if outcome.refused else 0
+
+
+async def _run_search(opts: argparse.Namespace) -> int:
+    backend = face_backend(opts)
+    try:
+        return await run_search(backend, requester_of(backend, opts.as_key, opts.sandboxed), opts, sys.stdout)
+    finally:
+        await backend.aclose()
+
+
+def run(opts: argparse.Namespace) -> int:
+    return asyncio.run(_run_search(opts))

@@ -1,4 +1,5 @@
-"""`sessions-tui send`: a person's send, as the owner (docs/decisions.md D15), told as it happens.
+"""`sessions-tui send KEY [MESSAGE]`: a person's send, as the owner (docs/decisions.md D15), told
+as it happens.
 
 The send is `sessions_send` (same gating, same results); a standalone `/send on|off|inherit`
 is the owner's command instead. Then it follows the background work — ping-pong turns, the
@@ -9,6 +10,9 @@ so a reply carrying an escape sequence cannot retitle the terminal or write the 
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import math
 import os
 import stat
 import sys
@@ -28,6 +32,9 @@ from sessions_tui.backend import (
     is_send_command,
     kind_of,
 )
+from sessions_tui.cli.arguments import requester_of
+from sessions_tui.cli.backends import face_backend, warn_left_pending
+from sessions_tui.cli.errors import EXIT_OK, UsageError
 from sessions_tui.terminal_text import visible
 
 _DELIVERY_WORDS = {
@@ -36,26 +43,22 @@ _DELIVERY_WORDS = {
     "forbidden": "blocked by the send policy",
     "none": "no channel to post to",
 }
-EXIT_OK = 0
 EXIT_REFUSED = 1
 # The largest transcript line OpenClaw's store admits: a longer message could not be kept there.
 MESSAGE_FILE_MAX_BYTES = 4 * 1024 * 1024
 
 
-class MessageFileError(Exception):
-    """`--message-file` cannot be used; the message starts with the name given."""
-
-
 def _read_limited(handle: IO[bytes], name: str) -> bytes:
     data = handle.read(MESSAGE_FILE_MAX_BYTES + 1)
     if len(data) > MESSAGE_FILE_MAX_BYTES:
-        raise MessageFileError(f"{name}: longer than {MESSAGE_FILE_MAX_BYTES // (1024 * 1024)} MiB")
+        raise UsageError(f"--message-file {name}: longer than {MESSAGE_FILE_MAX_BYTES // (1024 * 1024)} MiB")
     return data
 
 
 def read_message_file(name: str) -> str:
     """A message too long for a command line, from a file, a pipe or stdin (`-`): strict UTF-8
-    (invalid bytes are an error, never silently replaced), one trailing newline dropped."""
+    (invalid bytes are an error, never silently replaced), one trailing newline dropped; `UsageError`
+    naming `--message-file` when it cannot be read as that."""
     if name == "-":
         data = _read_limited(sys.stdin.buffer, name)
     else:
@@ -63,15 +66,15 @@ def read_message_file(name: str) -> str:
         try:
             mode = os.stat(path).st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
-                raise MessageFileError(f"{name}: is {kind_of(mode)}, not a file or a pipe")
+                raise UsageError(f"--message-file {name}: is {kind_of(mode)}, not a file or a pipe")
             with open(path, "rb") as handle:
                 data = _read_limited(handle, name)
         except OSError as exc:
-            raise MessageFileError(f"{name}: cannot read: {exc.strerror or exc}") from None
+            raise UsageError(f"--message-file {name}: cannot read: {exc.strerror or exc}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise MessageFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+        raise UsageError(f"--message-file {name}: not UTF-8 text (byte {exc.start})") from None
     text = text.removeprefix("\ufeff")
     return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
 
@@ -167,3 +170,47 @@ class SendReporter:
         elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed"):
             detail = f" ({event.error})" if event.error else ""
             self.say(f"delivery #{event.outbox_id} {event.state}{detail}")
+
+
+def message_of(opts: argparse.Namespace) -> str:
+    """MESSAGE or `--message-file`, exactly one of them."""
+    if opts.message_file is None:
+        if opts.message is None:
+            raise UsageError("send: no message: give MESSAGE or --message-file FILE")
+        return str(opts.message)  # checked to be text by check_text_arguments
+    if opts.message is not None:
+        raise UsageError("send: MESSAGE and --message-file do not go together: give one")
+    return read_message_file(opts.message_file)
+
+
+# JavaScript's largest exact integer: the largest `timeoutSeconds` the tool takes (it clamps it).
+_MAX_TIMEOUT = 2**53 - 1
+
+
+def timeout_of(value: float) -> int:
+    """`--timeout`, as `sessions_send` takes `timeoutSeconds`: a whole number of seconds, 0 or more,
+    at most `_MAX_TIMEOUT`."""
+    if not (math.isfinite(value) and value >= 0 and value == math.floor(value)):
+        raise UsageError(f"--timeout: must be a whole number of seconds, 0 or more, not {value:g}")
+    if value > _MAX_TIMEOUT:
+        raise UsageError(f"--timeout: at most {_MAX_TIMEOUT} seconds (the largest the tool takes), not {value:g}")
+    return int(value)
+
+
+async def _run_send(opts: argparse.Namespace) -> int:
+    timeout = timeout_of(opts.timeout)
+    message = message_of(opts)
+    backend = face_backend(opts)
+    try:
+        await backend.start()
+        reporter = SendReporter(backend, sys.stdout)
+        as_requester = requester_of(backend, opts.as_key, False)
+        code = await reporter.send(opts.key, message, timeout=timeout, requester=as_requester)
+    finally:
+        await backend.aclose()
+    warn_left_pending(backend)
+    return code
+
+
+def run(opts: argparse.Namespace) -> int:
+    return asyncio.run(_run_send(opts))

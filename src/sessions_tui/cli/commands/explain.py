@@ -8,17 +8,18 @@ Text: a header line, then one line per action (`send     no   send policy rule 1
 from __future__ import annotations
 
 import argparse
+import asyncio
+import sys
 from typing import TYPE_CHECKING, TextIO
 
-from sessions_tui.backend import Backend, Requester
+from sessions_tui.backend import Backend, Requester, looks_like_session_id, looks_like_session_key
+from sessions_tui.cli.arguments import requester_of
+from sessions_tui.cli.backends import face_backend
+from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
     from sessions_tui.backend import Explanation
-
-
-class ExplainUsageError(Exception):
-    """A bad argument of `explain` (exit 2); the message says which and why."""
 
 
 def explanation_lines(explanation: Explanation, backend: Backend) -> list[str]:
@@ -37,15 +38,30 @@ def explanation_lines(explanation: Explanation, backend: Backend) -> list[str]:
 
 
 async def run_explain(backend: Backend, requester: Requester, opts: argparse.Namespace, out: TextIO) -> int:
-    """Print the explanation `opts` asks for; 0, or `ExplainUsageError` for bad input."""
+    """Print the explanation `opts` asks for; 0, or `UsageError` for bad input."""
     from sessions_tui.backend import ToolInputError
 
     try:
         explanation = await backend.explain(requester, opts.target, opts.agent)
     except ToolInputError as exc:
-        raise ExplainUsageError(str(exc)) from exc
+        raise UsageError(str(exc)) from exc
     if opts.json:
         out.write(json_text(explanation.model_dump(mode="json"), terminal=out.isatty()) + "\n")
     else:
         out.write("\n".join(explanation_lines(explanation, backend)) + "\n")
     return 0
+
+
+async def _run_explain(opts: argparse.Namespace) -> int:
+    key = opts.from_key.strip()
+    if key == "current" or not (looks_like_session_key(key) or looks_like_session_id(key)):
+        raise UsageError(f"FROM: not a session key: {opts.from_key!r}")
+    backend = face_backend(opts)
+    try:
+        return await run_explain(backend, requester_of(backend, key, opts.sandboxed), opts, sys.stdout)
+    finally:
+        await backend.aclose()
+
+
+def run(opts: argparse.Namespace) -> int:
+    return asyncio.run(_run_explain(opts))

@@ -1,0 +1,59 @@
+"""The `sessions-tui` command: `main`, and the table of which module runs each subcommand (the
+dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `demo`, `import-openclaw`,
+`serve`); their options and help texts are in `parser.py`, each command in `commands/<name>.py`.
+
+Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
+line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
+directory that cannot be used (`errors.py`). Everything printed that sessions-tui did not write
+itself (agent text, keys, paths, problems) has its control characters made visible; JSON escapes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+from collections.abc import Callable, Sequence
+
+from sessions_tui.cli.arguments import check_arguments
+from sessions_tui.cli.errors import run_reporting
+from sessions_tui.cli.parser import build_parser
+
+Handler = Callable[[argparse.Namespace], int]
+"""A command's `run`: it takes the parsed arguments and returns the exit status."""
+
+COMMANDS_PACKAGE = "sessions_tui.cli.commands"
+HANDLERS: dict[str | None, str] = {
+    None: "dashboard",
+    "tool": "tool",
+    "send": "send",
+    "sends": "sends",
+    "explain": "explain",
+    "search": "search",
+    "export": "export",
+    "demo": "demo",
+    "import-openclaw": "import_openclaw",
+    "serve": "serve",
+}
+"""Each command (None: no command, the dashboard) to its module under `commands/`, whose `run`
+runs it. A module is loaded only when its command is the one given: a `tool` call loads neither the
+dashboard, nor the server, nor any other command."""
+
+
+def handler(command: str | None) -> Handler:
+    """The `run` of `command`'s module, loaded now."""
+    run: Handler = importlib.import_module(f"{COMMANDS_PACKAGE}.{HANDLERS[command]}").run
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    # pydantic looks for plugins in every installed package's metadata when it builds its first
+    # validator; sessions-tui uses none, and the scan is a good part of a `tool` call's start.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    opts = build_parser().parse_args(argv)
+
+    def command() -> int:
+        check_arguments(opts)
+        return handler(opts.command)(opts)
+
+    return run_reporting(command, opts)
