@@ -13,8 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from textual import events, work
 from textual.app import App
@@ -36,17 +36,10 @@ from sessions_tui.ui.collector import Collector
 from sessions_tui.ui.damage import SaysStoreDamage
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged, StoreDamageFound
 from sessions_tui.ui.paths import home_relative
-from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
 from sessions_tui.ui.theme import THEME
-from sessions_tui.ui.widgets.composer import Composer
-from sessions_tui.ui.widgets.header import StatusHeader
-from sessions_tui.ui.widgets.session_table import SessionTable
-from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
-from sessions_tui.ui.widgets.transcript import TranscriptPane
 
-SORT = Binding.Group("sort", compact=False)
 STORE_POLL_SECONDS = 0.25
 SWEEP_SECONDS = 60.0
 COLLECT_TICK_SECONDS = 1.0  # how often a quiet moment for a full garbage collection is looked for
@@ -69,67 +62,9 @@ class SessionsApp(SaysStoreDamage):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
     COMMANDS = App.COMMANDS | {DashboardCommands}
-    BINDINGS = [  # the footer shows them in this order (widgets/footer.py: which ones fit)
-        Binding("slash", "filter", "filter", id="filter", tooltip="filter sessions by key, label, channel…"),
-        Binding(
-            "less_than_sign", "sort_prev", "sort ←", id="sort_prev", group=SORT, tooltip="sort by the previous column"
-        ),
-        Binding(
-            "greater_than_sign", "sort_next", "sort →", id="sort_next", group=SORT, tooltip="sort by the next column"
-        ),
-        Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="reverse the sort"),
-        Binding("escape", "step_back", "back", id="back", tooltip="back"),  # the footer: in a field only
-        Binding(
-            "enter", "open", "open", show=True, id="open", tooltip="write to the highlighted session (the composer)"
-        ),
-        Binding(
-            "t", "toggle_tools", "tools", id="tools", tooltip="show or hide tool calls and results in the transcript"
-        ),
-        Binding(
-            "m",
-            "older",
-            "older messages",
-            show=False,
-            id="older",
-            tooltip="older messages in the transcript (200 more)",
-        ),
+    # App-wide keys only, after the main screen's (screens/main_keys.py) in the footer, help and palette.
+    BINDINGS = [
         Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane", tooltip="next pane"),
-        Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="open or close the spawn panel"),
-        Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
-        Binding("l", "sends", "sends", id="sends", tooltip="the send ledger: every sessions_send of the open session"),
-        Binding("w", "why", "why", id="why", tooltip="why: may the acting-as session list, read, send to, spawn here"),
-        Binding(
-            "g,ctrl+f", "search", "search", id="search", tooltip="search the transcripts the acting-as session may read"
-        ),
-        Binding("E", "export", "export", show=False, id="export", tooltip="export the open session (redacted)"),
-        Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
-        Binding(
-            "r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"
-        ),
-        Binding(
-            "ctrl+s,ctrl+j",
-            "send",
-            "send",
-            id="send",
-            priority=True,
-            tooltip="send the message (in the spawn form: spawn)",
-        ),
-        Binding(
-            "left_square_bracket",
-            "prev_page",
-            "page up",
-            show=False,
-            id="prev_page",
-            tooltip="previous page of sessions (100 a page)",
-        ),
-        Binding(
-            "right_square_bracket",
-            "next_page",
-            "page down",
-            show=False,
-            id="next_page",
-            tooltip="next page of sessions",
-        ),
         Binding("question_mark", "help", "help", id="help", tooltip="help: every key"),
         Binding("q", "quit", "quit", id="quit", tooltip="quit"),
     ]
@@ -159,12 +94,12 @@ class SessionsApp(SaysStoreDamage):
         self.backend = backend
         self.requester_key = backend.canonical(acting_as)
         self.sandboxed = sandboxed or backend.is_sandboxed(self.requester_key)
-        self.paused = False
         self.watch_store = watch_store
         self._data_version = 0
         self.collector = Collector()
         self._polling = False  # a check of the store is under way (one at a time, never cancelled)
-        self._unsubscribe: Any = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._main: MainScreen | None = None
 
     # -- identity -------------------------------------------------------------------------------
 
@@ -172,10 +107,10 @@ class SessionsApp(SaysStoreDamage):
         """Who the tools run as now: the acting-as session and its sandbox flag."""
         return Requester(key=self.requester_key, sandboxed=self.sandboxed)
 
-    def requester_name(self) -> str:
-        """Who the tools run as, named from the default agent's point of view: another agent's
-        main shows as `agent:research:main`, never as a bare `main` that reads as agent main's."""
-        return self.backend.display(self.requester_key)
+    def act_as(self, key: str, sandboxed: bool) -> None:
+        """Run the tools as `key` from now on (the act-as picker's choice), sandboxed or not."""
+        self.requester_key = self.backend.canonical(key)
+        self.sandboxed = sandboxed
 
     def display_key(self, key: str) -> str:
         """A key as the viewer names it, redacted (a key may hold a secret; a view may cut it)."""
@@ -220,7 +155,8 @@ class SessionsApp(SaysStoreDamage):
         if self.watch_store:
             self.set_interval(STORE_POLL_SECONDS, self._poll_store)
         self.set_interval(SWEEP_SECONDS, self._sweep)
-        await self.push_screen(MainScreen(self.backend, self.requester, self.display_key))
+        self._main = MainScreen(self.backend, self)
+        await self.push_screen(self._main)
         for warning in self.config_warnings:
             log.warning("config: %s", warning)
             self.log.warning("config:", warning)
@@ -275,9 +211,8 @@ class SessionsApp(SaysStoreDamage):
             )
 
     def _on_engine_event(self, event: EngineEvent) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                screen.post_message(EngineEventMessage(event))
+        if self._main is not None:
+            self._main.post_message(EngineEventMessage(event))
 
     def _poll_store(self) -> None:
         if not self._polling:  # the last check still waits for the store: this tick is skipped
@@ -297,124 +232,18 @@ class SessionsApp(SaysStoreDamage):
             self.post_message(StoreDamageFound(damage, refused=False))
         if version != self._data_version:
             self._data_version = version
-            for screen in self.screen_stack:
-                if isinstance(screen, MainScreen):
-                    screen.post_message(StoreChanged())
+            if self._main is not None:
+                self._main.post_message(StoreChanged())
 
     @property
     def main_screen(self) -> MainScreen:
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                return screen
-        raise LookupError("main screen not mounted")
+        """The dashboard's screen (under the views it opens), once mounted."""
+        if self._main is None:
+            raise LookupError("main screen not mounted")
+        return self._main
 
-    # -- actions --------------------------------------------------------------------------------
-
-    def action_filter(self) -> None:
-        self.main_screen.query_one("#filter").focus()
-
-    def action_step_back(self) -> None:
-        """esc (binding id `back`; Textual's own `action_back` is another thing)."""
-        self.main_screen.back()
-
-    def action_open(self) -> None:
-        table = self.main_screen.query_one(SessionTable)
-        if self.focused is table:
-            table.action_select_cursor()
-
-    def action_toggle_tools(self) -> None:
-        self.main_screen.toggle_tools()
-
-    def action_older(self) -> None:
-        if not self.main_screen.query_one(TranscriptPane).load_older():
-            self.notify("The whole history is shown.", timeout=2)
-
-    def action_toggle_spawn(self) -> None:
-        self.main_screen.toggle_spawn()
-
-    def action_toggle_pause(self) -> None:
-        self.paused = not self.paused
-        screen = self.main_screen
-        screen.query_one(StatusHeader).paused = self.paused
-        if not self.paused:
-            screen.resume()
-
-    def action_refresh(self) -> None:
-        screen = self.main_screen
-        screen.reload_table()
-        screen.query_one(TranscriptPane).reload()
-        screen.query_one(SpawnPanel).refresh_runs()
-
-    def action_send(self) -> None:
-        if self.screen is self.main_screen:
-            self.main_screen.send()
-
-    def action_sort_prev(self) -> None:
-        self.main_screen.sort_step(-1)
-
-    def action_sort_next(self) -> None:
-        self.main_screen.sort_step(1)
-
-    def action_sort_reverse(self) -> None:
-        self.main_screen.reverse_sort()
-
-    def action_prev_page(self) -> None:
-        self.main_screen.page(-1)
-
-    def action_next_page(self) -> None:
-        self.main_screen.page(1)
+    # -- app-wide keys ------------------------------------------------------------------------
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(binding_table(self)))
-
-    def action_sends(self) -> None:
-        """The Sends view of the open session, on the composer's last send when it has one."""
-        from sessions_tui.ui.screens.sends import SendsScreen
-
-        if not isinstance(self.screen, MainScreen):
-            return
-        key = self.main_screen.query_one(TranscriptPane).key
-        run_id = self.main_screen.query_one(Composer).run_id
-        self.push_screen(SendsScreen(self.backend, self.display_key, session=key, run_id=run_id))
-
-    def action_why(self) -> None:
-        from sessions_tui.ui.screens.explain import open_why
-
-        open_why(self)
-
-    def action_search(self) -> None:
-        from sessions_tui.ui.screens.search import open_search
-
-        open_search(self)
-
-    def action_export(self) -> None:
-        from sessions_tui.ui.screens.export import open_export
-
-        open_export(self)
-
-    def on_composer_refused(self, event: Composer.Refused) -> None:
-        self._why_refused(event.key)
-
-    @work(group="why", thread=True, exit_on_error=False)
-    async def _why_refused(self, key: str) -> None:
-        """After a refusal: the send verdict's deciding rule, as a toast (`w` shows it all)."""
-        from sessions_tui.ui.screens.explain import refusing_verdict
-
-        verdict = await refusing_verdict(self.backend, self.requester(), key, None, "send")
-        if verdict is not None:
-            self.notify(f"{verdict.why}  (w: the whole answer)", title="Why refused", severity="warning", markup=False)
-
-    def action_acting_as(self) -> None:
-        def chosen(result: tuple[str, bool] | None) -> None:
-            if result is None:
-                return
-            key, sandboxed = result
-            self.requester_key = self.backend.canonical(key)
-            self.sandboxed = sandboxed
-            self.main_screen.requester_changed()
-            self.notify(
-                f"Acting as {self.requester_name()}" + (" (sandboxed)" if sandboxed else ""), timeout=3, markup=False
-            )
-
-        self.push_screen(ActingAsScreen(self.backend, self.requester_key, self.sandboxed), chosen)
+            self.push_screen(HelpScreen(binding_table(self, self.main_screen)))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -162,7 +160,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
     @on(Input.Submitted, "#acting-filter")
     @on(OptionList.OptionSelected)
     @on(Button.Pressed, "#acting-use")
-    def _use(self, event: Any) -> None:
+    def _use(self, event: Input.Submitted | OptionList.OptionSelected | Button.Pressed) -> None:
         options = self.query_one("#acting-options", OptionList)
         if options.highlighted is not None:  # what is highlighted now, whatever messages are queued
             self.choice = options.get_option_at_index(options.highlighted).id or self.choice

@@ -1,9 +1,10 @@
-"""Why (`w`, and after every refusal): may the acting-as requester list, read, send to and spawn
+"""Why (`w`): may the acting-as requester list, read, send to and spawn
 under the selected session, and which rule decides each — from the tools' own checks."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -18,26 +19,12 @@ from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInp
 from sessions_tui.ui.text import literal, span
 
 if TYPE_CHECKING:
-    from sessions_tui.backend import Explanation, Verdict
-    from sessions_tui.ui.app import SessionsApp
+    from sessions_tui.backend import Explanation
 
 ACTIONS = {"list": "list", "history": "read", "send": "send", "spawn": "spawn"}
 
 
-async def refusing_verdict(
-    backend: Backend, requester: Requester, target: str, agent: str | None, action: Literal["send", "spawn"]
-) -> Verdict | None:
-    """After a refusal: the verdict on `action` that refuses it, for a "Why refused" toast (None
-    when the backend cannot explain, or the action is allowed by now)."""
-    try:
-        found = await backend.explain(requester, target, agent)
-    except (ToolInputError, BackendUnavailable):
-        return None
-    verdict = found.verdict(action)
-    return None if verdict.allowed else verdict
-
-
-def explanation_text(explanation: Explanation, display: Any) -> Text:
+def explanation_text(explanation: Explanation, display: Callable[[str], str]) -> Text:
     """One line per action: yes/no, then the deciding rule in words."""
     text = Text()
     who = display(explanation.requester) + (" (sandboxed)" if explanation.sandboxed else "")
@@ -61,7 +48,7 @@ class ExplainScreen(ModalScreen[None]):
             super().__init__()
             self.text = text
 
-    def __init__(self, backend: Backend, requester: Requester, target: str, display: Any) -> None:
+    def __init__(self, backend: Backend, requester: Requester, target: str, display: Callable[[str], str]) -> None:
         super().__init__()
         self.backend, self.requester, self.target, self.display_key = backend, requester, target, display
 
@@ -88,12 +75,3 @@ class ExplainScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def open_why(app: SessionsApp) -> None:
-    """`w`: the explanation for the acting-as requester and the open session."""
-    from sessions_tui.ui.widgets.transcript import open_session_key
-
-    key = open_session_key(app, "why is asked of the open session")
-    if key:
-        app.push_screen(ExplainScreen(app.backend, app.requester(), key, app.display_key))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -31,9 +30,6 @@ from sessions_tui.backend import (
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.field import Field
-
-if TYPE_CHECKING:
-    from sessions_tui.ui.app import SessionsApp
 
 CHOICES: list[tuple[ExportFormat, str]] = [
     ("md", "Markdown"),
@@ -122,12 +118,3 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def open_export(app: SessionsApp) -> None:
-    """`E`: the export box for the session open in the transcript."""
-    from sessions_tui.ui.widgets.transcript import open_session_key
-
-    key = open_session_key(app, "export writes the open session")
-    if key:
-        app.push_screen(ExportScreen(app.backend, key, app.display_key(key)))

@@ -1,4 +1,5 @@
-"""Help (`?`) and the command palette's own commands (`ctrl+p`): both from the app's bindings.
+"""Help (`?`) and the command palette's own commands (`ctrl+p`): both from the bindings of the
+main screen (screens/main_keys.py) and the app.
 
 Every key shown is read from the bindings with the config's keymap applied, so a remapped key
 shows as remapped in help, the palette and the footer alike. Help adds what bindings cannot say:
@@ -10,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -88,6 +90,7 @@ GROUPS: list[tuple[str, list[Entry]]] = [
     ),
     ("App", ["acting_as", "pause", "refresh", "help", ("^p", "command palette: every command by name"), "quit"]),
 ]
+AppResult = TypeVar("AppResult")
 PALETTE_SKIP = {"back", "focus_next_pane"}  # keys that mean nothing from the palette
 
 
@@ -96,18 +99,24 @@ class BoundKey:
     keys: str  # as shown, e.g. "^s / ^j"
     description: str  # what it does, e.g. "send the message"
     action: str
+    owner: DOMNode  # where the action runs: the screen or the app
 
 
-def binding_table(app: Any) -> dict[str, BoundKey]:
-    """The app's bindings by id, with the keys in force (after the config's keymap)."""
-    keymap = getattr(app, "_keymap", {}) or {}  # Textual keeps the keymap only there
+def binding_table(app: App[AppResult], screen: DOMNode | None) -> dict[str, BoundKey]:
+    """The bindings of `screen` (its own) and the app by id, in that order, with the keys in force
+    (after the config's keymap)."""
+    keymap: dict[str, str] = getattr(app, "_keymap", {}) or {}  # Textual keeps the keymap only there
     out: dict[str, BoundKey] = {}
-    for binding in app.BINDINGS:
-        if not isinstance(binding, Binding) or not binding.id or binding.id in out:
-            continue
-        keys = keymap.get(binding.id, binding.key)
-        shown = " / ".join(app.get_key_display(Binding(k.strip(), binding.action)) for k in keys.split(","))
-        out[binding.id] = BoundKey(shown, binding.tooltip or binding.description, binding.action)
+    owned: list[tuple[DOMNode, list[BindingType]]] = [(app, app.BINDINGS)]
+    if screen is not None:
+        owned.insert(0, (screen, screen.BINDINGS))
+    for owner, bindings in owned:
+        for binding in bindings:
+            if not isinstance(binding, Binding) or not binding.id or binding.id in out:
+                continue
+            keys = keymap.get(binding.id, binding.key)
+            shown = " / ".join(app.get_key_display(Binding(k.strip(), binding.action)) for k in keys.split(","))
+            out[binding.id] = BoundKey(shown, binding.tooltip or binding.description, binding.action, owner)
     return out
 
 
@@ -144,34 +153,35 @@ class HelpScreen(ModalScreen[None]):
 
 
 class DashboardCommands(Provider):
-    """The command palette (ctrl+p): the dashboard's commands by name, each with its key."""
+    """The command palette (ctrl+p): the commands of the screen it is opened on and the app's, by
+    name, each with its key."""
 
-    def _commands(self) -> list[tuple[str, str, str]]:
-        """(title, keys, action) of each command, keys as in force."""
+    def _commands(self) -> list[tuple[str, BoundKey]]:
+        """(title, the binding) of each command, keys as in force."""
         out = []
-        for binding_id, bound in binding_table(self.app).items():
+        for binding_id, bound in binding_table(self.app, self.screen).items():
             if binding_id not in PALETTE_SKIP:
-                out.append((bound.description[:1].upper() + bound.description[1:], bound.keys, bound.action))
+                out.append((bound.description[:1].upper() + bound.description[1:], bound))
         return out
 
     async def discover(self) -> Hits:
-        for title, keys, action in self._commands():
-            yield DiscoveryHit(Content.assemble(title, ("  " + keys, "dim")), self._runner(action), text=title)
+        for title, bound in self._commands():
+            yield DiscoveryHit(Content.assemble(title, ("  " + bound.keys, "dim")), self._runner(bound), text=title)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, keys, action in self._commands():
+        for title, bound in self._commands():
             score = matcher.match(title)
             if score > 0:
                 yield Hit(
                     score,
-                    Content.assemble(matcher.highlight(title), ("  " + keys, "dim")),
-                    self._runner(action),
+                    Content.assemble(matcher.highlight(title), ("  " + bound.keys, "dim")),
+                    self._runner(bound),
                     text=title,
                 )
 
-    def _runner(self, action: str) -> Callable[[], Coroutine[Any, Any, None]]:
+    def _runner(self, bound: BoundKey) -> Callable[[], Coroutine[Any, Any, None]]:
         async def run() -> None:
-            await self.app.run_action(action)
+            await self.app.run_action(bound.action, bound.owner)
 
         return run

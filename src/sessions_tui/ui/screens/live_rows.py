@@ -73,6 +73,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self.page_offset = 0
         self.total = 0
         self.pending_keys: set[str] = set()
+        self.paused = False  # live updates held (`p`): what changed meanwhile is read on resume
         self.stale = False
         self.generation = 0  # of the page asked for last: older pages and counts are dropped
         # Keyset paging: the page shown was read after / before the rows `_from` names (none: the first
@@ -98,7 +99,6 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
     # -- engine events --------------------------------------------------------------------------
 
     def on_engine_event_message(self, message: EngineEventMessage) -> None:
-        app: Any = self.app
         event = message.event
         if isinstance(event, FollowStatus):
             self._follow_status(event)
@@ -106,7 +106,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self.query_one(Composer).on_engine_event(event)
         self._spawn_panel_event(event)
         shown = self._shown_stream(event)
-        if app.paused:
+        if self.paused:
             self.stale = True
             return
         pane = self.query_one(TranscriptPane)
@@ -125,10 +125,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         kept whole meanwhile, redacted only for the run the open transcript shows."""
         if self._streamed is None:
             return event.delta if isinstance(event, RunStreamed) else ""
-        app: Any = self.app
         shown = (
             isinstance(event, RunStreamed)
-            and not app.paused
+            and not self.paused
             and event.session_key == self.query_one(TranscriptPane).key
         )
         return self._streamed.observe(event, shown=shown)
@@ -233,8 +232,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
 
     def on_store_changed(self, _: StoreChanged) -> None:
         """Another process wrote: refresh the page (as row diffs) and the open transcript."""
-        app: Any = self.app
-        if app.paused:
+        if self.paused:
             self.stale = True
             return
         self._refresh_page_as_diff()

@@ -1,21 +1,34 @@
-"""The main screen: filters and the session table, the transcript or spawn panel, the composer."""
+"""The main screen: filters and the session table, the transcript or spawn panel, the composer,
+and the keys that act on them (the app keeps the app-wide ones: help, quit, the next pane).
+
+The views it opens (Sends, Why, Search, Export, act as, Steer) are pushed from here, on its keys or
+on a widget's message: widgets never open a screen.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
-from sessions_tui.backend import Backend, BrowsePage, Requester
+from sessions_tui.backend import Backend, BrowsePage, SearchHit
+from sessions_tui.ui.dashboard import Dashboard
+from sessions_tui.ui.refusals import refusing_verdict
+from sessions_tui.ui.screens.acting_as import ActingAsScreen
+from sessions_tui.ui.screens.explain import ExplainScreen
+from sessions_tui.ui.screens.export import ExportScreen
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
+from sessions_tui.ui.screens.main_keys import MAIN_KEYS
+from sessions_tui.ui.screens.search import SearchScreen
+from sessions_tui.ui.screens.sends import SendsScreen
+from sessions_tui.ui.screens.steer import SteerScreen
 from sessions_tui.ui.screens.table_count import TableCounted
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
@@ -35,7 +48,7 @@ OPEN_AFTER_TYPING_SECONDS = 0.4
 class MainScreen(LiveRows):
     """Everything the dashboard shows at once; engine events arrive here as messages."""
 
-    BINDINGS = [Binding("down", "leave_filter", show=False)]
+    BINDINGS = MAIN_KEYS
 
     class PageLoaded(Message):
         def __init__(self, page: BrowsePage, generation: int, store_empty: bool = False) -> None:
@@ -44,12 +57,14 @@ class MainScreen(LiveRows):
             self.generation = generation
             self.store_empty = store_empty  # no session at all in the state directory
 
-    def __init__(self, backend: Backend, requester: Callable[[], Requester], display_key: Callable[[str], str]) -> None:
-        """`requester` says who the tools run as at the moment of each call (acting as changes it)."""
-        super().__init__(backend, requester)
-        self.display_key = display_key
+    def __init__(self, backend: Backend, dashboard: Dashboard) -> None:
+        """`dashboard` (the app) says who the tools run as at the moment of each call (acting as
+        changes it) and names keys."""
+        super().__init__(backend, dashboard.requester)
+        self.dashboard = dashboard
+        self.display_key = dashboard.display_key
         self.pages_loaded = 0  # how many pages the table has shown (benchmarks wait on it)
-        self._open_timer: Any = None
+        self._open_timer: Timer | None = None
         self._page_shown_at = 0.0
         self._typed_at = 0.0
         self._reopen = False  # open the cursor's session after the next page even if already open
@@ -88,22 +103,41 @@ class MainScreen(LiveRows):
 
     def requester_changed(self, reload: bool = True) -> None:
         """Acting as someone else: the table, transcript and composer show what they would."""
-        app: Any = self.app
         header = self.query_one(StatusHeader)
-        header.acting_as = app.requester_name()
-        header.sandboxed = app.sandboxed
-        self.query_one(SpawnPanel).configure(app.requester_key)
+        header.acting_as = self.requester_name()
+        header.sandboxed = self.dashboard.sandboxed
+        self.query_one(SpawnPanel).configure(self.dashboard.requester_key)
         if reload:
             self.query_one(Composer).clear_results()  # the last send was another requester's
             self._reopen = True  # the same session may now be named differently, or be gone
             self.reload_table()
 
+    def requester_name(self) -> str:
+        """Who the tools run as, named from the default agent's point of view: another agent's
+        main shows as `agent:research:main`, never as a bare `main` that reads as agent main's."""
+        return self.backend.display(self.dashboard.requester_key)
+
+    def action_acting_as(self) -> None:
+        """`a`: act as another session, sandboxed or not, chosen in the picker."""
+
+        def chosen(result: tuple[str, bool] | None) -> None:
+            if result is None:
+                return
+            key, sandboxed = result
+            self.dashboard.act_as(key, sandboxed)
+            self.requester_changed()
+            self.app.notify(
+                f"Acting as {self.requester_name()}" + (" (sandboxed)" if sandboxed else ""), timeout=3, markup=False
+            )
+
+        dashboard = self.dashboard
+        self.app.push_screen(ActingAsScreen(self.backend, dashboard.requester_key, dashboard.sandboxed), chosen)
+
     # -- table ----------------------------------------------------------------------------------
 
     def reload_table(self) -> None:
         """Read the shown page again (the first one after a filter or sort change), then count."""
-        app: Any = self.app
-        app.collector.active()  # a page is on its way: no full collection until it is shown
+        self.dashboard.collector.active()  # a page is on its way: no full collection until it is shown
         self.generation += 1
         self._from = self._from if self.page_offset else (None, None)
         self._load_page(self.generation, self.page_offset, *self._from)
@@ -120,8 +154,7 @@ class MainScreen(LiveRows):
         return not page.rows and not page.offset and await self.backend.state_is_empty()
 
     def on_main_screen_page_loaded(self, event: PageLoaded) -> None:
-        app: Any = self.app
-        app.collector.active()  # nor while it is painted
+        self.dashboard.collector.active()  # nor while it is painted
         if event.generation != self.generation:
             return
         table = self.query_one(SessionTable)
@@ -181,8 +214,7 @@ class MainScreen(LiveRows):
             return "no sessions yet — sessions-tui --demo starts with the demo's sessions" + (
                 " (an empty state directory only); sessions appear here as they are created" if long else ""
             )
-        app: Any = self.app
-        return f"no sessions visible to {app.requester_name()}" + (" — a: act as another session" if long else "")
+        return f"no sessions visible to {self.requester_name()}" + (" — a: act as another session" if long else "")
 
     @on(FilterBar.Changed)
     def _filters(self, event: FilterBar.Changed) -> None:
@@ -216,13 +248,19 @@ class MainScreen(LiveRows):
         else:
             self.set_sort(event.order_by, event.order_by in NEWEST_FIRST)
 
+    def action_sort_prev(self) -> None:
+        self.sort_step(-1)
+
+    def action_sort_next(self) -> None:
+        self.sort_step(1)
+
     def sort_step(self, step: int) -> None:
         """`<` / `>`: sort by the previous / next column, in its natural direction."""
         index = SORTS.index(self.query_state.order_by) if self.query_state.order_by in SORTS else 0
         order_by = SORTS[(index + step) % len(SORTS)]
         self.set_sort(order_by, order_by in NEWEST_FIRST)
 
-    def reverse_sort(self) -> None:
+    def action_sort_reverse(self) -> None:
         self.set_sort(self.query_state.order_by, not self.query_state.descending)
 
     def set_sort(self, order_by: str, descending: bool) -> None:
@@ -230,6 +268,12 @@ class MainScreen(LiveRows):
         self.query_one(TableHeader).show_sort(order_by, descending)
         self.page_offset = 0
         self.reload_table()
+
+    def action_prev_page(self) -> None:
+        self.page(-1)
+
+    def action_next_page(self) -> None:
+        self.page(1)
 
     def page(self, step: int) -> None:
         """`[` / `]`: the page just after the shown one's last row (once counted: not past the end)
@@ -243,8 +287,7 @@ class MainScreen(LiveRows):
         self.reload_table()
 
     def _tick_times(self) -> None:
-        app: Any = self.app
-        if not app.paused:
+        if not self.paused:
             self.query_one(SessionTable).refresh_times(self.backend.now())
 
     # -- selection ------------------------------------------------------------------------------
@@ -310,7 +353,7 @@ class MainScreen(LiveRows):
         """A run chosen in the spawn panel: its child's transcript, with the cursor on its row."""
         event.stop()
         if self.query_one(ContentSwitcher).current == "spawn":
-            self.toggle_spawn()
+            self.action_toggle_spawn()
         self.show_session(event.session_key)
 
     def show_session(self, key: str, at_message: int | None = None, at_entry: str | None = None) -> None:
@@ -322,10 +365,9 @@ class MainScreen(LiveRows):
             table.move_cursor(row=table.get_row_index(key), animate=False)
             self._sync_to_cursor()
         else:
-            app: Any = self.app
             self._open(key)
-            app.notify(
-                f"{app.display_key(key)} is not in the table (filters or page); its transcript is shown.",
+            self.app.notify(
+                f"{self.display_key(key)} is not in the table (filters or page); its transcript is shown.",
                 timeout=5,
                 markup=False,
             )
@@ -333,20 +375,27 @@ class MainScreen(LiveRows):
             self.query_one(TranscriptPane).reveal(at_message, at_entry)
 
     def _open(self, key: str | None) -> None:
-        app: Any = self.app
         if key is None:  # an empty table: nothing open, nothing to send to, and why
             self.query_one(TranscriptPane).open(None, self.empty_note(long=True))
             self.query_one(Composer).set_target(None, "")
             return
         row = self.query_one(SessionTable).rows_by_key.get(key or "")
-        shown = row["key"] if row else app.display_key(key or "")
+        shown = row["key"] if row else self.display_key(key or "")
         pane = self.query_one(TranscriptPane)
         pane.open(key, shown)
         self.query_one(Composer).set_target(key, shown)
 
-    # -- actions the app forwards ---------------------------------------------------------------
+    # -- the keys -------------------------------------------------------------------------------
 
-    def toggle_spawn(self) -> None:
+    def action_filter(self) -> None:
+        self.query_one("#filter").focus()
+
+    def action_open(self) -> None:
+        table = self.query_one(SessionTable)
+        if self.focused is table:
+            table.action_select_cursor()
+
+    def action_toggle_spawn(self) -> None:
         switcher = self.query_one(ContentSwitcher)
         switcher.current = "spawn" if switcher.current == "transcript" else "transcript"
         if switcher.current == "spawn":
@@ -368,31 +417,107 @@ class MainScreen(LiveRows):
             return {}
         return {"send": "spawn"} if self.ctrl_s_spawns else {}
 
-    def send(self) -> None:
+    def action_send(self) -> None:
         """ctrl+s: the spawn form or the composer (`ctrl_s_spawns`)."""
         if self.ctrl_s_spawns:
             self.query_one(SpawnPanel).submit()
         else:
             self.query_one(Composer).send()
 
-    def toggle_tools(self) -> None:
+    def action_toggle_tools(self) -> None:
         pane = self.query_one(TranscriptPane)
         pane.set_tools(not pane.tools)
 
-    def back(self) -> None:
-        """`esc` acts on the focused part first: the composer, the filters and the transcript hand
-        the focus back to the table (the filter input clearing its text), the spawn panel closes,
-        and on the table it clears the text filter, then closes the spawn panel."""
-        focused = self.app.focused
+    def action_older(self) -> None:
+        if not self.query_one(TranscriptPane).load_older():
+            self.app.notify("The whole history is shown.", timeout=2)
+
+    def action_toggle_pause(self) -> None:
+        self.paused = not self.paused
+        self.query_one(StatusHeader).paused = self.paused
+        if not self.paused:
+            self.resume()
+
+    def action_refresh(self) -> None:
+        self.reload_table()
+        self.query_one(TranscriptPane).reload()
+        self.query_one(SpawnPanel).refresh_runs()
+
+    def action_step_back(self) -> None:
+        """`esc` (binding id `back`; Textual's own `action_back` is another thing) acts on the
+        focused part first: the composer, the filters and the transcript hand the focus back to the
+        table (the filter input clearing its text), the spawn panel closes, and on the table it
+        clears the text filter, then closes the spawn panel."""
+        focused = self.focused
         inside = {node.id for node in focused.ancestors_with_self} if focused is not None else set()
         table = self.query_one(SessionTable)
         switcher = self.query_one(ContentSwitcher)
         if "spawn" in inside:
-            self.toggle_spawn()
+            self.action_toggle_spawn()
         elif focused is table:
             if not self.query_one(FilterBar).clear() and switcher.current == "spawn":
-                self.toggle_spawn()
+                self.action_toggle_spawn()
         else:
             if focused is not None and focused.id == "filter":
                 self.query_one(FilterBar).clear()
             table.focus()
+
+    # -- the views it opens ---------------------------------------------------------------------
+
+    def _open_key(self, purpose: str) -> str | None:
+        """The key of the session the transcript shows; None after a toast saying "Open a session
+        first: `purpose`" when none is open."""
+        key = self.query_one(TranscriptPane).key
+        if not key:
+            self.app.notify(f"Open a session first: {purpose}.", timeout=3)
+        return key
+
+    def action_sends(self) -> None:
+        """`l`: the Sends view of the open session, on the composer's last send when it has one."""
+        key = self.query_one(TranscriptPane).key
+        run_id = self.query_one(Composer).run_id
+        self.app.push_screen(SendsScreen(self.backend, self.display_key, session=key, run_id=run_id))
+
+    def action_why(self) -> None:
+        """`w`: the explanation for the acting-as requester and the open session."""
+        key = self._open_key("why is asked of the open session")
+        if key:
+            self.app.push_screen(ExplainScreen(self.backend, self.requester(), key, self.display_key))
+
+    def action_search(self) -> None:
+        """`g`/`ctrl+f`: search as the acting-as requester; the chosen hit opens its session at that message."""
+
+        def chosen(hit: SearchHit | None) -> None:
+            if hit is not None:
+                self.show_session(hit.key, hit.msg_seq, hit.message_id)
+
+        self.app.push_screen(SearchScreen(self.backend, self.requester(), self.display_key), chosen)
+
+    def action_export(self) -> None:
+        """`E`: the export box for the session open in the transcript."""
+        key = self._open_key("export writes the open session")
+        if key:
+            self.app.push_screen(ExportScreen(self.backend, key, self.display_key(key)))
+
+    @on(SpawnPanel.SteerAsked)
+    def _steer_asked(self, event: SpawnPanel.SteerAsked) -> None:
+        """`e` on a running sub-agent: what to steer it with, then queued by the panel."""
+        event.stop()
+
+        def steer(text: str | None) -> None:
+            if text:
+                self.query_one(SpawnPanel).steer(event.key, text)
+
+        self.app.push_screen(SteerScreen(event.shown), steer)
+
+    def on_composer_refused(self, event: Composer.Refused) -> None:
+        self._why_refused(event.key)
+
+    @work(group="why", thread=True, exit_on_error=False)
+    async def _why_refused(self, key: str) -> None:
+        """After a refusal: the send verdict's deciding rule, as a toast (`w` shows it all)."""
+        verdict = await refusing_verdict(self.backend, self.requester(), key, None, "send")
+        if verdict is not None:
+            self.app.notify(
+                f"{verdict.why}  (w: the whole answer)", title="Why refused", severity="warning", markup=False
+            )

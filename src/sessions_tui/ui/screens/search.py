@@ -9,8 +9,9 @@ highlighted hit's snippet is shown whole under the table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
@@ -36,7 +37,6 @@ from sessions_tui.ui.widgets.field import Field
 
 if TYPE_CHECKING:
     from sessions_tui.backend import SearchHit, SearchOutcome
-    from sessions_tui.ui.app import SessionsApp
 
 LIMIT = 200
 TYPING_PAUSE_S = 0.25
@@ -73,7 +73,7 @@ class SearchScreen(Screen["SearchHit | None"]):
             self.generation = generation
             self.problem = problem
 
-    def __init__(self, backend: Backend, requester: Requester, display: Any, query: str = "") -> None:
+    def __init__(self, backend: Backend, requester: Requester, display: Callable[[str], str], query: str = "") -> None:
         super().__init__()
         self.backend = backend
         self.requester = requester
@@ -211,20 +211,6 @@ class SearchScreen(Screen["SearchHit | None"]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def open_search(app: SessionsApp) -> None:
-    """`g`/`ctrl+f`: search as the acting-as requester; the chosen hit opens its session at that message."""
-    from sessions_tui.ui.screens.main import MainScreen
-
-    if not isinstance(app.screen, MainScreen):
-        return
-
-    def chosen(hit: SearchHit | None) -> None:
-        if hit is not None:
-            app.main_screen.show_session(hit.key, hit.msg_seq, hit.message_id)
-
-    app.push_screen(SearchScreen(app.backend, app.requester(), app.display_key), chosen)
 
 
 def _when(ms: int) -> str:

@@ -8,6 +8,7 @@ the thread between its two sessions. The view follows the ledger live.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -91,7 +92,9 @@ class SendsScreen(Screen[None]):
     class Changed(Message):
         """The ledger moved (an engine event, from any thread)."""
 
-    def __init__(self, backend: Backend, display: Any, session: str | None = None, run_id: str | None = None) -> None:
+    def __init__(
+        self, backend: Backend, display: Callable[[str], str], session: str | None = None, run_id: str | None = None
+    ) -> None:
         super().__init__()
         self.backend = backend
         self.display_key = display
@@ -102,7 +105,7 @@ class SendsScreen(Screen[None]):
         self.entries: dict[str, LedgerEntry] = {}
         self.problem: str | None = None
         self.generation = 0
-        self._unsubscribe: Any = None
+        self._unsubscribe: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sends-view"):

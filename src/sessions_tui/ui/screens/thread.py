@@ -6,6 +6,7 @@ reply (or the late reply), each ping-pong turn and the announce, with their time
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -62,7 +63,7 @@ class ThreadScreen(Screen[None]):
             super().__init__()
             self.entries = entries
 
-    def __init__(self, backend: Backend, display: Any, a: str, b: str) -> None:
+    def __init__(self, backend: Backend, display: Callable[[str], str], a: str, b: str) -> None:
         super().__init__()
         self.backend = backend
         self.display_key = display

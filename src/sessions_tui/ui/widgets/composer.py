@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 from sessions_tui.backend import (
@@ -107,7 +108,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         self.waiting_run: str | None = None
         self.deadline_ms = 0
         self.timeout_s = 0
-        self._timer: Any = None
+        self._timer: Timer | None = None
         self._started = 0.0
         self._in_flight = False
         self._early: list[EngineEvent] = []
@@ -168,7 +169,7 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     @on(Input.Submitted, "#message")
     @on(Button.Pressed, "#send-button")
-    def _submit(self, event: Any) -> None:
+    def _submit(self, event: Input.Submitted | Button.Pressed) -> None:
         event.stop()
         self.send()
 

@@ -8,6 +8,7 @@ reaches; every key stays in help (`?`) and the command palette (`ctrl+p`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol, runtime_checkable
 
 from textual.app import ComposeResult
 from textual.events import Resize
@@ -21,6 +22,15 @@ IN_FIELD_ONLY = frozenset({"step_back"})
 """Shown only while a text field has the focus: the keys it types are gone from the footer then."""
 TIERS: tuple[tuple[int, frozenset[str] | None], ...] = ((0, NARROW), (100, MEDIUM), (140, None))
 """(from this many columns, the actions shown; None: every binding marked `show`)."""
+
+
+@runtime_checkable
+class FooterLabels(Protocol):
+    """A screen whose footer words depend on where the focus is (the main screen's ctrl+s)."""
+
+    def footer_labels(self) -> dict[str, str]:
+        """action → the word the footer shows for it now."""
+        ...
 
 
 def shown_actions(width: int) -> frozenset[str] | None:
@@ -42,8 +52,7 @@ class DashboardFooter(Footer):
     def compose(self) -> ComposeResult:
         self._width = self.app.size.width
         in_field = isinstance(self.app.focused, Input)
-        labels_of = getattr(self.screen, "footer_labels", None)
-        labels: dict[str, str] = labels_of() if callable(labels_of) else {}
+        labels = self.screen.footer_labels() if isinstance(self.screen, FooterLabels) else {}
         return self._filtered(super().compose(), shown_actions(self._width), in_field, labels)
 
     @staticmethod

@@ -1,5 +1,6 @@
 """Kill and steer from the spawn panel's runs list (`x`, `e`), through the `subagents` tool; and
-why a spawn was refused.
+why a spawn was refused. What to steer with is the screen's to ask (`SteerAsked`): a widget opens
+no screen.
 
 A part of `SpawnPanel` (kept apart, as one concept): the tool runs as the panel's requester, in a
 worker on the app's event loop, as a send or a spawn does: that is where the engine's runs live,
@@ -18,7 +19,7 @@ from textual.message import Message
 from textual.widget import Widget
 
 from sessions_tui.backend import Backend, Requester
-from sessions_tui.ui.screens.explain import refusing_verdict
+from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.text import one_line
 from sessions_tui.ui.widgets.spawn_runs import RunsTable
 
@@ -37,6 +38,13 @@ class SpawnControl(Widget):
             super().__init__()
             self.action, self.status, self.said = action, status, said
 
+    class SteerAsked(Message):
+        """`e` on a run: the screen asks what to steer the sub-agent `key` with, then calls `steer`."""
+
+        def __init__(self, key: str, shown: str) -> None:
+            super().__init__()
+            self.key, self.shown = key, shown
+
     def refresh_runs(self) -> None:
         raise NotImplementedError
 
@@ -49,14 +57,13 @@ class SpawnControl(Widget):
             return
         if event.action == "kill":
             self._subagents({"action": "kill", "target": key})
-            return
-        from sessions_tui.ui.screens.steer import SteerScreen
+        else:
+            self.post_message(self.SteerAsked(key, self.backend.display(key)))
 
-        def steer(text: str | None) -> None:
-            if text:
-                self._subagents({"action": "steer", "target": key, "message": text})
-
-        self.app.push_screen(SteerScreen(self.backend.display(key)), steer)
+    def steer(self, key: str, text: str) -> None:
+        """Queue `text` into the running sub-agent `key` (what the screen asked for, on `SteerAsked`)."""
+        if text:
+            self._subagents({"action": "steer", "target": key, "message": text})
 
     @work(group="spawn-control", exit_on_error=False)
     async def _subagents(self, args: dict[str, Any]) -> None:

@@ -320,7 +320,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
 
     @on(Input.Submitted, ", ".join(FORM_TEXT_FIELDS))
     @on(Button.Pressed, "#spawn-button")
-    def _submit(self, event: Any) -> None:
+    def _submit(self, event: Input.Submitted | Button.Pressed) -> None:
         event.stop()
         self.submit()
 

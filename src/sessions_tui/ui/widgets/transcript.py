@@ -332,16 +332,3 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             badges.append("   dropped ", style="")
             badges.append("●", style=themed("bold $warning"))
         self.query_one("#transcript-badges", Static).update(badges)
-
-
-def open_session_key(app: Any, purpose: str) -> str | None:
-    """The key of the session the transcript shows, when the sessions are on screen; None after a
-    toast saying "Open a session first: `purpose`" when none is open (or another view is)."""
-    from sessions_tui.ui.screens.main import MainScreen
-
-    if not isinstance(app.screen, MainScreen):
-        return None
-    key: str | None = app.main_screen.query_one(TranscriptPane).key
-    if not key:
-        app.notify(f"Open a session first: {purpose}.", timeout=3)
-    return key
