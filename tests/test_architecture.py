@@ -83,3 +83,14 @@ def test_the_check_sees_both_ways_of_reaching_scripts(tmp_path):
         "test_bad.py:3: imports screenshots",
         "test_bad.py:5: imports record_redaction_oracle",
     ]
+
+
+MODULE_LINES_MAX = 600
+"""A module holds one concept; one may pass 400 lines when its concept needs it, never 600."""
+
+
+def test_no_module_is_over_the_size_one_concept_may_take():
+    src = Path(sessions_tui.engine.__file__).resolve().parents[1]
+    sizes = {path.relative_to(src).as_posix(): len(path.read_text().splitlines()) for path in src.rglob("*.py")}
+    assert len(sizes) > 100  # the whole package was read
+    assert {name: n for name, n in sizes.items() if n > MODULE_LINES_MAX} == {}
