@@ -36,16 +36,17 @@ def public_config(dumped: dict[str, Any], redact: Callable[[str], str]) -> dict[
     logging = public.get("logging")
     if isinstance(logging, dict):
         public["logging"] = {k: v for k, v in logging.items() if k != "redactPatterns"}
-    return {name: _redacted(section, redact) for name, section in public.items()}
+    return {name: redacted_strings(section, redact) for name, section in public.items()}
 
 
-def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+def redacted_strings(value: Any, redact: Callable[[str], str]) -> Any:
+    """`value` with every string in it redacted, at any depth (keys of mappings left as they are)."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {k: _redacted(v, redact) for k, v in value.items()}
+        return {k: redacted_strings(v, redact) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redacted(v, redact) for v in value]
+        return [redacted_strings(v, redact) for v in value]
     return value
 
 

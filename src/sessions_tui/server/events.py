@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from sessions_tui.backend import Backend, EngineEvent, RunStreamed
+from sessions_tui.backend.wire import redacted_strings
 from sessions_tui.terminal_text import json_text
 
 KEEPALIVE_S = 15.0
@@ -39,18 +40,8 @@ def wire_event(event: EngineEvent, redact: Callable[[str], str]) -> dict[str, An
     if data.get("type") == "run_streamed":
         data["delta"] = ""
     if isinstance(data.get("detail"), dict):
-        data["detail"] = _redacted(data["detail"], redact)
+        data["detail"] = redacted_strings(data["detail"], redact)
     return data
-
-
-def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {k: _redacted(v, redact) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redacted(v, redact) for v in value]
-    return value
 
 
 def sse_frame(event_id: int, kind: str, data: dict[str, Any]) -> bytes:

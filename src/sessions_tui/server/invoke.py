@@ -122,6 +122,19 @@ async def read_body(request: Request, limit: int, timeout_s: float) -> bytes:
     return b"".join(chunks)
 
 
+async def body_or_refusal(request: Request, settings: ServerSettings) -> bytes | Response:
+    """The request's body as `read_body` reads it, or the answer to a body that never came whole:
+    413 past the limit, 408 when it stalls, 400 when the client went away."""
+    try:
+        return await read_body(request, settings.max_body_bytes, settings.body_timeout_s)
+    except BodyTooLarge:
+        return plain_error(413, "invalid_request_error", "Payload too large")
+    except TimeoutError:
+        return plain_error(408, "invalid_request_error", "Request timeout")
+    except ClientDisconnect:
+        return plain_error(400, "invalid_request_error", "Client disconnected")
+
+
 class ToolsInvoke:
     """The endpoint, bound to a backend and the server's settings."""
 
@@ -146,14 +159,9 @@ class ToolsInvoke:
         refused = self.auth.refusal(request)
         if refused is not None:
             return refused
-        try:
-            raw = await read_body(request, self.settings.max_body_bytes, self.settings.body_timeout_s)
-        except BodyTooLarge:
-            return plain_error(413, "invalid_request_error", "Payload too large")
-        except TimeoutError:
-            return plain_error(408, "invalid_request_error", "Request timeout")
-        except ClientDisconnect:
-            return plain_error(400, "invalid_request_error", "Client disconnected")
+        raw = await body_or_refusal(request, self.settings)
+        if isinstance(raw, Response):
+            return raw
         return await self.invoke(raw, sandboxed=request.headers.get(SANDBOXED_HEADER) == "1")
 
     async def invoke(self, raw: bytes, *, sandboxed: bool = False) -> Response:

@@ -18,12 +18,12 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from pydantic import ValidationError
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import Response
 
 from sessions_tui.backend import Backend, StoreDamaged, json_problem, loads_body
 from sessions_tui.backend import wire as w
-from sessions_tui.server.invoke import BodyTooLarge, error, json_response, plain_error, read_body
+from sessions_tui.server.invoke import body_or_refusal, error, json_response
 from sessions_tui.server.settings import ServerSettings
 
 Handler = Callable[[Any], Awaitable[w.WireModel]]
@@ -94,14 +94,9 @@ class OperatorApi:
         if op not in self.ops:
             return error(404, "not_found", f"Unknown operation: {self._redact(op)}")
         model, handler = self.ops[op]
-        try:
-            raw = await read_body(request, self.settings.max_body_bytes, self.settings.body_timeout_s)
-        except BodyTooLarge:
-            return plain_error(413, "invalid_request_error", "Payload too large")
-        except TimeoutError:
-            return plain_error(408, "invalid_request_error", "Request timeout")
-        except ClientDisconnect:
-            return plain_error(400, "invalid_request_error", "Client disconnected")
+        raw = await body_or_refusal(request, self.settings)
+        if isinstance(raw, Response):
+            return raw
         try:
             data = loads_body(raw, blank={})
         except (ValueError, RecursionError) as exc:

@@ -97,13 +97,7 @@ class LedgerPart(StoreBase):
                 "outbox_id = coalesce(?, outbox_id) WHERE run_id = ? RETURNING id, created_at",
                 (_state(state, at, detail), outbox_id, run_id),
             ).fetchone()
-            if row is None:
-                return False
-            conn.execute(
-                "INSERT OR IGNORE INTO send_ledger_state (state, created_at, entry_id) VALUES (?, ?, ?)",
-                (state, row["created_at"], row["id"]),
-            )
-        return True
+            return _indexed_state(conn, row, state)
 
     def set_send_flow(self, run_id: str, pid: int | None) -> None:
         """The process running the send's agent-to-agent flow from now on (None: the flow is over)."""
@@ -125,13 +119,7 @@ class LedgerPart(StoreBase):
                 "WHERE run_id = ? AND flow_pid = ? RETURNING id, created_at",
                 (_state(state, at, detail), run_id, pid),
             ).fetchone()
-            if row is None:
-                return False
-            conn.execute(
-                "INSERT OR IGNORE INTO send_ledger_state (state, created_at, entry_id) VALUES (?, ?, ?)",
-                (state, row["created_at"], row["id"]),
-            )
-        return True
+            return _indexed_state(conn, row, state)
 
     def send_of_delivery(self, outbox_id: int) -> str | None:
         """The run id of the send whose announce is the delivery `outbox_id`."""
@@ -177,3 +165,15 @@ class LedgerPart(StoreBase):
         with self.read() as conn:
             rows = conn.execute(sql, (*args, limit)).fetchall()
         return [_row(r) for r in rows]
+
+
+def _indexed_state(conn: sqlite3.Connection, row: sqlite3.Row | None, state: str) -> bool:
+    """Index the state just appended to the entry `row` (id, created_at) names; False when no entry
+    took it (the UPDATE matched none)."""
+    if row is None:
+        return False
+    conn.execute(
+        "INSERT OR IGNORE INTO send_ledger_state (state, created_at, entry_id) VALUES (?, ?, ?)",
+        (state, row["created_at"], row["id"]),
+    )
+    return True
