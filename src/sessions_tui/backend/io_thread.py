@@ -28,9 +28,21 @@ class IoThread:
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
+        # Calls still under way when the loop stops are cancelled and seen to their end, so whoever
+        # awaits one (a thread worker's loop, a plain thread) is told instead of waiting for ever.
+        pending = asyncio.all_tasks(self.loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         self.loop.close()
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        if self.loop.is_closed() or not self._thread.is_alive():
+            coro.close()
+            done: Future[T] = Future()
+            done.set_exception(RuntimeError("the backend is closed"))
+            return done
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:
