@@ -1,4 +1,4 @@
-"""What checking the state database whole costs (store/integrity.py), and so which stores are.
+"""What checking the state database whole costs (store/disk/integrity.py), and so which stores are.
 
 `PRAGMA quick_check` reads every page of the file. A store of at most `WHOLE_CHECK_BYTES` is
 checked so whenever it is opened; a bigger one only when SQLite meets damage. This times the

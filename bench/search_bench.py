@@ -42,7 +42,7 @@ from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
 from sessions_tui.engine.config import parse_config  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
 from sessions_tui.engine.openclaw.importer import import_openclaw  # noqa: E402
-from sessions_tui.engine.store.text_index import TextIndexPart  # noqa: E402
+from sessions_tui.engine.store.tables.text_index import TextIndexPart  # noqa: E402
 
 SESSIONS = 100_000
 PER_SESSION = 10

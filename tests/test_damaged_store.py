@@ -1,4 +1,4 @@
-"""A damaged state database (store/integrity.py): nothing is written to it. Every command that
+"""A damaged state database (store/disk/integrity.py): nothing is written to it. Every command that
 writes refuses it with one line naming the file and what to do (exit 2), leaving it byte for byte
 as it was; the reading commands show what can still be read, under one warning line.
 
@@ -17,7 +17,8 @@ import pytest
 
 from openclaw_fake import FIXTURE
 from sessions_tui.cli.commands.search import BEHIND_ON_DAMAGED
-from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged, integrity
+from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged
+from sessions_tui.engine.store.disk import integrity
 from test_cli_faults import FAST, cli, one_error_line
 
 PAGE = 4096

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from sessions_tui.engine.openclaw.importer import import_openclaw
-from sessions_tui.engine.store.mirror_files import MirrorWriter
+from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
 from sessions_tui.engine.store.schema import DB_NAME
 
 FIXTURE = Path(__file__).parent / "fixtures" / "import_exact.json"

@@ -1,4 +1,4 @@
-"""The send ledger's store part and API (engine/messaging/ledger.py, engine/store/ledger.py): entries, states,
+"""The send ledger's store part and API (engine/messaging/ledger.py, engine/store/tables/ledger.py): entries, states,
 filters, paging, events, and the schema 5 → 6 migration."""
 
 from __future__ import annotations

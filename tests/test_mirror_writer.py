@@ -1,4 +1,4 @@
-"""A batch's new mirror files, written by a child process once there are many (store/mirror_files.py).
+"""A batch's new mirror files, written by a child process once there are many (store/disk/mirror_files.py).
 
 They are the same bytes and mode as the batch's own thread writes, all on disk before the batch
 commits; a file the child cannot write fails the batch and stores nothing; the files of a child
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from sessions_tui.engine.store import Store, mirror_files
-from sessions_tui.engine.store.mirror_files import MirrorWriter
+from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.disk import mirror_files
+from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
 from test_store import mirror_lines
 
 

@@ -15,7 +15,7 @@ from sessions_tui.backend import Requester
 from sessions_tui.backend.remote import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
 from sessions_tui.cli.commands.search import snippet_line
-from sessions_tui.engine.store.text_index import HIT_END, HIT_START
+from sessions_tui.engine.store.tables.text_index import HIT_END, HIT_START
 from sessions_tui.tools.base import ToolInputError
 
 LEGACY = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "legacy-state"

@@ -6,7 +6,7 @@ condition matches, as `list_sessions` finds them."""
 
 from conftest import add_session
 from sessions_tui.engine.store import SessionFilter
-from sessions_tui.engine.store.search_plan import LETTERED, KnownMatches, letter_mask, plan_search
+from sessions_tui.engine.store.browsing.search_plan import LETTERED, KnownMatches, letter_mask, plan_search
 
 
 def keys(engine, needle):  # type: ignore[no-untyped-def]

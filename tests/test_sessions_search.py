@@ -60,7 +60,7 @@ def test_answers_as_the_gateway_does(gateway_store, name):
         if name not in CUT_AFTER_REDACTION:
             assert mine["snippet"] == theirs["snippet"]
             # bm25 counts a row's tokens over all its columns: the `sid` column's one token moves
-            # the scores by under 0.1 % (store/text_index.py), never the order of these answers.
+            # the scores by under 0.1 % (store/tables/text_index.py), never the order of these answers.
             assert mine["score"] == pytest.approx(theirs["score"], rel=2e-3)
         assert {k: v for k, v in mine.items() if k not in ("sessionKey", "snippet", "score")} == {
             k: v for k, v in theirs.items() if k not in ("sessionKey", "snippet", "score")
@@ -186,7 +186,7 @@ def test_the_result_keeps_to_its_byte_budget():
 
 
 def test_a_word_in_very_many_messages_is_ranked_among_its_newest(make_engine, monkeypatch):
-    import sessions_tui.engine.store.text_index as text_index
+    import sessions_tui.engine.store.tables.text_index as text_index
 
     engine = make_engine()
     key = add_session(engine, "main")

@@ -1,4 +1,4 @@
-"""The state directory is its owner's alone (engine/store/private_files.py): raw transcripts, secrets
+"""The state directory is its owner's alone (engine/store/disk/private_files.py): raw transcripts, secrets
 included, are never readable by another local user. Everything created is 0700 (directories) or
 0600 (files) whatever the umask lets through; a state directory from before is tightened when it
 is opened, and the command line says so once, on stderr.
@@ -18,7 +18,7 @@ import pytest
 
 from sessions_tui.backend import open_local
 from sessions_tui.engine.store import DB_NAME, Store
-from sessions_tui.engine.store.mirror_files import MirrorWriter
+from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
 
 FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } } }"
 

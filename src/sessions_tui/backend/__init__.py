@@ -74,7 +74,7 @@ if TYPE_CHECKING:
         looks_like_session_key,
     )
     from sessions_tui.engine.store import DB_NAME, SearchUnreadable, StoreDamaged, StoreError
-    from sessions_tui.engine.store.text_index import HIT_END, HIT_START, marked_parts
+    from sessions_tui.engine.store.tables.text_index import HIT_END, HIT_START, marked_parts
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.base import ToolInputError, ToolSpec
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -108,7 +108,7 @@ _HOMES = {
     "sessions_tui.engine.config.secret_refs": "secret_text",
     "sessions_tui.engine.search.matching": "TEXT_PREFIX row_matches",
     "sessions_tui.engine.store": "DB_NAME SearchUnreadable StoreDamaged StoreError",
-    "sessions_tui.engine.store.text_index": "HIT_END HIT_START marked_parts",
+    "sessions_tui.engine.store.tables.text_index": "HIT_END HIT_START marked_parts",
     "sessions_tui.engine.subagents.registry": "AnnouncementView ChildView",
     "sessions_tui.tools.base": "ToolInputError ToolSpec",
     "sessions_tui.tools.browse": "BrowsePage BrowseQuery",

@@ -203,7 +203,7 @@ class Backend(Protocol):
     ) -> SearchOutcome:
         """The messages matching every word of `query` that the requester may read (`sessions_search`'s
         rules; in `session` only, when given), best first, each with where it is in its transcript;
-        snippets redacted, matched words marked (store/text_index.py `HIT_START`/`HIT_END`) where
+        snippets redacted, matched words marked (store/tables/text_index.py `HIT_START`/`HIT_END`) where
         the backend can. Raises `ToolInputError` for an empty or too long query, `SearchUnreadable`
         when the state database is damaged where the search reads (on a damaged one whose index is
         behind, it answers from what the index holds, `indexing` set)."""

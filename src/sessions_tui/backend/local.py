@@ -17,7 +17,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.messaging.commands import is_send_command, run_owner_command
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
-from sessions_tui.engine.store.private_files import tightened_notice
+from sessions_tui.engine.store.disk.private_files import tightened_notice
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke
 
@@ -249,7 +249,7 @@ class LocalBackend:
         try:
             await catch_up(self.engine)
         except StoreDamaged:
-            return  # met it: kept (store/integrity.py), and said by each face as any damage found
+            return  # met it: kept (store/disk/integrity.py), and said by each face as any damage found
 
     # -- events ----------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.files import NotRegularFile, check_regular, kind_of
 from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.store import DB_NAME
-from sessions_tui.engine.store.integrity import damage_notice, is_corruption, record_damage
+from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruption, record_damage
 from sessions_tui.tools.host import EngineToolHost
 
 

@@ -35,7 +35,7 @@ from sessions_tui.engine.sessions.policy import (
 )
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
-from sessions_tui.engine.store.private_files import tightened_notice
+from sessions_tui.engine.store.disk.private_files import tightened_notice
 from sessions_tui.engine.subagents.registry import SubagentRegistry
 from sessions_tui.engine.subagents.run_controls import RunControls
 

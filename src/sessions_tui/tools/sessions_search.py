@@ -4,7 +4,7 @@ user and assistant messages of the sessions the requester may read.
 Parameters, limits, errors and the result's shape are the gateway's (recorded in
 tests/fixtures/openclaw-2026.9.6/search/). What a requester finds is what `sessions_history` would
 show it: the same visibility guard, the sandbox clamp, agent-to-agent policy; and the index holds
-text redacted (store/text_index.py), so unlike the gateway's a secret is never found by its value.
+text redacted (store/tables/text_index.py), so unlike the gateway's a secret is never found by its value.
 The dashboard's search (`search_messages`) is the same search with marked snippets, more hits, and
 where each hit is in its transcript.
 """
@@ -22,7 +22,7 @@ from sessions_tui.engine.redaction.cut import Redact, redacted_head
 from sessions_tui.engine.redaction.redact import truncate_utf16_safe, utf16_len
 from sessions_tui.engine.sessions.keys import js_trim
 from sessions_tui.engine.store.index_catch_up import catch_up
-from sessions_tui.engine.store.text_index import TextQuery, fts_query
+from sessions_tui.engine.store.tables.text_index import TextQuery, fts_query
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard, guard_for
 from sessions_tui.tools.base import ToolArgs, ToolCall, ToolInputError, ToolSpec, read_integer, read_string
 from sessions_tui.tools.resolution import Failed, resolve_visible

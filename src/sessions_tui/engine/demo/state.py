@@ -20,7 +20,7 @@ from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.demo.config import DEMO_CONFIG, DEMO_PRICE
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.store import RunRow, SubagentRow
-from sessions_tui.engine.store.private_files import make_dirs, write_file
+from sessions_tui.engine.store.disk.private_files import make_dirs, write_file
 
 __all__ = ["CHILD_KEY", "HELPER_KEY", "demo_uuid", "seed_demo"]
 

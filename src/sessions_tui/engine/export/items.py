@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from sessions_tui.engine.export.model import SessionExport
 from sessions_tui.engine.inputs.surrogates import loads
-from sessions_tui.engine.store.messages import message_of_line
+from sessions_tui.engine.store.tables.messages import message_of_line
 from sessions_tui.terminal_text import visible
 
 PartKind = Literal["text", "thinking", "tool_call", "tool_result", "image", "other"]

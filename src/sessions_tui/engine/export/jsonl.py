@@ -21,7 +21,7 @@ from sessions_tui.engine.export.items import iso_ms
 from sessions_tui.engine.export.model import SessionExport
 from sessions_tui.engine.inputs.surrogates import loads
 from sessions_tui.engine.sessions.keys import agent_id_of
-from sessions_tui.engine.store.transcripts import mirror_header
+from sessions_tui.engine.store.tables.transcripts import mirror_header
 
 EXPORT_CWD = Path(".")
 LAYOUT_STORE = "sessions.json"

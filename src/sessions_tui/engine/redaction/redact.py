@@ -207,7 +207,7 @@ class Redactor:
 
     @cached_property
     def fingerprint(self) -> str:
-        """What the redaction depends on, as a digest: the search index (store/text_index.py) is rebuilt
+        """What the redaction depends on, as a digest: the search index (store/tables/text_index.py) is rebuilt
         when it changes. The known secrets enter only as one digest of them all, never readable back."""
         digest = hashlib.sha256()
         for rule in self.rules:

@@ -67,7 +67,7 @@ def fts_words(query: str) -> list[str]:
 
 TEXT_PREFIX = "~"
 """A filter starting with it finds sessions by what their messages say (the search index,
-store/text_index.py), not by key, label or channel: `~deploy failed`."""
+store/tables/text_index.py), not by key, label or channel: `~deploy failed`."""
 
 
 def text_words(needle: str | None) -> str | None:

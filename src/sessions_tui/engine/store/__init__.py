@@ -9,20 +9,20 @@ schema and its migration are in `schema`. No module outside this package writes 
 
 from __future__ import annotations
 
-from sessions_tui.engine.store.audit import AuditEntry, AuditPart
-from sessions_tui.engine.store.browse import SORT_COLUMNS, BrowsePart, SessionFilter
+from sessions_tui.engine.store.browsing.browse import SORT_COLUMNS, BrowsePart, SessionFilter
 from sessions_tui.engine.store.codec import dumps, exact_dumps
 from sessions_tui.engine.store.connection import SearchUnreadable, StoreBase, StoreDamaged, StoreError
-from sessions_tui.engine.store.imports import ImportsPart
-from sessions_tui.engine.store.ledger import LedgerPart, LedgerRow
-from sessions_tui.engine.store.messages import message_of_line
-from sessions_tui.engine.store.outbox import OutboxPart, OutboxRow
-from sessions_tui.engine.store.registry import RegistryPart, SubagentRow
-from sessions_tui.engine.store.run_controls import RunControlRow, RunControlsPart
-from sessions_tui.engine.store.runs import RunRow, RunsPart
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
-from sessions_tui.engine.store.sessions import StoredSession, derived_columns
-from sessions_tui.engine.store.transcripts import Appended, HistoryPage
+from sessions_tui.engine.store.tables.audit import AuditEntry, AuditPart
+from sessions_tui.engine.store.tables.imports import ImportsPart
+from sessions_tui.engine.store.tables.ledger import LedgerPart, LedgerRow
+from sessions_tui.engine.store.tables.messages import message_of_line
+from sessions_tui.engine.store.tables.outbox import OutboxPart, OutboxRow
+from sessions_tui.engine.store.tables.registry import RegistryPart, SubagentRow
+from sessions_tui.engine.store.tables.run_controls import RunControlRow, RunControlsPart
+from sessions_tui.engine.store.tables.runs import RunRow, RunsPart
+from sessions_tui.engine.store.tables.sessions import StoredSession, derived_columns
+from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage
 
 
 class Store(ImportsPart, BrowsePart, RunsPart, RunControlsPart, RegistryPart, OutboxPart, AuditPart, LedgerPart):

@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
-from sessions_tui.engine.store import integrity
 from sessions_tui.engine.store.browse_schema import catch_up_search, defer_search
-from sessions_tui.engine.store.private_files import create_file, make_dirs, tighten
+from sessions_tui.engine.store.disk import integrity
+from sessions_tui.engine.store.disk.private_files import create_file, make_dirs, tighten
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
 
 DEFAULT_CACHE_KIB = -2000  # SQLite's default page cache: 2 MB (negative: KiB)
@@ -34,7 +34,7 @@ class StoreError(Exception):
 
 
 class StoreDamaged(StoreError):
-    """The database is damaged (store/integrity.py): nothing is written to it. The message is one
+    """The database is damaged (store/disk/integrity.py): nothing is written to it. The message is one
     line naming the file and what to do."""
 
 

@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from sessions_tui.engine.store.connection import StoreDamaged
-from sessions_tui.engine.store.text_index import TextIndexState
+from sessions_tui.engine.store.tables.text_index import TextIndexState
 
 if TYPE_CHECKING:
     from sessions_tui.engine.store import Store

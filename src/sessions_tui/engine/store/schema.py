@@ -15,8 +15,8 @@ SCHEMA_VERSION = 8
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
-# 7: the transcript text index (`transcript_text`, store/text_index.py) and `run_controls` (a kill or
-# steer asked of the process running a sub-agent, store/run_controls.py); 8: `send_ledger.flow_pid`
+# 7: the transcript text index (`transcript_text`, store/tables/text_index.py) and `run_controls` (a kill or
+# steer asked of the process running a sub-agent, store/tables/run_controls.py); 8: `send_ledger.flow_pid`
 # (the process running a send's agent-to-agent flow, engine/runs/recovery.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"

@@ -12,7 +12,7 @@ from typing import Any
 
 from sessions_tui.engine.store.codec import exact_dumps
 from sessions_tui.engine.store.connection import StoreError
-from sessions_tui.engine.store.transcripts import TranscriptsPart
+from sessions_tui.engine.store.tables.transcripts import TranscriptsPart
 
 
 class ImportsPart(TranscriptsPart):

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sessions_tui.engine.search.matching import TEXT_PREFIX, search_sql, text_words
+from sessions_tui.engine.store.browsing.search_plan import COVERING, KnownMatches, plan_search
 from sessions_tui.engine.store.connection import StoreBase
-from sessions_tui.engine.store.search_plan import COVERING, KnownMatches, plan_search
-from sessions_tui.engine.store.sessions import StoredSession, row_to_session
-from sessions_tui.engine.store.text_index import sessions_saying
+from sessions_tui.engine.store.tables.sessions import StoredSession, row_to_session
+from sessions_tui.engine.store.tables.text_index import sessions_saying
 
 Cursor = tuple[Any, str]
 """Where a page starts or ends: a row's sort value and its key."""

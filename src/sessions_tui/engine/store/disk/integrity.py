@@ -24,7 +24,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from sessions_tui.engine.store.private_files import write_file
+from sessions_tui.engine.store.disk.private_files import write_file
 
 WHOLE_CHECK_BYTES = 8 * 1024 * 1024
 """A database (with its WAL) up to this size is checked whole when opened: about 14 ms at most once cached

@@ -23,11 +23,11 @@ from sessions_tui.engine.inputs.surrogates import loads
 from sessions_tui.engine.sessions import ids
 from sessions_tui.engine.store.codec import dumps, int_or_zero, str_or_none
 from sessions_tui.engine.store.connection import StoreError
-from sessions_tui.engine.store.messages import is_message_line, message_of_line
-from sessions_tui.engine.store.mirror_files import MirrorWriter, write_all, write_new
+from sessions_tui.engine.store.disk.mirror_files import MirrorWriter, write_all, write_new
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
-from sessions_tui.engine.store.sessions import TranscriptTail
-from sessions_tui.engine.store.text_index import TextIndexPart, sid_terms
+from sessions_tui.engine.store.tables.messages import is_message_line, message_of_line
+from sessions_tui.engine.store.tables.sessions import TranscriptTail
+from sessions_tui.engine.store.tables.text_index import TextIndexPart, sid_terms
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sessions_tui.engine.store import mirror_child
-from sessions_tui.engine.store.private_files import make_dirs
+from sessions_tui.engine.store.disk import mirror_child
+from sessions_tui.engine.store.disk.private_files import make_dirs
 
 
 def write_all(fd: int, data: bytes | bytearray) -> None:

@@ -33,9 +33,9 @@ from sessions_tui.engine.clock import ms_from_iso
 from sessions_tui.engine.inputs.surrogates import loads, scrub_text
 from sessions_tui.engine.redaction.redact import Redactor, default_redactor
 from sessions_tui.engine.search.matching import fts_words
-from sessions_tui.engine.store import integrity
 from sessions_tui.engine.store.connection import SearchUnreadable
-from sessions_tui.engine.store.sessions import SessionsPart
+from sessions_tui.engine.store.disk import integrity
+from sessions_tui.engine.store.tables.sessions import SessionsPart
 
 CATCH_UP_CHUNK = 4000
 """Lines indexed per transaction while catching up: short enough that other writers barely wait."""

@@ -1,0 +1,1 @@
+"""One repository per table family (sessions, transcripts, runs, the ledger, the outbox…), composed into the store."""
