@@ -19,7 +19,7 @@ from typing import Any
 from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.demo.config import DEMO_CONFIG, DEMO_PRICE
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.store import RunRow, SubagentRow
+from sessions_tui.engine.store import RunRecord, SubagentRow
 from sessions_tui.engine.store.disk.private_files import make_dirs, write_file
 
 __all__ = ["CHILD_KEY", "HELPER_KEY", "demo_uuid", "seed_demo"]
@@ -333,7 +333,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
     }
     with engine.store.write():  # both records or neither (the inner writes are savepoints of this one)
         engine.store.insert_run(
-            RunRow(
+            RunRecord(
                 run_id=CHILD_RUN_ID,
                 session_key=CHILD_KEY,
                 status="ok",

@@ -30,8 +30,9 @@ from sessions_tui.engine.llm.base import (
 from sessions_tui.engine.llm.pricing import turn_cost
 from sessions_tui.engine.llm.registry import ModelRegistry, ResolvedModel
 from sessions_tui.engine.run_end import session_status_of
-from sessions_tui.engine.runs.runs import RunRecord, RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.sessions.keys import agent_id_of
+from sessions_tui.engine.store import RunRecord
 
 MAX_TOOL_ROUNDS = 8
 CONTEXT_MESSAGES = 100
