@@ -21,6 +21,7 @@ from sessions_tui.engine.redaction.sanitize import (
     strip_tool_messages,
 )
 from sessions_tui.engine.run_end import SESSION_STATUSES
+from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
     SESSION_KINDS,
@@ -148,9 +149,7 @@ def _str(value: Any) -> str | None:
 
 
 def _num(value: Any) -> int | float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value
+    return value if is_number(value) else None
 
 
 def _bool(value: Any) -> bool | None:

@@ -13,6 +13,7 @@ from typing import Any
 from sessions_tui.engine.events import SessionChanged
 from sessions_tui.engine.llm.base import ModelError
 from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.sessions.entry import is_int
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import (
     is_cron_session_key,
@@ -49,7 +50,7 @@ def caller_depth(call: ToolCall, key: str, _seen: frozenset[str] = frozenset()) 
     session = call.engine.store.get(key)
     if session is not None and key not in _seen:
         depth = session.entry.get("spawnDepth")
-        if isinstance(depth, int) and not isinstance(depth, bool):
+        if is_int(depth):
             return depth
         parent = session.entry.get("spawnedBy")
         if isinstance(parent, str) and parent:

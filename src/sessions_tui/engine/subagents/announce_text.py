@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sessions_tui.engine.sessions.entry import is_number
+
 
 def format_duration(ms: int | float | None) -> str:
     if not ms or ms <= 0:
@@ -46,7 +48,7 @@ def stats_line(entry: dict[str, Any], *, runtime_ms: int | None, key: str, sessi
         tokens = "tokens n/a"
     parts = [f"runtime {format_duration(runtime_ms)}", tokens]
     cost = entry.get("estimatedCostUsd")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+    if is_number(cost):
         parts.append(f"est ${format_cost(float(cost))}")
     parts += [f"sessionKey {key}", f"sessionId {session_id}", f"transcript {transcript}"]
     return "Stats: " + " • ".join(parts)

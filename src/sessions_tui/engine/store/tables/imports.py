@@ -10,6 +10,7 @@ import json
 import sqlite3
 from typing import Any
 
+from sessions_tui.engine.sessions.entry import is_int
 from sessions_tui.engine.store.codec import exact_dumps
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.tables.transcripts import TranscriptsPart
@@ -134,7 +135,7 @@ class ImportsPart(TranscriptsPart):
         """Create a session with its transcript and record where it came from: all or nothing (its
         row's insert is the first write and the only one that can fail on the data)."""
         updated = entry.get("updatedAt")
-        created = updated if isinstance(updated, int) and not isinstance(updated, bool) else None
+        created = updated if is_int(updated) else None
         with self.write(savepoint=False) as conn:
             self._create_with_lines(conn, key, entry, session_id=session_id, created_at=created, lines=lines, raw=raw)
             self._record_import(conn, source, key, source_lines, entry)

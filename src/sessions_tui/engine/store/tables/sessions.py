@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.inputs.surrogates import loads, scrub_json
+from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
@@ -188,7 +189,7 @@ class SessionsPart(StoreBase):
         data = scrub_json(dict(entry or {}))  # its strings also fill columns: no lone surrogates
         data["sessionId"] = sid
         updated = data.get("updatedAt")
-        if isinstance(updated, bool) or not isinstance(updated, (int, float)):
+        if not is_number(updated):
             data["updatedAt"] = created
         else:
             data["updatedAt"] = int(updated)
@@ -255,9 +256,7 @@ class SessionsPart(StoreBase):
         updated = entry.get("updatedAt", row["updated_at"])
         columns = {
             "entry": dumps(entry),
-            "updated_at": int(updated)
-            if isinstance(updated, (int, float)) and not isinstance(updated, bool)
-            else row["updated_at"],
+            "updated_at": int(updated) if is_number(updated) else row["updated_at"],
             **derived_columns(key, entry),
         }
         conn.execute(
