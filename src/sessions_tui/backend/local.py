@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
@@ -149,7 +149,8 @@ class LocalBackend:
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
         from sessions_tui.tools.browse import browse_rows
 
-        return browse_rows(self.tool_call(requester), keys)
+        # `BrowseRow`s, which `Backend.browse_rows` still annotates as plain dicts.
+        return cast("dict[str, dict[str, Any]]", browse_rows(self.tool_call(requester), keys))
 
     async def state_is_empty(self) -> bool:
         from sessions_tui.tools.browse import state_is_empty

@@ -14,19 +14,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sessions_tui.backend.base import BackendUnavailable, Requester
 from sessions_tui.backend.remote import RemoteBackend, RemoteError
 from sessions_tui.backend.row_sort import row_sort_key
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 from sessions_tui.engine.search.matching import row_matches
+from sessions_tui.engine.sessions.entry import display_name
 
 if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
 
@@ -111,7 +112,9 @@ class OpenClawGatewayBackend(RemoteBackend):
         from sessions_tui.tools.browse import BrowsePage
 
         rows = self._filtered(await self._listed(requester), query)
-        return BrowsePage(rows=rows[offset : offset + limit], total=len(rows), offset=offset)
+        # The gateway's sessions_list rows, with what `_row` adds: table rows (plain dicts here,
+        # as `Backend.browse_rows` hands them on).
+        return BrowsePage(rows=cast("list[BrowseRow]", rows[offset : offset + limit]), total=len(rows), offset=offset)
 
     async def browse_count(
         self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
@@ -129,7 +132,7 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
         rows = [r for r in await self._listed(Requester()) if not search or row_matches(r, search)]
-        return [(r["_key"], self.redact(str(r.get("label") or r.get("displayName") or ""))) for r in rows[:limit]]
+        return [(r["_key"], self.redact(display_name(r))) for r in rows[:limit]]
 
     async def children(self, requester_key: str) -> list[ChildView]:
         from sessions_tui.engine.subagents.records import ChildView
@@ -145,7 +148,7 @@ class OpenClawGatewayBackend(RemoteBackend):
                     run_id=str(r.get("sessionId") or r["_key"]),
                     child_key=r["_key"],
                     label=r.get("label"),
-                    task=str(r.get("label") or r.get("displayName") or r["key"]),
+                    task=display_name(r) or str(r["key"]),
                     status="running" if status == "running" else "failed" if status == "failed" else "done",
                     started_at=int(r.get("startedAt") or r.get("updatedAt") or 0),
                     ended_at=r.get("endedAt") if isinstance(r.get("endedAt"), int) else None,

@@ -15,7 +15,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import httpx
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
 
@@ -225,7 +225,10 @@ class RemoteBackend:
             count=count,
         )
         page = await self._post("browse", request, w.BrowseAnswer)
-        return BrowsePage(rows=page.rows, total=page.total, offset=page.offset, first=page.first, last=page.last)
+        # The wire keeps rows as JSON objects (a TypedDict there would drop the fields pydantic
+        # does not know): they are the server's table rows.
+        rows = cast("list[BrowseRow]", page.rows)
+        return BrowsePage(rows=rows, total=page.total, offset=page.offset, first=page.first, last=page.last)
 
     async def browse_count(
         self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
 
@@ -80,6 +80,12 @@ class SeveralBackends:
         if isinstance(value, list):
             return [self._mark(label, v) for v in value]
         return value
+
+    def _marked_row(self, label: str, row: BrowseRow) -> BrowseRow:
+        """A server's table row, its keys marked with the server, which it names (`gateway`)."""
+        marked: BrowseRow = self._mark(label, row)  # a new dict
+        marked["gateway"] = label
+        return marked
 
     def _requester_on(self, label: str, requester: Requester) -> Requester:
         owner, bare = self.split(requester.key)
@@ -176,7 +182,7 @@ class SeveralBackends:
             return label, await backend.browse(on, query, offset=0, limit=offset + limit, count=count)
 
         pages = await asyncio.gather(*(page_of(label, b) for label, b in self.backends.items()))
-        rows = [{**self._mark(label, row), "gateway": label} for label, page in pages for row in page.rows]
+        rows = [self._marked_row(label, row) for label, page in pages for row in page.rows]
         rows.sort(key=row_sort_key(query.order_by), reverse=query.descending)
         total = sum(page.total for _, page in pages) if all(page.total >= 0 for _, page in pages) else -1
         return BrowsePage(rows=rows[offset : offset + limit], total=total, offset=offset)

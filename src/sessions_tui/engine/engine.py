@@ -24,6 +24,7 @@ from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.runs.runs import RunRequest, Runs
 from sessions_tui.engine.runs.turns import ToolHost, execute_run
+from sessions_tui.engine.sessions.entry import display_name
 from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
     classify_session_kind,
@@ -212,7 +213,7 @@ class Engine(ConfigPolicies):
     def operator_sessions(self, search: str | None = None, limit: int = 200) -> list[tuple[str, str]]:
         """(key, label) of every session, newest first: for the operator's own pickers."""
         sessions, _ = self.store.list_sessions(limit=limit, search=search)
-        return [(s.key, s.entry.get("label") or s.entry.get("displayName") or "") for s in sessions]
+        return [(s.key, display_name(s.entry)) for s in sessions]
 
     def session_channel(self, key: str) -> str | None:
         """The channel a session talks on (docs/decisions.md D10), or None when it is not known."""

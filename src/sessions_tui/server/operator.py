@@ -13,7 +13,7 @@ names its session when it comes back (`Engine.canonical`), so a remote face acts
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -126,9 +126,9 @@ class OperatorApi:
     def _cursor_out(self, cursor: tuple[Any, str] | None) -> tuple[Any, str] | None:
         return None if cursor is None else (cursor[0], self._redact(cursor[1]))
 
-    def _row(self, row: dict[str, Any]) -> dict[str, Any]:
+    def _row(self, row: Mapping[str, Any]) -> dict[str, Any]:
         """A row as it leaves: its shown fields are redacted already, its key for acting now too."""
-        return {**row, "_key": self._redact(row["_key"])} if isinstance(row.get("_key"), str) else row
+        return {**row, "_key": self._redact(row["_key"])} if isinstance(row.get("_key"), str) else dict(row)
 
     async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
         from sessions_tui.backend import BrowseQuery

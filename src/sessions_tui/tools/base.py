@@ -16,6 +16,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.json_depth import MAX_JSON_DEPTH, nesting_error
 from sessions_tui.engine.inputs.surrogates import has_surrogates, scrub_json
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import js_trim
 from sessions_tui.tools.schema import wire_parameters
@@ -60,7 +61,7 @@ def read_number(params: dict[str, Any], key: str) -> int | None:
     the callers clamp it.
     """
     value = params.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         return None
     if isinstance(value, int):
         return value
@@ -100,12 +101,7 @@ def read_integer(params: dict[str, Any], key: str, *, minimum: int) -> int | Non
             return None
         value = float(text) if _DECIMAL_RE.fullmatch(text) else None
     # The range first: `math.floor` of NaN or infinity raises.
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not minimum <= value <= MAX_SAFE_INTEGER
-        or value != math.floor(value)
-    ):
+    if not is_number(value) or not minimum <= value <= MAX_SAFE_INTEGER or value != math.floor(value):
         raise ToolInputError(f"{key} must be a {'positive' if minimum > 0 else 'non-negative'} integer")
     return int(value)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Required
 
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.sessions.keys import classify_session_kind
@@ -19,7 +19,7 @@ from sessions_tui.engine.sessions.policy import resolve_send_policy
 from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall, active_since
-from sessions_tui.tools.sessions_list import build_row
+from sessions_tui.tools.sessions_list import ListedRow, build_row
 
 
 @dataclass
@@ -32,9 +32,20 @@ class BrowseQuery:
     include_archived: bool = False
 
 
+class BrowseRow(ListedRow, total=False):
+    """A row of the dashboard's table: a `sessions_list` row (redacted) with what the views act on,
+    never shown: the canonical key, the effective send policy and its reason (docs/decisions.md D6);
+    over several servers, the server it came from."""
+
+    _key: Required[str]
+    _send: str
+    _sendReason: str
+    gateway: str
+
+
 @dataclass
 class BrowsePage:
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[BrowseRow] = field(default_factory=list)
     total: int = 0  # -1: not counted (the view counts apart, `count_sessions`)
     offset: int = 0
     first: tuple[Any, str] | None = None  # where the page starts and ends, to page on by keyset
@@ -80,9 +91,9 @@ def _redact(redactor: Redactor, text: str) -> str:
     return redactor.redact(text)
 
 
-def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> dict[str, Any]:
+def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> BrowseRow:
     kind = classify_session_kind(session.key, session.entry.get("kind"), call.engine.alias)
-    row: dict[str, Any] = _redacted(call.engine.redactor, build_row(call, ctx, session, kind).dump())
+    row: BrowseRow = _redacted(call.engine.redactor, build_row(call, ctx, session, kind).dump())
     row["_key"] = session.key  # the canonical key, for views that act on the row (never shown)
     verdict = resolve_send_policy(call.engine.config.session.send_policy, entry=session.entry, session_key=session.key)
     row["_send"] = verdict.decision  # the effective send policy (docs/decisions.md D6)
@@ -145,7 +156,7 @@ def state_is_empty(call: ToolCall) -> bool:
     return call.engine.store.count(include_archived=True) == 0
 
 
-def browse_rows(call: ToolCall, keys: list[str]) -> dict[str, dict[str, Any]]:
+def browse_rows(call: ToolCall, keys: list[str]) -> dict[str, BrowseRow]:
     """The rows of some canonical keys, if the requester may see them (for live updates)."""
     ctx = RequesterContext.of(call)
     flt = visibility_filter(call, ctx)

@@ -9,7 +9,7 @@ page (`messagesCapped` is on every page with `messageLimit` > 0).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict, cast
 
 from pydantic import ConfigDict, Field
 
@@ -21,6 +21,7 @@ from sessions_tui.engine.redaction.sanitize import (
     strip_tool_messages,
 )
 from sessions_tui.engine.run_end import SESSION_STATUSES
+from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
     SESSION_KINDS,
@@ -99,6 +100,48 @@ class Origin(LazyModel):
     accountId: str | None = None
 
 
+class ListedRow(TypedDict, total=False):
+    """A row of `sessions_list` as it is answered (`SessionRow.dump`): the fields `SessionRow` has
+    a value for, in its order; `key`, `kind` and `channel` always."""
+
+    key: Required[str]
+    kind: Required[str]
+    channel: Required[str]
+    origin: dict[str, Any]
+    spawnedBy: str
+    parentSessionKey: str
+    label: str
+    displayName: str
+    deliveryContext: dict[str, Any]
+    updatedAt: int | float
+    sessionId: str
+    model: str
+    contextTokens: int | float
+    totalTokens: int | float
+    estimatedCostUsd: int | float
+    status: str
+    startedAt: int | float
+    endedAt: int | float
+    runtimeMs: int | float
+    childSessions: list[str]
+    thinkingLevel: str
+    fastMode: bool
+    verboseLevel: str
+    reasoningLevel: str
+    elevatedLevel: str
+    responseUsage: str
+    systemSent: bool
+    abortedLastRun: bool
+    sendPolicy: str
+    lastChannel: str
+    lastTo: str
+    lastAccountId: str
+    transcriptPath: str
+    archived: bool
+    messages: list[Any]
+    messagesCapped: bool
+
+
 class SessionRow(LazyModel):
     """One row of `sessions_list`, in OpenClaw's field order; absent fields are omitted."""
 
@@ -139,8 +182,8 @@ class SessionRow(LazyModel):
     messages: list[Any] | None = None
     messagesCapped: bool | None = None  # the page's 80 KB message cap dropped or replaced some
 
-    def dump(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
+    def dump(self) -> ListedRow:
+        return cast(ListedRow, self.model_dump(exclude_none=True))
 
 
 def _str(value: Any) -> str | None:
@@ -148,9 +191,7 @@ def _str(value: Any) -> str | None:
 
 
 def _num(value: Any) -> int | float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value
+    return value if is_number(value) else None
 
 
 def _bool(value: Any) -> bool | None:

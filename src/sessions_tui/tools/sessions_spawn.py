@@ -8,11 +8,12 @@ comes back at once. The child announces back to the requester when it is done.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sessions_tui.engine.events import SessionChanged
 from sessions_tui.engine.llm.base import ModelError
 from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.sessions.entry import SessionEntry, is_int
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import (
     is_cron_session_key,
@@ -49,7 +50,7 @@ def caller_depth(call: ToolCall, key: str, _seen: frozenset[str] = frozenset()) 
     session = call.engine.store.get(key)
     if session is not None and key not in _seen:
         depth = session.entry.get("spawnDepth")
-        if isinstance(depth, int) and not isinstance(depth, bool):
+        if is_int(depth):
             return depth
         parent = session.entry.get("spawnedBy")
         if isinstance(parent, str) and parent:
@@ -258,7 +259,7 @@ def _start(
     if run_timeout is None:
         run_timeout = engine.config.agents.defaults.subagents.run_timeout_seconds
     now = engine.now()
-    entry: dict[str, Any] = {
+    entry: dict[str, Any] = {  # None: left out (below)
         "spawnedBy": requester,
         "spawnDepth": child_depth,
         "subagentRole": role,
@@ -273,7 +274,7 @@ def _start(
         entry["label"] = args.label
     if thinking:
         entry["thinkingLevel"] = None if thinking.lower() == "off" else thinking.lower()
-    engine.store.create(child_key, {k: v for k, v in entry.items() if v is not None})
+    engine.store.create(child_key, cast(SessionEntry, {k: v for k, v in entry.items() if v is not None}))
     engine.events.publish(SessionChanged(ts=now, session_key=child_key))
     requester_channel = call.agent_channel or engine.session_channel(requester)
     message = "\n\n".join(

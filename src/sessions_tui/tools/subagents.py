@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import Field
 
 from sessions_tui.engine.redaction.cut import Redact, redact_then_cut
+from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.keys import is_subagent_session_key, subagent_depth
 from sessions_tui.engine.subagents.announce_text import format_duration
 from sessions_tui.engine.subagents.control import TreeNode, kill_subtree, tree_of
@@ -84,7 +85,7 @@ def _view(call: ToolCall, node: TreeNode, index: int, now: int) -> dict[str, Any
     if pending and status in ("running", "done"):
         status = f"active (waiting on {pending} {'child' if pending == 1 else 'children'})"
     tokens = entry.get("totalTokens")
-    total_tokens = tokens if isinstance(tokens, (int, float)) and not isinstance(tokens, bool) else None
+    total_tokens = tokens if is_number(tokens) else None
     model = entry.get("model") if isinstance(entry.get("model"), str) else run.data.get("model")
     runtime = format_duration(runtime_ms)
     task = run.task.strip()

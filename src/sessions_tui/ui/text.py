@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 from rich.text import Text
 
+from sessions_tui.backend.rows import is_number
 from sessions_tui.terminal_text import visible as visible  # one table for the dashboard and the CLI
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.theme import themed
@@ -76,7 +77,7 @@ def clock_time(ms: int | float | None, *, seconds: bool = False) -> str:
 
 def short_number(n: int | float | None) -> str:
     """A count in at most 5 cells for a table column: 999, 9.9k, 10k, 999k, 1.0m … (empty for none)."""
-    if not isinstance(n, (int, float)) or isinstance(n, bool) or n <= 0:
+    if not is_number(n) or n <= 0:
         return ""
     if n < 1000:
         return str(int(n))

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 
 from sessions_tui.backend import Requester
+from sessions_tui.backend.rows import display_name
 from sessions_tui.cli.backends import open_backend
 from sessions_tui.cli.errors import EXIT_OK
 from sessions_tui.terminal_text import visible_line
@@ -20,6 +21,6 @@ def run(opts: argparse.Namespace) -> int:
         backend.close()
     print(f"state: {visible_line(backend.location)}")
     for row in result["sessions"]:
-        label = row.get("label") or row.get("displayName") or ""
+        label = display_name(row)
         print(visible_line(f"{row['key']:<48} {row['kind']:<6} {row['channel']:<9} {label}"))
     return EXIT_OK

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from sessions_tui.engine.sessions.entry import is_number
+
 __all__ = [
     "MAX_TIMER_MS",
     "VALUE_RULES",
@@ -144,7 +146,7 @@ def _apply_rule(rule: IntRange | Choice, value: Any, warn: Callable[[str, Any], 
             rule.fallback,
         )
         return rule.fallback
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         return value
     if isinstance(value, float) and not math.isfinite(value):
         warn(f"{show_number(value)} is not a finite number", rule.default)

@@ -14,12 +14,13 @@ from __future__ import annotations
 import base64
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.demo.config import DEMO_CONFIG, DEMO_PRICE
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.store import RunRow, SubagentRow
+from sessions_tui.engine.sessions.entry import SessionEntry
+from sessions_tui.engine.store import RunRecord, SubagentRow
 from sessions_tui.engine.store.disk.private_files import make_dirs, write_file
 
 __all__ = ["CHILD_KEY", "HELPER_KEY", "demo_uuid", "seed_demo"]
@@ -286,7 +287,9 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
     for key, entry, messages in sessions:
         first = messages[0]["timestamp"] if messages else now
         last = messages[-1]["timestamp"] if messages else now
-        engine.store.create(key, {**entry, "updatedAt": last}, session_id=demo_uuid(key), created_at=first)
+        engine.store.create(
+            key, cast(SessionEntry, {**entry, "updatedAt": last}), session_id=demo_uuid(key), created_at=first
+        )
     requester, announce = _seed_child_run(engine)
     for key, _entry, messages in sessions:
         if key == requester:
@@ -316,7 +319,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
     due for the archive sweep (archive_at NULL), so a demo reopened days later still shows it."""
     session = engine.store.get(CHILD_KEY)
     assert session is not None
-    started, ended = session.entry["startedAt"], session.entry["endedAt"]
+    started, ended = int(session.entry["startedAt"]), int(session.entry["endedAt"])
     requester = str(session.entry["spawnedBy"])
     request = {
         "session_key": CHILD_KEY,
@@ -333,7 +336,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
     }
     with engine.store.write():  # both records or neither (the inner writes are savepoints of this one)
         engine.store.insert_run(
-            RunRow(
+            RunRecord(
                 run_id=CHILD_RUN_ID,
                 session_key=CHILD_KEY,
                 status="ok",

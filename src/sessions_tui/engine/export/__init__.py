@@ -58,7 +58,7 @@ def session_export(engine: Engine, key: str, *, redact: bool = True) -> SessionE
         channel=engine.session_channel(session.key),
         created_at=session.created_at,
         updated_at=session.updated_at,
-        entry=session.entry,
+        entry=dict(session.entry),  # the export model keeps it as plain JSON
         lines=store.transcript_lines(session.key),
         redactor=engine.redactor if redact else None,
     )

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from sessions_tui.engine.export.model import SessionExport
 from sessions_tui.engine.inputs.surrogates import loads
+from sessions_tui.engine.sessions.entry import is_int
 from sessions_tui.engine.store.tables.messages import message_of_line
 from sessions_tui.terminal_text import visible
 
@@ -149,7 +150,7 @@ def _item(line: dict[str, Any], seq: int) -> Item | None:
     role = message.get("role")
     role = role if isinstance(role, str) and _ROLE_RE.fullmatch(role) else "unknown"
     stamp = message.get("timestamp")
-    at = stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else iso_ms(line.get("timestamp"))
+    at = stamp if is_int(stamp) else iso_ms(line.get("timestamp"))
     parts = _parts(message.get("content"))
     if role == "toolResult":
         parts = [Part("tool_result", p.text) if p.kind == "text" else p for p in parts]

@@ -20,6 +20,7 @@ from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.export.items import iso_ms
 from sessions_tui.engine.export.model import SessionExport
 from sessions_tui.engine.inputs.surrogates import loads
+from sessions_tui.engine.sessions.entry import is_int
 from sessions_tui.engine.sessions.keys import agent_id_of
 from sessions_tui.engine.store.tables.transcripts import mirror_header
 
@@ -46,7 +47,7 @@ def _header_time(export: SessionExport) -> int:
     at), else the session's creation time."""
     updated = export.entry.get("updatedAt")
     for candidate in (_first_line_time(export.lines), updated, export.created_at):
-        if isinstance(candidate, int) and not isinstance(candidate, bool):
+        if is_int(candidate):
             try:
                 iso_from_ms(candidate)
             except (OverflowError, ValueError, OSError):

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from sessions_tui.engine.export.redaction import redact_entry, redact_line
 from sessions_tui.engine.redaction.cut import Redact, redact_then_cut
 from sessions_tui.engine.redaction.redact import Redactor
+from sessions_tui.engine.sessions.entry import title
 
 ExportFormat = Literal["md", "html", "jsonl"]
 FORMATS: tuple[ExportFormat, ...] = ("md", "html", "jsonl")
@@ -42,11 +43,7 @@ class SessionExport(BaseModel):
 
     @property
     def label(self) -> str | None:
-        for name in ("label", "displayName", "subject"):
-            value = self.entry.get(name)
-            if isinstance(value, str) and value.strip():
-                return value
-        return None
+        return title(self.entry)
 
 
 def build_export(

@@ -8,12 +8,13 @@ under `models.providers`. A session uses its `modelOverride`, else its agent's m
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.llm.base import ModelClient, ModelError
 from sessions_tui.engine.llm.demo import DemoModel
 from sessions_tui.engine.redaction.redact import Redactor
+from sessions_tui.engine.sessions.entry import SessionEntry
 from sessions_tui.engine.sessions.keys import agent_id_of
 
 DEMO = "demo"
@@ -53,7 +54,7 @@ class ModelRegistry:
         self.engine = engine
         self._clients: dict[str, ModelClient] = {}
 
-    def default_ref(self, session_key: str, entry: dict[str, Any] | None = None) -> str:
+    def default_ref(self, session_key: str, entry: SessionEntry | None = None) -> str:
         entry = entry or {}
         override = entry.get("modelOverride")
         if isinstance(override, str) and override.strip():

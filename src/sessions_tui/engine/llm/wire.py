@@ -33,6 +33,7 @@ from sessions_tui.engine.llm.base import (
 )
 from sessions_tui.engine.redaction.cut import Redact, redact_then_cut
 from sessions_tui.engine.redaction.redact import default_redactor
+from sessions_tui.engine.sessions.entry import is_number
 
 __all__ = [
     "ChatCompletionBody",
@@ -80,7 +81,7 @@ def request_body(request: ModelRequest, *, stream: bool) -> ChatCompletionBody:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         return None
     return float(value) if math.isfinite(value) else None
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from sessions_tui.engine.events import Announced
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.messaging.outbox import Outbox
+from sessions_tui.engine.sessions.entry import SessionEntry
 from sessions_tui.engine.sessions.keys import strip_agent_prefix
 from sessions_tui.engine.sessions.policy import SendPolicyVerdict
 
@@ -61,7 +62,7 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def announce_target_from_entry(entry: dict[str, Any], thread_from_key: str | None) -> AnnounceTarget | None:
+def announce_target_from_entry(entry: SessionEntry, thread_from_key: str | None) -> AnnounceTarget | None:
     """The route a session's entry records: its delivery context, else its last route, else its origin."""
     delivery = _dict(entry.get("deliveryContext"))
     origin = _dict(entry.get("origin"))

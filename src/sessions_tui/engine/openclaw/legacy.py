@@ -11,7 +11,7 @@ that is a link leading out of the source directory (source_paths.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,7 @@ class LegacyTranscript:
         return True  # a legacy transcript only grows: nothing to check
 
 
-def transcript_file(sessions_dir: Path, session_id: str, entry: dict[str, Any]) -> Path:
+def transcript_file(sessions_dir: Path, session_id: str, entry: Mapping[str, Any]) -> Path:
     """Where an entry's transcript is: its `sessionFile` if that stays in the directory."""
     session_file = entry.get("sessionFile")
     if isinstance(session_file, str) and session_file.strip():

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from sessions_tui.engine.openclaw.agent_db import parse_line
 from sessions_tui.engine.redaction.cut import redact_then_cut
 from sessions_tui.engine.redaction.redact import default_redactor
+from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.keys import SAFE_SESSION_ID_RE, agent_id_of
 from sessions_tui.engine.store import Store, StoreDamaged, StoreError
 
@@ -301,7 +302,7 @@ class Mirror:
         updated = entry.get("updatedAt", 0)
         if not is_time(updated):
             entry = {k: v for k, v in entry.items() if k != "updatedAt"}  # a copy: the caller's stays as read
-            why = "is not a usable time" if _is_number(updated) else "is not a number"
+            why = "is not a usable time" if is_number(updated) else "is not a number"
             known = self.store.imported_lines(source.source_id) is not None
             then = "kept the one imported before" if known else "using the import time"
             report.problem(f"{source.where}: updatedAt {why} ({_shown(updated)}); {then}")
@@ -325,13 +326,9 @@ class _NoSession:
 _NO_SESSION = _NoSession()
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def is_time(value: Any) -> bool:
     """Whether `value` can be an `updatedAt`: milliseconds from 1970 to the year 9999."""
-    return _is_number(value) and math.isfinite(value) and 0 <= value <= LATEST_MS
+    return is_number(value) and math.isfinite(value) and 0 <= value <= LATEST_MS
 
 
 def _shown(value: Any) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from sessions_tui.engine.runs.processes import stopped
-from sessions_tui.engine.runs.runs import RunRecord, Runs
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.runs.runs import Runs
+from sessions_tui.engine.store import RunRecord, Store
 
 
 class FlowsLeft(Protocol):

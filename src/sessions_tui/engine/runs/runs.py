@@ -21,11 +21,11 @@ from sessions_tui.engine.events import RunEnded, RunStarted
 from sessions_tui.engine.hosts import OwnedFloor
 from sessions_tui.engine.inputs.surrogates import scrub_text
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.run_end import INTERRUPTED, RunEnd, RunState
+from sessions_tui.engine.run_end import INTERRUPTED, RunEnd
 from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
-from sessions_tui.engine.store import RunRow, StoreDamaged
+from sessions_tui.engine.store import RunRecord, StoreDamaged
 
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
 KILLED = "killed"  # a killed run's error text too
@@ -53,18 +53,6 @@ class RunRequest(LazyModel):
     # last (a `sessions_send` hop; a ping-pong or announce step keeps its send's chain as it is);
     # empty for a run no send started. Tool calls of the run carry it (docs/decisions.md D19).
     chain: list[str] = Field(default_factory=list)
-
-
-class RunRecord(LazyModel):
-    run_id: str
-    session_key: str
-    status: RunState = "queued"
-    error: str | None = None
-    lane: str = "main"
-    created_at: int = 0
-    started_at: int | None = None
-    ended_at: int | None = None
-    data: dict[str, Any] = Field(default_factory=dict)
 
 
 class WaitResult(LazyModel):
@@ -106,18 +94,7 @@ class Runs(Generic[HostT]):
     # -- records --------------------------------------------------------------------------------
 
     def _insert(self, record: RunRecord, request: RunRequest) -> None:
-        self.engine.store.insert_run(
-            RunRow(
-                run_id=record.run_id,
-                session_key=record.session_key,
-                status=record.status,
-                error=None,
-                lane=record.lane,
-                pid=os.getpid(),
-                created_at=record.created_at,
-            ),
-            {"request": request.model_dump(exclude_none=True)},
-        )
+        self.engine.store.insert_run(record, {"request": request.model_dump(exclude_none=True)})
 
     def _update(self, record: RunRecord) -> None:
         self.engine.store.update_run(
@@ -129,19 +106,7 @@ class Runs(Generic[HostT]):
         )
 
     def get(self, run_id: str) -> RunRecord | None:
-        row = self.engine.store.get_run(run_id)
-        if row is None:
-            return None
-        return RunRecord(
-            run_id=row.run_id,
-            session_key=row.session_key,
-            status=row.status,
-            error=row.error,
-            lane=row.lane or "main",
-            created_at=row.created_at,
-            started_at=row.started_at,
-            ended_at=row.ended_at,
-        )
+        return self.engine.store.get_run(run_id)
 
     def recover_interrupted(self, unfinished: list[tuple[str, int | None]] | None = None) -> list[RunRecord]:
         """Runs a dead process left queued or running end as errors (nothing stays 'running');
@@ -184,6 +149,7 @@ class Runs(Generic[HostT]):
             run_id=new_uuid(),
             session_key=request.session_key,
             lane=request.lane,
+            pid=os.getpid(),
             created_at=self.engine.now(),
         )
         self._insert(record, request)

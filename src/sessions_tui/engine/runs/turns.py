@@ -30,8 +30,10 @@ from sessions_tui.engine.llm.base import (
 from sessions_tui.engine.llm.pricing import turn_cost
 from sessions_tui.engine.llm.registry import ModelRegistry, ResolvedModel
 from sessions_tui.engine.run_end import session_status_of
-from sessions_tui.engine.runs.runs import RunRecord, RunRequest
+from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.sessions.entry import SessionEntry, is_number
 from sessions_tui.engine.sessions.keys import agent_id_of
+from sessions_tui.engine.store import RunRecord
 
 MAX_TOOL_ROUNDS = 8
 CONTEXT_MESSAGES = 100
@@ -148,9 +150,9 @@ def _append(engine: TurnsHost, key: str, message: dict[str, Any]) -> None:
     )
 
 
-def _count(entry: dict[str, Any], field: str) -> int:
+def _count(entry: SessionEntry, field: str) -> int:
     value = entry.get(field)
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    return int(value) if is_number(value) else 0
 
 
 def _record_usage(engine: TurnsHost, key: str, usage: Usage, model_ref: str, provider: str) -> None:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from sessions_tui.engine.sessions.entry import SessionEntry
+
 DEFAULT_AGENT_ID = "main"
 DEFAULT_MAIN_KEY = "main"
 SESSION_KINDS = ("main", "group", "cron", "hook", "node", "other")
@@ -272,7 +274,7 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def entry_channel(key: str, kind: str, entry: dict[str, Any]) -> str:
+def entry_channel(key: str, kind: str, entry: SessionEntry) -> str:
     """`derive_channel` fed from a stored session entry, with OpenClaw's row fallbacks:
     the entry's `channel` (else `origin.provider`), then `deliveryContext.channel` (else
     `lastChannel`, else OpenClaw 2026.9's `delivery.context` / `delivery.route` channel).

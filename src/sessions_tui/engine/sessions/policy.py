@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from sessions_tui.engine.sessions.entry import SessionEntry
 from sessions_tui.engine.sessions.keys import channel_from_key, strip_agent_prefix
 
 SendDecision = Literal["allow", "deny"]
@@ -109,7 +110,7 @@ def _describe_match(match: dict[str, Any]) -> str:
 def resolve_send_policy(
     policy: Any,
     *,
-    entry: dict[str, Any] | None = None,
+    entry: SessionEntry | None = None,
     session_key: str | None = None,
     channel: str | None = None,
     chat_type: str | None = None,

@@ -20,7 +20,7 @@ from sessions_tui.engine.store.tables.messages import message_of_line
 from sessions_tui.engine.store.tables.outbox import OutboxPart, OutboxRow
 from sessions_tui.engine.store.tables.registry import RegistryPart, SubagentRow
 from sessions_tui.engine.store.tables.run_controls import RunControlRow, RunControlsPart
-from sessions_tui.engine.store.tables.runs import RunRow, RunsPart
+from sessions_tui.engine.store.tables.runs import RunRecord, RunsPart
 from sessions_tui.engine.store.tables.sessions import StoredSession, derived_columns
 from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage
 
@@ -40,7 +40,7 @@ __all__ = [
     "LedgerRow",
     "OutboxRow",
     "RunControlRow",
-    "RunRow",
+    "RunRecord",
     "SearchUnreadable",
     "SessionFilter",
     "Store",

@@ -7,7 +7,8 @@ Durations, token counts and cost are written the way OpenClaw writes them in its
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from sessions_tui.engine.sessions.entry import SessionEntry, is_number
 
 
 def format_duration(ms: int | float | None) -> str:
@@ -37,7 +38,7 @@ def format_cost(cost: float) -> str:
     return f"{cost:.4f}" if cost < 1 else f"{cost:.2f}"
 
 
-def stats_line(entry: dict[str, Any], *, runtime_ms: int | None, key: str, session_id: str, transcript: str) -> str:
+def stats_line(entry: SessionEntry, *, runtime_ms: int | None, key: str, session_id: str, transcript: str) -> str:
     tokens_in, tokens_out = entry.get("inputTokens"), entry.get("outputTokens")
     if isinstance(tokens_in, (int, float)) and isinstance(tokens_out, (int, float)):
         split = f"in {format_tokens(tokens_in)} / out {format_tokens(tokens_out)}"
@@ -46,7 +47,7 @@ def stats_line(entry: dict[str, Any], *, runtime_ms: int | None, key: str, sessi
         tokens = "tokens n/a"
     parts = [f"runtime {format_duration(runtime_ms)}", tokens]
     cost = entry.get("estimatedCostUsd")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+    if is_number(cost):
         parts.append(f"est ${format_cost(float(cost))}")
     parts += [f"sessionKey {key}", f"sessionId {session_id}", f"transcript {transcript}"]
     return "Stats: " + " • ".join(parts)

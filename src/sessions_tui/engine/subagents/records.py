@@ -12,6 +12,7 @@ from pydantic import Field
 
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import SubagentOutcome
+from sessions_tui.engine.sessions.entry import SessionEntry, is_number
 from sessions_tui.engine.store import SubagentRow
 
 STATUS_LABELS = {
@@ -76,11 +77,11 @@ class AnnouncementView(LazyModel):
     status: str | None
 
 
-def session_cost(entry: dict[str, Any]) -> float | None:
+def session_cost(entry: SessionEntry) -> float | None:
     """A session's estimated cost: its `estimatedCostUsd`; nothing when it has no tokens yet;
     unknown (None) when it has tokens but no price to count them at."""
     cost = entry.get("estimatedCostUsd")
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+    if is_number(cost):
         return float(cost)
     tokens = entry.get("totalTokens")
     return None if isinstance(tokens, (int, float)) and tokens else 0.0

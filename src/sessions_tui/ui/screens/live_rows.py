@@ -7,7 +7,7 @@ changed is collected per tick and applied to the rows that differ, never a rebui
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import work
 from textual.message import Message
@@ -40,13 +40,16 @@ from sessions_tui.ui.widgets.session_table import SessionTable
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
+if TYPE_CHECKING:
+    from sessions_tui.backend.rows import BrowseRow
+
 PAGE_SIZE = 100
 
 
 class RowsFetched(Message):
     """Fresh rows for keys an engine event named (None: gone or not visible)."""
 
-    def __init__(self, keys: list[str], found: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, keys: list[str], found: dict[str, BrowseRow]) -> None:
         super().__init__()
         self.keys = keys
         self.found = found
@@ -172,12 +175,14 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
 
     @work(group="rows", thread=True, exit_on_error=False)
     async def _load_rows(self, keys: list[str]) -> None:
-        self.post_message(RowsFetched(keys, await self.backend.browse_rows(self.requester(), keys)))
+        # `Backend.browse_rows` is annotated with plain dicts still: they are `BrowseRow`s.
+        found = cast("dict[str, BrowseRow]", await self.backend.browse_rows(self.requester(), keys))
+        self.post_message(RowsFetched(keys, found))
 
     def on_rows_fetched(self, event: RowsFetched) -> None:
         table = self.query_one(SessionTable)
         query = self.query_state
-        rows: dict[str, dict[str, Any] | None] = {}
+        rows: dict[str, BrowseRow | None] = {}
         unshown_may_match = False
         for key in event.keys:
             row = event.found.get(key)
@@ -212,7 +217,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self._update_counts()
         self._rows_changed(listed)
 
-    def _verdict(self, row: dict[str, Any], shown: bool) -> bool | None:
+    def _verdict(self, row: BrowseRow, shown: bool) -> bool | None:
         """Whether the filter keeps the row; None when only the store can tell: a transcript filter
         (`~words`) on a session not shown, whose messages may have come to say them (a shown row
         stays: the store's answer put it there)."""
@@ -273,7 +278,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         table = self.query_one(SessionTable)
         self._first, self._last = event.page.first, event.page.last
         fresh = {row["_key"]: row for row in event.page.rows}
-        rows: dict[str, dict[str, Any] | None] = dict(fresh)
+        rows: dict[str, BrowseRow | None] = dict(fresh)
         for key in table.rows_by_key:
             if key not in fresh:
                 rows[key] = None

@@ -7,7 +7,7 @@ titles live in `TableHeader`, whose titles sort on click.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
@@ -27,6 +27,9 @@ from textual.widgets.data_table import ColumnKey, RowDoesNotExist, RowKey
 from sessions_tui.ui.widgets.table_line import COLUMNS as COLUMNS
 from sessions_tui.ui.widgets.table_line import DROP_ORDER as DROP_ORDER
 from sessions_tui.ui.widgets.table_line import GAP, cells, compose_line, fit_columns, line_width, shown_fields
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.rows import BrowseRow
 
 LINE = "line"
 COMPOSED_KEPT = 4096  # composed lines kept for the rows shown lately
@@ -89,7 +92,7 @@ class _Line:
 
     __slots__ = ("_table", "row", "shown", "now_ms", "_composed")
 
-    def __init__(self, table: SessionTable, row: dict[str, Any], now_ms: int) -> None:
+    def __init__(self, table: SessionTable, row: BrowseRow, now_ms: int) -> None:
         self._table, self.row, self.now_ms = table, row, now_ms
         self.shown = shown_fields(row, now_ms)
         self._composed: tuple[dict[str, Text], Text] | None = table._composed.get(self.shown)
@@ -119,7 +122,7 @@ class SessionTable(DataTable[Any]):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, show_header=False, cell_padding=0, **kwargs)
-        self.rows_by_key: dict[str, dict[str, Any]] = {}
+        self.rows_by_key: dict[str, BrowseRow] = {}
         self.lines_by_key: dict[str, _Line] = {}
         self.now_ms = 0
         self.widths = fit_columns(10_000)  # the columns shown and their widths
@@ -193,13 +196,13 @@ class SessionTable(DataTable[Any]):
             composed = self._composed[line.shown] = (values, compose_line(values, self.widths))
         return composed
 
-    def _add(self, row: dict[str, Any]) -> None:
+    def _add(self, row: BrowseRow) -> None:
         line = _Line(self, row, self.now_ms)
         self.add_row(line, key=row["_key"])
         self.rows_by_key[row["_key"]] = row
         self.lines_by_key[row["_key"]] = line
 
-    def load(self, rows: list[dict[str, Any]], now_ms: int) -> None:
+    def load(self, rows: list[BrowseRow], now_ms: int) -> None:
         """Show a new page (a filter, sort or page change), keeping the cursor's session if it stays.
         The same page again (a keystroke that changes no row) leaves the table as it is."""
         self.now_ms = now_ms
@@ -238,7 +241,7 @@ class SessionTable(DataTable[Any]):
             self._new_rows.clear()
             self._update_dimensions(new_rows)
 
-    def apply(self, changed: dict[str, dict[str, Any] | None], now_ms: int, order: list[str] | None = None) -> None:
+    def apply(self, changed: dict[str, BrowseRow | None], now_ms: int, order: list[str] | None = None) -> None:
         """Row diffs: update rows that differ, add new rows, remove rows that left.
 
         `order`, when given, is the wanted order of keys; rows are then re-ordered to it.

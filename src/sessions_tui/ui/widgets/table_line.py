@@ -11,10 +11,11 @@ the width left over, up to `KEY_MAX`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from sessions_tui.backend.rows import display_name
 from sessions_tui.ui.text import (
     STATUS_ICONS,
     literal,
@@ -23,6 +24,9 @@ from sessions_tui.ui.text import (
     span,
 )
 from sessions_tui.ui.widgets.column_fit import fit_widths
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.rows import BrowseRow
 
 
 @dataclass(frozen=True)
@@ -63,13 +67,13 @@ def line_width(widths: dict[str, int]) -> int:
     return sum(widths.values()) + len(GAP) * (len(widths) - 1)
 
 
-def cells(row: dict[str, Any], now_ms: int) -> dict[str, Text]:
+def cells(row: BrowseRow, now_ms: int) -> dict[str, Text]:
     """What each column shows for a row of `tools.browse`."""
     denied = row.get("_send") == "deny"
     key = literal(row["key"])
     if denied:
         key = span("⊘ ", style="bold $error") + key
-    label = row.get("label") or row.get("displayName") or ""
+    label = display_name(row)
     send = span("deny" if denied else "allow", style="$error" if denied else "dim")
     if row.get("sendPolicy") in ("allow", "deny"):
         send.append("*", style="bold")
@@ -91,13 +95,13 @@ def cells(row: dict[str, Any], now_ms: int) -> dict[str, Text]:
     }
 
 
-def shown_fields(row: dict[str, Any], now_ms: int) -> tuple[Any, ...]:
+def shown_fields(row: BrowseRow, now_ms: int) -> tuple[Any, ...]:
     """Everything `cells` reads of a row (the update time as shown): rows with equal fields show
     the same line, so a line is composed once for all of them (`SessionTable` keeps recent ones)."""
     return (
         row["key"],
         row.get("_send"),
-        row.get("label") or row.get("displayName"),
+        display_name(row),
         row.get("sendPolicy"),
         row.get("status"),
         bool(row.get("archived")),

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
+from sessions_tui.engine.sessions.entry import SessionEntry, is_int
 from sessions_tui.engine.store.codec import exact_dumps
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.tables.transcripts import TranscriptsPart
@@ -33,12 +35,12 @@ class ImportsPart(TranscriptsPart):
             ).fetchone()
         return row[0], None if row[1] is None else str(row[1])
 
-    def record_import(self, source: str, session_key: str, lines: int, entry: dict[str, Any]) -> None:
+    def record_import(self, source: str, session_key: str, lines: int, entry: Mapping[str, Any]) -> None:
         with self.write() as conn:
             self._record_import(conn, source, session_key, lines, entry)
 
     def _record_import(
-        self, conn: sqlite3.Connection, source: str, session_key: str, lines: int, entry: dict[str, Any]
+        self, conn: sqlite3.Connection, source: str, session_key: str, lines: int, entry: Mapping[str, Any]
     ) -> None:
         conn.execute(
             "INSERT OR REPLACE INTO imports (source, session_key, lines, entry, imported_at) VALUES (?, ?, ?, ?, ?)",
@@ -134,7 +136,9 @@ class ImportsPart(TranscriptsPart):
         """Create a session with its transcript and record where it came from: all or nothing (its
         row's insert is the first write and the only one that can fail on the data)."""
         updated = entry.get("updatedAt")
-        created = updated if isinstance(updated, int) and not isinstance(updated, bool) else None
+        created = updated if is_int(updated) else None
         with self.write(savepoint=False) as conn:
-            self._create_with_lines(conn, key, entry, session_id=session_id, created_at=created, lines=lines, raw=raw)
+            # What OpenClaw wrote becomes the stored entry as it is (unknown fields kept).
+            stored = cast(SessionEntry, entry)
+            self._create_with_lines(conn, key, stored, session_id=session_id, created_at=created, lines=lines, raw=raw)
             self._record_import(conn, source, key, source_lines, entry)

@@ -12,31 +12,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sessions_tui.engine.run_end import RunState
 from sessions_tui.engine.store.connection import StoreBase
 
 
-@dataclass(frozen=True)
-class RunRow:
-    """One row of `runs` (its request data left in the database)."""
+@dataclass
+class RunRecord:
+    """One run: a row of `runs` (its request data left in the database), and the record the run
+    queues (`engine.runs`) carry and update as the run goes."""
 
     run_id: str
     session_key: str
-    status: str
-    error: str | None
-    lane: str | None
-    pid: int | None
-    created_at: int
+    status: RunState = "queued"
+    error: str | None = None
+    lane: str = "main"
+    pid: int | None = None  # the process that recorded it
+    created_at: int = 0
     started_at: int | None = None
     ended_at: int | None = None
 
 
-def _run(row: sqlite3.Row) -> RunRow:
-    return RunRow(
+def _run(row: sqlite3.Row) -> RunRecord:
+    return RunRecord(
         run_id=row["run_id"],
         session_key=row["session_key"],
         status=row["status"],
         error=row["error"],
-        lane=row["lane"],
+        lane=row["lane"] or "main",
         pid=row["pid"],
         created_at=row["created_at"],
         started_at=row["started_at"],
@@ -47,7 +49,7 @@ def _run(row: sqlite3.Row) -> RunRow:
 class RunsPart(StoreBase):
     """Recording runs, claiming them for a process, and reading them back."""
 
-    def insert_run(self, run: RunRow, data: dict[str, Any]) -> None:
+    def insert_run(self, run: RunRecord, data: dict[str, Any]) -> None:
         with self.write() as conn:
             conn.execute(
                 """INSERT INTO runs (run_id, session_key, status, error, lane, pid, created_at, started_at, ended_at,
@@ -75,7 +77,7 @@ class RunsPart(StoreBase):
                 (status, error, started_at, ended_at, run_id),
             )
 
-    def get_run(self, run_id: str) -> RunRow | None:
+    def get_run(self, run_id: str) -> RunRecord | None:
         with self.read() as conn:
             row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return _run(row) if row is not None else None

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_tui.engine.inputs.surrogates import loads, scrub_json
+from sessions_tui.engine.sessions.entry import SessionEntry, is_number
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import (
     SAFE_SESSION_ID_RE,
@@ -43,7 +44,7 @@ class StoredSession:
     archived_at: int | None
     msg_count: int
     mirror_path: str
-    entry: dict[str, Any] = field(default_factory=dict)
+    entry: SessionEntry = field(default_factory=SessionEntry)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class TranscriptTail:
 _EMPTY = TranscriptTail()
 
 
-def derived_columns(key: str, entry: dict[str, Any]) -> dict[str, Any]:
+def derived_columns(key: str, entry: SessionEntry) -> dict[str, Any]:
     """Columns of `sessions` computed from the key and entry, so they can be filtered and sorted.
 
     `kind` is classified with the default main key; a query under another `session.mainKey`
@@ -152,7 +153,7 @@ class SessionsPart(StoreBase):
     def create(
         self,
         key: str,
-        entry: dict[str, Any] | None = None,
+        entry: SessionEntry | None = None,
         *,
         session_id: str | None = None,
         created_at: int | None = None,
@@ -161,7 +162,7 @@ class SessionsPart(StoreBase):
         with self.write() as conn:
             return self._create(conn, key, entry, session_id=session_id, created_at=created_at)
 
-    def ensure(self, key: str, entry: dict[str, Any] | None = None) -> StoredSession:
+    def ensure(self, key: str, entry: SessionEntry | None = None) -> StoredSession:
         """The session under `key`, created with `entry` when it does not exist yet."""
         with self.write() as conn:
             row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
@@ -173,7 +174,7 @@ class SessionsPart(StoreBase):
         self,
         conn: sqlite3.Connection,
         key: str,
-        entry: dict[str, Any] | None,
+        entry: SessionEntry | None,
         *,
         session_id: str | None = None,
         created_at: int | None = None,
@@ -185,10 +186,11 @@ class SessionsPart(StoreBase):
             raise StoreError(f"Invalid session ID: {sid}")
         now = self.now()
         created = created_at if created_at is not None else now
-        data = scrub_json(dict(entry or {}))  # its strings also fill columns: no lone surrogates
+        # Its strings also fill columns: no lone surrogates.
+        data = scrub_json(entry.copy() if entry else SessionEntry())
         data["sessionId"] = sid
         updated = data.get("updatedAt")
-        if isinstance(updated, bool) or not isinstance(updated, (int, float)):
+        if not is_number(updated):
             data["updatedAt"] = created
         else:
             data["updatedAt"] = int(updated)
@@ -255,9 +257,7 @@ class SessionsPart(StoreBase):
         updated = entry.get("updatedAt", row["updated_at"])
         columns = {
             "entry": dumps(entry),
-            "updated_at": int(updated)
-            if isinstance(updated, (int, float)) and not isinstance(updated, bool)
-            else row["updated_at"],
+            "updated_at": int(updated) if is_number(updated) else row["updated_at"],
             **derived_columns(key, entry),
         }
         conn.execute(

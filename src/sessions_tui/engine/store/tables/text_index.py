@@ -33,6 +33,7 @@ from sessions_tui.engine.clock import ms_from_iso
 from sessions_tui.engine.inputs.surrogates import loads, scrub_text
 from sessions_tui.engine.redaction.redact import Redactor, default_redactor
 from sessions_tui.engine.search.matching import fts_words
+from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.store.connection import SearchUnreadable
 from sessions_tui.engine.store.disk import integrity
 from sessions_tui.engine.store.tables.sessions import SessionsPart
@@ -116,7 +117,7 @@ def hit_time(line_stamp: Any, message_stamp: Any) -> int:
     """A hit's time in ms, as the gateway's index takes it: the line's timestamp (ISO or ms), else
     the message's."""
     for stamp in (line_stamp, message_stamp):
-        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+        if is_number(stamp):
             return int(stamp)
         if isinstance(stamp, str):
             parsed = ms_from_iso(stamp)

@@ -21,6 +21,7 @@ from typing import Any
 from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.inputs.surrogates import loads
 from sessions_tui.engine.sessions import ids
+from sessions_tui.engine.sessions.entry import SessionEntry, is_int
 from sessions_tui.engine.store.codec import dumps, int_or_zero, str_or_none
 from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.disk.mirror_files import MirrorWriter, write_all, write_new
@@ -145,7 +146,7 @@ class TranscriptsPart(TextIndexPart):
         msg = dict(message)
         ts = msg.setdefault("timestamp", self.now())
         line: dict[str, Any] = {"type": "message", "message": msg}
-        if isinstance(ts, int) and not isinstance(ts, bool):
+        if is_int(ts):
             line["timestamp"] = iso_from_ms(ts)
         appended: list[Appended] = self.append_lines(key, [line], touch=touch)
         return appended[0]
@@ -204,7 +205,7 @@ class TranscriptsPart(TextIndexPart):
         self,
         conn: sqlite3.Connection,
         key: str,
-        entry: dict[str, Any],
+        entry: SessionEntry,
         *,
         session_id: str,
         created_at: int | None,
