@@ -122,7 +122,8 @@ class LocalBackend:
         )
 
     async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
-        return await invoke(self.tool_call(requester), name, args)
+        call = await self._store(self.tool_call, requester)  # its channel is read from the store
+        return await invoke(call, name, args)
 
     def tools_for(self, requester: Requester) -> list[str]:
         from sessions_tui.tools.host import EngineToolHost
