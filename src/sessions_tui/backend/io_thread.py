@@ -1,7 +1,7 @@
 """An event loop on a thread of its own, for a backend whose work is network I/O.
 
-The faces call a backend from their own loop, from Textual's thread workers (each with a loop of
-its own) and from plain threads. An HTTP client's connections belong to the loop that opened
+The faces call a backend from their own loop (the dashboard's, a command's `asyncio.run`) and
+from plain threads. An HTTP client's connections belong to the loop that opened
 them, so a remote backend keeps one loop for all its I/O and hands each call to it; the caller
 awaits the result from whatever loop it is on.
 """
@@ -29,7 +29,7 @@ class IoThread:
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
         # Calls still under way when the loop stops are cancelled and seen to their end, so whoever
-        # awaits one (a thread worker's loop, a plain thread) is told instead of waiting for ever.
+        # awaits one (another loop, a plain thread) is told instead of waiting for ever.
         pending = asyncio.all_tasks(self.loop)
         for task in pending:
             task.cancel()

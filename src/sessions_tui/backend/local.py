@@ -2,6 +2,8 @@
 
 Each method is what a face used to do with the engine itself; the requester's context (its
 channel, its sandbox flag) is built here, so a face names a requester and never holds a `ToolCall`.
+Every async method runs its store work on the store's thread (engine/store/store_thread.py): no
+caller's event loop (the dashboard's, the server's) waits for SQLite.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from sessions_tui.backend import opening
 from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
@@ -31,6 +33,9 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 
 class LocalBackend:
     """The `Backend` of an engine embedded in this process (the engine stays reachable as
@@ -38,6 +43,10 @@ class LocalBackend:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+
+    async def _store(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """`fn` run on the store's thread, awaited (store_thread.py)."""
+        return await self.engine.store.thread.run(fn, *args, **kwargs)
 
     # -- where, and the config a face shows ------------------------------------------------------
 
@@ -113,7 +122,8 @@ class LocalBackend:
         )
 
     async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
-        return await invoke(self.tool_call(requester), name, args)
+        call = await self._store(self.tool_call, requester)  # its channel is read from the store
+        return await invoke(call, name, args)
 
     def tools_for(self, requester: Requester) -> list[str]:
         from sessions_tui.tools.host import EngineToolHost
@@ -136,54 +146,63 @@ class LocalBackend:
     ) -> BrowsePage:
         from sessions_tui.tools.browse import browse_sessions
 
-        call = self.tool_call(requester)
-        return browse_sessions(call, query, offset=offset, limit=limit, after=after, before=before, count=count)
+        def read() -> BrowsePage:
+            call = self.tool_call(requester)
+            return browse_sessions(call, query, offset=offset, limit=limit, after=after, before=before, count=count)
+
+        return await self._store(read)
 
     async def browse_count(
         self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
     ) -> int:
         from sessions_tui.tools.browse import count_sessions
 
-        return count_sessions(self.tool_call(requester), query, cancelled)
+        # Cancelled while it counts, the caller stops waiting; `cancelled` ends the count itself.
+        return await self._store(lambda: count_sessions(self.tool_call(requester), query, cancelled))
 
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
         from sessions_tui.tools.browse import browse_rows
 
         # `BrowseRow`s, which `Backend.browse_rows` still annotates as plain dicts.
-        return cast("dict[str, dict[str, Any]]", browse_rows(self.tool_call(requester), keys))
+        return cast("dict[str, dict[str, Any]]", await self._store(lambda: browse_rows(self.tool_call(requester), keys)))
 
     async def state_is_empty(self) -> bool:
         from sessions_tui.tools.browse import state_is_empty
 
-        return state_is_empty(ToolCall(engine=self.engine))
+        return await self._store(state_is_empty, ToolCall(engine=self.engine))
 
     # -- the operator's reads and commands -------------------------------------------------------
 
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
         redact = self.engine.redactor.redact  # a label is user data: a token may be pasted into it
-        return [(key, redact(label)) for key, label in self.engine.operator_sessions(search, limit)]
+        found = await self._store(self.engine.operator_sessions, search, limit)
+        return [(key, redact(label)) for key, label in found]
 
     async def children(self, requester_key: str) -> list[ChildView]:
         from sessions_tui.engine.subagents.tree import spawn_tree
 
         redact = self.engine.redactor.redact  # a task or label shown, cut, is redacted first (D16)
+        tree = await self._store(spawn_tree, self.engine.subagents.children, requester_key)
         return [
             child.model_copy(update={"task": redact(child.task), "label": child.label and redact(child.label)})
-            for child in spawn_tree(self.engine.subagents.children, requester_key)
+            for child in tree
         ]
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
         redact = self.engine.redactor.redact
         return [
             one.model_copy(update={"text": redact(one.text), "label": one.label and redact(one.label)})
-            for one in self.engine.subagents.announcements(requester_key)
+            for one in await self._store(self.engine.subagents.announcements, requester_key)
         ]
 
     async def run_label(self, run_id: str) -> str | None:
-        run = self.engine.subagents.get(run_id)
+        run = await self._store(self.engine.subagents.get, run_id)
         return self.engine.redactor.redact(run.label or run.task) if run else None
 
     async def owner_key(self, key: str) -> str | None:
+        return await self._store(self._owner_key, key)
+
+    def _owner_key(self, key: str) -> str | None:
         store = self.engine.store
         session = store.get(self.engine.canonical(key)) or store.get_by_session_id(key.strip())
         return session.key if session else None
@@ -194,12 +213,12 @@ class LocalBackend:
         target = await self.owner_key(key)
         if target is None:
             raise ToolInputError(f"No session found: {key}")
-        return run_owner_command(self.engine, target, text)
+        return await self._store(run_owner_command, self.engine, target, text)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access
 
-        return explain_access(self.tool_call(requester), target, agent)
+        return await self._store(lambda: explain_access(self.tool_call(requester), target, agent))
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
         from sessions_tui.engine.messaging.ledger import SEND_STATES, redacted_entry
@@ -207,19 +226,23 @@ class LocalBackend:
 
         if state is not None and state not in SEND_STATES:
             return []  # no send reaches a state that does not exist
-        # A send whose process was killed ended with it: its run, or its agent-to-agent flow, is
-        # ended as interrupted (the ledger told) first, even by a command that only reads, so no
-        # send shows as under way.
-        recover_interrupted(self.engine)
-        entries = self.engine.ledger.entries(session=session, state=state, limit=limit)  # type: ignore[arg-type]
-        return [redacted_entry(e, self.engine.redactor) for e in entries]
+
+        def read() -> list[LedgerEntry]:
+            # A send whose process was killed ended with it: its run, or its agent-to-agent flow, is
+            # ended as interrupted (the ledger told) first, even by a command that only reads, so no
+            # send shows as under way.
+            recover_interrupted(self.engine)
+            entries = self.engine.ledger.entries(session=session, state=state, limit=limit)  # type: ignore[arg-type]
+            return [redacted_entry(e, self.engine.redactor) for e in entries]
+
+        return await self._store(read)
 
     async def export_session(self, key: str, *, redact: bool = True) -> SessionExport | None:
         """`redact=False` is for the owner of the state directory only (the command line checks)."""
         from sessions_tui.engine.export import session_export
 
         owner = await self.owner_key(key)
-        return session_export(self.engine, owner, redact=redact) if owner else None
+        return await self._store(session_export, self.engine, owner, redact=redact) if owner else None
 
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
@@ -237,7 +260,7 @@ class LocalBackend:
     async def search_index_behind(self) -> int:
         if self.engine.store.known_damage() is not None:
             return 0  # a damaged database is not written to: nothing will be indexed
-        state = await asyncio.to_thread(self.engine.store.text_index_state)
+        state = await self._store(self.engine.store.text_index_state)
         if not state.indexing:
             return 0
         return max(0, state.newest - state.indexed_through) if state.current else state.newest
@@ -258,7 +281,7 @@ class LocalBackend:
         return self.engine.events.subscribe(callback)
 
     async def data_version(self) -> int:
-        return self.engine.data_version()
+        return await self._store(self.engine.data_version)
 
     # -- OpenClaw --------------------------------------------------------------------------------
 
@@ -266,7 +289,8 @@ class LocalBackend:
         from sessions_tui.engine.openclaw.importer import import_openclaw
 
         # Every line of a report is shown redacted: a key or a file name may hold a secret.
-        report = import_openclaw(self.engine.store, self.engine.canonical, root).shown(self.redact)
+        imported = await self._store(import_openclaw, self.engine.store, self.engine.canonical, root)
+        report = imported.shown(self.redact)
         return ImportSummary(sources=list(report.sources), problems=list(report.problems), summary=report.summary())
 
     async def follow_openclaw(
@@ -288,7 +312,7 @@ class LocalBackend:
         await opening.start(self.engine)
 
     async def sweep(self) -> int:
-        return self.engine.subagents.sweep()
+        return await self._store(self.engine.subagents.sweep)
 
     async def drain(self) -> None:
         await self.engine.drain()

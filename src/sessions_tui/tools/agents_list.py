@@ -34,7 +34,7 @@ def allowed_agents(call: ToolCall, requester_agent_id: str) -> tuple[bool, list[
     return allow_any, [requester_agent_id, *rest]
 
 
-async def agents_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+def agents_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
     ctx = RequesterContext.of(call)
     requester = normalize_agent_id(ctx.requester_agent_id)
     allow_any, ids = allowed_agents(call, requester)
@@ -56,5 +56,5 @@ SPEC = ToolSpec(
     label="Agents",
     description=DESCRIPTION,
     arguments=AgentsListArgs,
-    run=agents_list,
+    read=agents_list,
 )

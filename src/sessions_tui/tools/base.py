@@ -183,6 +183,10 @@ class ToolCall:
 
 
 ToolFn = Callable[[ToolCall, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""A tool that awaits (a run, the network, a wait): it runs on the caller's event loop, and hands
+its larger store work to the store's thread itself."""
+ReadFn = Callable[[ToolCall, dict[str, Any]], dict[str, Any]]
+"""A tool that only reads the store: it runs whole on the store's thread (store_thread.py)."""
 
 
 @dataclass(frozen=True)
@@ -191,13 +195,19 @@ class ToolSpec:
 
     `parameters`, the JSON schema offered to models, is generated from `arguments`, the model the
     tool parses its arguments with, when it is first asked for (a model's schema is built then).
+    Its implementation is one of `run` (async) and `read` (sync, store reads only).
     """
 
     name: str
     label: str
     description: str
     arguments: type[ToolArgs]
-    run: ToolFn
+    run: ToolFn | None = None
+    read: ReadFn | None = None
+
+    def __post_init__(self) -> None:
+        if (self.run is None) == (self.read is None):
+            raise TypeError(f"{self.name}: a tool is either run (async) or read (sync)")
 
     @cached_property
     def parameters(self) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from sessions_tui.engine.inputs.surrogates import scrub_json
-from sessions_tui.tools.base import ToolCall, ToolInputError, ToolSpec
+from sessions_tui.tools.base import ReadFn, ToolCall, ToolInputError, ToolSpec
 
 # Each tool's module, in the order tools are listed and offered. A module is imported when its
 # tool is first looked up, so a command that runs one tool loads that one alone.
@@ -48,7 +48,8 @@ class UnknownToolError(Exception):
 
 
 async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run one tool; raises `ToolInputError` for invalid arguments, `UnknownToolError`."""
+    """Run one tool; raises `ToolInputError` for invalid arguments, `UnknownToolError`. A tool
+    that only reads the store runs on the store's thread, its result redacted there too."""
     spec = TOOLS.get(name)
     if spec is None:
         raise UnknownToolError(name)
@@ -56,9 +57,19 @@ async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None
         params = {}
     if not isinstance(params, dict):
         raise ToolInputError("arguments must be a JSON object")
-    result = await spec.run(call, params)
-    # No secret leaves through a tool result (docs/decisions.md D16): whatever a tool put in it (a reply, a
-    # label, an error text), every string is redacted once more on the way out. Nor does a lone
-    # surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/inputs/surrogates.py).
+    if spec.read is not None:  # store reads only: the tool and its result's redaction, off the loop
+        return await call.engine.store.thread.run(_read, spec.read, call, params)
+    assert spec.run is not None
+    return _shown(call, await spec.run(call, params))
+
+
+def _read(read: ReadFn, call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+    return _shown(call, read(call, params))
+
+
+def _shown(call: ToolCall, result: dict[str, Any]) -> dict[str, Any]:
+    """No secret leaves through a tool result (docs/decisions.md D16): whatever a tool put in it (a
+    reply, a label, an error text), every string is redacted once more on the way out. Nor does a lone
+    surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/inputs/surrogates.py)."""
     redacted: dict[str, Any] = scrub_json(call.engine.redactor.redact_strings(result))
     return redacted

@@ -50,7 +50,7 @@ def _failure(failed: Failed) -> dict[str, Any]:
     return {"status": failed.status, "error": failed.error}
 
 
-async def sessions_history(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+def sessions_history(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
     args = HistoryArgs.model_validate(params)
     engine = call.engine
     ctx = RequesterContext.of(call)
@@ -88,5 +88,5 @@ SPEC = ToolSpec(
     label="Session History",
     description=DESCRIPTION,
     arguments=HistoryArgs,
-    run=sessions_history,
+    read=sessions_history,
 )

@@ -299,7 +299,7 @@ def attach_messages(call: ToolCall, listed: list[tuple[SessionRow, StoredSession
     return capped
 
 
-async def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
     args = ListArgs.model_validate(params)
     engine = call.engine
     ctx = RequesterContext.of(call)
@@ -341,5 +341,5 @@ SPEC = ToolSpec(
     label="Sessions",
     description=DESCRIPTION,
     arguments=ListArgs,
-    run=sessions_list,
+    read=sessions_list,
 )

@@ -128,18 +128,38 @@ async def search_messages(
     call: ToolCall, query: str, *, session_key: str | None = None, limit: int = DEFAULT_LIMIT, marked: bool = False
 ) -> SearchOutcome | Failed:
     """The best `limit` messages matching every word of `query` that the requester may read (in
-    `session_key` only, when given); snippets cut by the index, redacted."""
-    engine = call.engine
+    `session_key` only, when given); snippets cut by the index, redacted. Its store work runs on
+    the store's thread (store_thread.py)."""
+    thread = call.engine.store.thread
+    scoped = await thread.run(_scoped, call, session_key)
+    if isinstance(scoped, Failed):
+        return scoped
+    state = await catch_up(call.engine, CATCH_UP_BUDGET_S)
+    return await thread.run(_found, call, scoped, query, limit, marked, state.indexing)
+
+
+@dataclass(frozen=True)
+class _Scoped:
+    """The requester's context and guard, and the part of the index it may read."""
+
+    ctx: RequesterContext
+    guard: VisibilityGuard
+    scope: _Scope
+
+
+def _scoped(call: ToolCall, session_key: str | None) -> _Scoped | Failed:
     ctx = RequesterContext.of(call)
     guard = guard_for(call, ctx, "search")
-    if session_key:
-        resolved = resolve_visible(engine, session_key, ctx, guard)
-        if isinstance(resolved, Failed):
-            return resolved
-        scope = _Scope(session=resolved.key)
-    else:
-        scope = _scope(call, ctx, guard)
-    state = await catch_up(engine, CATCH_UP_BUDGET_S)
+    if not session_key:
+        return _Scoped(ctx, guard, _scope(call, ctx, guard))
+    resolved = resolve_visible(call.engine, session_key, ctx, guard)
+    if isinstance(resolved, Failed):
+        return resolved
+    return _Scoped(ctx, guard, _Scope(session=resolved.key))
+
+
+def _found(call: ToolCall, scoped: _Scoped, query: str, limit: int, marked: bool, indexing: bool) -> SearchOutcome:
+    engine, scope, guard = call.engine, scoped.scope, scoped.guard
     wanted = TextQuery(
         match=fts_query(query),
         limit=limit + 1,
@@ -152,7 +172,7 @@ async def search_messages(
     found = [hit for hit in result.hits if guard.check(hit.key) is None]
     hits = [
         SearchHit(
-            sessionKey=engine.shown_key(hit.key, ctx.requester_agent_id),
+            sessionKey=engine.shown_key(hit.key, scoped.ctx.requester_agent_id),
             key=hit.key,
             sessionId=hit.session_id,
             messageId=hit.entry_id,
@@ -166,7 +186,7 @@ async def search_messages(
     ]
     hits.sort(key=best_first)
     truncated = len(hits) > limit or result.windowed
-    return SearchOutcome(hits=hits[:limit], indexing=state.indexing, truncated=truncated)
+    return SearchOutcome(hits=hits[:limit], indexing=indexing, truncated=truncated)
 
 
 def _cut(text: str, most: int, redact: Redact) -> str:

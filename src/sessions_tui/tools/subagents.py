@@ -243,35 +243,17 @@ async def _steer(
 
 
 async def subagents(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
+    """`list` reads the store only, on its thread (store_thread.py), as does finding the tree;
+    `kill` and `steer` act on runs, on the caller's loop."""
     args = SubagentsArgs.model_validate(params)
     if args.action == "unsupported":
         return {"status": "error", "error": "Unsupported action."}
-    controller, caller_is_subagent, can_control = _controller(call)
+    thread = call.engine.store.thread
+    controller, caller_is_subagent, can_control = await thread.run(_controller, call)
     max_depth = call.engine.config.agents.defaults.subagents.max_spawn_depth
-    roots = tree_of(call.engine, controller, max_depth=max(1, max_depth))
+    roots = await thread.run(tree_of, call.engine, controller, max_depth=max(1, max_depth))
     if args.action == "list":
-        minutes = min(MAX_RECENT_MINUTES, args.recent_minutes or DEFAULT_RECENT_MINUTES)
-        now = call.engine.now()
-        cutoff = now - minutes * 60_000
-        active_nodes, ended_nodes = _entries(call, roots)
-        ended_nodes = [n for n in ended_nodes if (n.run.ended_at or now) >= cutoff]
-        views = [_view(call, n, i, now) for i, n in enumerate(active_nodes + ended_nodes, start=1)]
-        active, recent = views[: len(active_nodes)], views[len(active_nodes) :]
-        text = "\n".join(
-            ["active subagents:", *([v["line"] for v in active] or ["(none)"]), "", f"recent (last {minutes}m):"]
-            + ([v["line"] for v in recent] or ["(none)"])
-        )
-        return {
-            "status": "ok",
-            "action": "list",
-            "requesterSessionKey": controller,
-            "callerSessionKey": controller,
-            "callerIsSubagent": caller_is_subagent,
-            "total": sum(len(r.walk()) for r in roots),
-            "active": active,
-            "recent": recent,
-            "text": text,
-        }
+        return await thread.run(_listed, call, args, roots, controller, caller_is_subagent)
     if not can_control:
         return {"status": "forbidden", "action": args.action, "error": LEAF_ERROR}
     if not args.target:
@@ -289,6 +271,34 @@ async def subagents(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
             "error": f"Message too long ({len(args.message)} chars, max {MAX_STEER_MESSAGE_CHARS}).",
         }
     return await _steer(call, roots, args.target, args.message, gone)
+
+
+def _listed(
+    call: ToolCall, args: SubagentsArgs, roots: list[TreeNode], controller: str, caller_is_subagent: bool
+) -> dict[str, Any]:
+    """The `list` action's answer: the active runs, then those ended within the window asked for."""
+    minutes = min(MAX_RECENT_MINUTES, args.recent_minutes or DEFAULT_RECENT_MINUTES)
+    now = call.engine.now()
+    cutoff = now - minutes * 60_000
+    active_nodes, ended_nodes = _entries(call, roots)
+    ended_nodes = [n for n in ended_nodes if (n.run.ended_at or now) >= cutoff]
+    views = [_view(call, n, i, now) for i, n in enumerate(active_nodes + ended_nodes, start=1)]
+    active, recent = views[: len(active_nodes)], views[len(active_nodes) :]
+    text = "\n".join(
+        ["active subagents:", *([v["line"] for v in active] or ["(none)"]), "", f"recent (last {minutes}m):"]
+        + ([v["line"] for v in recent] or ["(none)"])
+    )
+    return {
+        "status": "ok",
+        "action": "list",
+        "requesterSessionKey": controller,
+        "callerSessionKey": controller,
+        "callerIsSubagent": caller_is_subagent,
+        "total": sum(len(r.walk()) for r in roots),
+        "active": active,
+        "recent": recent,
+        "text": text,
+    }
 
 
 SPEC = ToolSpec(

@@ -3,7 +3,9 @@
 The app owns the backend's lifecycle and the viewer's identity (acting as which session,
 sandboxed or not). Engine events become Textual messages; writes by other processes are noticed
 through the backend's `data_version` (one cheap PRAGMA a quarter second, locally) and become
-`StoreChanged`. The sub-agent sweep runs in a thread worker, off the UI loop.
+`StoreChanged`. The app and its screens call the backend one way: awaited on the app's loop (async
+workers, timers), the backend keeping the loop free (a local one runs its store work on the store's
+thread, a remote one its I/O on a loop of its own).
 
 A state database found damaged while it runs is said once (ui/damage.py): no more writes.
 """
@@ -97,7 +99,6 @@ class SessionsApp(SaysStoreDamage):
         self.watch_store = watch_store
         self._data_version = 0
         self.collector = Collector()
-        self._polling = False  # a check of the store is under way (one at a time, never cancelled)
         self._unsubscribe: Callable[[], None] | None = None
         self._main: MainScreen | None = None
 
@@ -182,10 +183,10 @@ class SessionsApp(SaysStoreDamage):
         self.collector.uninstall()
         await self.backend.aclose()
 
-    @work(group="sweep", thread=True, exit_on_error=False)
+    @work(group="sweep", exit_on_error=False)
     async def _sweep(self) -> None:
-        """Archive the sub-agents that are due, in a thread (the local store is SQLite): what it
-        archives comes back as engine events. Not on a damaged state database."""
+        """Archive the sub-agents that are due (off the loop, in the backend): what it archives
+        comes back as engine events. Not on a damaged state database."""
         if self.store_damage is not None:
             return
         try:
@@ -214,20 +215,16 @@ class SessionsApp(SaysStoreDamage):
         if self._main is not None:
             self._main.post_message(EngineEventMessage(event))
 
-    def _poll_store(self) -> None:
-        if not self._polling:  # the last check still waits for the store: this tick is skipped
-            self._polling = True
-            self._check_store()
-
-    @work(group="store-poll", thread=True, exit_on_error=False)
-    async def _check_store(self) -> None:
-        """Whether another process committed, asked in a thread: the store's lock may be held by a
-        reader for a moment, and the event loop must never wait for it."""
+    async def _poll_store(self) -> None:
+        """Whether another process committed: one cheap call, awaited by the poll's timer itself
+        (no worker per tick; a tick still waiting when the next is due skips it). The backend keeps
+        the loop free: the store's lock may be held by a reader for a moment."""
         try:
             version = await self.backend.data_version()
             damage = self.backend.store_damage if self.store_damage is None else None  # one stat
-        finally:
-            self._polling = False
+        except Exception:  # noqa: BLE001 - a failed check (a remote server gone) is tried again at the next tick
+            log.debug("store poll failed", exc_info=True)
+            return
         if damage is not None:
             self.post_message(StoreDamageFound(damage, refused=False))
         if version != self._data_version:

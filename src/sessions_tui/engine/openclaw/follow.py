@@ -253,11 +253,11 @@ async def run_follow(
     interval: float = FOLLOW_INTERVAL_SECONDS,
 ) -> None:
     """Tick until `stop` is set, or the state database is found damaged (the last tick says so:
-    `stopped`). A tick runs in a thread and always finishes, even when this is cancelled, so its
-    writes are whole; the follower is closed at the end."""
+    `stopped`). A tick runs on its store's thread (store_thread.py) and always finishes, even when
+    this is cancelled, so its writes are whole; the follower is closed at the end."""
     try:
         while not stop.is_set():
-            pending = asyncio.ensure_future(asyncio.to_thread(_safe_tick, follower))
+            pending = asyncio.ensure_future(follower.store.thread.run(_safe_tick, follower))
             try:
                 tick = await asyncio.shield(pending)
             except asyncio.CancelledError:

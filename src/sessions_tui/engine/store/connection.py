@@ -4,7 +4,8 @@ SQLite in WAL mode holds the truth. Every write is one `BEGIN IMMEDIATE` transac
 processes sharing a state directory serialise on SQLite's write lock and none loses a write; a
 process killed mid-write loses at most that transaction. A `batch()` groups many writes into few
 transactions; `read()` gives one consistent snapshot for several reads. The per-table parts of the
-store (the modules beside this one) build on `StoreBase`.
+store (the modules beside this one) build on `StoreBase`. Async callers run their store work on the
+store's own thread (`thread`, store_thread.py), never on their event loop.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sessions_tui.engine.store.browse_schema import catch_up_search, defer_searc
 from sessions_tui.engine.store.disk import integrity
 from sessions_tui.engine.store.disk.private_files import create_file, make_dirs, tighten
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
+from sessions_tui.engine.store.store_thread import StoreThread
 
 DEFAULT_CACHE_KIB = -2000  # SQLite's default page cache: 2 MB (negative: KiB)
 BULK_CACHE_KIB = -65536  # 64 MB while a batch writes: an import touches index pages all over
@@ -59,6 +61,8 @@ class StoreBase:
         self.db_path = self.state_dir / DB_NAME
         create_file(self.db_path)  # 0600 before SQLite creates it 0644 (its -wal and -shm take its mode)
         self._lock = threading.RLock()
+        self.thread = StoreThread()
+        """Where async callers run their store work, off their event loop (store_thread.py)."""
         self._batching = False
         self._batch_began = 0.0
         self._bulk = False
@@ -110,6 +114,7 @@ class StoreBase:
             migrate(conn, version)
 
     def close(self) -> None:
+        self.thread.close()  # first: its work may be waiting for the lock
         with self._lock:
             self._conn.close()
 

@@ -2,7 +2,7 @@
 
 A write indexes its own lines when the index is caught up; what it is behind by (a store from
 before the index, a change of redaction, lines written under another configuration) is indexed
-here, a chunk per transaction in a worker thread: by a search, for a bounded time before it
+here, a chunk per transaction on the store's thread (store_thread.py): by a search, for a bounded time before it
 answers, and by a long-running face (the dashboard, `serve`) in the background from its start.
 
 A damaged database is never written to (integrity.py), so its index is not caught up: a
@@ -11,7 +11,6 @@ search answers from what the index holds, saying it is behind (`TextIndexState.i
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Protocol
 
@@ -33,10 +32,10 @@ async def catch_up(engine: IndexHost, budget_s: float | None = None) -> TextInde
     """Index what the index is behind by, for at most `budget_s` seconds (None: all of it); not
     at all on a damaged database (the write is refused before it begins)."""
     began = time.monotonic()
-    state = await asyncio.to_thread(engine.store.text_index_state)
+    state = await engine.store.thread.run(engine.store.text_index_state)
     while state.indexing and (budget_s is None or time.monotonic() - began < budget_s):
         try:
-            state = await asyncio.to_thread(engine.store.catch_up_text_index)
+            state = await engine.store.thread.run(engine.store.catch_up_text_index)
         except StoreDamaged:
             break
     return state

@@ -89,7 +89,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
         """Read the sessions for `search` off the UI thread (the store is SQLite)."""
         self._read_rows(search)
 
-    @work(group="acting-rows", exclusive=True, thread=True, exit_on_error=False)
+    @work(group="acting-rows", exclusive=True, exit_on_error=False)
     async def _read_rows(self, search: str) -> None:
         """Main first, the current requester next if not among them, then the matches."""
         main = self.backend.main_session_key()

@@ -61,7 +61,7 @@ class ExplainScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self._explain()
 
-    @work(exclusive=True, thread=True, exit_on_error=False)
+    @work(exclusive=True, exit_on_error=False)
     async def _explain(self) -> None:
         try:
             found = await self.backend.explain(self.requester, self.target, None)

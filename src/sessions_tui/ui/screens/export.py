@@ -98,7 +98,7 @@ class ExportScreen(ModalScreen[Path | None]):
             return
         self._write(self.format, target)
 
-    @work(exclusive=True, thread=True, exit_on_error=False)
+    @work(exclusive=True, exit_on_error=False)
     async def _write(self, fmt: ExportFormat, target: str) -> None:
         try:
             path = await export_to_file(self.backend, self.key, fmt, target)

@@ -173,7 +173,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         if keys:
             self._load_rows(keys)
 
-    @work(group="rows", thread=True, exit_on_error=False)
+    @work(group="rows", exit_on_error=False)
     async def _load_rows(self, keys: list[str]) -> None:
         # `Backend.browse_rows` is annotated with plain dicts still: they are `BrowseRow`s.
         found = cast("dict[str, BrowseRow]", await self.backend.browse_rows(self.requester(), keys))
@@ -244,7 +244,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self.query_one(TranscriptPane).refresh_tail()
         self.query_one(SpawnPanel).refresh_runs()
 
-    @work(exclusive=True, group="table", thread=True, exit_on_error=False)
+    @work(exclusive=True, group="table", exit_on_error=False)
     async def _refresh_page_as_diff(self) -> None:
         """The shown page read again as it was read (by keyset, from the same row), not counted."""
         generation = self.generation
@@ -260,7 +260,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         )
         self.post_message(PageRefreshed(page, generation))
 
-    @work(exclusive=True, group="count", thread=True, exit_on_error=False)
+    @work(exclusive=True, group="count", exit_on_error=False)
     async def _count(self, generation: int) -> None:
         """The filtered set's size, after its page is painted; given up once another page or count
         is asked for."""

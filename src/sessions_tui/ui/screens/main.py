@@ -142,7 +142,7 @@ class MainScreen(LiveRows):
         self._from = self._from if self.page_offset else (None, None)
         self._load_page(self.generation, self.page_offset, *self._from)
 
-    @work(exclusive=True, group="table", thread=True, exit_on_error=False)
+    @work(exclusive=True, group="table", exit_on_error=False)
     async def _load_page(self, generation: int, offset: int, after: Any = None, before: Any = None) -> None:
         page = await self.backend.browse(
             self.requester(), self.query_state, offset=offset, limit=PAGE_SIZE, after=after, before=before, count=False
@@ -513,7 +513,7 @@ class MainScreen(LiveRows):
     def on_composer_refused(self, event: Composer.Refused) -> None:
         self._why_refused(event.key)
 
-    @work(group="why", thread=True, exit_on_error=False)
+    @work(group="why", exit_on_error=False)
     async def _why_refused(self, key: str) -> None:
         """After a refusal: the send verdict's deciding rule, as a toast (`w` shows it all)."""
         verdict = await refusing_verdict(self.backend, self.requester(), key, None, "send")

@@ -125,7 +125,7 @@ class SearchScreen(Screen["SearchHit | None"]):
             return
         self._search(query, self.generation)
 
-    @work(exclusive=True, group="search", thread=True, exit_on_error=False)
+    @work(exclusive=True, group="search", exit_on_error=False)
     async def _search(self, query: str, generation: int) -> None:
         try:
             outcome = await self.backend.search(self.requester, query, limit=LIMIT)

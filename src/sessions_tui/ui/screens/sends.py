@@ -153,7 +153,7 @@ class SendsScreen(Screen[None]):
         self.generation += 1
         self._load(self.generation, self.session or None, self.state or None)
 
-    @work(exclusive=True, group="sends", thread=True, exit_on_error=False)
+    @work(exclusive=True, group="sends", exit_on_error=False)
     async def _load(self, generation: int, session: str | None, state: str | None) -> None:
         key = await self.backend.owner_key(session) if session else None
         if session and key is None:

@@ -81,7 +81,7 @@ class ThreadScreen(Screen[None]):
         self.query_one("#thread-title", Static).update(literal(title, "bold"))
         self._load()
 
-    @work(exclusive=True, group="thread", thread=True, exit_on_error=False)
+    @work(exclusive=True, group="thread", exit_on_error=False)
     async def _load(self) -> None:
         try:
             self.post_message(self.Loaded(await self.backend.sends(self.a, None, LIMIT)))

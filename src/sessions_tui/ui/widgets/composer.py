@@ -213,9 +213,10 @@ class Composer(ReportsWorkerErrors, Vertical):
         if timeout > 0:
             self._start_countdown(timeout)
 
-    @work(group="owner-command", thread=True, exit_on_error=False)
+    @work(group="owner-command", exit_on_error=False)
     async def _owner_command(self, key: str, text: str) -> None:
-        """The owner's `/send on|off|inherit`, in a thread (it writes the store): its reply is the outcome."""
+        """The owner's `/send on|off|inherit` (it writes the store, off the loop in the backend): its
+        reply is the outcome."""
         reply = await self.backend.owner_command(key, text)
         self.post_message(self.OwnerReplied(reply or ""))
 

@@ -71,7 +71,7 @@ class SpawnControl(Widget):
         said = result.get("text") or result.get("error") or result.get("status")
         self.post_message(self.Controlled(str(args["action"]), str(result.get("status")), str(said)))
 
-    @work(group="spawn-why", thread=True, exit_on_error=False)
+    @work(group="spawn-why", exit_on_error=False)
     async def why_refused(self, requester: str, agent: str | None) -> None:
         """After a refused spawn: the rule that decides a spawn by the acting-as requester under
         `agent` (None: its own), from the same verdict `explain` gives."""

@@ -76,7 +76,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
             self.session_key = session_key
 
     class RunsRead(Message):
-        """The requester's children, read off the UI loop."""
+        """The requester's children, read off the UI loop (in the backend)."""
 
         def __init__(self, requester: str, children: list[ChildView], asked: int) -> None:
             super().__init__()
@@ -91,7 +91,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
             self.items = items
 
     class AnnouncementLabelled(Message):
-        """An announce that just arrived, with its run's label read off the UI loop."""
+        """An announce that just arrived, with its run's label read off the UI loop (in the backend)."""
 
         def __init__(self, requester: str, event: Announced, label: str | None) -> None:
             super().__init__()
@@ -195,9 +195,9 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         if self.requester:
             self._read_announcements(self.requester)
 
-    @work(exclusive=True, group="spawn-announcements", thread=True, exit_on_error=False)
+    @work(exclusive=True, group="spawn-announcements", exit_on_error=False)
     async def _read_announcements(self, requester: str) -> None:
-        """Read off the UI loop (the local store is SQLite); shown by the message handler."""
+        """Read off the UI loop (in the backend: the local store is SQLite); shown by the message handler."""
         self.post_message(self.AnnouncementsRead(requester, await self.backend.announcements(requester)))
 
     def on_spawn_panel_announcements_read(self, event: AnnouncementsRead) -> None:
@@ -216,7 +216,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         """A sub-agent's announce reached the requester: shown once its run's label is read."""
         self._label_announcement(self.requester, event)
 
-    @work(group="spawn-announced", thread=True, exit_on_error=False)
+    @work(group="spawn-announced", exit_on_error=False)
     async def _label_announcement(self, requester: str, event: Announced) -> None:
         label = await self.backend.run_label(event.run_id) if event.run_id else None
         self.post_message(self.AnnouncementLabelled(requester, event, label))
@@ -273,8 +273,8 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         return Static(head + Text("\n") + literal(text), classes="announcement")
 
     def refresh_runs(self) -> None:
-        """Children of the requester with live status and elapsed time (row diffs), read in a
-        thread and shown by `on_spawn_panel_runs_read`.
+        """Children of the requester with live status and elapsed time (row diffs), read off the
+        loop (in the backend) and shown by `on_spawn_panel_runs_read`.
 
         Nothing is read while the panel is hidden; showing it refreshes it.
         """
@@ -283,7 +283,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         self._runs_asked += 1
         self._read_runs(self.requester, self._runs_asked)
 
-    @work(group="spawn-runs", thread=True, exit_on_error=False)
+    @work(group="spawn-runs", exit_on_error=False)
     async def _read_runs(self, requester: str, asked: int) -> None:
         children = await self.backend.children(requester)
         self.post_message(self.RunsRead(requester, children, asked))

@@ -8,13 +8,13 @@ Opening a session fetches its newest messages first (a small `sessions_history` 
 once), then the page of 200 (its older part goes in above, the flags and counts come from it);
 live updates fetch only the newest few; `m` fetches the next older page. Every result is merged
 by the messages' sequence numbers, so overlapping fetches never show a message twice. The
-fetches run in a thread: the history tool redacts every string, which takes a while on a page.
+fetches are async workers: the history tool, which redacts every string (a while on a page), runs
+off the loop in the backend (a local one's store thread).
 The view follows the end unless the reader scrolled up (message_scroll.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -186,22 +186,25 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
     # -- fetching -------------------------------------------------------------------------------
 
     def _fetch(self, key: str, kind: str, generation: int, limit: int, offset: int = 0) -> None:
-        # One worker group per kind: a live update must not cancel the page being fetched.
+        # One worker group per kind: a live update must not cancel the page being fetched. The
+        # coroutine is made when the worker starts: one replaced before it runs leaves none unawaited.
+        async def fetch() -> None:
+            await self._history(key, kind, generation, limit, offset)
+
         self.run_worker(
-            lambda: self._history(key, kind, generation, limit, offset),
+            fetch,  # type: ignore[arg-type]  # Textual's `WorkType` takes None for no result
             group=f"transcript-{kind}",
             exclusive=True,
-            thread=True,
             exit_on_error=False,
         )
 
-    def _history(self, key: str, kind: str, generation: int, limit: int, offset: int) -> None:
+    async def _history(self, key: str, kind: str, generation: int, limit: int, offset: int) -> None:
         requester = self.requester()
         params: dict[str, Any] = {"sessionKey": key, "limit": limit, "includeTools": self.tools}
         if offset:
             params["offset"] = offset
         try:
-            result = asyncio.run(self.backend.call_tool("sessions_history", params, requester))
+            result = await self.backend.call_tool("sessions_history", params, requester)
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
         if not get_current_worker().is_cancelled:
