@@ -21,6 +21,7 @@ from sessions_tui.engine.llm.registry import ModelRegistry
 from sessions_tui.engine.messaging.audit import record_refusal
 from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
+from sessions_tui.engine.messaging.send_service import SendService
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.runs.runs import RunRequest, Runs
 from sessions_tui.engine.runs.turns import ToolHost, execute_run
@@ -91,6 +92,7 @@ class Engine(ConfigPolicies):
         self.models = ModelRegistry(self)
         self.outbox = Outbox(self)
         self.ledger = SendLedger(self)
+        self.sends = SendService(self.ledger)  # the tools' sends, recorded in the ledger
         self.runs = Runs(self, execute_run)
         self.subagents = SubagentRegistry(self)
         self.run_controls = RunControls(self)  # kill and steer across processes
