@@ -105,7 +105,7 @@ async def test_a_cycle_of_agents_stops_at_the_limit(cycle_engine, max_hops, resu
     assert refusal["error"] == (
         f"agent-to-agent chain limit reached: {' → '.join(chain)} (session.agentToAgent.maxChainHops={max_hops})"
     )
-    assert refusal["sessionKey"] == A and engine.store.get_run(refusal["runId"]) is None
+    assert refusal["sessionKey"] == A and engine.store.runs.get_run(refusal["runId"]) is None
     # Every session's transcript: each forwarded message arrived once per hop into it, and each
     # agent said what became of its send.
     assert {key: received(engine, key) for key in (A, B, C)} == {key: len(r) for key, r in results.items()}
@@ -117,7 +117,7 @@ async def test_a_cycle_of_agents_stops_at_the_limit(cycle_engine, max_hops, resu
         ]
         assert texts == [f"passed on: {s}" for s in statuses]
     # The refusal is the only one, and the unrelated pair is as it would be alone.
-    (audit,) = engine.store.audit_rows(10)
+    (audit,) = engine.store.audit.audit_rows(10)
     assert (audit.session_key, audit.requester, audit.reason) == (A, C, refusal["error"])
     assert audit.data["chain"] == chain
     (sent,) = engine.ledger.entries(state="forbidden")

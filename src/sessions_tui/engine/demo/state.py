@@ -332,7 +332,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
         "announceDelivery": "none",
     }
     with engine.store.write():  # both records or neither (the inner writes are savepoints of this one)
-        engine.store.insert_run(
+        engine.store.runs.insert_run(
             RunRow(
                 run_id=CHILD_RUN_ID,
                 session_key=CHILD_KEY,
@@ -346,7 +346,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
             ),
             {"request": request},
         )
-        engine.store.insert_subagent_run(
+        engine.store.registry.insert_subagent_run(
             SubagentRow(
                 run_id=CHILD_RUN_ID,
                 child_key=CHILD_KEY,

@@ -3,8 +3,8 @@
 SQLite in WAL mode holds the truth. Every write is one `BEGIN IMMEDIATE` transaction, so
 processes sharing a state directory serialise on SQLite's write lock and none loses a write; a
 process killed mid-write loses at most that transaction. A `batch()` groups many writes into few
-transactions; `read()` gives one consistent snapshot for several reads. The per-table parts of the
-store (the modules beside this one) build on `StoreBase`.
+transactions; `read()` gives one consistent snapshot for several reads. Each table family's
+repository (`tables/`, `browsing/`) holds the one `Database` of its store.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class BatchAborted(Exception):
     """A batch's write failed halfway: its transaction was undone, the batch cannot go on."""
 
 
-class StoreBase:
+class Database:
     """The connection of one state directory's database, its transactions and its paths."""
 
     def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
@@ -274,6 +274,16 @@ class StoreBase:
         """Changes whenever another connection commits (cheap: no disk read)."""
         with self._lock:
             return self._data_version()
+
+    def data_version_if_free(self) -> int | None:
+        """`data_version`, or None when another thread of this process holds the store (a watcher
+        on the event loop skips its tick rather than wait for a long batch)."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            return self._data_version()
+        finally:
+            self._lock.release()
 
     def _data_version(self) -> int:
         """`data_version`, the store's lock held by the caller."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from sessions_tui.engine.search.matching import TEXT_PREFIX, search_sql, text_words
 from sessions_tui.engine.store.browsing.search_plan import COVERING, KnownMatches, plan_search
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 from sessions_tui.engine.store.tables.sessions import StoredSession, row_to_session
 from sessions_tui.engine.store.tables.text_index import sessions_saying
 
@@ -72,7 +72,7 @@ _KIND_EXPR = (
 )
 
 
-class BrowsePart(StoreBase):
+class BrowsePart(Database):
     """Sessions by filter, in pages."""
 
     _count_conn: sqlite3.Connection | None = None

@@ -26,7 +26,7 @@ from sessions_tui.engine.sessions.keys import (
     strip_agent_prefix,
 )
 from sessions_tui.engine.store.codec import dumps, str_or_none
-from sessions_tui.engine.store.connection import StoreBase, StoreError, mirror_relpath
+from sessions_tui.engine.store.connection import Database, StoreError, mirror_relpath
 
 _DEFAULT_ALIAS = MainAlias.of()
 
@@ -92,7 +92,7 @@ def row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
     )
 
 
-class SessionsPart(StoreBase):
+class SessionsPart(Database):
     """Reading, creating and changing rows of the session index."""
 
     def get(self, key: str) -> StoredSession | None:
