@@ -229,20 +229,17 @@ class SendLedger:
         if not pending:
             return
         store, written = self.engine.store, []
+        rows = store.ledger
         try:
             with store.write():
                 for p in pending:
                     try:
                         if isinstance(p, _Flow):
-                            store.ledger.set_send_flow(p.run_id, p.pid)
+                            rows.set_send_flow(p.run_id, p.pid)
                             continue
                         if p.entry is not None:
-                            store.ledger.open_send(
-                                run_id=p.run_id, **p.entry, created_at=p.at, state=p.state, detail=p.detail
-                            )
-                        elif not store.ledger.add_send_state(
-                            p.run_id, p.state, p.at, p.detail, outbox_id=_outbox_id(p)
-                        ):
+                            rows.open_send(run_id=p.run_id, **p.entry, created_at=p.at, state=p.state, detail=p.detail)
+                        elif not rows.add_send_state(p.run_id, p.state, p.at, p.detail, outbox_id=_outbox_id(p)):
                             continue  # a run id the ledger does not hold
                     except sqlite3.Error:
                         what = "flow owner" if isinstance(p, _Flow) else p.state
