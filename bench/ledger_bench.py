@@ -51,7 +51,7 @@ async def send_round(state: Path, record: bool) -> tuple[float, float]:
     EngineToolHost(engine)
     keys = [f"agent:main:bench:group:{i:03d}" for i in range(SESSIONS)]
     for key in keys:
-        engine.store.create(key)
+        engine.store.sessions.create(key)
     call = ToolCall(engine=engine)
     start, cpu = time.perf_counter(), time.process_time()
     for i in range(SENDS):

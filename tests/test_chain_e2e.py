@@ -68,13 +68,13 @@ def cycle_engine(live_engine, openai_server):
 
 def tool_results(engine, key):
     """The `sessions_send` results in a session's transcript, oldest first."""
-    messages = engine.store.history(key, limit=500).messages
+    messages = engine.store.transcripts.history(key, limit=500).messages
     return [m["details"] for m in messages if m.get("role") == "toolResult" and m.get("toolName") == "sessions_send"]
 
 
 def received(engine, key):
     """How often the forwarded message arrived in a session (its user turns carrying it)."""
-    messages = engine.store.history(key, limit=500).messages
+    messages = engine.store.transcripts.history(key, limit=500).messages
     return sum(1 for m in messages if m.get("role") == "user" and MESSAGE in json.dumps(m.get("content")))
 
 
@@ -112,7 +112,7 @@ async def test_a_cycle_of_agents_stops_at_the_limit(cycle_engine, max_hops, resu
     for key, statuses in results.items():
         texts = [
             m["content"][0]["text"]
-            for m in engine.store.history(key, limit=500).messages
+            for m in engine.store.transcripts.history(key, limit=500).messages
             if m.get("role") == "assistant" and str(m["content"][0].get("text", "")).startswith("passed on:")
         ]
         assert texts == [f"passed on: {s}" for s in statuses]
@@ -123,7 +123,7 @@ async def test_a_cycle_of_agents_stops_at_the_limit(cycle_engine, max_hops, resu
     (sent,) = engine.ledger.entries(state="forbidden")
     assert (sent.run_id, sent.requester, sent.target, sent.via, sent.chain) == (refusal["runId"], C, A, "agent", chain)
     assert sent.states[-1].detail == {"error": refusal["error"], "chain": chain}
-    first_two = engine.store.history(V, limit=500).messages[:2]
+    first_two = engine.store.transcripts.history(V, limit=500).messages[:2]
     assert [(m["role"], json.dumps(m["content"])) for m in first_two][0] == ("user", json.dumps("status?"))
     assert first_two[1]["content"][0]["text"] == "fine"
 

@@ -89,7 +89,7 @@ async def test_a_refused_send_starts_no_run_and_is_audited(live_engine):
         f"agent-to-agent chain limit reached: {A} → {B} → {C} → {D} → {A} (session.agentToAgent.maxChainHops=3)"
     )
     assert engine.store.runs.get_run(result["runId"]) is None
-    assert engine.store.history(A).messages == []
+    assert engine.store.transcripts.history(A).messages == []
     (entry,) = engine.store.audit.audit_rows(10)
     assert (entry.kind, entry.session_key, entry.requester, entry.via) == ("send_refused", A, D, "sessions_send")
     assert entry.reason == result["error"] and entry.data["chain"] == [A, B, C, D, A]

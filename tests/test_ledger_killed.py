@@ -28,7 +28,7 @@ def setup_state(tmp_path: Path) -> tuple[Path, Path]:
     # The model answers in a minute (its longest): the run is under way when the test kills its process.
     config.write_text(json.dumps({"models": {"demo": {"latencyMs": 60_000, "chunkMs": 0}}}), encoding="utf-8")
     store = Store(state)
-    store.create(KEY, {})
+    store.sessions.create(KEY, {})
     store.close()
     return state, config
 

@@ -49,7 +49,7 @@ async def spawn(engine, task, label, as_key=REQ):
 
 
 def announces(engine, key):
-    return [m["content"][0]["text"] for m in engine.store.history(key).messages if m.get("announce")]
+    return [m["content"][0]["text"] for m in engine.store.transcripts.history(key).messages if m.get("announce")]
 
 
 def live_runs(engine, key):

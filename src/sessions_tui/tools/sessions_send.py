@@ -115,9 +115,9 @@ def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str
         if ctx.restrict_to_spawned:
             return {"status": "forbidden", "error": "Session not visible from this sandboxed agent session."}
         return {"status": "error", "error": str(exc)}
-    keys = engine.store.keys_with_label(label, requested_agent)
+    keys = engine.store.sessions.keys_with_label(label, requested_agent)
     if ctx.restrict_to_spawned:
-        spawned = engine.store.spawned_keys(ctx.effective_requester_key)
+        spawned = engine.store.sessions.spawned_keys(ctx.effective_requester_key)
         keys = [k for k in keys if k in spawned]
         if len(keys) != 1:
             return {"status": "forbidden", "error": "Session not visible from this sandboxed agent session."}

@@ -276,7 +276,7 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
 
     The demo config is written only where no config file exists yet.
     """
-    if engine.store.count(include_archived=True) > 0:
+    if engine.store.sessions.count(include_archived=True) > 0:
         return False
     if config_path is not None and not config_path.exists():
         make_dirs(config_path.parent)
@@ -286,7 +286,7 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
     for key, entry, messages in sessions:
         first = messages[0]["timestamp"] if messages else now
         last = messages[-1]["timestamp"] if messages else now
-        engine.store.create(key, {**entry, "updatedAt": last}, session_id=demo_uuid(key), created_at=first)
+        engine.store.sessions.create(key, {**entry, "updatedAt": last}, session_id=demo_uuid(key), created_at=first)
     requester, announce = _seed_child_run(engine)
     for key, _entry, messages in sessions:
         if key == requester:
@@ -304,7 +304,7 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
                 }
             )
             parent = entry_id
-        engine.store.append_lines(key, lines, touch=False)
+        engine.store.transcripts.append_lines(key, lines, touch=False)
     return True
 
 
@@ -314,7 +314,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
     tokens, and nothing is left to announce or recover on start-up. Returns the requester and the
     announce message for its transcript (the engine's own Status/Result/Stats block). It is never
     due for the archive sweep (archive_at NULL), so a demo reopened days later still shows it."""
-    session = engine.store.get(CHILD_KEY)
+    session = engine.store.sessions.get(CHILD_KEY)
     assert session is not None
     started, ended = session.entry["startedAt"], session.entry["endedAt"]
     requester = str(session.entry["spawnedBy"])

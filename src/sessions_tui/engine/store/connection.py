@@ -63,6 +63,10 @@ class Database:
         self._batch_began = 0.0
         self._bulk = False
         self._search_watermark: int | None = None  # a batch's transaction indexes its new sessions at its end
+        self.before_batch_commit: list[Callable[[], None]] = []
+        """Called before a batch's transaction commits (the transcripts write their batch's mirrors)."""
+        self.after_batch: list[Callable[[], None]] = []
+        """Called when a batch is over, whether it wrote or not (the transcripts end their mirror writer)."""
         self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -216,7 +220,7 @@ class Database:
                 self._batching = False
                 self._end_bulk()
 
-    def _defer_search(self) -> None:
+    def defer_search(self) -> None:
         """Before a session's row is inserted: in a batch, its transaction's new sessions are
         indexed for search together just before it commits (a batch that adds none leaves the
         schema alone)."""
@@ -224,14 +228,25 @@ class Database:
             self._search_watermark = defer_search(self._conn)
 
     def _commit_batch(self) -> None:
-        """Commit the batch's transaction once its new sessions are indexed for search."""
+        """Commit the batch's transaction once its new sessions are indexed for search (and what
+        `before_batch_commit` asks for is done)."""
+        for hook in self.before_batch_commit:
+            hook()
         if self._search_watermark is not None:
             catch_up_search(self._conn, self._search_watermark)
             self._search_watermark = None
         self._conn.execute("COMMIT")
 
     def _end_bulk(self) -> None:
-        """Back to the usual cache and checkpoints, after checkpointing what the batch wrote."""
+        """Back to the usual cache and checkpoints, after checkpointing what the batch wrote; then
+        `after_batch`."""
+        try:
+            self._end_bulk_work()
+        finally:
+            for hook in self.after_batch:
+                hook()
+
+    def _end_bulk_work(self) -> None:
         if not self._bulk:
             return
         self._bulk = False
