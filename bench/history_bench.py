@@ -110,8 +110,8 @@ def build(state: Path, count: int) -> Engine:
     store = engine.store
     lines = message_lines(count, seed=count)
     with store.write() as conn:
-        store._create(conn, KEY, {"updatedAt": NOW_MS, "lastChannel": "webchat"})
-        store._append_lines(conn, KEY, lines, raw=None, touch=False)
+        store.sessions.create_in(conn, KEY, {"updatedAt": NOW_MS, "lastChannel": "webchat"})
+        store.transcripts.append_lines_in(conn, KEY, lines, raw=None, touch=False)
     return engine
 
 
@@ -144,8 +144,8 @@ def bench(tmp: Path) -> int:
         {
             "big": lambda: run(big, "sessions_history", params),
             "small": lambda: run(small, "sessions_history", params),
-            "store.history big": lambda: big.store.history(KEY, limit=LIMIT),
-            "store.history small": lambda: small.store.history(KEY, limit=LIMIT),
+            "store.transcripts.history big": lambda: big.store.transcripts.history(KEY, limit=LIMIT),
+            "store.transcripts.history small": lambda: small.store.transcripts.history(KEY, limit=LIMIT),
         },
         warmup=WARMUP,
         runs=RUNS,

@@ -181,7 +181,7 @@ def bench(tmp: Path) -> int:
         f"  the mirror-writing process: CPU user {cpu.children_user - cpu0.children_user:.2f} s, "
         f"system {cpu.children_system - cpu0.children_system:.2f} s (on the other core, alongside the import)"
     )
-    stored = engine.store.count(include_archived=True)
+    stored = engine.store.sessions.count(include_archived=True)
     engine.close()
     check(
         report.sessions_imported == expected == stored

@@ -35,9 +35,9 @@ RUNS = 5
 def built(state: Path, sessions: int) -> Path:
     """A closed store of `sessions` sessions of 10 messages, its search index caught up."""
     engine, _ = build_store(state, sessions, random.Random(15))
-    caught = engine.store.catch_up_text_index()
+    caught = engine.store.text_index.catch_up_text_index()
     while caught.indexing:
-        caught = engine.store.catch_up_text_index()
+        caught = engine.store.text_index.catch_up_text_index()
     engine.close()
     return state / DB_NAME
 

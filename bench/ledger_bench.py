@@ -51,7 +51,7 @@ async def send_round(state: Path, record: bool) -> tuple[float, float]:
     EngineToolHost(engine)
     keys = [f"agent:main:bench:group:{i:03d}" for i in range(SESSIONS)]
     for key in keys:
-        engine.store.create(key)
+        engine.store.sessions.create(key)
     call = ToolCall(engine=engine)
     start, cpu = time.perf_counter(), time.process_time()
     for i in range(SENDS):
@@ -106,35 +106,35 @@ def fill(engine: Engine) -> None:
             chain = [k for k in (requester, target) if k]
             if i % 97 == 0:
                 detail = {"error": "send blocked by session policy: rule 1 (channel=bench)", "rule": "rule 1"}
-                store.open_send(
+                store.ledger.open_send(
                     run_id=run_id, requester=requester, target=target, message=f"message {i}", via="owner",
                     chain=chain, created_at=t, state="forbidden", detail=detail,
                 )  # fmt: skip
                 continue
-            store.open_send(
+            store.ledger.open_send(
                 run_id=run_id, requester=requester, target=target, message=f"message {i} " + "x" * 200,
                 via="agent" if requester else "owner", chain=chain, created_at=t, state="accepted", detail=None,
             )  # fmt: skip
-            store.add_send_state(run_id, "started", t + 5, None)
+            store.ledger.add_send_state(run_id, "started", t + 5, None)
             if i % 50 == 1:
-                store.add_send_state(run_id, "timeout", t + 30_000, {"waitedMs": 30_000})
-                store.add_send_state(run_id, "late_reply", t + 95_000, {"text": "a late answer " * 10})
+                store.ledger.add_send_state(run_id, "timeout", t + 30_000, {"waitedMs": 30_000})
+                store.ledger.add_send_state(run_id, "late_reply", t + 95_000, {"text": "a late answer " * 10})
                 continue
-            store.add_send_state(run_id, "replied", t + 400, {"text": "the reply " * 20})
+            store.ledger.add_send_state(run_id, "replied", t + 400, {"text": "the reply " * 20})
             if i % 2:
                 for turn in (1, 2):
                     text = "REPLY_SKIP" if turn == 2 else "a turn " * 10
-                    store.add_send_state(
+                    store.ledger.add_send_state(
                         run_id, "pingpong", t + 500 + turn, {"turn": turn, "speaker": target, "text": text}
                     )
-                store.add_send_state(
+                store.ledger.add_send_state(
                     run_id, "announce", t + 600, {"text": "announced " * 10, "delivery": "pending", "outboxId": i},
                     outbox_id=i,
                 )  # fmt: skip
                 outcome = "delivery_failed" if i % 101 == 3 else "delivered"
-                store.add_send_state(run_id, outcome, t + 900, {"outboxId": i})
+                store.ledger.add_send_state(run_id, outcome, t + 900, {"outboxId": i})
             else:
-                store.add_send_state(run_id, "announce_skipped", t + 600, {"text": "ANNOUNCE_SKIP"})
+                store.ledger.add_send_state(run_id, "announce_skipped", t + 600, {"text": "ANNOUNCE_SKIP"})
 
 
 def reads(tmp: Path) -> tuple[bool, str]:

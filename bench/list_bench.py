@@ -125,7 +125,7 @@ def build(state: Path, count: int, seed: int) -> tuple[Engine, int]:
             else:
                 updated = NOW_MS - rng.randint(6 * MINUTE, 90 * DAY)
             entry = dict(entry, updatedAt=updated)
-            store._create(conn, key, entry, created_at=updated - rng.randint(0, 30 * DAY))
+            store.sessions.create_in(conn, key, entry, created_at=updated - rng.randint(0, 30 * DAY))
             if archived:
                 conn.execute("UPDATE sessions SET archived_at = ? WHERE key = ?", (updated + MINUTE, key))
     return engine, len(active)
@@ -140,8 +140,8 @@ def bench(tmp: Path) -> int:
     big, _ = build(tmp / "big", BIG, seed=1)
     small, _ = build(tmp / "small", SMALL, seed=2)
     print(f"setup: {BIG} + {SMALL} sessions in {time.perf_counter() - t0:.1f} s ({tmp})")
-    check(big.store.count(include_archived=True) == BIG, "big store holds 100,000 sessions")
-    check(small.store.count(include_archived=True) == SMALL, "small store holds 1,000 sessions")
+    check(big.store.sessions.count(include_archived=True) == BIG, "big store holds 100,000 sessions")
+    check(small.store.sessions.count(include_archived=True) == SMALL, "small store holds 1,000 sessions")
 
     run = ToolRunner()
     for name, engine in (("big", big), ("small", small)):

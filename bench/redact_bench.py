@@ -71,9 +71,9 @@ def bench(tmp: Path) -> int:
     ok = True
     for name, (text, cores) in (("10 MB with secrets", secret_text(rng)), ("10 MB of PEM BEGIN lines", pem_flood())):
         key = f"agent:main:hook:{len(figures)}"
-        engine.store.create(key)
-        engine.store.append(key, {"role": "user", "content": "before"})
-        engine.store.append(key, {"role": "assistant", "content": [{"type": "text", "text": text}]})
+        engine.store.sessions.create(key)
+        engine.store.transcripts.append(key, {"role": "user", "content": "before"})
+        engine.store.transcripts.append(key, {"role": "assistant", "content": [{"type": "text", "text": text}]})
         seconds, result = timed(tools, engine, key)
         shown = json.dumps(result, ensure_ascii=False)
         check(bool(result.get("contentTruncated")), f"{name}: the text was cut to what is shown")

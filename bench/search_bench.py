@@ -42,7 +42,7 @@ from sessions_tui.engine.clock import FrozenClock, iso_from_ms  # noqa: E402
 from sessions_tui.engine.config import parse_config  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
 from sessions_tui.engine.openclaw.importer import import_openclaw  # noqa: E402
-from sessions_tui.engine.store.tables.text_index import TextIndexPart  # noqa: E402
+from sessions_tui.engine.store.tables.text_index import TextIndexRepository  # noqa: E402
 
 SESSIONS = 100_000
 PER_SESSION = 10
@@ -73,18 +73,18 @@ def words(rng: random.Random) -> list[str]:
 def _import_once(root: Path, state: Path, indexed: bool) -> tuple[float, float]:
     cfg, _ = parse_config({})
     engine = Engine(state, cfg, clock=FrozenClock(NOW_MS))
-    original = TextIndexPart._index_lines
+    original = TextIndexRepository.index_lines
     if not indexed:
-        TextIndexPart._index_lines = lambda *args, **kwargs: None  # type: ignore[method-assign]
+        TextIndexRepository.index_lines = lambda *args, **kwargs: None  # type: ignore[method-assign]
     try:
         t0, cpu0 = time.perf_counter(), os.times()
         report = import_openclaw(engine.store, engine.canonical, root)
         wall, cpu1 = time.perf_counter() - t0, os.times()
     finally:
-        TextIndexPart._index_lines = original  # type: ignore[method-assign]
+        TextIndexRepository.index_lines = original  # type: ignore[method-assign]
     check(report.sessions_imported == 10_000 and not report.problems, f"import: {report.summary()}")
     if indexed:
-        state_now = engine.store.text_index_state()
+        state_now = engine.store.text_index.text_index_state()
         check(not state_now.indexing, f"the index kept up with the import: {state_now}")
     engine.close()
     return wall, (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
@@ -190,9 +190,9 @@ def search_speed(tmp: Path, sessions: int) -> bool:
     print(f"setup: {sessions:,} sessions, {messages:,} messages written in {time.perf_counter() - t0:.1f} s")
     before = pages(engine)
     t0 = time.perf_counter()
-    state = engine.store.catch_up_text_index()
+    state = engine.store.text_index.catch_up_text_index()
     while state.indexing:
-        state = engine.store.catch_up_text_index()
+        state = engine.store.text_index.catch_up_text_index()
     took = time.perf_counter() - t0
     size = pages(engine) - before
     print(

@@ -41,7 +41,7 @@ async def run(tmp: Path) -> int:
     EngineToolHost(engine)
     keys = [f"agent:main:bench:group:{i:03d}" for i in range(SESSIONS)]
     for key in keys:
-        engine.store.create(key)
+        engine.store.sessions.create(key)
     sent_at: dict[str, float] = {}
     replied: dict[str, float] = {}
     ended = Counter()
@@ -75,7 +75,7 @@ async def run(tmp: Path) -> int:
     twice = [r for r in run_ids if ended[r] != 1]
     counts = Counter()
     for key in keys:
-        for message in engine.store.history(key, limit=None).messages:
+        for message in engine.store.transcripts.history(key, limit=None).messages:
             if message["role"] == "user" and str(message["content"]).startswith("bench message "):
                 counts[message["content"]] += 1
     lost = [i for i in range(SENDS) if counts[f"bench message {i}"] != 1]

@@ -73,12 +73,12 @@ def build(state: Path, messages: int) -> tuple[Usage, Usage, Usage]:
         for i in range(SESSIONS):
             key = f"agent:main:telegram:group:{i}" if i % 2 else f"agent:main:subagent:{i}"
             entry = {"updatedAt": NOW_MS - i * 60_000, "chatType": "group", "lastChannel": "telegram", "model": "gpt-5"}
-            store.create(key, entry)
+            store.sessions.create(key, entry)
             if messages:
                 lines = [{"type": "message", "message": message(n, NOW_MS + n * 1000, rng)} for n in range(messages)]
-                store.append_lines(key, lines, touch=False)
+                store.transcripts.append_lines(key, lines, touch=False)
             checkpoint()
-    check(store.count() == SESSIONS, f"{store.count()} sessions stored, not {SESSIONS}")
+    check(store.sessions.count() == SESSIONS, f"{store.sessions.count()} sessions stored, not {SESSIONS}")
     open_usage = sqlite_usage(state)
     store.close()
     return open_usage, sqlite_usage(state), mirror_usage(state)

@@ -185,7 +185,7 @@ def bench(tmp: Path) -> int:
     t0 = time.perf_counter()
     engine, _ = build(tmp / "state", COUNT, seed=COUNT)
     print(f"setup: {COUNT:,} sessions in {time.perf_counter() - t0:.1f} s")
-    check(engine.store.count(include_archived=True) == COUNT, "the store holds 100,000 sessions")
+    check(engine.store.sessions.count(include_archived=True) == COUNT, "the store holds 100,000 sessions")
     config = tmp / "config.json"
     config.write_text(json.dumps(CONFIG))
     paged = pages(engine)

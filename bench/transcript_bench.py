@@ -101,9 +101,9 @@ async def _run(state: Path) -> int:
     app = demo_app(state)
     now = app.engine.now()
     for key in (BIG, OTHER_BIG):
-        app.engine.store.create(key, {"updatedAt": now})
+        app.engine.store.sessions.create(key, {"updatedAt": now})
         for i in range(MESSAGES):
-            app.engine.store.append(key, _message(i, now), touch=False)
+            app.engine.store.transcripts.append(key, _message(i, now), touch=False)
     medians = []
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)

@@ -65,9 +65,9 @@ def run_tool(
 def add_session(engine: Engine, key: str, messages: list[dict[str, Any]] | None = None, **entry: Any) -> str:
     """Create a session under the canonical spelling of `key`; returns that key."""
     canonical = engine.canonical(key)
-    engine.store.create(canonical, entry)
+    engine.store.sessions.create(canonical, entry)
     for message in messages or []:
-        engine.store.append(canonical, message)
+        engine.store.transcripts.append(canonical, message)
     return canonical
 
 

@@ -11,13 +11,13 @@ from sessions_tui.engine.store import Store
 def main() -> None:
     state, key, count, tag = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     store = Store(state)
-    store.ensure(key)
+    store.sessions.ensure(key)
     print("ready", flush=True)
     i = 0
     while count == 0 or i < count:
         i += 1
         # Large enough that a kill often lands in the middle of a write.
-        store.append(key, {"role": "user", "content": f"{tag}-{i} " + "x" * 20000})
+        store.transcripts.append(key, {"role": "user", "content": f"{tag}-{i} " + "x" * 20000})
     store.close()
 
 

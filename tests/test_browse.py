@@ -30,7 +30,7 @@ def populate(engine):
     seed_demo(engine, None)
     add_session(engine, "agent:main:subagent:kid", spawnedBy="agent:main:discord:group:dev", updatedAt=NOW_MS - 5)
     add_session(engine, "agent:main:work", updatedAt=NOW_MS - 7)
-    engine.store.create("global", {"updatedAt": NOW_MS - 9})
+    engine.store.sessions.create("global", {"updatedAt": NOW_MS - 9})
 
 
 @pytest.mark.parametrize("config", CONFIGS)

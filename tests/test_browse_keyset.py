@@ -41,18 +41,18 @@ def _flt(**kw):
 
 def _walk(store, flt, order_by, descending, size):
     """Every page forward by keyset, then every page backward from the last one."""
-    forward, page, cursors = [], *store.browse_keyset(flt, order_by=order_by, descending=descending, limit=size)
+    forward, page, cursors = [], *store.browse.keyset(flt, order_by=order_by, descending=descending, limit=size)
     pages = []
     while page:
         pages.append((page, cursors))
         forward += [s.key for s in page]
-        page, cursors = store.browse_keyset(
+        page, cursors = store.browse.keyset(
             flt, order_by=order_by, descending=descending, limit=size, after=cursors[-1]
         )
     backward = [[s.key for s in pages[-1][0]]]
     first = pages[-1][1][0]
     while len(backward) < len(pages):
-        page, cursors = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=size, before=first)
+        page, cursors = store.browse.keyset(flt, order_by=order_by, descending=descending, limit=size, before=first)
         backward.insert(0, [s.key for s in page])
         first = cursors[0]
     return forward, backward
@@ -64,16 +64,16 @@ def test_keyset_pages_are_the_pages_by_position(make_engine, order_by, descendin
     engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
     _fill(engine)
     store, flt = engine.store, _flt()
-    whole = [s.key for s in store.browse(flt, order_by=order_by, descending=descending, limit=None)[0]]
+    whole = [s.key for s in store.browse.page(flt, order_by=order_by, descending=descending, limit=None)[0]]
     assert len(whole) == 47
     forward, backward = _walk(store, flt, order_by, descending, 5)
     assert forward == whole
     assert backward[:-1] == [whole[i : i + 5] for i in range(0, 45, 5)]
     assert [k for page in backward for k in page] == whole
     # a deep page read after its predecessor's last row is the page at that offset
-    page, _ = store.browse(flt, order_by=order_by, descending=descending, limit=5, offset=35)
-    _, cursors = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=35)
-    deep, _ = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=5, after=cursors[-1])
+    page, _ = store.browse.page(flt, order_by=order_by, descending=descending, limit=5, offset=35)
+    _, cursors = store.browse.keyset(flt, order_by=order_by, descending=descending, limit=35)
+    deep, _ = store.browse.keyset(flt, order_by=order_by, descending=descending, limit=5, after=cursors[-1])
     assert [s.key for s in deep] == [s.key for s in page]
 
 
@@ -82,17 +82,17 @@ def test_keyset_paging_under_a_filter_and_search(make_engine):
     _fill(engine)
     store = engine.store
     for flt in (_flt(search="ROOM"), _flt(search="ro"), _flt(kinds=["cron", "other"]), _flt(search="agent:ops")):
-        whole = [s.key for s in store.browse(flt, order_by="label", descending=False, limit=None)[0]]
+        whole = [s.key for s in store.browse.page(flt, order_by="label", descending=False, limit=None)[0]]
         forward, backward = _walk(store, flt, "label", False, 3)
         assert forward == whole and [k for page in backward for k in page] == whole
-        assert store.browse_count(flt) == len(whole) == store.browse(flt, limit=1)[1]
+        assert store.browse.count(flt) == len(whole) == store.browse.page(flt, limit=1)[1]
 
 
 def test_the_viewers_main_sorts_as_main(make_engine):
     engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
     _fill(engine)
     forward, _ = _walk(engine.store, _flt(), "key", False, 4)
-    whole = [s.key for s in engine.store.browse(_flt(), order_by="key", descending=False, limit=None)[0]]
+    whole = [s.key for s in engine.store.browse.page(_flt(), order_by="key", descending=False, limit=None)[0]]
     assert forward == whole
     assert whole.index("agent:main:main") > whole.index("agent:main:hook:h4")  # 'main' > 'hook:…'
 
@@ -100,8 +100,8 @@ def test_the_viewers_main_sorts_as_main(make_engine):
 def test_a_cancelled_count_gives_up(make_engine):
     engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
     _fill(engine)
-    assert engine.store.browse_count(_flt(), cancelled=lambda: False) == 47
-    assert engine.store.browse_count(_flt(), cancelled=lambda: True) in (-1, 47)  # too small to be interrupted
+    assert engine.store.browse.count(_flt(), cancelled=lambda: False) == 47
+    assert engine.store.browse.count(_flt(), cancelled=lambda: True) in (-1, 47)  # too small to be interrupted
 
 
 def test_a_schema_2_file_migrates(tmp_path):
@@ -124,16 +124,16 @@ def test_a_schema_2_file_migrates(tmp_path):
             row = c.execute("SELECT sort_model, sort_tokens, sort_label FROM sessions").fetchone()
         assert tuple(row) == ("gpt-5", 7, "Dev Chat")
         flt = SessionFilter(search="dev chat")  # found through the search index filled by the migration
-        assert [s.key for s in store.browse_keyset(flt, order_by="model")[0]] == ["agent:main:discord:group:dev"]
+        assert [s.key for s in store.browse.keyset(flt, order_by="model")[0]] == ["agent:main:discord:group:dev"]
         with store.write() as c:  # the triggers keep the search index in step
             c.execute("UPDATE sessions SET label = 'Ops room'")
-        assert store.browse_count(SessionFilter(search="ops room")) == 1
-        assert store.browse_count(SessionFilter(search="dev chat")) == 0
+        assert store.browse.count(SessionFilter(search="ops room")) == 1
+        assert store.browse.count(SessionFilter(search="dev chat")) == 0
     finally:
         store.close()
     again = Store(state)  # opening a migrated file again changes nothing
     try:
-        assert again.browse_count(SessionFilter(search="discord")) == 1
+        assert again.browse.count(SessionFilter(search="discord")) == 1
         with again.write() as c:
             c.execute("DELETE FROM sessions")
             assert c.execute("SELECT count(*) FROM sessions_search").fetchone()[0] == 0
@@ -143,9 +143,9 @@ def test_a_schema_2_file_migrates(tmp_path):
 
 def test_the_agents_by_skipping_are_the_distinct_agents(make_engine):
     engine = make_engine()
-    assert engine.store.browse_agent_ids() == []
+    assert engine.store.browse.agent_ids() == []
     _fill(engine)
-    assert sorted(engine.store.browse_agent_ids()) == sorted(engine.store.agent_ids()) == AGENTS
+    assert sorted(engine.store.browse.agent_ids()) == sorted(engine.store.sessions.agent_ids()) == AGENTS
 
 
 @pytest.mark.parametrize("needle", ["oom", "ROOM 1", 'a"b', "x*y", "AND", 'OR "', "g1", "Ünï", "s1-", "alph"])
@@ -155,8 +155,8 @@ def test_the_search_index_only_narrows(make_engine, needle):
     _fill(engine)
     add_session(engine, 'agent:main:discord:group:a"b', label='x*y AND OR "q"')
     add_session(engine, "agent:main:discord:group:uni", displayName="ÜnÏcode")
-    listed = {s.key for s in engine.store.list_sessions(search=needle)[0]}
-    browsed = {s.key for s in engine.store.browse(SessionFilter(search=needle), limit=None)[0]}
+    listed = {s.key for s in engine.store.browse.list_sessions(search=needle)[0]}
+    browsed = {s.key for s in engine.store.browse.page(SessionFilter(search=needle), limit=None)[0]}
     assert browsed == listed
 
 
@@ -184,12 +184,12 @@ def test_each_sort_reads_its_one_index_in_either_direction(make_engine, order_by
     _fill(engine)
     store, flt = engine.store, _flt()
     column = SORT_COLUMNS[order_by]
-    _, cursors = store.browse_keyset(flt, order_by=order_by, descending=descending, limit=20)
+    _, cursors = store.browse.keyset(flt, order_by=order_by, descending=descending, limit=20)
     recorder = store._conn = _Recorder(store._conn)
     try:
         for where in ({}, {"after": cursors[9]}, {"before": cursors[9]}):
             recorder.statements.clear()
-            store.browse_keyset(flt, order_by=order_by, descending=descending, limit=5, **where)
+            store.browse.keyset(flt, order_by=order_by, descending=descending, limit=5, **where)
             sql, args = next(s for s in recorder.statements if s[0].startswith(f"SELECT {column}, key"))
             plan = [r[3] for r in recorder._conn.execute(f"EXPLAIN QUERY PLAN {sql}", args)]
             assert len(plan) == 1 and f"USING INDEX sessions_sort_{column}" in plan[0], (where, plan)
@@ -205,8 +205,8 @@ def test_a_schema_4_file_gets_one_index_per_sort_column(tmp_path):
     state = tmp_path / "state"
     store = Store(state)
     try:
-        store.create("agent:main:discord:group:dev", {"label": "Dev Chat", "model": "gpt-5"})
-        store.create("agent:main:telegram:direct:bob", {"label": "Bob"})
+        store.sessions.create("agent:main:discord:group:dev", {"label": "Dev Chat", "model": "gpt-5"})
+        store.sessions.create("agent:main:telegram:direct:bob", {"label": "Bob"})
     finally:
         store.close()
     conn = sqlite3.connect(state / "sessions.sqlite3")  # the file as schema 4 left it
@@ -235,11 +235,11 @@ def test_a_schema_4_file_gets_one_index_per_sort_column(tmp_path):
         for order_by in SORT_COLUMNS:
             for descending in (True, False):
                 keys = [
-                    s.key for s in store.browse_keyset(SessionFilter(), order_by=order_by, descending=descending)[0]
+                    s.key for s in store.browse.keyset(SessionFilter(), order_by=order_by, descending=descending)[0]
                 ]
                 assert sorted(keys) == ["agent:main:discord:group:dev", "agent:main:telegram:direct:bob"]
         for needle in ("dev chat", "v", "Bo"):  # through the trigram index, the letter index
-            found = [s.key for s in store.browse_keyset(SessionFilter(search=needle))[0]]
-            assert found == [s.key for s in store.list_sessions(search=needle)[0]] and len(found) == 1
+            found = [s.key for s in store.browse.keyset(SessionFilter(search=needle))[0]]
+            assert found == [s.key for s in store.browse.list_sessions(search=needle)[0]] and len(found) == 1
     finally:
         store.close()

@@ -68,13 +68,13 @@ def cycle_engine(live_engine, openai_server):
 
 def tool_results(engine, key):
     """The `sessions_send` results in a session's transcript, oldest first."""
-    messages = engine.store.history(key, limit=500).messages
+    messages = engine.store.transcripts.history(key, limit=500).messages
     return [m["details"] for m in messages if m.get("role") == "toolResult" and m.get("toolName") == "sessions_send"]
 
 
 def received(engine, key):
     """How often the forwarded message arrived in a session (its user turns carrying it)."""
-    messages = engine.store.history(key, limit=500).messages
+    messages = engine.store.transcripts.history(key, limit=500).messages
     return sum(1 for m in messages if m.get("role") == "user" and MESSAGE in json.dumps(m.get("content")))
 
 
@@ -105,25 +105,25 @@ async def test_a_cycle_of_agents_stops_at_the_limit(cycle_engine, max_hops, resu
     assert refusal["error"] == (
         f"agent-to-agent chain limit reached: {' → '.join(chain)} (session.agentToAgent.maxChainHops={max_hops})"
     )
-    assert refusal["sessionKey"] == A and engine.store.get_run(refusal["runId"]) is None
+    assert refusal["sessionKey"] == A and engine.store.runs.get_run(refusal["runId"]) is None
     # Every session's transcript: each forwarded message arrived once per hop into it, and each
     # agent said what became of its send.
     assert {key: received(engine, key) for key in (A, B, C)} == {key: len(r) for key, r in results.items()}
     for key, statuses in results.items():
         texts = [
             m["content"][0]["text"]
-            for m in engine.store.history(key, limit=500).messages
+            for m in engine.store.transcripts.history(key, limit=500).messages
             if m.get("role") == "assistant" and str(m["content"][0].get("text", "")).startswith("passed on:")
         ]
         assert texts == [f"passed on: {s}" for s in statuses]
     # The refusal is the only one, and the unrelated pair is as it would be alone.
-    (audit,) = engine.store.audit_rows(10)
+    (audit,) = engine.store.audit.audit_rows(10)
     assert (audit.session_key, audit.requester, audit.reason) == (A, C, refusal["error"])
     assert audit.data["chain"] == chain
     (sent,) = engine.ledger.entries(state="forbidden")
     assert (sent.run_id, sent.requester, sent.target, sent.via, sent.chain) == (refusal["runId"], C, A, "agent", chain)
     assert sent.states[-1].detail == {"error": refusal["error"], "chain": chain}
-    first_two = engine.store.history(V, limit=500).messages[:2]
+    first_two = engine.store.transcripts.history(V, limit=500).messages[:2]
     assert [(m["role"], json.dumps(m["content"])) for m in first_two][0] == ("user", json.dumps("status?"))
     assert first_two[1]["content"][0]["text"] == "fine"
 

@@ -88,9 +88,9 @@ async def test_a_refused_send_starts_no_run_and_is_audited(live_engine):
     assert result["error"] == (
         f"agent-to-agent chain limit reached: {A} → {B} → {C} → {D} → {A} (session.agentToAgent.maxChainHops=3)"
     )
-    assert engine.store.get_run(result["runId"]) is None
-    assert engine.store.history(A).messages == []
-    (entry,) = engine.store.audit_rows(10)
+    assert engine.store.runs.get_run(result["runId"]) is None
+    assert engine.store.transcripts.history(A).messages == []
+    (entry,) = engine.store.audit.audit_rows(10)
     assert (entry.kind, entry.session_key, entry.requester, entry.via) == ("send_refused", A, D, "sessions_send")
     assert entry.reason == result["error"] and entry.data["chain"] == [A, B, C, D, A]
     sent = engine.ledger.entry(result["runId"])
@@ -110,7 +110,7 @@ async def test_an_allowed_send_starts_a_run_carrying_the_chain(live_engine):
     with engine.store.read() as conn:
         (data,) = conn.execute("SELECT data FROM runs WHERE run_id = ?", (result["runId"],)).fetchone()
     assert '"chain": ["agent:a:chat", "agent:b:chat", "agent:c:chat"]' in data
-    assert engine.store.audit_rows(10) == []
+    assert engine.store.audit.audit_rows(10) == []
 
 
 async def test_the_owners_sends_start_a_chain_of_their_own(live_engine):
@@ -127,7 +127,7 @@ async def test_the_owners_sends_start_a_chain_of_their_own(live_engine):
         )
         assert result["status"] == "accepted"
     await engine.drain()
-    assert engine.store.audit_rows(10) == []
+    assert engine.store.audit.audit_rows(10) == []
 
 
 async def test_a_spawned_sub_agent_continues_the_chain_that_spawned_it(live_engine):

@@ -202,7 +202,7 @@ def test_a_default_config_that_is_a_fifo_is_refused(tmp_path):
 def _lines_of(state: Path, key: str) -> int:
     engine = Engine(state)
     try:
-        return len(engine.store.transcript_lines(key))
+        return len(engine.store.transcripts.transcript_lines(key))
     finally:
         engine.close()
 
@@ -291,7 +291,7 @@ def test_follow_reports_a_fifo_transcript_once_and_keeps_following(tmp_path):
 def _user_texts(state: Path, key: str) -> list[str]:
     engine = Engine(state)
     try:
-        messages = engine.store.history(key).messages
+        messages = engine.store.transcripts.history(key).messages
     finally:
         engine.close()
     texts = []

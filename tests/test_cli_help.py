@@ -142,7 +142,7 @@ def test_dashboard_demo_opens_on_the_demo_directory_with_config_warnings_kept(ho
     monkeypatch.setattr(SessionsApp, "run", lambda self, *a, **k: opened.append(self.backend.engine))
     assert cli.main(["--demo"]) == 0
     demo = home / "data" / "sessions-tui-demo"
-    assert opened[0].state_dir == demo and opened[0].store.get(HELPER_KEY) is not None
+    assert opened[0].state_dir == demo and opened[0].store.sessions.get(HELPER_KEY) is not None
     assert not (home / "data" / "sessions-tui").exists()
     assert opened[0].config_warnings == []
     config = home / "warns.json5"

@@ -131,7 +131,7 @@ async def test_the_dashboard_search_says_it_cannot_read_a_damaged_index_refusing
 def test_the_server_answers_a_write_503_store_damaged_logs_it_once_and_goes_on_reading(tmp_path, caplog):
     state = tmp_path / "state"
     backend = local_backend(state, {"gateway": {"tools": {"allow": ["sessions_send"]}}}, seed=True)
-    backend.engine.store.create("agent:main:mine", {})  # a session of sessions-tui's own (not OpenClaw's)
+    backend.engine.store.sessions.create("agent:main:mine", {})  # a session of sessions-tui's own (not OpenClaw's)
     send = {"tool": "sessions_send", "args": {"sessionKey": "main", "message": "hi", "timeoutSeconds": 0}}
     with (
         caplog.at_level(logging.ERROR),
@@ -220,8 +220,8 @@ def test_the_follow_command_says_the_damage_in_one_line_and_exits_2(tmp_path):
 def test_a_run_that_cannot_start_on_a_damaged_store_ends_saying_why(make_engine):
     engine: Engine = make_engine({"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}})
     key = engine.canonical("main")
-    engine.store.create(key, {})
-    engine.store.append(key, {"role": "user", "content": "hi"})
+    engine.store.sessions.create(key, {})
+    engine.store.transcripts.append(key, {"role": "user", "content": "hi"})
     ended: list[RunEnded] = []
     engine.events.subscribe(lambda e: ended.append(e) if isinstance(e, RunEnded) else None)
 
@@ -236,7 +236,7 @@ def test_a_run_that_cannot_start_on_a_damaged_store_ends_saying_why(make_engine)
     asyncio.run(go())
     assert ended[0].status == "error" and "the state database is damaged" in (ended[0].error or "")
     try:
-        engine.store.append(key, {"role": "user", "content": "more"})
+        engine.store.transcripts.append(key, {"role": "user", "content": "more"})
     except StoreDamaged:
         pass
     else:

@@ -134,7 +134,7 @@ def test_a_big_store_is_not_checked_whole_but_damage_met_is_kept_for_every_later
     try:
         assert later.damage is not None
         with pytest.raises(StoreDamaged):
-            later.create("agent:main:new", {})
+            later.sessions.create("agent:main:new", {})
     finally:
         later.close()
     assert digest(db) == before
@@ -154,7 +154,7 @@ def test_a_write_that_meets_damage_is_undone_and_refused(healthy, tmp_path, monk
     store = Store(state, clock)
     try:
         with pytest.raises(StoreDamaged, match="nothing was written"):
-            store.append("agent:main:main", {"role": "user", "content": "hello"})
+            store.transcripts.append("agent:main:main", {"role": "user", "content": "hello"})
         assert store.damage is not None
     finally:
         store.close()

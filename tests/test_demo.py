@@ -23,10 +23,10 @@ def test_demo_has_every_kind_and_what_the_screens_need(engine, tmp_path):
 
 def test_seeding_a_non_empty_state_changes_nothing(engine, tmp_path):
     seed_demo(engine, tmp_path / "c.json5")
-    before = engine.store.count()
+    before = engine.store.sessions.count()
     (tmp_path / "c.json5").write_text("{}")
     assert seed_demo(engine, tmp_path / "c.json5") is False
-    assert engine.store.count() == before and (tmp_path / "c.json5").read_text() == "{}"
+    assert engine.store.sessions.count() == before and (tmp_path / "c.json5").read_text() == "{}"
 
 
 def test_demo_is_deterministic_for_a_frozen_clock(make_engine, tmp_path):
@@ -54,7 +54,7 @@ def demo_engine(live_engine):
 async def test_token_counts_add_up_and_a_run_only_adds_to_them(live_engine):
     engine = demo_engine(live_engine)
     entries = {
-        row["key"]: engine.store.get(engine.canonical(row["key"])).entry
+        row["key"]: engine.store.sessions.get(engine.canonical(row["key"])).entry
         for row in (await call_tool(engine, "sessions_list", {}))["sessions"]
     }
     counted = {key: e for key, e in entries.items() if "totalTokens" in e}
@@ -62,16 +62,16 @@ async def test_token_counts_add_up_and_a_run_only_adds_to_them(live_engine):
     for key, entry in counted.items():
         assert entry["inputTokens"] + entry["outputTokens"] == entry["totalTokens"], key
     dev = "agent:main:discord:group:dev"
-    assert engine.store.get(dev).entry["totalTokens"] == 5120
+    assert engine.store.sessions.get(dev).entry["totalTokens"] == 5120
     await engine.runs.wait(engine.runs.start(RunRequest(session_key=dev, message="status?")), 5000)
-    entry = engine.store.get(dev).entry
+    entry = engine.store.sessions.get(dev).entry
     assert entry["totalTokens"] > 5120
     assert entry["inputTokens"] + entry["outputTokens"] == entry["totalTokens"]
 
 
 async def test_the_sandboxed_helper_may_spawn_sandboxed_sub_agents(live_engine):
     engine = demo_engine(live_engine)
-    assert engine.store.get(HELPER_KEY) is not None and engine.is_sandboxed(HELPER_KEY)
+    assert engine.store.sessions.get(HELPER_KEY) is not None and engine.is_sandboxed(HELPER_KEY)
     agents = await call_tool(engine, "agents_list", {}, as_key=HELPER_KEY, sandboxed=True)
     assert [a["id"] for a in agents["agents"]] == ["helper"]
     result = await call_tool(
@@ -91,7 +91,7 @@ async def test_the_finished_child_is_listed_for_main_and_nothing_is_left_to_anno
     assert [(c.child_key, c.label, c.status, c.total_tokens) for c in children] == [
         (CHILD_KEY, "count-words", "done", 310)
     ]
-    child = engine.store.get(CHILD_KEY).entry
+    child = engine.store.sessions.get(CHILD_KEY).entry
     assert children[0].ended_at - children[0].started_at == child["runtimeMs"] == 3000
     assert engine.runs.get(children[0].run_id).status == "ok"
     assert engine.subagents.get(children[0].run_id).archive_at is None  # the demo keeps its sub-agent row

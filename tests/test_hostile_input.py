@@ -288,7 +288,7 @@ def test_without_message_limit_a_page_says_nothing_about_the_cap(listed):
 def test_spawn_refuses_a_bad_label_with_refs_text(engine, label, error):
     with pytest.raises(ToolInputError, match=f"^{re.escape(error)}$"):
         run_tool(engine, "sessions_spawn", {"task": "t", "label": label})
-    assert engine.store.count() == 0
+    assert engine.store.sessions.count() == 0
 
 
 @pytest.mark.parametrize("cleanup", ["remove", "Delete", "", 1, True, ["delete"]])
@@ -298,7 +298,7 @@ def test_spawn_accepts_only_delete_or_keep_as_cleanup(engine, cleanup):
         return
     with pytest.raises(ToolInputError, match='^cleanup must be "delete" or "keep"$'):
         run_tool(engine, "sessions_spawn", {"task": "t", "cleanup": cleanup})
-    assert engine.store.count() == 0
+    assert engine.store.sessions.count() == 0
 
 
 def test_spawn_label_and_cleanup_that_are_fine():
@@ -339,7 +339,7 @@ def test_the_label_limit_counts_utf16_code_units_like_openclaw(engine, label, fi
         return
     with pytest.raises(ToolInputError, match=r"^invalid label: too long \(max 512\)$"):
         run_tool(engine, "sessions_spawn", {"task": "t", "label": label})
-    assert engine.store.count() == 0
+    assert engine.store.sessions.count() == 0
 
 
 async def test_send_by_a_label_of_257_emoji_is_too_long(live_engine):
@@ -373,17 +373,19 @@ def test_every_row_the_demo_lists_opens_in_sessions_history(engine):
 
 def test_a_lone_surrogate_is_stored_as_u_fffd_in_the_store_and_the_mirror(engine):
     key = add_session(engine, GROUP, [{"role": "user", "content": "a\ud800b", "note\udfff": ["\udc00"]}])
-    engine.store.append(key, {"role": "assistant", "content": [{"type": "text", "text": "ok \ud83d\ude00 \udbff"}]})
-    mirror = Path(engine.store.get(key).mirror_path).read_bytes().decode("utf-8")  # strict: valid UTF-8
+    engine.store.transcripts.append(
+        key, {"role": "assistant", "content": [{"type": "text", "text": "ok \ud83d\ude00 \udbff"}]}
+    )
+    mirror = Path(engine.store.sessions.get(key).mirror_path).read_bytes().decode("utf-8")  # strict: valid UTF-8
     assert "a\ufffdb" in mirror and '"note\ufffd":["\ufffd"]' in mirror and "ok \U0001f600 \ufffd" in mirror
     assert "\\ud" not in mirror.lower()
-    assert [line for line in engine.store.transcript_lines(key) if "\\ud" in line.lower()] == []
+    assert [line for line in engine.store.transcripts.transcript_lines(key) if "\\ud" in line.lower()] == []
 
 
 def test_a_lone_surrogate_never_breaks_history_or_list(engine):
     key = add_session(engine, GROUP, [{"role": "user", "content": "before \ud800 after"}], label="lab\udc00el")
     for n in range(3):
-        engine.store.append(key, {"role": "assistant", "content": [{"type": "text", "text": f"later {n}"}]})
+        engine.store.transcripts.append(key, {"role": "assistant", "content": [{"type": "text", "text": f"later {n}"}]})
     history = run_tool(engine, "sessions_history", {"sessionKey": GROUP})
     assert history["messages"][0]["content"] == "before \ufffd after" and len(history["messages"]) == 4
     row = run_tool(engine, "sessions_list", {"messageLimit": 4})["sessions"][0]
@@ -396,8 +398,8 @@ def test_a_stored_line_that_spells_a_lone_surrogate_is_read_as_u_fffd(engine):
     """A line imported verbatim (OpenClaw's JSON.stringify writes `\\ud800`) or stored before the fix."""
     key = add_session(engine, GROUP)
     line = {"type": "message", "message": {"role": "user", "content": "old \ud800 line"}}
-    engine.store.append_lines(key, [line], raw=[json.dumps({**line, "id": "abcd1234"})])
-    assert "\\ud800" in engine.store.transcript_lines(key)[0]  # kept verbatim
+    engine.store.transcripts.append_lines(key, [line], raw=[json.dumps({**line, "id": "abcd1234"})])
+    assert "\\ud800" in engine.store.transcripts.transcript_lines(key)[0]  # kept verbatim
     history = run_tool(engine, "sessions_history", {"sessionKey": GROUP})
     assert history["messages"][0]["content"] == "old \ufffd line"
     printable(history)
@@ -409,7 +411,7 @@ def test_tool_arguments_with_lone_surrogates_are_taken_as_u_fffd(engine):
     assert result == {"status": "error", "error": "No session found: agent:main:discord:group:\ufffd"}
     spawned = run_tool(engine, "sessions_spawn", {"task": "t\ud800", "label": "l\udfff"}, as_key=GROUP)
     assert spawned["status"] == "accepted"
-    child = engine.store.get(spawned["childSessionKey"])
+    child = engine.store.sessions.get(spawned["childSessionKey"])
     assert child is not None and child.entry["label"] == "l\ufffd"
 
 
@@ -445,7 +447,7 @@ async def test_a_sub_agent_announce_with_a_lone_surrogate_is_delivered_as_u_fffd
     openai_server.script(Reply(text="child says \udc00"))
     result = await call_tool(model_engine, "sessions_spawn", {"task": "work"}, as_key=REQ)
     await model_engine.drain()
-    [announce] = [m for m in model_engine.store.history(REQ).messages if m.get("announce")]
+    [announce] = [m for m in model_engine.store.transcripts.history(REQ).messages if m.get("announce")]
     assert announce["content"][0]["text"].startswith("Status: completed successfully\nResult: bad \ufffd byte")
     child = await call_tool(model_engine, "sessions_history", {"sessionKey": result["childSessionKey"]})
     replies = [m["content"][0]["text"] for m in child["messages"] if m["role"] == "assistant"]
@@ -500,7 +502,7 @@ async def test_a_model_error_with_a_lone_surrogate_ends_the_run_and_is_announced
     assert (sent["status"], sent["error"]) == ("error", "HTTP 500: boom \ufffd")
     await call_tool(model_engine, "sessions_spawn", {"task": "do"}, as_key=REQ)
     await model_engine.drain()
-    [announce] = [m for m in model_engine.store.history(REQ).messages if m.get("announce")]
+    [announce] = [m for m in model_engine.store.transcripts.history(REQ).messages if m.get("announce")]
     assert announce["content"][0]["text"].startswith("Status: failed: HTTP 500: boom \ufffd\n")
 
 
@@ -521,11 +523,11 @@ async def test_a_model_sending_tool_call_arguments_too_deep_gets_the_tool_error(
     openai_server.script(Reply(tool_calls=[("sessions_list", raw)]), Reply(text="understood"))
     sent = await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
     assert (sent["status"], sent["reply"]) == ("ok", "understood")  # the run went on after the tool error
-    [result] = [m for m in model_engine.store.history(REQ).messages if m["role"] == "toolResult"]
+    [result] = [m for m in model_engine.store.transcripts.history(REQ).messages if m["role"] == "toolResult"]
     assert result["isError"] and result["details"] == {"status": "error", "error": error}
     [call] = [
         b
-        for m in model_engine.store.history(REQ).messages
+        for m in model_engine.store.transcripts.history(REQ).messages
         if m["role"] == "assistant"
         for b in m["content"]
         if b["type"] == "toolCall"
@@ -540,7 +542,7 @@ async def test_tool_call_arguments_64_levels_deep_still_reach_the_tool(model_eng
         Reply(tool_calls=[("sessions_list", '{"kinds": ' + "[" * 63 + "]" * 63 + "}")]), Reply(text="understood")
     )
     await call_tool(model_engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
-    [result] = [m for m in model_engine.store.history(REQ).messages if m["role"] == "toolResult"]
+    [result] = [m for m in model_engine.store.transcripts.history(REQ).messages if m["role"] == "toolResult"]
     assert not result["isError"] and result["details"]["count"] >= 1
 
 
@@ -568,7 +570,7 @@ async def test_a_whole_completion_with_deep_arguments_as_an_object_gets_the_tool
     openai_server.script(Reply(raw_body=json.dumps(body)), Reply(text="understood"))
     sent = await call_tool(engine, "sessions_send", {"sessionKey": REQ, "message": "m", "timeoutSeconds": 30})
     assert (sent["status"], sent["reply"]) == ("ok", "understood")
-    [result] = [m for m in engine.store.history(REQ).messages if m["role"] == "toolResult"]
+    [result] = [m for m in engine.store.transcripts.history(REQ).messages if m["role"] == "toolResult"]
     assert result["details"] == {"status": "error", "error": DEEP_KINDS}
 
 

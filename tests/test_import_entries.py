@@ -83,15 +83,15 @@ def keys_for(case: str) -> dict[str, str]:
 
 
 def assert_imported_with_import_time(engine: Engine, report: ImportReport, case: str) -> None:
-    bad = engine.store.get(f"agent:main:hook:{case}")
+    bad = engine.store.sessions.get(f"agent:main:hook:{case}")
     assert bad is not None, report.problems
     assert bad.updated_at == NOW_MS and bad.entry["updatedAt"] == NOW_MS  # the import time
     assert bad.entry["label"] == "s1"  # the rest of the entry came in
-    assert len(engine.store.transcript_lines(f"agent:main:hook:{case}")) == 1
+    assert len(engine.store.transcripts.transcript_lines(f"agent:main:hook:{case}")) == 1
     [problem] = report.problems
     assert f"agent:main:hook:{case}" in problem and "updatedAt" in problem and "using the import time" in problem
-    assert engine.store.get("agent:main:hook:good").updated_at == GOOD_MS
-    assert engine.store.get("agent:main:hook:after").updated_at == GOOD_MS - 1
+    assert engine.store.sessions.get("agent:main:hook:good").updated_at == GOOD_MS
+    assert engine.store.sessions.get("agent:main:hook:after").updated_at == GOOD_MS - 1
     assert report.sessions_imported == 3
 
 
@@ -102,7 +102,7 @@ def test_a_bad_updated_at_in_sessions_json_is_reported_and_the_rest_imports(make
     report = do_import(engine, tmp_path / "openclaw")
     assert_imported_with_import_time(engine, report, case)
     again = do_import(engine, tmp_path / "openclaw")  # and a re-import changes nothing
-    assert again.sessions_unchanged == 3 and engine.store.get(f"agent:main:hook:{case}").updated_at == NOW_MS
+    assert again.sessions_unchanged == 3 and engine.store.sessions.get(f"agent:main:hook:{case}").updated_at == NOW_MS
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
@@ -125,7 +125,7 @@ def test_an_updated_at_gone_bad_after_an_import_keeps_the_one_imported(make_engi
     report = do_import(engine, tmp_path / "openclaw")
     [problem] = report.problems
     assert "agent:main:hook:x" in problem and "updatedAt" in problem
-    assert engine.store.get("agent:main:hook:x").updated_at == GOOD_MS
+    assert engine.store.sessions.get("agent:main:hook:x").updated_at == GOOD_MS
 
 
 def test_non_finite_numbers_in_other_fields_are_left_out_and_reported(make_engine, tmp_path):
@@ -136,7 +136,7 @@ def test_non_finite_numbers_in_other_fields_are_left_out_and_reported(make_engin
     path.write_text(text, encoding="utf-8")
     engine = make_engine()
     report = do_import(engine, tmp_path / "openclaw")
-    session = engine.store.get("agent:main:hook:x")
+    session = engine.store.sessions.get("agent:main:hook:x")
     assert session is not None and session.updated_at == GOOD_MS
     assert "totalTokens" not in session.entry and session.entry["origin"] == {"provider": "x"}
     assert session.entry["ok"] == 1.5 and session.entry["label"] == "s0"
@@ -144,8 +144,8 @@ def test_non_finite_numbers_in_other_fields_are_left_out_and_reported(make_engin
         f"{path}: agent:main:hook:x: origin.cost is not a finite number (nan); left out",
         f"{path}: agent:main:hook:x: totalTokens is not a finite number (inf); left out",
     ]
-    engine.store.append("agent:main:hook:x", {"role": "user", "content": "and the entry is still JSON"})
-    assert engine.store.get("agent:main:hook:x").entry["label"] == "s0"
+    engine.store.transcripts.append("agent:main:hook:x", {"role": "user", "content": "and the entry is still JSON"})
+    assert engine.store.sessions.get("agent:main:hook:x").entry["label"] == "s0"
 
 
 def test_an_interrupted_switch_to_the_sqlite_layout_never_takes_a_line_twice(make_engine, tmp_path, monkeypatch):
@@ -167,10 +167,10 @@ def test_an_interrupted_switch_to_the_sqlite_layout_never_takes_a_line_twice(mak
             raise StoreError("disk trouble")
 
         with monkeypatch.context() as patch:
-            patch.setattr(engine.store, "replace_import", failing)
+            patch.setattr(engine.store.imports, "replace_import", failing)
             report = do_import(engine, tmp_path / "live")
         assert [p for p in report.problems if "disk trouble" in p]
-        assert engine.store.imported_lines(source) is None
+        assert engine.store.imports.imported_lines(source) is None
         report = do_import(engine, tmp_path / "live")
         sid = gateway.session_id(GROUP)
         expected = [
@@ -181,6 +181,6 @@ def test_an_interrupted_switch_to_the_sqlite_layout_never_takes_a_line_twice(mak
         ]
     finally:
         gateway.close()
-    assert engine.store.transcript_lines(GROUP) == expected
+    assert engine.store.transcripts.transcript_lines(GROUP) == expected
     assert report.sessions_updated == 1  # counted once
     assert do_import(engine, tmp_path / "live").sessions_unchanged == report.sessions_unchanged + 1

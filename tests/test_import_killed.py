@@ -221,12 +221,12 @@ def import_to_completion(root: Path, state: Path, home: Path) -> str:
 def assert_exact(state: Path, sources: list[Source]) -> None:
     store = Store(state)
     try:
-        assert store.count() == len(sources)
+        assert store.sessions.count() == len(sources)
         for source in sources:
             key = source.key
-            stored = store.transcript_lines(key)
+            stored = store.transcripts.transcript_lines(key)
             assert stored == source.lines, key
-            session = store.get(key)
+            session = store.sessions.get(key)
             assert session is not None
             mirror = Path(session.mirror_path).read_text(encoding="utf-8").splitlines()
             assert json.loads(mirror[0])["type"] == "session"

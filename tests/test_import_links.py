@@ -138,7 +138,7 @@ def test_a_link_from_one_place_of_the_source_to_another_is_followed(engine, sour
 
 
 def history(engine: Engine, key: str) -> list[dict]:
-    return [json.loads(line) for line in engine.store.transcript_lines(key)]
+    return [json.loads(line) for line in engine.store.transcripts.transcript_lines(key)]
 
 
 def test_the_source_directory_itself_may_be_a_link(engine, tmp_path, source):
@@ -160,7 +160,7 @@ def test_an_agents_directory_that_leads_out_is_refused_naming_the_link(engine, t
     assert str(refused.value).endswith(
         f"; {root / 'agents'}: a link out of the source directory (to {outside / 'agents'}); skipped"
     )
-    assert engine.store.count(include_archived=True) == 0
+    assert engine.store.sessions.count(include_archived=True) == 0
 
 
 def test_following_skips_the_same_links(engine, source):

@@ -288,7 +288,7 @@ def test_every_agents_sessions_are_imported_under_canonical_keys(make_engine, le
     report = import_openclaw(engine, root)
     assert report.problems == []
     assert report.sessions_imported == 5
-    stored = {s.key for s in engine.store.list_sessions(include_archived=True)[0]}
+    stored = {s.key for s in engine.store.browse.list_sessions(include_archived=True)[0]}
     assert stored == {
         "agent:main:main",
         "agent:main:cron:job-1",
@@ -296,21 +296,21 @@ def test_every_agents_sessions_are_imported_under_canonical_keys(make_engine, le
         "agent:ops:main",
         "agent:ops:slack:channel:alerts",
     }
-    assert engine.store.get("cron:job-1") is None  # not under its bare spelling
-    assert engine.store.get("agent:main:cron:job-1").agent_id == "main"
-    assert engine.store.get("agent:ops:main").agent_id == "ops"
-    assert engine.store.get("agent:ops:slack:channel:alerts").agent_id == "ops"
+    assert engine.store.sessions.get("cron:job-1") is None  # not under its bare spelling
+    assert engine.store.sessions.get("agent:main:cron:job-1").agent_id == "main"
+    assert engine.store.sessions.get("agent:ops:main").agent_id == "ops"
+    assert engine.store.sessions.get("agent:ops:slack:channel:alerts").agent_id == "ops"
 
 
 def test_bare_legacy_key_in_main_store_becomes_agent_main_key(make_engine, legacy):
     root, _ = legacy
     engine = make_engine()
     import_openclaw(engine, root)
-    cron = engine.store.get("agent:main:cron:job-1")
+    cron = engine.store.sessions.get("agent:main:cron:job-1")
     assert cron is not None
     assert cron.entry["label"] == "nightly report"
     assert engine.canonical("cron:job-1") == "agent:main:cron:job-1"
-    assert engine.store.get("agent:main:discord:group:dev") is not None
+    assert engine.store.sessions.get("agent:main:discord:group:dev") is not None
 
 
 def test_session_ids_are_kept(make_engine, legacy):
@@ -318,10 +318,10 @@ def test_session_ids_are_kept(make_engine, legacy):
     engine = make_engine()
     import_openclaw(engine, root)
     for s in sessions:
-        stored = engine.store.get(s.key)
+        stored = engine.store.sessions.get(s.key)
         assert stored.session_id == s.session_id
         assert stored.entry["sessionId"] == s.session_id
-        assert engine.store.get_by_session_id(s.session_id).key == s.key
+        assert engine.store.sessions.get_by_session_id(s.session_id).key == s.key
 
 
 def test_transcript_lines_are_stored_verbatim_without_header(make_engine, legacy):
@@ -329,10 +329,10 @@ def test_transcript_lines_are_stored_verbatim_without_header(make_engine, legacy
     engine = make_engine()
     report = import_openclaw(engine, root)
     for s in sessions:
-        assert engine.store.transcript_lines(s.key) == s.body
+        assert engine.store.transcripts.transcript_lines(s.key) == s.body
     assert report.lines_imported == sum(len(s.body) for s in sessions)
     # message lines, the compaction line and the model_change line all came along
-    types = [json.loads(line)["type"] for line in engine.store.transcript_lines("agent:main:main")]
+    types = [json.loads(line)["type"] for line in engine.store.transcripts.transcript_lines("agent:main:main")]
     assert types == ["message", "message", "message", "model_change", "compaction", "message", "message"]
 
 
@@ -343,7 +343,7 @@ def test_transcripts_are_mirrored_under_the_state_dir(make_engine, legacy, tmp_p
     import_openclaw(engine, root)
     for s in sessions:
         mirror = state / "agents" / s.agent / "sessions" / f"{s.session_id}.jsonl"
-        assert engine.store.get(s.key).mirror_path == str(mirror)
+        assert engine.store.sessions.get(s.key).mirror_path == str(mirror)
         lines = mirror.read_text(encoding="utf-8").splitlines()
         head = json.loads(lines[0])
         assert head["type"] == "session" and head["id"] == s.session_id
@@ -417,7 +417,7 @@ def test_entry_fields_are_visible_in_sessions_list(make_engine, legacy):
     assert alerts["channel"] == "slack"
     for s in sessions:
         row = next(r for r in rows.values() if r["sessionId"] == s.session_id)
-        assert row["transcriptPath"] == engine.store.get(s.key).mirror_path
+        assert row["transcriptPath"] == engine.store.sessions.get(s.key).mirror_path
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,8 +429,8 @@ def test_second_import_imports_nothing_and_duplicates_no_lines(make_engine, lega
     root, sessions = legacy
     engine = make_engine()
     first = import_openclaw(engine, root)
-    before = {s.key: engine.store.transcript_lines(s.key) for s in sessions}
-    mirrors = {s.key: Path(engine.store.get(s.key).mirror_path).read_bytes() for s in sessions}
+    before = {s.key: engine.store.transcripts.transcript_lines(s.key) for s in sessions}
+    mirrors = {s.key: Path(engine.store.sessions.get(s.key).mirror_path).read_bytes() for s in sessions}
     second = import_openclaw(engine, root)
     assert first.sessions_imported == 5
     assert second.sessions_imported == 0
@@ -438,10 +438,10 @@ def test_second_import_imports_nothing_and_duplicates_no_lines(make_engine, lega
     assert second.sessions_unchanged == 5
     assert second.lines_imported == 0
     assert second.problems == []
-    assert engine.store.count(include_archived=True) == 5
+    assert engine.store.sessions.count(include_archived=True) == 5
     for s in sessions:
-        assert engine.store.transcript_lines(s.key) == before[s.key] == s.body
-        assert Path(engine.store.get(s.key).mirror_path).read_bytes() == mirrors[s.key]
+        assert engine.store.transcripts.transcript_lines(s.key) == before[s.key] == s.body
+        assert Path(engine.store.sessions.get(s.key).mirror_path).read_bytes() == mirrors[s.key]
 
 
 def test_reimport_after_two_appended_lines_adds_exactly_those_two(make_engine, legacy):
@@ -469,18 +469,18 @@ def test_reimport_after_two_appended_lines_adds_exactly_those_two(make_engine, l
     assert report.sessions_updated == 1
     assert report.sessions_unchanged == 4
     assert report.lines_imported == 2
-    assert engine.store.transcript_lines(target.key) == target.body + extra
-    mirror = Path(engine.store.get(target.key).mirror_path).read_text(encoding="utf-8").splitlines()
+    assert engine.store.transcripts.transcript_lines(target.key) == target.body + extra
+    mirror = Path(engine.store.sessions.get(target.key).mirror_path).read_text(encoding="utf-8").splitlines()
     assert mirror[1:] == target.body + extra
     history = run_tool(engine, "sessions_history", {"sessionKey": "cron:job-1"})
     assert history["messages"][-1]["content"] == [{"type": "text", "text": "sure"}]
     assert history["totalMessages"] == 8
     for s in sessions:
         if s is not target:
-            assert engine.store.transcript_lines(s.key) == s.body
+            assert engine.store.transcripts.transcript_lines(s.key) == s.body
     again = import_openclaw(engine, root)
     assert (again.sessions_updated, again.lines_imported) == (0, 0)
-    assert engine.store.transcript_lines(target.key) == target.body + extra
+    assert engine.store.transcripts.transcript_lines(target.key) == target.body + extra
 
 
 def test_source_directory_is_byte_for_byte_unchanged(make_engine, legacy):
@@ -531,14 +531,14 @@ def test_corrupt_lines_are_reported_with_line_numbers_and_skipped(make_engine, t
     assert report.problems[2].startswith(f"{path}:8: message is not an object")
     assert all(p.endswith("line skipped") for p in report.problems)
     # the good lines of that transcript, and every other session, came in
-    assert engine.store.transcript_lines(s.key) == good[1:]
+    assert engine.store.transcripts.transcript_lines(s.key) == good[1:]
     assert report.sessions_imported == 5
     for other in sessions[1:]:
-        assert engine.store.transcript_lines(other.key) == other.body
+        assert engine.store.transcripts.transcript_lines(other.key) == other.body
     # and a re-import neither re-reports nor re-imports anything
     again = import_openclaw(engine, root)
     assert again.problems == [] and again.lines_imported == 0
-    assert engine.store.transcript_lines(s.key) == good[1:]
+    assert engine.store.transcripts.transcript_lines(s.key) == good[1:]
 
 
 def test_invalid_sessions_json_is_reported_and_other_agents_still_import(make_engine, legacy):
@@ -550,10 +550,13 @@ def test_invalid_sessions_json_is_reported_and_other_agents_still_import(make_en
     assert len(report.problems) == 1
     assert report.problems[0].startswith(f"{bad}: cannot read session store")
     assert report.sessions_imported == 2
-    assert {s.key for s in engine.store.list_sessions()[0]} == {"agent:ops:main", "agent:ops:slack:channel:alerts"}
+    assert {s.key for s in engine.store.browse.list_sessions()[0]} == {
+        "agent:ops:main",
+        "agent:ops:slack:channel:alerts",
+    }
     for s in sessions:
         if s.agent == "ops":
-            assert engine.store.transcript_lines(s.key) == s.body
+            assert engine.store.transcripts.transcript_lines(s.key) == s.body
 
 
 def test_sessions_json_that_is_not_an_object_is_reported(make_engine, legacy):
@@ -587,10 +590,10 @@ def test_json5_sessions_json_is_accepted(make_engine, tmp_path):
     report = import_openclaw(engine, root)
     assert report.problems == []
     assert report.sessions_imported == 3
-    assert engine.store.get("agent:main:main").entry["channel"] == "webchat"
-    assert engine.store.get("agent:main:cron:job-1").entry["label"] == "nightly report"
+    assert engine.store.sessions.get("agent:main:main").entry["channel"] == "webchat"
+    assert engine.store.sessions.get("agent:main:cron:job-1").entry["label"] == "nightly report"
     for s in sessions:
-        assert engine.store.transcript_lines(s.key) == s.body
+        assert engine.store.transcripts.transcript_lines(s.key) == s.body
 
 
 def test_entry_without_valid_session_id_is_reported(make_engine, legacy):
@@ -612,7 +615,7 @@ def test_entry_without_valid_session_id_is_reported(make_engine, legacy):
     ]
     assert report.sessions_imported == 5
     for key in ("agent:main:hook:no-id", "agent:main:hook:bad-id", "agent:main:hook:num-id"):
-        assert engine.store.get(key) is None
+        assert engine.store.sessions.get(key) is None
 
 
 def test_a_directory_without_either_layout_is_refused_naming_both(make_engine, tmp_path):
@@ -633,13 +636,13 @@ def test_a_directory_without_either_layout_is_refused_naming_both(make_engine, t
 def test_existing_session_under_the_same_key_is_not_overwritten(make_engine, legacy):
     root, _ = legacy
     engine = make_engine()
-    engine.store.create("agent:main:cron:job-1", {"label": "mine"})
-    engine.store.append("agent:main:cron:job-1", {"role": "user", "content": "kept"})
+    engine.store.sessions.create("agent:main:cron:job-1", {"label": "mine"})
+    engine.store.transcripts.append("agent:main:cron:job-1", {"role": "user", "content": "kept"})
     report = import_openclaw(engine, root)
     assert report.sessions_imported == 4
     assert len(report.problems) == 1 and "agent:main:cron:job-1 already exists" in report.problems[0]
-    assert engine.store.get("agent:main:cron:job-1").entry["label"] == "mine"
-    assert len(engine.store.transcript_lines("agent:main:cron:job-1")) == 1
+    assert engine.store.sessions.get("agent:main:cron:job-1").entry["label"] == "mine"
+    assert len(engine.store.transcripts.transcript_lines("agent:main:cron:job-1")) == 1
 
 
 def test_summary_counts_everything(make_engine, legacy):
@@ -685,9 +688,9 @@ def test_cli_import_openclaw_prints_summary_and_problems(legacy, tmp_path):
     ]
     engine = Engine(state)
     try:
-        assert engine.store.count() == 5
+        assert engine.store.sessions.count() == 5
         for x in sessions:
-            assert engine.store.transcript_lines(x.key) == x.body
+            assert engine.store.transcripts.transcript_lines(x.key) == x.body
     finally:
         engine.close()
     again = cli("import-openclaw", str(root), "--state", str(state), home=tmp_path)
@@ -714,7 +717,7 @@ def test_unterminated_last_line_is_imported_once_complete(make_engine, legacy):
     with open(target.path, "a", encoding="utf-8") as handle:
         handle.write(line[25:] + "\n")
     import_openclaw(engine, root)
-    assert engine.store.transcript_lines(target.key) == target.body + [line]
+    assert engine.store.transcripts.transcript_lines(target.key) == target.body + [line]
 
 
 def test_reimport_after_session_id_change_does_not_mix_transcripts(make_engine, legacy):
@@ -733,12 +736,12 @@ def test_reimport_after_session_id_change_does_not_mix_transcripts(make_engine, 
     target.path.rename(target.path.with_name(target.path.name + ".reset.2026-04-13T12-00-00.000Z"))
     store_path.write_text(json.dumps(data), encoding="utf-8")
     report = import_openclaw(engine, root)
-    stored = engine.store.transcript_lines(target.key)
+    stored = engine.store.transcripts.transcript_lines(target.key)
     if stored == target.body:  # kept the old transcript: then say why
         assert any(target.raw_key in p for p in report.problems)
     else:  # or took the new one, whole
         assert stored == new_lines[1:]
-        assert engine.store.get(target.key).session_id == new_id
+        assert engine.store.sessions.get(target.key).session_id == new_id
 
 
 @pytest.mark.parametrize("updated_at", ["yesterday", None, [1]])
@@ -750,9 +753,9 @@ def test_entry_with_non_numeric_updated_at_is_reported_not_fatal(make_engine, le
     path.write_text(json.dumps(data), encoding="utf-8")
     engine = make_engine()
     report = import_openclaw(engine, root)
-    assert engine.store.get("agent:ops:main") is not None  # the rest still imports
-    assert engine.store.get("agent:main:discord:group:dev") is not None
-    imported = engine.store.get("agent:main:cron:job-1")
+    assert engine.store.sessions.get("agent:ops:main") is not None  # the rest still imports
+    assert engine.store.sessions.get("agent:main:discord:group:dev") is not None
+    imported = engine.store.sessions.get("agent:main:cron:job-1")
     assert imported is not None or any("cron:job-1" in p for p in report.problems)
 
 
@@ -761,13 +764,13 @@ def test_reimport_takes_entry_fields_changed_in_the_source_and_keeps_local_ones(
     engine = make_engine()
     import_openclaw(engine, root)
     target = sessions[1]
-    engine.store.patch(target.key, {"status": "done", "totalTokens": 999})  # sessions-tui's own changes
+    engine.store.sessions.patch(target.key, {"status": "done", "totalTokens": 999})  # sessions-tui's own changes
     store_path = root / "agents" / "main" / "sessions" / "sessions.json"
     data = json.loads(store_path.read_text(encoding="utf-8"))
     data[target.raw_key]["label"] = "renamed in OpenClaw"
     store_path.write_text(json.dumps(data), encoding="utf-8")
     report = import_openclaw(engine, root)
-    entry = engine.store.get(target.key).entry
+    entry = engine.store.sessions.get(target.key).entry
     assert report.sessions_updated == 1 and report.sessions_unchanged == 4
     assert entry["label"] == "renamed in OpenClaw"
     assert entry["status"] == "done" and entry["totalTokens"] == 999

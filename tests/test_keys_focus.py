@@ -41,7 +41,7 @@ def ordered_rows(app):
 
 
 def user_texts(app, key):
-    return [m["content"] for m in app.engine.store.history(key).messages if m.get("role") == "user"]
+    return [m["content"] for m in app.engine.store.transcripts.history(key).messages if m.get("role") == "user"]
 
 
 async def test_cursor_transcript_and_send_target_agree_after_a_kind_toggle_and_esc(tmp_path):

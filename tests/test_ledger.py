@@ -137,9 +137,9 @@ def test_a_schema_7_file_gets_the_flow_owner_column(tmp_path):
         with store.read() as c:
             assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
             assert "send_ledger_in_flow" in {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
-        assert store.send_flows() == []
-        store.set_send_flow("r1", 4242)
-        assert store.send_flows() == [("r1", 4242)]
+        assert store.ledger.send_flows() == []
+        store.ledger.set_send_flow("r1", 4242)
+        assert store.ledger.send_flows() == [("r1", 4242)]
     finally:
         store.close()
 
@@ -158,11 +158,13 @@ def test_a_schema_5_file_gets_the_ledger_tables(tmp_path):
             assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
             names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
         assert {"send_ledger", "send_ledger_state", "send_ledger_by_target", "send_ledger_by_requester"} <= names
-        store.open_send(
+        store.ledger.open_send(
             run_id="r1", requester=None, target=B, message="m", via="owner", chain=[B], created_at=1, state="accepted",
             detail=None,
         )  # fmt: skip
-        assert [r.run_id for r in store.send_entries(session=B, state="accepted", limit=10, before=None)] == ["r1"]
+        assert [r.run_id for r in store.ledger.send_entries(session=B, state="accepted", limit=10, before=None)] == [
+            "r1"
+        ]
     finally:
         store.close()
 
@@ -173,9 +175,9 @@ async def test_in_a_loop_states_are_written_together_at_the_next_turn(engine):
     _open(engine, "r1", A, B)
     engine.ledger.mark("r1", "started")
     engine.ledger.mark("r1", "replied", {"text": "ok"})
-    assert engine.store.send_entry("r1") is None and seen == []  # not written yet
+    assert engine.store.ledger.send_entry("r1") is None and seen == []  # not written yet
     await asyncio.sleep(0)  # the loop's next turn
-    assert [s["state"] for s in engine.store.send_entry("r1").states] == ["accepted", "started", "replied"]
+    assert [s["state"] for s in engine.store.ledger.send_entry("r1").states] == ["accepted", "started", "replied"]
     assert seen == ["accepted", "started", "replied"]
 
 

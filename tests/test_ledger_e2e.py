@@ -61,7 +61,7 @@ async def test_fire_and_forget_with_ping_pong_turns_and_the_announce(engine_for,
         ("announce", {"text": "announce now", "delivery": "recorded", "outboxId": delivery.id}),
     ]
     assert engine.ledger.entry(result["runId"]).chain == [REQ, GROUP]
-    assert engine.store.send_flows() == []  # the flow is over: no process is named as running it
+    assert engine.store.ledger.send_flows() == []  # the flow is over: no process is named as running it
     assert [e.run_id for e in engine.ledger.entries(session=REQ, state="pingpong")] == [result["runId"]]
 
 
@@ -180,4 +180,4 @@ async def test_a_flow_that_fails_is_the_sends_error_and_over(engine_for, openai_
         ("replied", {"text": "fine"}),
         ("error", {"error": "the agent-to-agent flow failed"}),
     ]
-    assert engine.store.send_flows() == []
+    assert engine.store.ledger.send_flows() == []

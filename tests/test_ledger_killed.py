@@ -28,7 +28,7 @@ def setup_state(tmp_path: Path) -> tuple[Path, Path]:
     # The model answers in a minute (its longest): the run is under way when the test kills its process.
     config.write_text(json.dumps({"models": {"demo": {"latencyMs": 60_000, "chunkMs": 0}}}), encoding="utf-8")
     store = Store(state)
-    store.create(KEY, {})
+    store.sessions.create(KEY, {})
     store.close()
     return state, config
 
@@ -76,7 +76,7 @@ def test_a_send_whose_process_was_killed_ends_as_interrupted_in_the_ledger(tmp_p
     assert f"error            {INTERRUPTED}" in sends(state, config, tmp_path)
     store = Store(state)
     try:
-        run = store.get_run(run_id)
+        run = store.runs.get_run(run_id)
         assert run is not None and (run.status, run.error) == ("error", INTERRUPTED)
         assert run.ended_at == entry["states"][-1]["at"]  # one end, written at once with the run's
     finally:

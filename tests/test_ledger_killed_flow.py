@@ -30,8 +30,8 @@ def setup_state(tmp_path: Path) -> tuple[Path, Path]:
     state, config = tmp_path / "state", tmp_path / "config.json5"
     config.write_text("{}", encoding="utf-8")
     store = Store(state)
-    store.create(REQ, {})
-    store.create(TARGET, {})
+    store.sessions.create(REQ, {})
+    store.sessions.create(TARGET, {})
     store.close()
     return state, config
 

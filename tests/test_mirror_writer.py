@@ -29,7 +29,7 @@ def import_one(store: Store, n: int, agent: str = "main") -> None:
         {"type": "message", "id": f"{n:04x}{i:04x}", "message": {"role": "user", "content": f"m{n}.{i}"}}
         for i in range(3)
     ]
-    store.import_session(
+    store.imports.import_session(
         f"agent:{agent}:s{n}",
         {"updatedAt": n},
         session_id=sid(n),
@@ -60,7 +60,7 @@ def import_batch(state: Path, clock, count: int) -> dict[str, tuple[bytes, int]]
             import_one(store, n, agent="main" if n % 3 else "ops")
             if n % 7 == 0:
                 checkpoint()
-    assert store.count() == count
+    assert store.sessions.count() == count
     store.close()
     return mirrors(state)
 
@@ -92,7 +92,9 @@ def test_every_mirror_is_on_disk_when_its_batch_commits(tmp_path, clock, child, 
             if n % 5 == 0:
                 checkpoint()
     assert seen == [5, 10]
-    assert store._writer is not None and store._writer._proc is None  # the child ended with the batch
+    assert (
+        store.transcripts._writer is not None and store.transcripts._writer._proc is None
+    )  # the child ended with the batch
     store.close()
 
 
@@ -101,8 +103,10 @@ def test_a_session_appended_to_in_its_batch_gets_the_child_written_mirror_first(
     with store.batch(seconds=60):
         for n in range(1, 5):
             import_one(store, n)
-        store.append_lines("agent:main:s3", [{"type": "message", "id": "later", "message": {"role": "user"}}])
-    lines = mirror_lines(store.get("agent:main:s3").mirror_path)
+        store.transcripts.append_lines(
+            "agent:main:s3", [{"type": "message", "id": "later", "message": {"role": "user"}}]
+        )
+    lines = mirror_lines(store.sessions.get("agent:main:s3").mirror_path)
     assert lines[0]["type"] == "session" and [line["id"] for line in lines[1:]] == [
         "00030000",
         "00030001",
@@ -120,13 +124,13 @@ def test_a_mirror_the_child_cannot_create_fails_the_batch_and_stores_nothing(tmp
         for n in range(1, 8):
             import_one(store, n, agent="ops" if n == 4 else "main")
         checkpoint()
-    assert store.count() == 0 and store.imported_lines("src#1") is None
+    assert store.sessions.count() == 0 and store.imports.imported_lines("src#1") is None
     # the next batch starts clean
     with store.batch() as checkpoint:
         for n in range(1, 4):
             import_one(store, n)
         checkpoint()
-    assert store.count() == 3
+    assert store.sessions.count() == 3
     store.close()
 
 
@@ -138,15 +142,15 @@ def test_the_files_of_a_child_that_died_are_written_by_the_batchs_own_thread(tmp
     with store.batch(seconds=60) as checkpoint:
         for n in range(1, 4):
             import_one(store, n)
-        proc = store._writer._proc
+        proc = store.transcripts._writer._proc
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         for n in range(4, 7):
             import_one(store, n)
         checkpoint()
-    assert store.count() == 6
+    assert store.sessions.count() == 6
     for n in range(1, 7):
-        assert [line["id"] for line in mirror_lines(store.get(f"agent:main:s{n}").mirror_path)[1:]] == [
+        assert [line["id"] for line in mirror_lines(store.sessions.get(f"agent:main:s{n}").mirror_path)[1:]] == [
             f"{n:04x}{i:04x}" for i in range(3)
         ]
     store.close()

@@ -97,7 +97,7 @@ def test_send_refuses_a_timeout_that_is_no_whole_number_of_seconds(cli_state, ca
     assert captured.err == f"sessions-tui: --timeout: must be a whole number of seconds, 0 or more, not {shown}\n"
     engine = Engine(cli_state)
     try:
-        assert engine.store.history(group).total == 1  # nothing sent
+        assert engine.store.transcripts.history(group).total == 1  # nothing sent
     finally:
         engine.close()
 

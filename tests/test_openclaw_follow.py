@@ -99,7 +99,7 @@ def test_new_lines_new_sessions_and_entry_changes_come_in(live):
     gateway.archive("agent:main:hook:plain")
     tick = follower.tick()
     assert set(tick.report.changed) == {"agent:main:cron:job1", "agent:main:hook:plain"}
-    entry = engine.store.get("agent:main:cron:job1").entry
+    entry = engine.store.sessions.get("agent:main:cron:job1").entry
     assert (entry["label"], entry["status"], entry["totalTokens"], entry["model"]) == (
         "nightly",
         "running",
@@ -122,7 +122,7 @@ def test_a_session_created_before_its_first_line_gets_its_lines_later(live):
         ),
     )
     follower.tick()
-    assert engine.store.transcript_lines("agent:main:discord:group:888") == []
+    assert engine.store.transcripts.transcript_lines("agent:main:discord:group:888") == []
     gateway.conn.execute(
         "INSERT INTO session_windows (session_id, session_key, created_at, updated_at) "
         "VALUES ('88800000-0000-4000-8000-000000000888', 'agent:main:discord:group:888', 1, 1)"
@@ -139,7 +139,7 @@ def test_a_rewritten_transcript_is_read_again_whole(live):
     tick = follower.tick()
     assert tick.report.changed == {"agent:main:main": 3}
     assert history_texts(engine, "main")[-1] == "Compacted: files listed."
-    assert len(engine.store.transcript_lines("agent:main:main")) == 3
+    assert len(engine.store.transcripts.transcript_lines("agent:main:main")) == 3
 
 
 def test_lines_replaced_without_a_new_generation_are_noticed(live):
@@ -153,22 +153,22 @@ def test_lines_replaced_without_a_new_generation_are_noticed(live):
 
 def test_a_deleted_session_is_archived_here_and_keeps_its_transcript(live):
     gateway, engine, follower = live
-    lines = engine.store.transcript_lines("agent:main:slack:channel:huge")
+    lines = engine.store.transcripts.transcript_lines("agent:main:slack:channel:huge")
     gateway.delete("agent:main:slack:channel:huge")
     tick = follower.tick()
     assert any("no longer in OpenClaw" in p for p in tick.report.problems)
-    assert engine.store.get("agent:main:slack:channel:huge").archived_at is not None
-    assert engine.store.transcript_lines("agent:main:slack:channel:huge") == lines
+    assert engine.store.sessions.get("agent:main:slack:channel:huge").archived_at is not None
+    assert engine.store.transcripts.transcript_lines("agent:main:slack:channel:huge") == lines
 
 
 def test_a_reset_is_reported_once_and_the_old_transcript_kept(live):
     gateway, engine, follower = live
-    before = engine.store.transcript_lines("agent:main:telegram:direct:999")
+    before = engine.store.transcripts.transcript_lines("agent:main:telegram:direct:999")
     gateway.reset("agent:main:telegram:direct:999")
     assert any("reset in OpenClaw" in p for p in follower.tick().report.problems)
     gateway.append(GROUP, {"role": "user", "content": "unrelated"})
     assert follower.tick().report.problems == []  # said once
-    assert engine.store.transcript_lines("agent:main:telegram:direct:999") == before
+    assert engine.store.transcripts.transcript_lines("agent:main:telegram:direct:999") == before
 
 
 def test_the_gateway_restarting_changes_nothing(live):
@@ -276,7 +276,9 @@ def test_follow_command_prints_changes_and_stops_cleanly_on_sigterm(tmp_path):
     assert out.strip().endswith("stopped")
     engine = Engine(tmp_path / "state")
     try:
-        assert json.loads(engine.store.transcript_lines(GROUP)[-1])["message"]["content"] == "while following"
+        assert (
+            json.loads(engine.store.transcripts.transcript_lines(GROUP)[-1])["message"]["content"] == "while following"
+        )
     finally:
         engine.close()
 

@@ -78,11 +78,11 @@ def test_sqlite_store_imports_every_session_with_keys_ids_and_lines_verbatim(mak
     reader = AgentDb(sqlite_root / STORE)
     try:
         for key, session_id in nodes:
-            stored = engine.store.get(key)
+            stored = engine.store.sessions.get(key)
             assert stored is not None, key  # OpenClaw's canonical keys, as it spells them
             assert stored.session_id == session_id
             events = [e.text for e in reader.events(session_id, 1)]  # seq 0 is the header
-            assert engine.store.transcript_lines(key) == events
+            assert engine.store.transcripts.transcript_lines(key) == events
     finally:
         reader.close()
 
@@ -95,8 +95,8 @@ def test_zstd_compressed_lines_come_in_decompressed_and_verbatim(make_engine, sq
     assert len(compressed) >= 30  # the fixture really holds compressed lines
     engine = make_engine()
     do_import(engine, sqlite_root)
-    big = engine.store.get("agent:main:discord:channel:big")
-    lines = engine.store.transcript_lines(big.key)
+    big = engine.store.sessions.get("agent:main:discord:channel:big")
+    lines = engine.store.transcripts.transcript_lines(big.key)
     assert all(json.loads(line)["type"] == "message" for line in lines)
     assert len(lines) == 28
 
@@ -193,7 +193,7 @@ def test_sessions_history_agrees_with_the_gateway(make_engine, sqlite_root, name
 
 
 def _raw_message(engine: Engine, key: str, shown: dict[str, Any]) -> dict[str, Any]:
-    for line in engine.store.transcript_lines(engine.canonical(key)):
+    for line in engine.store.transcripts.transcript_lines(engine.canonical(key)):
         obj = json.loads(line)
         if obj.get("id") == shown["__openclaw"]["id"]:
             return dict(obj.get("message") or obj)
@@ -236,7 +236,10 @@ def test_the_store_is_read_while_a_gateway_writes_it(make_engine, tmp_path):
         engine = make_engine()
         report = do_import(engine, tmp_path / "live")
         assert report.problems == []
-        assert json.loads(engine.store.transcript_lines(GROUP)[-1])["message"]["content"] == "written while open"
+        assert (
+            json.loads(engine.store.transcripts.transcript_lines(GROUP)[-1])["message"]["content"]
+            == "written while open"
+        )
     finally:
         gateway.close()
 
@@ -282,19 +285,21 @@ def test_an_agent_with_both_layouts_takes_sqlite_and_only_the_extra_legacy_sessi
     report = do_import(engine, sqlite_root)
     assert report.problems == []
     assert report.sessions_imported == 11
-    assert len(engine.store.transcript_lines(GROUP)) == 6  # the SQLite store's, with the gateway's own lines
-    assert engine.store.get("agent:main:hook:only-legacy") is not None
+    assert (
+        len(engine.store.transcripts.transcript_lines(GROUP)) == 6
+    )  # the SQLite store's, with the gateway's own lines
+    assert engine.store.sessions.get("agent:main:hook:only-legacy") is not None
 
 
 def test_upgrading_openclaw_to_sqlite_continues_the_legacy_import(make_engine, sqlite_root, legacy_root):
     engine = make_engine()
     do_import(engine, legacy_root)
-    before = engine.store.transcript_lines(GROUP)
+    before = engine.store.transcripts.transcript_lines(GROUP)
     report = do_import(engine, sqlite_root)
     assert report.problems == []
     assert report.sessions_imported == 0
-    assert engine.store.count() == 10
-    after = engine.store.transcript_lines(GROUP)
+    assert engine.store.sessions.count() == 10
+    after = engine.store.transcripts.transcript_lines(GROUP)
     assert after[: len(before)] == before and len(after) == len(before) + 2
     assert do_import(engine, sqlite_root).sessions_unchanged == 10
 
@@ -304,12 +309,12 @@ def test_a_session_reset_in_openclaw_keeps_what_was_imported_and_says_so(make_en
     engine = make_engine()
     try:
         do_import(engine, tmp_path / "live")
-        before = engine.store.transcript_lines("agent:main:telegram:direct:999")
+        before = engine.store.transcripts.transcript_lines("agent:main:telegram:direct:999")
         new_id = gateway.reset("agent:main:telegram:direct:999")
         report = do_import(engine, tmp_path / "live")
     finally:
         gateway.close()
-    assert engine.store.transcript_lines("agent:main:telegram:direct:999") == before
+    assert engine.store.transcripts.transcript_lines("agent:main:telegram:direct:999") == before
     assert [p for p in report.problems if "reset in OpenClaw" in p and new_id in p]
 
 
@@ -344,7 +349,9 @@ def test_an_unreadable_event_is_reported_and_the_rest_comes_in(make_engine, tmp_
     engine = make_engine()
     report = do_import(engine, tmp_path / "live")
     assert any(f"{GROUP}: seq 7: invalid JSON" in p for p in report.problems)
-    assert json.loads(engine.store.transcript_lines(GROUP)[-1])["message"]["content"] == "after the bad line"
+    assert (
+        json.loads(engine.store.transcripts.transcript_lines(GROUP)[-1])["message"]["content"] == "after the bad line"
+    )
 
 
 def insert_raw_line(gateway: FakeGateway, key: str, line: bytes, *, compress: bool) -> None:
@@ -395,7 +402,7 @@ def test_an_event_with_invalid_utf8_is_imported_with_u_fffd_like_a_legacy_line(m
     report = do_import(engine, tmp_path / "live")
     assert report.problems == [] and report.sessions_imported == 10  # the rest of the store came in too
     assert group_texts(engine)[-3:] == INVALID_UTF8_READ
-    assert [json.loads(t)["message"]["content"] for t in engine.store.transcript_lines(GROUP)[-3:]] == (
+    assert [json.loads(t)["message"]["content"] for t in engine.store.transcripts.transcript_lines(GROUP)[-3:]] == (
         INVALID_UTF8_READ
     )
 
@@ -463,7 +470,7 @@ def test_new_and_known_sessions_in_one_import_each_get_exactly_their_lines(make_
         try:
             for key in [GROUP, *(f"agent:main:hook:new-{n}" for n in range(3))]:
                 sid = gateway.session_id(key)
-                assert engine.store.transcript_lines(key) == [e.text for e in reader.events(sid, 1)], key
+                assert engine.store.transcripts.transcript_lines(key) == [e.text for e in reader.events(sid, 1)], key
         finally:
             reader.close()
     finally:

@@ -39,7 +39,7 @@ def runs_in(engine: Engine, key: str) -> int:
 
 def test_a_send_into_an_openclaw_session_is_refused_saying_where_it_lives(make_engine, root):
     engine = imported(make_engine(A2A), root)
-    lines = engine.store.transcript_lines(GROUP)
+    lines = engine.store.transcripts.transcript_lines(GROUP)
     result = run_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi", "timeoutSeconds": 0})
     assert result["status"] == "forbidden"
     assert result["error"] == (
@@ -47,7 +47,7 @@ def test_a_send_into_an_openclaw_session_is_refused_saying_where_it_lives(make_e
         "send to it through that OpenClaw"
     )
     assert runs_in(engine, GROUP) == 0
-    assert engine.store.transcript_lines(GROUP) == lines
+    assert engine.store.transcripts.transcript_lines(GROUP) == lines
     with engine.store.read() as conn:
         reason = conn.execute("SELECT reason FROM audit WHERE session_key = ?", (GROUP,)).fetchone()[0]
     assert reason == f"the session lives in OpenClaw ({root})"
@@ -68,13 +68,13 @@ def test_the_owner_command_does_not_change_its_send_policy(make_engine, root):
     engine = imported(make_engine(), root)
     reply = run_owner_command(engine, GROUP, "/send off")
     assert reply == f"⚙️ This session lives in OpenClaw ({root}): set its send policy there."
-    assert "sendPolicy" not in engine.store.get(GROUP).entry
+    assert "sendPolicy" not in engine.store.sessions.get(GROUP).entry
 
 
 async def test_a_send_from_an_openclaw_session_runs_no_ping_pong_in_it(live_engine, root):
     engine = imported(live_engine(A2A), root)
-    engine.store.create("agent:main:discord:group:ours", {"chatType": "group"})
-    before = engine.store.transcript_lines("agent:main:main")
+    engine.store.sessions.create("agent:main:discord:group:ours", {"chatType": "group"})
+    before = engine.store.transcripts.transcript_lines("agent:main:main")
     result = await call_tool(
         engine,
         "sessions_send",
@@ -84,7 +84,7 @@ async def test_a_send_from_an_openclaw_session_runs_no_ping_pong_in_it(live_engi
     await engine.drain()
     assert result["status"] == "ok"  # our own session answered
     assert runs_in(engine, "agent:main:main") == 0  # but nothing ran in OpenClaw's main
-    assert engine.store.transcript_lines("agent:main:main") == before
+    assert engine.store.transcripts.transcript_lines("agent:main:main") == before
 
 
 def test_every_read_works_on_them(make_engine, root):

@@ -46,7 +46,7 @@ def setup_state(tmp_path: Path, url: str) -> tuple[Path, Path]:
         encoding="utf-8",
     )
     store = Store(state)
-    store.create(KEY, {})
+    store.sessions.create(KEY, {})
     store.close()
     return state, config
 

@@ -58,5 +58,5 @@ async def test_a_session_adds_up_its_turns_cost_at_the_models_price(live_engine,
         run_id = engine.runs.start(RunRequest(session_key=GROUP, message=message))
         await engine.runs.wait(run_id, 20_000)
     await engine.drain()
-    cost = engine.store.get(GROUP).entry["estimatedCostUsd"]
+    cost = engine.store.sessions.get(GROUP).entry["estimatedCostUsd"]
     assert cost == pytest.approx((3000 * 2 + 400 * 10) / 1_000_000)

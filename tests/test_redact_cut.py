@@ -174,6 +174,6 @@ async def test_a_model_server_echoing_the_configured_key_leaves_no_fragment(engi
     errors = [m["errorMessage"] for m in history["messages"] if m.get("errorMessage")]
     sends = engine.ledger.entries(session=key, state=None, limit=50)  # as stored, before a face redacts it
     outputs += [errors, [entry.model_dump(mode="json") for entry in sends]]
-    outputs.append(engine.store.history(key, limit=50).messages)  # as stored
+    outputs.append(engine.store.transcripts.history(key, limit=50).messages)  # as stored
     assert leaks(json.dumps(outputs, ensure_ascii=False), [API_KEY]) == []
     assert len(sends) == len(errors) == 3 and all(f"{API_KEY[:6]}…" in e for e in errors), errors  # masked, cut

@@ -49,7 +49,7 @@ async def spawn(engine, task, label, as_key=REQ):
 
 
 def announces(engine, key):
-    return [m["content"][0]["text"] for m in engine.store.history(key).messages if m.get("announce")]
+    return [m["content"][0]["text"] for m in engine.store.transcripts.history(key).messages if m.get("announce")]
 
 
 def live_runs(engine, key):
@@ -76,8 +76,8 @@ async def test_a_kill_from_another_process_ends_the_run_where_it_runs(make_engin
     assert owner.runs.active_run(child["childSessionKey"]) is None and live_runs(owner, child["childSessionKey"]) == []
     [text] = announces(owner, REQ)
     assert text.startswith("Status: killed\n")
-    assert owner.store.pending_run_controls() == []
-    control = owner.store.get_run_control(1)
+    assert owner.store.run_controls.pending_run_controls() == []
+    control = owner.store.run_controls.get_run_control(1)
     assert control.owner_pid == os.getpid() and control.done_at is not None and control.result == {"wasLive": True}
     await owner.aclose()
 
@@ -106,7 +106,7 @@ async def test_a_steer_from_another_process_is_queued_where_the_child_runs(make_
     assert result["status"] == "accepted" and result["runId"] == child["runId"], result
     assert owner.runs.queued(child["childSessionKey"]) == [result["queuedRunId"]]
     assert requester.runs.queued(child["childSessionKey"]) == []
-    assert owner.store.get_run(result["queuedRunId"]).pid == os.getpid()
+    assert owner.store.runs.get_run(result["queuedRunId"]).pid == os.getpid()
     await call_tool(owner, "subagents", {"action": "kill", "target": "all"}, as_key=REQ)
     await owner.aclose()
 
@@ -121,7 +121,9 @@ async def test_an_owner_that_does_not_answer_is_an_error_and_the_run_goes_on(mak
     assert result["status"] == "error"
     assert result["error"] == f"slow: the process running it (pid {os.getpid()}) did not answer within 0.2 s"
     assert owner.runs.get(child["runId"]).status == "running"
-    assert owner.store.pending_run_controls() == []  # the request is closed: a late owner does not act on it
+    assert (
+        owner.store.run_controls.pending_run_controls() == []
+    )  # the request is closed: a late owner does not act on it
     await owner.run_controls.serve_pending()
     assert owner.runs.get(child["runId"]).status == "running"
     await call_tool(owner, "subagents", {"action": "kill", "target": "all"}, as_key=REQ)
@@ -136,7 +138,7 @@ async def test_asking_a_process_that_has_stopped_fails_clearly(engine):
         assert str(exc) == f"the process running it (pid {pid}) has stopped"
     else:
         raise AssertionError("no ControlFailed")
-    control = engine.store.get_run_control(1)
+    control = engine.store.run_controls.get_run_control(1)
     assert control.done_at is not None and control.result == {
         "error": f"the process running it (pid {pid}) has stopped"
     }
@@ -146,7 +148,7 @@ async def test_a_run_left_by_a_dead_process_is_an_orphan_not_a_kill(live_engine)
     engine = live_engine()
     add_session(engine, REQ)
     child_key = add_session(engine, "agent:main:subagent:orphan", spawnedBy=REQ)
-    engine.store.insert_subagent_run(
+    engine.store.registry.insert_subagent_run(
         SubagentRow(run_id="r-orphan", child_key=child_key, requester_key=REQ, task="orphan", created_at=NOW_MS)
     )
     pid = dead_pid()
@@ -166,23 +168,25 @@ async def test_a_run_left_by_a_dead_process_is_an_orphan_not_a_kill(live_engine)
     await engine.drain()
     [text] = announces(engine, REQ)
     assert text.startswith("Status: finished with unknown status\n")
-    assert engine.store.pending_run_controls() == []
+    assert engine.store.run_controls.pending_run_controls() == []
 
 
 def test_requests_left_for_a_stopped_process_are_closed_at_start(engine):
     pid = dead_pid()
-    gone = engine.store.add_run_control("r1", "kill", None, pid)
-    mine = engine.store.add_run_control("r2", "steer", "hi", engine.run_controls.pid)
+    gone = engine.store.run_controls.add_run_control("r1", "kill", None, pid)
+    mine = engine.store.run_controls.add_run_control("r2", "steer", "hi", engine.run_controls.pid)
     assert engine.run_controls.recover() == [gone]
-    assert [row.id for row in engine.store.pending_run_controls()] == [mine]
-    assert engine.store.get_run_control(gone).result == {"error": f"the process running it (pid {pid}) has stopped"}
+    assert [row.id for row in engine.store.run_controls.pending_run_controls()] == [mine]
+    assert engine.store.run_controls.get_run_control(gone).result == {
+        "error": f"the process running it (pid {pid}) has stopped"
+    }
 
 
 def test_an_answer_counts_once(engine):
-    control = engine.store.add_run_control("r1", "kill", None, os.getpid())
-    assert engine.store.finish_run_control(control, {"wasLive": True})
-    assert not engine.store.finish_run_control(control, {"error": "late"})
-    assert engine.store.get_run_control(control).result == {"wasLive": True}
+    control = engine.store.run_controls.add_run_control("r1", "kill", None, os.getpid())
+    assert engine.store.run_controls.finish_run_control(control, {"wasLive": True})
+    assert not engine.store.run_controls.finish_run_control(control, {"error": "late"})
+    assert engine.store.run_controls.get_run_control(control).result == {"wasLive": True}
 
 
 async def another_shell(state: Path, args: dict) -> dict:

@@ -43,7 +43,7 @@ async def test_one_run_at_a_time_per_session_but_sessions_run_in_parallel(live_e
     order = [(type(e).__name__, e.run_id) for e in seen]
     assert order.index(("RunEnded", a)) < order.index(("RunStarted", b))
     assert order.index(("RunStarted", c)) < order.index(("RunEnded", a))
-    users = [m["content"] for m in engine.store.history(KEY).messages if m["role"] == "user"]
+    users = [m["content"] for m in engine.store.transcripts.history(KEY).messages if m["role"] == "user"]
     assert users == ["one", "two"]
 
 
@@ -53,7 +53,7 @@ async def test_a_wait_that_times_out_never_stops_the_run(live_engine):
     run_id = engine.runs.start(RunRequest(session_key=KEY, message="slow"))
     assert (await engine.runs.wait(run_id, 20)).status == "timeout"
     assert (await engine.runs.wait(run_id, 5000)).status == "ok"
-    assert engine.store.history(KEY).messages[-1]["role"] == "assistant"
+    assert engine.store.transcripts.history(KEY).messages[-1]["role"] == "assistant"
 
 
 async def test_run_timeout_aborts_the_run(live_engine):
@@ -62,8 +62,8 @@ async def test_run_timeout_aborts_the_run(live_engine):
     run_id = engine.runs.start(RunRequest(session_key=KEY, message="too slow", timeout_seconds=1))
     wait = await engine.runs.wait(run_id, 5000)
     assert wait.status == "timeout" and wait.error == "run timed out after 1s"
-    assert engine.store.get(KEY).entry["status"] == "timeout"
-    assert engine.store.get(KEY).entry["abortedLastRun"] is True
+    assert engine.store.sessions.get(KEY).entry["status"] == "timeout"
+    assert engine.store.sessions.get(KEY).entry["abortedLastRun"] is True
 
 
 async def test_transcript_holds_thinking_tool_call_result_and_reply_in_order(live_engine):
@@ -72,7 +72,7 @@ async def test_transcript_holds_thinking_tool_call_result_and_reply_in_order(liv
     add_session(engine, "agent:main:discord:group:1")
     run_id = engine.runs.start(RunRequest(session_key=KEY, message="Which other sessions are active?"))
     assert (await engine.runs.wait(run_id, 5000)).status == "ok"
-    messages = engine.store.history(KEY).messages
+    messages = engine.store.transcripts.history(KEY).messages
     assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant"]
     call = messages[1]["content"]
     assert [b["type"] for b in call] == ["thinking", "toolCall"]
@@ -91,21 +91,21 @@ async def test_streamed_deltas_add_up_to_the_reply(live_engine):
     await engine.runs.wait(run_id, 5000)
     text = "".join(e.delta for e in seen if e.kind == "text")
     assert text == "That text has 3 words."
-    assert engine.store.history(KEY).messages[-1]["content"][-1]["text"] == text
+    assert engine.store.transcripts.history(KEY).messages[-1]["content"][-1]["text"] == text
     assert len([e for e in seen if e.kind == "text"]) > 1
 
 
 async def test_usage_is_recorded_on_the_session_and_updated_at_moves(live_engine, clock):
     engine = live_engine()
     add_session(engine, "main")
-    before = engine.store.get(KEY).updated_at
+    before = engine.store.sessions.get(KEY).updated_at
     clock.advance(60_000)
     await engine.runs.wait(engine.runs.start(RunRequest(session_key=KEY, message="hello")), 5000)
-    entry = engine.store.get(KEY).entry
+    entry = engine.store.sessions.get(KEY).entry
     assert entry["inputTokens"] > 0 and entry["outputTokens"] > 0
     assert entry["totalTokens"] == entry["inputTokens"] + entry["outputTokens"]
     assert entry["model"] == "demo" and entry["modelProvider"] == "demo"
-    assert engine.store.get(KEY).updated_at == before + 60_000
+    assert engine.store.sessions.get(KEY).updated_at == before + 60_000
     assert entry["status"] == "done"
 
 
@@ -117,10 +117,10 @@ async def test_a_run_adds_to_a_total_that_has_no_parts_and_never_lowers_it(live_
     add_session(engine, "agent:main:discord:group:1", inputTokens=10, outputTokens=5, totalTokens=900)
     for key in (KEY, "agent:main:discord:group:1"):
         await engine.runs.wait(engine.runs.start(RunRequest(session_key=key, message="hello")), 5000)
-    main = engine.store.get(KEY).entry
+    main = engine.store.sessions.get(KEY).entry
     assert main["totalTokens"] > 5100
     assert main["totalTokens"] == 5100 + main["inputTokens"] + main["outputTokens"]
-    group = engine.store.get("agent:main:discord:group:1").entry
+    group = engine.store.sessions.get("agent:main:discord:group:1").entry
     assert group["totalTokens"] - 900 == group["inputTokens"] + group["outputTokens"] - 15 > 0
 
 
@@ -195,7 +195,7 @@ def test_two_processes_never_run_turns_in_one_session_at_once(tmp_path):
 
     from sessions_tui.engine.store import Store
 
-    Store(tmp_path).create(KEY)
+    Store(tmp_path).sessions.create(KEY)
     worker = Path(__file__).with_name("run_worker.py")
     procs = [
         subprocess.Popen(

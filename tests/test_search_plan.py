@@ -11,9 +11,9 @@ from sessions_tui.engine.store.browsing.search_plan import LETTERED, KnownMatche
 
 def keys(engine, needle):  # type: ignore[no-untyped-def]
     flt = SessionFilter(search=needle)
-    browsed = [s.key for s in engine.store.browse_keyset(flt, limit=1000)[0]]
-    listed = {s.key for s in engine.store.list_sessions(search=needle)[0]}
-    assert set(browsed) == listed and engine.store.browse_count(flt) == len(listed), needle
+    browsed = [s.key for s in engine.store.browse.keyset(flt, limit=1000)[0]]
+    listed = {s.key for s in engine.store.browse.list_sessions(search=needle)[0]}
+    assert set(browsed) == listed and engine.store.browse.count(flt) == len(listed), needle
     return set(browsed)
 
 
@@ -27,12 +27,12 @@ def test_rare_searches_keep_their_matches_until_the_store_changes(make_engine):
         engine.canonical("agent:main:discord:group:old"),
         engine.canonical("agent:main:discord:group:older"),
     }
-    assert engine.store._known_matches()._kept  # kept: too few of the newest sessions match
+    assert engine.store.browse._known_matches()._kept  # kept: too few of the newest sessions match
     assert keys(engine, "zqx") == {engine.canonical("agent:main:discord:group:older")}
     assert keys(engine, "q%") == set() and keys(engine, "_") == set()  # wildcards are letters
     added = add_session(engine, "agent:main:discord:group:new", label="zq three")
     assert added in keys(engine, "zq") and added not in keys(engine, "zqx")  # a write: tested again
-    engine.store.patch(added, {"label": "zqx three"})
+    engine.store.sessions.patch(added, {"label": "zqx three"})
     assert added in keys(engine, "zqx")
 
 
@@ -84,15 +84,15 @@ def test_the_letter_index_narrows_and_keeps_in_step_with_writes(make_engine):
     assert letter_mask("Ab-1é") == letter_mask("") == 0 and letter_mask("QxQ") == letter_mask("xq")
     added = add_session(engine, "agent:main:discord:group:new", label="Quiet")
     assert keys(engine, "q") == {added}
-    store.patch(engine.canonical("agent:main:discord:group:g7"), {"label": "queue"})
+    store.sessions.patch(engine.canonical("agent:main:discord:group:g7"), {"label": "queue"})
     assert keys(engine, "q") == {added, engine.canonical("agent:main:discord:group:g7")}
-    store.patch(added, {"label": "loud"})
+    store.sessions.patch(added, {"label": "loud"})
     assert keys(engine, "q") == {engine.canonical("agent:main:discord:group:g7")}
     with store.write() as conn:
         conn.execute("DELETE FROM sessions WHERE key = ?", (engine.canonical("agent:main:discord:group:g7"),))
     assert keys(engine, "q") == set()
     with store.batch(seconds=0) as checkpoint:
-        store.create("agent:main:discord:group:batched", {"displayName": "QQ"})
+        store.sessions.create("agent:main:discord:group:batched", {"displayName": "QQ"})
         checkpoint()
     assert keys(engine, "q") == {"agent:main:discord:group:batched"}
     with store.read() as conn:

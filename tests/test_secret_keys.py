@@ -50,7 +50,7 @@ def planted(tmp_path, capsys):
     state = tmp_path / "state"
     backend = local_backend(state, {**FAST_DEMO})
     keys, cores = _plant(backend)
-    session_id = backend.engine.store.session_id_of(SLACK_KEY) or ""
+    session_id = backend.engine.store.sessions.session_id_of(SLACK_KEY) or ""
     assert main(["--state", str(state), "send", session_id, "hi", "--timeout", "5"]) == 0  # named by its sessionId
     assert CORE_OF_SLACK not in capsys.readouterr().out
     return backend, state, keys, cores
@@ -98,7 +98,7 @@ def test_the_operator_api_shows_no_secret_of_a_key_and_takes_its_masked_keys_bac
             "sends": _op(url, "sends", {}),
             "sends of one": _op(url, "sends", {"session": masked}),
             "search": _op(url, "search", {"requester": me, "query": "rollback", "limit": 500}),
-            "owner_key": _op(url, "owner_key", {"key": backend.engine.store.session_id_of(SLACK_KEY) or ""}),
+            "owner_key": _op(url, "owner_key", {"key": backend.engine.store.sessions.session_id_of(SLACK_KEY) or ""}),
             "owner_key masked": _op(url, "owner_key", {"key": masked}),
             "explain": _op(url, "explain", {"requester": me, "target": masked}),
             "export": _op(url, "export", {"key": masked}),

@@ -29,7 +29,7 @@ async def test_ok_with_the_models_reply_and_usage_recorded(engine_for, openai_se
     assert first["model"] == "test-model" and first["stream"] is True
     assert openai_server.headers[0]["authorization"] == "Bearer test-key"
     assert user_texts(first) == ["status?"]
-    entry = engine.store.get(GROUP).entry
+    entry = engine.store.sessions.get(GROUP).entry
     assert (entry["inputTokens"], entry["outputTokens"], entry["totalTokens"]) == (120, 30, 150)
     assert entry["estimatedCostUsd"] == pytest.approx(0.0012)
     assert entry["model"] == "test-model" and entry["modelProvider"] == "local"
@@ -153,10 +153,10 @@ async def test_http_500_is_an_error_carrying_the_providers_message(engine_for, o
     result = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi"})
     assert result["status"] == "error" and result["error"] == "HTTP 500: model overloaded"
     assert result["sessionKey"] == GROUP
-    last = engine.store.history(GROUP).messages[-1]
+    last = engine.store.transcripts.history(GROUP).messages[-1]
     assert last["stopReason"] == "error" and last["errorMessage"] == "HTTP 500: model overloaded"
     await engine.drain()
-    assert engine.store.get(GROUP).entry["status"] == "failed"
+    assert engine.store.sessions.get(GROUP).entry["status"] == "failed"
 
 
 async def test_timeout_then_the_late_reply_lands_in_the_transcript(engine_for, openai_server):
@@ -210,7 +210,7 @@ async def test_models_call_the_session_tools_and_the_turn_continues(engine_for, 
         follow_up[-1]["role"] == "tool"
         and json.loads(follow_up[-1]["content"])["messages"][0]["content"] == "deploy done"
     )
-    roles = [m["role"] for m in engine.store.history("agent:main:main").messages]
+    roles = [m["role"] for m in engine.store.transcripts.history("agent:main:main").messages]
     assert roles == ["user", "assistant", "toolResult", "assistant"]
 
 

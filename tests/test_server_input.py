@@ -40,9 +40,12 @@ async def test_owner_command_takes_main_and_any_spelling(client, backend):
     async with client:
         off = await client.post(OPS + "owner_command", json={"key": "main", "text": "/send off"})
         assert off.status_code == 200 and off.json() == {"value": "⚙️ Send policy set to off."}
-        assert backend.engine.store.get("agent:main:main").entry["sendPolicy"] == "deny"
+        assert backend.engine.store.sessions.get("agent:main:main").entry["sendPolicy"] == "deny"
         on = await client.post(OPS + "owner_command", json={"key": "AGENT:MAIN:MAIN", "text": "/send on"})
-        assert on.status_code == 200 and backend.engine.store.get("agent:main:main").entry["sendPolicy"] == "allow"
+        assert (
+            on.status_code == 200
+            and backend.engine.store.sessions.get("agent:main:main").entry["sendPolicy"] == "allow"
+        )
         other = await client.post(OPS + "owner_command", json={"key": "nope", "text": "hello"})
         assert other.status_code == 200 and other.json() == {"value": None}  # not a command: nothing done
 

@@ -145,7 +145,7 @@ def test_images_become_placeholders_with_their_size(engine):
 
 def test_resolves_session_id_inputs(engine):
     key = add_session(engine, "discord:channel:1457165743010611293", [ASSISTANT])
-    session_id = engine.store.get(key).session_id
+    session_id = engine.store.sessions.get(key).session_id
     result = run_tool(engine, "sessions_history", {"sessionKey": session_id})
     assert result["sessionKey"] == "agent:main:discord:channel:1457165743010611293"
     assert len(result["messages"]) == 1
@@ -153,8 +153,8 @@ def test_resolves_session_id_inputs(engine):
 
 def test_resolves_free_text_session_ids(engine):
     key = "agent:main:main"
-    engine.store.create(key, session_id="sess-group")
-    engine.store.append(key, ASSISTANT)
+    engine.store.sessions.create(key, session_id="sess-group")
+    engine.store.transcripts.append(key, ASSISTANT)
     assert run_tool(engine, "sessions_history", {"sessionKey": "sess-group"})["sessionKey"] == "main"
 
 

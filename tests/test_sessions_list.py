@@ -60,8 +60,8 @@ def populated(make_engine):
     add_session(engine, "agent:main:dashboard:child", parentSessionKey="agent:main:main", updatedAt=NOW_MS - 3000)
     add_session(engine, "agent:main:subagent:worker", spawnedBy="agent:main:main", updatedAt=NOW_MS - 4000)
     add_session(engine, "cron:job-1", updatedAt=NOW_MS - 5000)
-    engine.store.create("global", {"updatedAt": NOW_MS})
-    engine.store.create("unknown", {"updatedAt": NOW_MS})
+    engine.store.sessions.create("global", {"updatedAt": NOW_MS})
+    engine.store.sessions.create("unknown", {"updatedAt": NOW_MS})
     return engine
 
 
@@ -107,7 +107,7 @@ def test_global_and_unknown_are_never_listed(populated):
 
 def test_global_scope_shows_the_global_session_as_main(make_engine):
     engine = make_engine({"session": {"scope": "global"}})
-    engine.store.create("global", {"updatedAt": NOW_MS})
+    engine.store.sessions.create("global", {"updatedAt": NOW_MS})
     result = run_tool(engine, "sessions_list", {})
     assert keys(result) == ["main"] and result["sessions"][0]["kind"] == "main"
 
@@ -183,7 +183,7 @@ def test_limit_applies_before_the_kind_filter(make_engine):
 
 def test_transcript_path_points_at_the_mirror(populated):
     row = run_tool(populated, "sessions_list", {"kinds": ["main"]})["sessions"][0]
-    session = populated.store.get("agent:main:main")
+    session = populated.store.sessions.get("agent:main:main")
     assert row["transcriptPath"] == session.mirror_path
     assert row["transcriptPath"].endswith(f"agents/main/sessions/{session.session_id}.jsonl")
 
@@ -313,7 +313,7 @@ def test_another_agent_sees_its_own_main_as_main(make_engine):
 def test_archived_sessions_are_listed_only_when_asked(make_engine):
     engine = make_engine()
     key = add_session(engine, "agent:main:subagent:old", spawnedBy="agent:main:main")
-    engine.store.set_archived(key, NOW_MS)
+    engine.store.sessions.set_archived(key, NOW_MS)
     assert run_tool(engine, "sessions_list", {})["count"] == 0
     row = run_tool(engine, "sessions_list", {"includeArchived": True})["sessions"][0]
     assert row["archived"] is True

@@ -120,13 +120,13 @@ def test_a_sandboxed_requester_finds_only_its_own_tree(make_engine):
 def test_appends_imports_and_rewrites_are_searchable_at_once(make_engine):
     engine = make_engine()
     key = add_session(engine, "main", [{"role": "user", "content": "first words"}])
-    engine.store.append(key, {"role": "assistant", "content": [{"type": "text", "text": "zebra crossing"}]})
+    engine.store.transcripts.append(key, {"role": "assistant", "content": [{"type": "text", "text": "zebra crossing"}]})
     assert len(run_tool(engine, "sessions_search", {"query": "zebra"})["results"]) == 1
-    session = engine.store.get(key)
+    session = engine.store.sessions.get(key)
     assert session is not None
     line = {"type": "message", "id": "r1", "parentId": None, "timestamp": "2026-04-13T12:00:00.000Z"}
     rewritten = {**line, "message": {"role": "user", "content": "giraffe only"}}
-    engine.store.replace_import(
+    engine.store.imports.replace_import(
         key, entry={}, lines=[rewritten], raw=[json.dumps(rewritten)], source="s", source_lines=1
     )
     assert run_tool(engine, "sessions_search", {"query": "zebra"})["results"] == []
@@ -191,7 +191,7 @@ def test_a_word_in_very_many_messages_is_ranked_among_its_newest(make_engine, mo
     engine = make_engine()
     key = add_session(engine, "main")
     for n in range(12):  # the oldest say it most often: bm25 over all ranks them first
-        engine.store.append(key, {"role": "user", "content": "alpha " * (12 - n) + f"n{n}"})
+        engine.store.transcripts.append(key, {"role": "user", "content": "alpha " * (12 - n) + f"n{n}"})
     everything = run_tool(engine, "sessions_search", {"query": "alpha", "limit": 3})
     assert everything["truncated"] is True and everything["results"][0]["snippet"].endswith("n0")
     monkeypatch.setattr(text_index, "RANK_WINDOW", 4)

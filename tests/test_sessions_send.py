@@ -15,7 +15,7 @@ UUID_RE = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
 
 def roles(engine, key):
-    return [m["role"] for m in engine.store.history(key).messages]
+    return [m["role"] for m in engine.store.transcripts.history(key).messages]
 
 
 async def test_message_is_required(live_engine):
@@ -71,7 +71,7 @@ async def test_the_a2a_context_reaches_the_target(live_engine):
     add_session(engine, "main")
     result = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "ping"}, as_key="main")
     assert result["reply"] == "Received from agent:main:main: ping. On it."
-    first = engine.store.history(GROUP).messages[0]
+    first = engine.store.transcripts.history(GROUP).messages[0]
     assert (
         first["provenance"]
         == {
@@ -133,7 +133,7 @@ async def test_announce_skip_stays_silent(live_engine):
     await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "please keep this quiet"})
     await engine.drain()
     assert engine.outbox.list() == []
-    assert engine.store.history(GROUP).messages[-1]["content"][-1]["text"] == "ANNOUNCE_SKIP"
+    assert engine.store.transcripts.history(GROUP).messages[-1]["content"][-1]["text"] == "ANNOUNCE_SKIP"
 
 
 async def test_whatsapp_announce_goes_to_the_stored_route(live_engine):
@@ -227,7 +227,7 @@ async def test_unknown_targets(live_engine):
 async def test_session_id_inputs_resolve(live_engine):
     engine = live_engine()
     key = add_session(engine, "agent:main:discord:channel:123")
-    sid = engine.store.get(key).session_id
+    sid = engine.store.sessions.get(key).session_id
     result = await call_tool(engine, "sessions_send", {"sessionKey": sid, "message": "hi", "timeoutSeconds": 0})
     assert result["status"] == "accepted" and result["sessionKey"] == key
     await engine.drain()
@@ -255,11 +255,11 @@ async def test_owner_send_off_and_on(live_engine):
     engine = live_engine()
     add_session(engine, GROUP)
     assert run_owner_command(engine, GROUP, "/send off") == "⚙️ Send policy set to off."
-    assert engine.store.get(GROUP).entry["sendPolicy"] == "deny"
+    assert engine.store.sessions.get(GROUP).entry["sendPolicy"] == "deny"
     result = await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "hi"})
     assert result["error"] == "send blocked by session policy: session override (deny)"
     assert run_owner_command(engine, GROUP, "/SEND inherit ") == "⚙️ Send policy set to inherit."
-    assert "sendPolicy" not in engine.store.get(GROUP).entry
+    assert "sendPolicy" not in engine.store.sessions.get(GROUP).entry
     assert run_owner_command(engine, GROUP, "/send maybe") == "⚙️ Usage: /send on|off|inherit"
     assert run_owner_command(engine, GROUP, "/send") == "⚙️ Usage: /send on|off|inherit"
     assert run_owner_command(engine, GROUP, "/sending x") is None
@@ -279,8 +279,8 @@ async def test_an_agents_send_command_is_an_ordinary_message(live_engine):
     add_session(engine, GROUP)
     await call_tool(engine, "sessions_send", {"sessionKey": GROUP, "message": "/send off", "timeoutSeconds": 0})
     await engine.drain()
-    assert "sendPolicy" not in engine.store.get(GROUP).entry
-    assert engine.store.history(GROUP).messages[0]["content"] == "/send off"
+    assert "sendPolicy" not in engine.store.sessions.get(GROUP).entry
+    assert engine.store.transcripts.history(GROUP).messages[0]["content"] == "/send off"
 
 
 async def test_agents_call_sessions_send_as_themselves(live_engine):
@@ -293,7 +293,7 @@ async def test_agents_call_sessions_send_as_themselves(live_engine):
         )
     )
     await engine.drain()
-    messages = engine.store.history("agent:main:main").messages
+    messages = engine.store.transcripts.history("agent:main:main").messages
     result = [m for m in messages if m["role"] == "toolResult"][0]
     assert result["toolName"] == "sessions_send" and result["isError"] is True
     assert result["details"]["status"] == "forbidden"

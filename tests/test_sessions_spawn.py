@@ -23,7 +23,7 @@ async def spawn(engine, params, as_key=REQ, **kw):
 
 
 def announcements(engine, key=REQ):
-    return [m for m in engine.store.history(key).messages if m.get("announce")]
+    return [m for m in engine.store.transcripts.history(key).messages if m.get("announce")]
 
 
 @pytest.mark.parametrize(
@@ -59,7 +59,7 @@ async def test_malformed_agent_ids_are_rejected_before_any_work(live_engine, age
     engine = live_engine()
     result = await spawn(engine, {"task": "x", "agentId": agent_id})
     assert result["status"] == "error" and "Invalid agentId" in result["error"] and "agents_list" in result["error"]
-    assert engine.store.count() == 0
+    assert engine.store.sessions.count() == 0
 
 
 async def test_well_formed_agent_id_with_hyphens_and_underscores(live_engine):
@@ -83,7 +83,7 @@ async def test_accepted_at_once_with_the_child_key_and_run(live_engine):
     assert result["status"] == "accepted" and re.match(CHILD_RE, result["childSessionKey"])
     assert result["mode"] == "run" and result["note"].startswith("Auto-announce is push-based.")
     assert engine.runs.get(result["runId"]).status in ("queued", "running")
-    child = engine.store.get(result["childSessionKey"]).entry
+    child = engine.store.sessions.get(result["childSessionKey"]).entry
     assert child["spawnedBy"] == REQ and child["label"] == "words" and child["spawnDepth"] == 1
     assert child["subagentRole"] == "leaf"
     await engine.drain()
@@ -110,7 +110,7 @@ async def test_depth_1_may_spawn_when_max_depth_is_2(live_engine):
     parent = add_session(engine, "agent:main:subagent:parent", spawnedBy="agent:main:main", spawnDepth=1)
     result = await spawn(engine, {"task": "x"}, as_key=parent)
     assert result["status"] == "accepted"
-    child = engine.store.get(result["childSessionKey"]).entry
+    child = engine.store.sessions.get(result["childSessionKey"]).entry
     assert (child["spawnDepth"], child["subagentRole"], child["subagentControlScope"]) == (2, "leaf", "none")
     await engine.drain()
 
@@ -153,7 +153,7 @@ async def test_only_same_agent_spawns_by_default(live_engine):
         "status": "forbidden",
         "error": "agentId is not allowed for sessions_spawn (allowed: none)",
     }
-    assert engine.store.count() == 0
+    assert engine.store.sessions.count() == 0
 
 
 @pytest.mark.parametrize(
@@ -208,8 +208,8 @@ async def test_thinking_default_from_config_and_explicit_wins(live_engine):
     engine = live_engine({"agents": {"defaults": {"subagents": {"thinking": "low"}}}})
     a = await spawn(engine, {"task": "x"})
     b = await spawn(engine, {"task": "x", "thinking": "high"})
-    assert engine.store.get(a["childSessionKey"]).entry["thinkingLevel"] == "low"
-    assert engine.store.get(b["childSessionKey"]).entry["thinkingLevel"] == "high"
+    assert engine.store.sessions.get(a["childSessionKey"]).entry["thinkingLevel"] == "low"
+    assert engine.store.sessions.get(b["childSessionKey"]).entry["thinkingLevel"] == "high"
     await engine.drain()
 
 
@@ -218,7 +218,7 @@ async def test_an_unusable_model_is_an_error(live_engine):
     result = await spawn(engine, {"task": "x", "model": "nowhere/model-x"})
     assert result["status"] == "error" and "invalid model" in result["error"]
     assert re.match(CHILD_RE, result["childSessionKey"])
-    assert engine.store.get(result["childSessionKey"]) is None
+    assert engine.store.sessions.get(result["childSessionKey"]) is None
 
 
 @pytest.mark.parametrize(
@@ -253,7 +253,7 @@ async def test_model_plan(live_engine, config, explicit, expected):
     params = {"task": "x", **({"model": explicit} if explicit else {})}
     result = await spawn(engine, params)
     assert result["status"] == "accepted" and result["modelApplied"] is True
-    assert engine.store.get(result["childSessionKey"]).entry["modelOverride"] == expected
+    assert engine.store.sessions.get(result["childSessionKey"]).entry["modelOverride"] == expected
     await engine.runs.cancel_all()
 
 
@@ -284,7 +284,7 @@ async def test_announce_lands_in_the_requester_session_with_status_result_notes_
     await engine.drain()
     [message] = announcements(engine)
     text = message["content"][0]["text"]
-    child = engine.store.get(result["childSessionKey"])
+    child = engine.store.sessions.get(result["childSessionKey"])
     lines = text.split("\n")
     assert lines[0] == "Status: completed successfully"
     assert lines[1] == "Result: That text has 4 words."
@@ -302,7 +302,7 @@ async def test_announce_lands_in_the_requester_session_with_status_result_notes_
     assert message["role"] == "assistant"
     assert message["announce"] == {"childSessionKey": child.key, "runId": result["runId"], "status": "ok"}
     # The announce does not start a run of the requester.
-    assert [m["role"] for m in engine.store.history(REQ).messages] == ["assistant"]
+    assert [m["role"] for m in engine.store.transcripts.history(REQ).messages] == ["assistant"]
     [delivery] = engine.outbox.list()
     assert (delivery.kind, delivery.channel, delivery.to, delivery.message) == (
         "subagent",
@@ -346,14 +346,14 @@ async def test_cleanup_delete_archives_right_after_the_announce(live_engine):
     result = await spawn(engine, {"task": "count the words in: a", "cleanup": "delete"})
     await engine.drain()
     child = result["childSessionKey"]
-    assert engine.store.get(child).archived_at is not None
+    assert engine.store.sessions.get(child).archived_at is not None
     listed = await call_tool(engine, "sessions_list", {})
     assert child not in [r["key"] for r in listed["sessions"]]
     archived = await call_tool(engine, "sessions_list", {"includeArchived": True})
     assert {r["key"]: r.get("archived") for r in archived["sessions"]}[child] is True
     history = await call_tool(engine, "sessions_history", {"sessionKey": child})
     assert len(history["messages"]) >= 2  # nothing is lost
-    assert os.path.exists(engine.store.get(child).mirror_path)
+    assert os.path.exists(engine.store.sessions.get(child).mirror_path)
 
 
 async def test_keep_archives_after_archive_after_minutes(live_engine, clock):
@@ -361,9 +361,9 @@ async def test_keep_archives_after_archive_after_minutes(live_engine, clock):
     result = await spawn(engine, {"task": "count the words in: a"})
     await engine.drain()
     child = result["childSessionKey"]
-    assert engine.subagents.sweep() == 0 and engine.store.get(child).archived_at is None
+    assert engine.subagents.sweep() == 0 and engine.store.sessions.get(child).archived_at is None
     clock.advance(60 * 60_000)
-    assert engine.subagents.sweep() == 1 and engine.store.get(child).archived_at is not None
+    assert engine.subagents.sweep() == 1 and engine.store.sessions.get(child).archived_at is not None
 
 
 async def test_archive_after_zero_never_archives(live_engine, clock):
@@ -371,7 +371,7 @@ async def test_archive_after_zero_never_archives(live_engine, clock):
     result = await spawn(engine, {"task": "x"})
     await engine.drain()
     clock.advance(10**9)
-    assert engine.subagents.sweep() == 0 and engine.store.get(result["childSessionKey"]).archived_at is None
+    assert engine.subagents.sweep() == 0 and engine.store.sessions.get(result["childSessionKey"]).archived_at is None
 
 
 async def test_the_registry_survives_a_restart_and_crashed_runs_are_announced_unknown(live_engine, tmp_path, clock):

@@ -30,7 +30,7 @@ def is_announce_step(request):
 
 
 def announce_text(engine):
-    [message] = [m for m in engine.store.history(REQ).messages if m.get("announce")]
+    [message] = [m for m in engine.store.transcripts.history(REQ).messages if m.get("announce")]
     return message["content"][0]["text"], message["announce"]
 
 
@@ -74,7 +74,7 @@ async def test_a_child_that_times_out(engine_for, openai_server):
     text, announce = announce_text(engine)
     assert text.startswith("Status: timed out\nResult: partial\nNotes: ran out of time")
     assert announce["status"] == "timeout"
-    assert engine.store.get(result["childSessionKey"]).entry["status"] == "timeout"
+    assert engine.store.sessions.get(result["childSessionKey"]).entry["status"] == "timeout"
 
 
 async def test_a_child_that_answers_announce_skip(engine_for, openai_server):
@@ -83,7 +83,7 @@ async def test_a_child_that_answers_announce_skip(engine_for, openai_server):
     openai_server.script(Reply(text="done"))
     await call_tool(engine, "sessions_spawn", {"task": "quiet work"}, as_key=REQ)
     await engine.drain()
-    assert [m for m in engine.store.history(REQ).messages if m.get("announce")] == []
+    assert [m for m in engine.store.transcripts.history(REQ).messages if m.get("announce")] == []
     assert engine.outbox.list() == []
 
 

@@ -67,8 +67,8 @@ def test_every_file_of_a_fresh_state_directory_is_the_owners_after_a_send(tmp_pa
 def test_the_databases_wal_and_shm_are_the_owners_while_it_is_open(tmp_path, clock, loose_umask):
     store = Store(tmp_path / "state", clock)
     try:
-        store.create("agent:main:main", {})
-        store.append("agent:main:main", {"role": "user", "content": "a secret"})
+        store.sessions.create("agent:main:main", {})
+        store.transcripts.append("agent:main:main", {"role": "user", "content": "a secret"})
         db = tmp_path / "state" / DB_NAME
         for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
             assert stat.S_IMODE(os.stat(path).st_mode) == 0o600, path
@@ -83,7 +83,7 @@ def test_an_imports_mirrors_written_by_its_child_process_are_the_owners(tmp_path
     with store.batch(seconds=0):
         for n in range(6):
             line = {"type": "message", "id": f"{n:08x}", "message": {"role": "user", "content": "x"}}
-            store.import_session(
+            store.imports.import_session(
                 f"agent:a{n % 3}:s{n}",
                 {"updatedAt": n},
                 session_id=f"00000000-0000-4000-8000-{n:012d}",

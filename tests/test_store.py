@@ -25,9 +25,9 @@ def mirror_lines(path: str) -> list[dict]:
 
 def test_create_writes_header_and_appends_chain_parent_ids(tmp_path, clock):
     store = Store(tmp_path, clock)
-    session = store.create(KEY, {"lastChannel": "webchat"})
-    store.append(KEY, {"role": "user", "content": "hi"})
-    store.append(KEY, {"role": "assistant", "content": [{"type": "text", "text": "hello"}]})
+    session = store.sessions.create(KEY, {"lastChannel": "webchat"})
+    store.transcripts.append(KEY, {"role": "user", "content": "hi"})
+    store.transcripts.append(KEY, {"role": "assistant", "content": [{"type": "text", "text": "hello"}]})
     lines = mirror_lines(session.mirror_path)
     assert lines[0] == {
         "type": "session",
@@ -47,9 +47,9 @@ def test_create_writes_header_and_appends_chain_parent_ids(tmp_path, clock):
 
 def test_transcript_lines_are_stored_verbatim(tmp_path, clock):
     store = Store(tmp_path, clock)
-    session = store.create(KEY)
-    store.append(KEY, {"role": "user", "content": "ünïcode ✓", "extra": {"nested": [1, 2]}})
-    stored = store.transcript_lines(KEY)
+    session = store.sessions.create(KEY)
+    store.transcripts.append(KEY, {"role": "user", "content": "ünïcode ✓", "extra": {"nested": [1, 2]}})
+    stored = store.transcripts.transcript_lines(KEY)
     with open(session.mirror_path, encoding="utf-8") as handle:
         assert handle.read().splitlines()[1:] == stored
     assert json.loads(stored[0])["message"]["extra"] == {"nested": [1, 2]}
@@ -58,24 +58,24 @@ def test_transcript_lines_are_stored_verbatim(tmp_path, clock):
 
 def test_history_windows_and_numbering(tmp_path, clock):
     store = Store(tmp_path, clock)
-    store.create(KEY)
+    store.sessions.create(KEY)
     for i in range(10):
-        store.append(KEY, {"role": "user", "content": f"m{i}"})
-    page = store.history(KEY, limit=3)
+        store.transcripts.append(KEY, {"role": "user", "content": f"m{i}"})
+    page = store.transcripts.history(KEY, limit=3)
     assert [m["content"] for m in page.messages] == ["m7", "m8", "m9"]
     assert [m["__openclaw"]["seq"] for m in page.messages] == [8, 9, 10]
     assert page.total == 10 and page.start == 7
-    page = store.history(KEY, limit=3, offset=8)
+    page = store.transcripts.history(KEY, limit=3, offset=8)
     assert [m["content"] for m in page.messages] == ["m0", "m1"]
     assert page.start == 0
-    assert store.history("agent:main:nope").messages == []
+    assert store.transcripts.history("agent:main:nope").messages == []
     store.close()
 
 
 def test_compaction_lines_become_system_messages_and_others_are_not_messages(tmp_path, clock):
     store = Store(tmp_path, clock)
-    store.create(KEY)
-    store.append_lines(
+    store.sessions.create(KEY)
+    store.transcripts.append_lines(
         KEY,
         [
             {"type": "model_change", "provider": "x", "modelId": "y"},
@@ -83,71 +83,71 @@ def test_compaction_lines_become_system_messages_and_others_are_not_messages(tmp
             {"type": "message", "message": {"role": "user", "content": "after"}},
         ],
     )
-    messages = store.history(KEY).messages
+    messages = store.transcripts.history(KEY).messages
     assert messages[0]["role"] == "system"
     assert messages[0]["content"] == [{"type": "text", "text": "Compaction"}]
     assert messages[0]["__openclaw"]["kind"] == "compaction"
     assert [m["__openclaw"]["seq"] for m in messages] == [1, 2]
-    assert len(store.transcript_lines(KEY)) == 3
+    assert len(store.transcripts.transcript_lines(KEY)) == 3
     store.close()
 
 
 def test_append_moves_updated_at_unless_told_not_to(tmp_path, clock):
     store = Store(tmp_path, clock)
-    store.create(KEY)
+    store.sessions.create(KEY)
     clock.advance(5000)
-    store.append(KEY, {"role": "user", "content": "x"})
-    assert store.get(KEY).updated_at == clock.now_ms()
-    assert store.get(KEY).entry["updatedAt"] == clock.now_ms()
+    store.transcripts.append(KEY, {"role": "user", "content": "x"})
+    assert store.sessions.get(KEY).updated_at == clock.now_ms()
+    assert store.sessions.get(KEY).entry["updatedAt"] == clock.now_ms()
     clock.advance(5000)
-    store.append(KEY, {"role": "user", "content": "y"}, touch=False)
-    assert store.get(KEY).updated_at == clock.now_ms() - 5000
+    store.transcripts.append(KEY, {"role": "user", "content": "y"}, touch=False)
+    assert store.sessions.get(KEY).updated_at == clock.now_ms() - 5000
     store.close()
 
 
 def test_patch_merges_and_removes_fields(tmp_path, clock):
     store = Store(tmp_path, clock)
-    store.create(KEY, {"label": "a", "sendPolicy": "deny"})
-    store.patch(KEY, {"label": "b", "sendPolicy": None, "spawnedBy": "agent:main:x"})
-    entry = store.get(KEY).entry
+    store.sessions.create(KEY, {"label": "a", "sendPolicy": "deny"})
+    store.sessions.patch(KEY, {"label": "b", "sendPolicy": None, "spawnedBy": "agent:main:x"})
+    entry = store.sessions.get(KEY).entry
     assert entry["label"] == "b" and "sendPolicy" not in entry
-    assert store.spawned_keys("agent:main:x") == {KEY}
+    assert store.sessions.spawned_keys("agent:main:x") == {KEY}
     with pytest.raises(StoreError, match="No session found"):
-        store.patch("agent:main:none", {"label": "x"})
+        store.sessions.patch("agent:main:none", {"label": "x"})
     store.close()
 
 
 def test_duplicate_key_and_unsafe_session_id_are_refused(tmp_path, clock):
     store = Store(tmp_path, clock)
-    store.create(KEY)
+    store.sessions.create(KEY)
     with pytest.raises(StoreError, match="already exists"):
-        store.create(KEY)
+        store.sessions.create(KEY)
     with pytest.raises(StoreError, match="Invalid session ID: ../evil"):
-        store.create("agent:main:other", session_id="../evil")
+        store.sessions.create("agent:main:other", session_id="../evil")
     store.close()
 
 
 def test_list_is_newest_first_with_filters_and_paging(tmp_path, clock):
     store = Store(tmp_path, clock)
     for i in range(5):
-        store.create(f"agent:main:s{i}", {"updatedAt": 1000 + i})
-    store.create("agent:main:cron:job:run:r1", {"updatedAt": 9999})
-    rows, more = store.list_sessions(limit=2)
+        store.sessions.create(f"agent:main:s{i}", {"updatedAt": 1000 + i})
+    store.sessions.create("agent:main:cron:job:run:r1", {"updatedAt": 9999})
+    rows, more = store.browse.list_sessions(limit=2)
     assert [r.key for r in rows] == ["agent:main:s4", "agent:main:s3"] and more
-    rows, more = store.list_sessions(limit=2, offset=4)
+    rows, more = store.browse.list_sessions(limit=2, offset=4)
     assert [r.key for r in rows] == ["agent:main:s0"] and not more
-    rows, _ = store.list_sessions(active_since=1003)
+    rows, _ = store.browse.list_sessions(active_since=1003)
     assert {r.key for r in rows} == {"agent:main:s3", "agent:main:s4"}
     store.close()
 
 
 def test_a_torn_mirror_line_is_cut_off_at_the_next_append(tmp_path, clock):
     store = Store(tmp_path, clock)
-    session = store.create(KEY)
-    store.append(KEY, {"role": "user", "content": "one"})
+    session = store.sessions.create(KEY)
+    store.transcripts.append(KEY, {"role": "user", "content": "one"})
     with open(session.mirror_path, "a", encoding="utf-8") as handle:
         handle.write('{"type":"message","id":"deadbeef","mess')  # a process died here
-    store.append(KEY, {"role": "user", "content": "two"})
+    store.transcripts.append(KEY, {"role": "user", "content": "two"})
     lines = mirror_lines(session.mirror_path)
     assert [line["message"]["content"] for line in lines[1:]] == ["one", "two"]
     store.close()
@@ -155,10 +155,10 @@ def test_a_torn_mirror_line_is_cut_off_at_the_next_append(tmp_path, clock):
 
 def test_a_deleted_mirror_is_rebuilt_from_the_database(tmp_path, clock):
     store = Store(tmp_path, clock)
-    session = store.create(KEY)
-    store.append(KEY, {"role": "user", "content": "one"})
+    session = store.sessions.create(KEY)
+    store.transcripts.append(KEY, {"role": "user", "content": "one"})
     os.remove(session.mirror_path)
-    store.append(KEY, {"role": "user", "content": "two"})
+    store.transcripts.append(KEY, {"role": "user", "content": "two"})
     lines = mirror_lines(session.mirror_path)
     assert lines[0]["type"] == "session"
     assert [line["message"]["content"] for line in lines[1:]] == ["one", "two"]
@@ -181,13 +181,13 @@ def _check_consistent(state: Path) -> list[str]:
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     store = Store(state)
-    store.append(KEY, {"role": "user", "content": "check"})  # reconciles the mirror
-    session = store.get(KEY)
-    page = store.history(KEY)
+    store.transcripts.append(KEY, {"role": "user", "content": "check"})  # reconciles the mirror
+    session = store.sessions.get(KEY)
+    page = store.transcripts.history(KEY)
     assert [m["__openclaw"]["seq"] for m in page.messages] == list(range(1, session.msg_count + 1))
     with open(session.mirror_path, encoding="utf-8") as handle:
         mirrored = handle.read().splitlines()
-    assert mirrored[1:] == store.transcript_lines(KEY)
+    assert mirrored[1:] == store.transcripts.transcript_lines(KEY)
     contents = [m["content"].split(" ")[0] for m in page.messages]
     store.close()
     return contents
@@ -226,50 +226,50 @@ def test_sigkill_mid_write_loses_at_most_the_write_in_flight(tmp_path):
 def test_a_batch_keeps_its_writes_and_undoes_a_failed_one_alone(tmp_path, clock):
     store = Store(tmp_path, clock)
     with store.batch():
-        store.create("agent:main:a")
+        store.sessions.create("agent:main:a")
         with pytest.raises(StoreError, match="already exists"):
             with store.write() as conn:
                 conn.execute("UPDATE sessions SET label = 'half-written' WHERE key = 'agent:main:a'")
-                store.create("agent:main:a")
-        store.create("agent:main:b")
-    assert store.get("agent:main:a") is not None and store.get("agent:main:b") is not None
-    assert store.get("agent:main:a").entry.get("label") is None  # the failed write left nothing
-    assert Store(tmp_path, clock).get("agent:main:b") is not None  # committed for everyone
+                store.sessions.create("agent:main:a")
+        store.sessions.create("agent:main:b")
+    assert store.sessions.get("agent:main:a") is not None and store.sessions.get("agent:main:b") is not None
+    assert store.sessions.get("agent:main:a").entry.get("label") is None  # the failed write left nothing
+    assert Store(tmp_path, clock).sessions.get("agent:main:b") is not None  # committed for everyone
 
 
 def test_a_batch_commits_at_checkpoints_so_other_connections_see_its_progress(tmp_path, clock):
     store = Store(tmp_path, clock)
     other = Store(tmp_path, clock)
     with store.batch(seconds=0.0) as checkpoint:
-        store.create("agent:main:a")
-        assert other.get("agent:main:a") is None  # not committed yet
+        store.sessions.create("agent:main:a")
+        assert other.sessions.get("agent:main:a") is None  # not committed yet
         checkpoint()
-        assert other.get("agent:main:a") is not None
-        store.create("agent:main:b")
-    assert other.get("agent:main:b") is not None
+        assert other.sessions.get("agent:main:a") is not None
+        store.sessions.create("agent:main:b")
+    assert other.sessions.get("agent:main:b") is not None
 
 
 def test_a_batch_that_raises_loses_only_what_was_not_committed(tmp_path, clock):
     store = Store(tmp_path, clock)
     with pytest.raises(RuntimeError):
         with store.batch(seconds=0.0) as checkpoint:
-            store.create("agent:main:a")
+            store.sessions.create("agent:main:a")
             checkpoint()
-            store.create("agent:main:b")
+            store.sessions.create("agent:main:b")
             raise RuntimeError("stopped")
-    assert store.get("agent:main:a") is not None
-    assert store.get("agent:main:b") is None
-    store.create("agent:main:c")  # the store is usable afterwards
+    assert store.sessions.get("agent:main:a") is not None
+    assert store.sessions.get("agent:main:b") is None
+    store.sessions.create("agent:main:c")  # the store is usable afterwards
 
 
 def test_a_batch_takes_the_write_lock_only_once_it_writes(tmp_path, clock):
     store = Store(tmp_path, clock)
     rival = sqlite3.connect(tmp_path / "sessions.sqlite3", timeout=0.05, isolation_level=None)
     with store.batch() as checkpoint:
-        assert store.get("agent:main:a") is None  # reads take no lock
+        assert store.sessions.get("agent:main:a") is None  # reads take no lock
         rival.execute("BEGIN IMMEDIATE")
         rival.execute("COMMIT")
-        store.create("agent:main:a")
+        store.sessions.create("agent:main:a")
         with pytest.raises(sqlite3.OperationalError, match="locked"):
             rival.execute("BEGIN IMMEDIATE")  # held until the batch commits
         checkpoint()

@@ -25,7 +25,7 @@ def line(n: int) -> dict:
 
 def import_one(store: Store, n: int, **entry: object) -> None:
     lines = [line(n * 10 + i) for i in range(3)]
-    store.import_session(
+    store.imports.import_session(
         f"agent:main:telegram:direct:{n}",
         {"updatedAt": 1_000 + n, **entry},
         session_id=sid(n),
@@ -49,20 +49,20 @@ def assert_search_exact(store: Store) -> None:
 
 def test_a_batch_indexes_its_sessions_for_search_at_each_commit(tmp_path, clock):
     store = Store(tmp_path, clock)
-    store.create("agent:main:discord:group:before", {"label": "Before"})
+    store.sessions.create("agent:main:discord:group:before", {"label": "Before"})
     with store.batch(seconds=0) as checkpoint:
         for n in range(5):
             import_one(store, n, label=f"Room {n}")
-        store.patch("agent:main:telegram:direct:3", {"label": "Renamed"})  # an update of a row not indexed yet
-        store.patch("agent:main:discord:group:before", {"label": "Before, renamed"})  # and of one indexed
+        store.sessions.patch("agent:main:telegram:direct:3", {"label": "Renamed"})  # an update of a row not indexed yet
+        store.sessions.patch("agent:main:discord:group:before", {"label": "Before, renamed"})  # and of one indexed
         checkpoint()
         with store.read() as conn:  # committed: the insert trigger is back and nothing is left to index
             assert conn.execute("SELECT count(*) FROM sessions_search").fetchone()[0] == 6
         import_one(store, 5, label="Later")
     assert_search_exact(store)
-    assert store.browse_count(SessionFilter(search="renamed")) == 2
-    assert store.browse_count(SessionFilter(search="room 3")) == 0
-    store.create("agent:main:discord:group:after", {"label": "After"})  # outside a batch: the trigger
+    assert store.browse.count(SessionFilter(search="renamed")) == 2
+    assert store.browse.count(SessionFilter(search="room 3")) == 0
+    store.sessions.create("agent:main:discord:group:after", {"label": "After"})  # outside a batch: the trigger
     assert_search_exact(store)
     store.close()
 
@@ -74,11 +74,11 @@ def test_an_interrupted_batch_leaves_the_search_index_as_committed(tmp_path, clo
             import_one(store, n)
             checkpoint()
         import_one(store, 3)
-        store.patch("agent:main:telegram:direct:1", {"label": "lost"})
+        store.sessions.patch("agent:main:telegram:direct:1", {"label": "lost"})
         raise RuntimeError("stopped")
-    assert store.count() == 3
+    assert store.sessions.count() == 3
     assert_search_exact(store)
-    assert store.browse_count(SessionFilter(search="lost")) == 0
+    assert store.browse.count(SessionFilter(search="lost")) == 0
     reopened = Store(tmp_path, clock)  # what another process sees
     assert_search_exact(reopened)
     reopened.close()
@@ -93,8 +93,8 @@ def test_a_session_already_there_fails_alone_and_the_batch_goes_on(tmp_path, clo
             import_one(store, 1)
         import_one(store, 2)
         checkpoint()
-    assert store.count() == 2 and len(store.transcript_lines("agent:main:telegram:direct:2")) == 3
-    assert store.imported_lines("src#2") == 4
+    assert store.sessions.count() == 2 and len(store.transcripts.transcript_lines("agent:main:telegram:direct:2")) == 3
+    assert store.imports.imported_lines("src#2") == 4
     assert_search_exact(store)
     store.close()
 
@@ -111,11 +111,14 @@ def test_a_session_write_failing_halfway_undoes_the_batchs_transaction(tmp_path,
         def fail(*args: object) -> None:
             raise StoreError("no room for the cursor")
 
-        monkeypatch.setattr(store, "_record_import", fail)
+        monkeypatch.setattr(store.imports, "_record_import", fail)
         import_one(store, 3)  # its row and lines are written, then its cursor fails
     monkeypatch.undo()
-    assert store.get("agent:main:telegram:direct:1") is not None
-    assert store.get("agent:main:telegram:direct:2") is None and store.get("agent:main:telegram:direct:3") is None
+    assert store.sessions.get("agent:main:telegram:direct:1") is not None
+    assert (
+        store.sessions.get("agent:main:telegram:direct:2") is None
+        and store.sessions.get("agent:main:telegram:direct:3") is None
+    )
     with store.read() as conn:
         assert conn.execute("SELECT count(*) FROM transcript").fetchone()[0] == 3
         assert conn.execute("SELECT count(*) FROM imports").fetchone()[0] == 1
@@ -140,8 +143,8 @@ def test_a_schema_3_file_gets_its_transcripts_in_a_rowid_table(tmp_path, clock):
     store = Store(tmp_path, clock)
     for n in range(3):
         import_one(store, n, label=f"Room {n}")
-    store.append("agent:main:telegram:direct:1", {"role": "assistant", "content": "more"})
-    before = {n: store.transcript_lines(f"agent:main:telegram:direct:{n}") for n in range(3)}
+    store.transcripts.append("agent:main:telegram:direct:1", {"role": "assistant", "content": "more"})
+    before = {n: store.transcripts.transcript_lines(f"agent:main:telegram:direct:{n}") for n in range(3)}
     store.close()
     conn = sqlite3.connect(tmp_path / DB_NAME)  # the file as schema 3 wrote it
     rows = conn.execute("SELECT session_id, seq, msg_seq, entry_id, line FROM transcript").fetchall()
@@ -159,17 +162,17 @@ def test_a_schema_3_file_gets_its_transcripts_in_a_rowid_table(tmp_path, clock):
         indexes = {r[1] for r in c.execute("PRAGMA index_list(transcript)")}
         assert not c.execute("SELECT count(*) FROM sqlite_master WHERE name = 'transcript_schema3'").fetchone()[0]
     assert "WITHOUT ROWID" not in sql.upper() and "transcript_by_msg_seq" in indexes
-    assert {n: store.transcript_lines(f"agent:main:telegram:direct:{n}") for n in range(3)} == before
-    history = store.history("agent:main:telegram:direct:1", limit=2)
+    assert {n: store.transcripts.transcript_lines(f"agent:main:telegram:direct:{n}") for n in range(3)} == before
+    history = store.transcripts.history("agent:main:telegram:direct:1", limit=2)
     assert [m["content"] for m in history.messages] == ["hello 12", "more"] and history.total == 4
-    store.append("agent:main:telegram:direct:1", {"role": "user", "content": "after"})
-    assert store.history("agent:main:telegram:direct:1").total == 5
+    store.transcripts.append("agent:main:telegram:direct:1", {"role": "user", "content": "after"})
+    assert store.transcripts.history("agent:main:telegram:direct:1").total == 5
     with pytest.raises(sqlite3.IntegrityError), store.write() as c:  # (session, seq) is still a key
         c.execute("INSERT INTO transcript (session_id, seq, line) VALUES (?, 1, '{}')", (sid(1),))
     assert_search_exact(store)
     store.close()
     again = Store(tmp_path, clock)  # opening it again changes nothing
-    assert again.transcript_lines("agent:main:telegram:direct:0") == before[0]
+    assert again.transcripts.transcript_lines("agent:main:telegram:direct:0") == before[0]
     again.close()
 
 
@@ -179,7 +182,7 @@ def test_a_batch_that_adds_no_session_leaves_the_schema_alone(tmp_path, clock):
     with store.read() as conn:
         before = conn.execute("PRAGMA schema_version").fetchone()[0]
     with store.batch(seconds=0) as checkpoint:
-        store.append_lines("agent:main:telegram:direct:1", [line(99)])
+        store.transcripts.append_lines("agent:main:telegram:direct:1", [line(99)])
         checkpoint()
     with store.read() as conn:
         assert conn.execute("PRAGMA schema_version").fetchone()[0] == before  # readers keep their statements

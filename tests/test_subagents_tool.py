@@ -47,7 +47,7 @@ async def settle(engine, run_ids):
 
 
 def announce_texts(engine, key):
-    return [m["content"][0]["text"] for m in engine.store.history(key).messages if m.get("announce")]
+    return [m["content"][0]["text"] for m in engine.store.transcripts.history(key).messages if m.get("announce")]
 
 
 async def two_level_tree(engine):
@@ -138,8 +138,8 @@ async def test_kill_ends_a_whole_subtree_at_once(live_engine):
         assert engine.runs.queued(key) == [] and engine.runs.active_run(key) is None
     for run_id in (child["runId"], grand["runId"], steered["queuedRunId"]):
         assert engine.runs.get(run_id).status == "killed"
-    assert engine.store.get(child_key).entry["status"] == "killed"
-    assert engine.store.get(grand_key).entry["status"] == "killed"
+    assert engine.store.sessions.get(child_key).entry["status"] == "killed"
+    assert engine.store.sessions.get(grand_key).entry["status"] == "killed"
     [to_req] = announce_texts(engine, REQ)
     [to_child] = announce_texts(engine, child_key)
     assert to_req.startswith("Status: killed\n") and to_child.startswith("Status: killed\n")
@@ -256,7 +256,7 @@ async def test_a_steered_message_is_the_childs_next_turn(live_engine, openai_ser
     await engine.drain()
     users = [
         m["content"][0]["text"] if isinstance(m["content"], list) else m["content"]
-        for m in engine.store.history(child["childSessionKey"]).messages
+        for m in engine.store.transcripts.history(child["childSessionKey"]).messages
         if m.get("role") == "user"
     ]
     # the task, then the steer, then (the child's run having ended) the announce step

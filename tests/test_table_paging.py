@@ -10,7 +10,9 @@ from ui_support import SIZE, demo_app, ordered_keys, settle, text_of, until
 async def test_pages_forward_and_back_show_the_pages_by_position(tmp_path):
     app = demo_app(tmp_path / "s")
     for i in range(241):
-        app.engine.store.create(f"agent:main:discord:group:g{i:03}", {"updatedAt": 5_000 + i // 7})  # runs of ties
+        app.engine.store.sessions.create(
+            f"agent:main:discord:group:g{i:03}", {"updatedAt": 5_000 + i // 7}
+        )  # runs of ties
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.main_screen
@@ -42,7 +44,7 @@ async def test_pages_forward_and_back_show_the_pages_by_position(tmp_path):
 async def test_another_process_writing_refreshes_the_shown_page_by_keyset_and_counts_after(tmp_path):
     app = demo_app(tmp_path / "s")
     for i in range(241):
-        app.engine.store.create(f"agent:main:discord:group:g{i:03}", {"updatedAt": 5_000 + i // 7})
+        app.engine.store.sessions.create(f"agent:main:discord:group:g{i:03}", {"updatedAt": 5_000 + i // 7})
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.main_screen
@@ -52,8 +54,8 @@ async def test_another_process_writing_refreshes_the_shown_page_by_keyset_and_co
         table = screen.query_one("#sessions")
         changed = next(k for k in table.rows_by_key if table.rows_by_key[k]["key"] == shown[10])
         # Another process: a label on the shown page changes, a session is added past its end.
-        app.engine.store.patch(changed, {"label": "renamed elsewhere"})
-        app.engine.store.create("agent:main:discord:group:oldest", {"updatedAt": 1})
+        app.engine.store.sessions.patch(changed, {"label": "renamed elsewhere"})
+        app.engine.store.sessions.create("agent:main:discord:group:oldest", {"updatedAt": 1})
         reads = []
         browse = app.backend.browse
 

@@ -55,21 +55,23 @@ def newest_in_view(app, text: str) -> bool:
 def pad(app, key: str, count: int) -> None:
     """Give `key` `count` messages shown with tools off (the demo's own, then chat lines)."""
     store = app.engine.store
-    shown = [m for m in store.history(key, limit=1000).messages if m.get("role") in ("user", "assistant")]
+    shown = [m for m in store.transcripts.history(key, limit=1000).messages if m.get("role") in ("user", "assistant")]
     for i in range(count - len(shown)):
-        store.append(key, {"role": "user" if i % 2 == 0 else "assistant", "content": f"{key} line {i}"}, touch=False)
+        store.transcripts.append(
+            key, {"role": "user" if i % 2 == 0 else "assistant", "content": f"{key} line {i}"}, touch=False
+        )
 
 
 def long_session(app, count: int) -> None:
-    app.engine.store.create(LONG, {"updatedAt": 1_900_000_000_000})
+    app.engine.store.sessions.create(LONG, {"updatedAt": 1_900_000_000_000})
     for i in range(count):
-        app.engine.store.append(LONG, {"role": "user", "content": f"m{i}"}, touch=False)
+        app.engine.store.transcripts.append(LONG, {"role": "user", "content": f"m{i}"}, touch=False)
 
 
 def append_from_another_process(state, key: str, *texts: str) -> None:
     code = (
         "import sys; from sessions_tui.engine.store import Store; s = Store(sys.argv[1]); "
-        f"[s.append({key!r}, {{'role': 'user', 'content': t}}) for t in {list(texts)!r}]"
+        f"[s.transcripts.append({key!r}, {{'role': 'user', 'content': t}}) for t in {list(texts)!r}]"
     )
     subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)
 
@@ -309,8 +311,8 @@ async def test_the_title_counts_messages_in_words(tmp_path):
         "1,234 messages",
     )
     app = demo_app(tmp_path / "s")
-    app.engine.store.create("agent:main:discord:group:one", {"updatedAt": 1_900_000_000_000})
-    app.engine.store.append("agent:main:discord:group:one", {"role": "user", "content": "hi"}, touch=False)
+    app.engine.store.sessions.create("agent:main:discord:group:one", {"updatedAt": 1_900_000_000_000})
+    app.engine.store.transcripts.append("agent:main:discord:group:one", {"role": "user", "content": "hi"}, touch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await select(pilot, "agent:main:discord:group:one")
@@ -329,8 +331,8 @@ async def test_a_transcript_that_just_fits_is_laid_out_alike_however_the_pane_go
         scroll = scroll_of(app)
         width, height = scroll.size
         lines = ["x"] * (height - 3) + ["y" * (width - 2)]  # under a header line, above the margin
-        app.engine.store.create(LONG, {"updatedAt": 1_900_000_000_000})
-        app.engine.store.append(LONG, {"role": "user", "content": "\n".join(lines)}, touch=False)
+        app.engine.store.sessions.create(LONG, {"updatedAt": 1_900_000_000_000})
+        app.engine.store.transcripts.append(LONG, {"role": "user", "content": "\n".join(lines)}, touch=False)
         await pilot.press("r")  # written in this process: no change of data_version to notice
         await until(pilot, lambda: LONG in app.main_screen.query_one("#sessions").rows_by_key, "the session listed")
         await select(pilot, LONG)
@@ -356,7 +358,7 @@ async def test_a_hit_with_only_its_line_id_opens_at_that_message(tmp_path):
     on one still opens its session at that message, paging back to it, and marks it."""
     app = demo_app(tmp_path / "s")
     long_session(app, 450)
-    wanted = app.engine.store.history(LONG, limit=1000).messages[30]
+    wanted = app.engine.store.transcripts.history(LONG, limit=1000).messages[30]
     assert wanted["content"] == "m30"
     entry_id = wanted["__openclaw"]["id"]
     async with app.run_test(size=SIZE) as pilot:
@@ -374,9 +376,9 @@ async def test_a_hit_stays_in_view_when_the_messages_above_it_are_laid_out_again
     """The hit is kept at the top through every layout until the reader scrolls: messages above
     it laid out again taller (a narrower terminal wraps them to more lines) do not push it out."""
     app = demo_app(tmp_path / "s")
-    app.engine.store.create(LONG, {"updatedAt": 1_900_000_000_000})
+    app.engine.store.sessions.create(LONG, {"updatedAt": 1_900_000_000_000})
     for i in range(60):
-        app.engine.store.append(LONG, {"role": "user", "content": f"m{i} " + "word " * 40}, touch=False)
+        app.engine.store.transcripts.append(LONG, {"role": "user", "content": f"m{i} " + "word " * 40}, touch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main_screen.show_session(LONG, 40)

@@ -24,7 +24,9 @@ async def _open_export(pilot, key: str) -> ExportScreen:
 
 async def test_e_writes_the_open_session_redacted_and_names_the_file(tmp_path, monkeypatch):
     app = demo_app(tmp_path / "s")
-    app.backend.engine.store.append(DEV, {"role": "user", "content": f"my key is {SECRET} <script>x</script>"})
+    app.backend.engine.store.transcripts.append(
+        DEV, {"role": "user", "content": f"my key is {SECRET} <script>x</script>"}
+    )
     monkeypatch.chdir(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_export(pilot, DEV)
@@ -71,7 +73,7 @@ async def test_a_path_that_cannot_be_written_is_said_in_the_box(tmp_path):
 async def test_the_default_file_name_of_a_key_holding_a_secret_is_made_from_it_redacted(tmp_path):
     app = demo_app(tmp_path / "s")
     key = "agent:main:slack:channel:xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"
-    app.backend.engine.store.create(key, {})
+    app.backend.engine.store.sessions.create(key, {})
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_export(pilot, key)
         assert screen.query_one("#export-path").value == "./agent_main_slack_channel_xoxb-1_uvwx.md"
@@ -82,8 +84,8 @@ async def test_the_path_offered_for_a_key_holding_a_secret_masks_it(tmp_path):
     token = "ghp_" + "Q7w" * 12
     key = f"agent:main:hook:{'x' * 80}-{token}"
     app = demo_app(tmp_path / "s")
-    app.backend.engine.store.ensure(key)
-    app.backend.engine.store.append(key, {"role": "user", "content": "hi"})
+    app.backend.engine.store.sessions.ensure(key)
+    app.backend.engine.store.transcripts.append(key, {"role": "user", "content": "hi"})
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_export(pilot, key)
         path = screen.query_one("#export-path").value

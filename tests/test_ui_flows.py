@@ -257,8 +257,8 @@ async def test_a_message_written_by_another_process_appears(tmp_path):
         before = len(pane.query(MessageView))
         code = (
             "import sys; from sessions_tui.engine.store import Store; s = Store(sys.argv[1]); "
-            f"s.append({DEV!r}, {{'role': 'user', 'content': 'from another process'}}); "
-            "s.create('agent:main:telegram:group:new', {'label': 'brand new'})"
+            f"s.transcripts.append({DEV!r}, {{'role': 'user', 'content': 'from another process'}}); "
+            "s.sessions.create('agent:main:telegram:group:new', {'label': 'brand new'})"
         )
         subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)
         await until(  # without a key press
@@ -278,7 +278,10 @@ async def test_pause_holds_live_updates_until_resumed(tmp_path):
         await settle(pilot)
         await pilot.press("p")
         assert "⏸ paused" in text_of(screen(app).query_one("#status-header"))
-        code = "import sys; from sessions_tui.engine.store import Store; Store(sys.argv[1]).create('agent:main:x', {})"
+        code = (
+            "import sys; from sessions_tui.engine.store import Store; "
+            "Store(sys.argv[1]).sessions.create('agent:main:x', {})"
+        )
         subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)
         await settle(pilot, 0.6)
         assert "agent:main:x" not in ordered_keys(app)
@@ -386,9 +389,11 @@ async def test_the_transcript_follows_new_messages_unless_scrolled_up(tmp_path):
 async def test_older_messages_page_back_into_the_transcript(tmp_path):
     app = demo_app(tmp_path / "s")
     engine = app.engine
-    engine.store.create("agent:main:discord:group:long", {"updatedAt": 1_900_000_000_000})
+    engine.store.sessions.create("agent:main:discord:group:long", {"updatedAt": 1_900_000_000_000})
     for i in range(250):
-        engine.store.append("agent:main:discord:group:long", {"role": "user", "content": f"m{i}"}, touch=False)
+        engine.store.transcripts.append(
+            "agent:main:discord:group:long", {"role": "user", "content": f"m{i}"}, touch=False
+        )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await select(pilot, "agent:main:discord:group:long")
@@ -412,6 +417,6 @@ async def test_a_session_that_comes_to_say_the_words_joins_a_transcript_filter(t
         await pilot.press("slash", *"~zeppelin")
         await settle(pilot)
         assert ordered_keys(app) == []
-        app.engine.store.append(FAMILY, {"role": "user", "content": "who booked the zeppelin?"})
+        app.engine.store.transcripts.append(FAMILY, {"role": "user", "content": "who booked the zeppelin?"})
         app.engine.events.publish(MessageAppended(ts=app.engine.now(), session_key=FAMILY, role="user"))
         await until(pilot, lambda: ordered_keys(app) == [FAMILY], "the family group listed")

@@ -31,7 +31,7 @@ async def test_a_spawn_past_the_depth_limit_names_maxspawndepth(tmp_path):
         await settle(pilot)
         engine = app.engine
         leaf = engine.canonical("agent:main:subagent:leaf")
-        engine.store.create(leaf, {"spawnDepth": 1, "spawnedBy": engine.main_session_key()})
+        engine.store.sessions.create(leaf, {"spawnDepth": 1, "spawnedBy": engine.main_session_key()})
         app.requester_key = leaf
         app.main_screen.requester_changed()
         await spawn_from_panel(pilot, "forbidden")

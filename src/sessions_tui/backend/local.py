@@ -204,7 +204,7 @@ class LocalBackend:
 
     def _owner_key(self, key: str) -> str | None:
         store = self.engine.store
-        session = store.get(self.engine.canonical(key)) or store.get_by_session_id(key.strip())
+        session = store.sessions.get(self.engine.canonical(key)) or store.sessions.get_by_session_id(key.strip())
         return session.key if session else None
 
     async def owner_command(self, key: str, text: str) -> str | None:
@@ -260,7 +260,7 @@ class LocalBackend:
     async def search_index_behind(self) -> int:
         if self.engine.store.known_damage() is not None:
             return 0  # a damaged database is not written to: nothing will be indexed
-        state = await self._store(self.engine.store.text_index_state)
+        state = await self._store(self.engine.store.text_index.text_index_state)
         if not state.indexing:
             return 0
         return max(0, state.newest - state.indexed_through) if state.current else state.newest

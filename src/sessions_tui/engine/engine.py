@@ -21,6 +21,7 @@ from sessions_tui.engine.llm.registry import ModelRegistry
 from sessions_tui.engine.messaging.audit import record_refusal
 from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
+from sessions_tui.engine.messaging.send_service import SendService
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.runs.runs import RunRequest, Runs
 from sessions_tui.engine.runs.turns import ToolHost, execute_run
@@ -87,11 +88,12 @@ class Engine(ConfigPolicies):
         self.config_path = config_path
         self.clock = clock or Clock()
         self.store = Store(self.state_dir, self.clock)
-        self.store.text_redactor = self.redactor  # the search index holds text as this redacts it
+        self.store.text_index.text_redactor = self.redactor  # the search index holds text as this redacts it
         self.events = EventBus()
         self.models = ModelRegistry(self)
         self.outbox = Outbox(self)
         self.ledger = SendLedger(self)
+        self.sends = SendService(self.ledger)  # the tools' sends, recorded in the ledger
         self.runs = Runs(self, execute_run)
         self.subagents = SubagentRegistry(self)
         self.run_controls = RunControls(self)  # kill and steer across processes
@@ -120,9 +122,9 @@ class Engine(ConfigPolicies):
         key it is the redaction of (when exactly one is, and no session has it as its own key)."""
         spelled = super().canonical(key, agent_id)
         parts = mask_parts(spelled)
-        if parts is None or self.store.session_id_of(spelled) is not None:
+        if parts is None or self.store.sessions.session_id_of(spelled) is not None:
             return spelled
-        found = [k for k in self.store.keys_like(parts) if self.redactor.redact(k) == spelled]
+        found = [k for k in self.store.sessions.keys_like(parts) if self.redactor.redact(k) == spelled]
         return found[0] if len(found) == 1 else spelled
 
     def close(self) -> None:
@@ -166,7 +168,7 @@ class Engine(ConfigPolicies):
 
     def send_verdict(self, key: str) -> SendPolicyVerdict:
         """The send policy for a session: its override, then `session.sendPolicy` (docs/decisions.md D6)."""
-        session = self.store.get(key)
+        session = self.store.sessions.get(key)
         entry = session.entry if session else {}
         return resolve_send_policy(self.config.session.send_policy, entry=entry, session_key=key)
 
@@ -175,7 +177,7 @@ class Engine(ConfigPolicies):
 
     def owner_of(self, key: str) -> Path | None:
         """The OpenClaw state directory a session belongs to (docs/decisions.md D17); None for the engine's own."""
-        source = self.store.import_source_of(key)
+        source = self.store.imports.import_source_of(key)
         if source is None:
             return None
         from sessions_tui.engine.openclaw.layout import owner_root  # OpenClaw's side loads when it is used
@@ -212,11 +214,11 @@ class Engine(ConfigPolicies):
 
     def operator_sessions(self, search: str | None = None, limit: int = 200) -> list[tuple[str, str]]:
         """(key, label) of every session, newest first: for the operator's own pickers."""
-        sessions, _ = self.store.list_sessions(limit=limit, search=search)
+        sessions, _ = self.store.browse.list_sessions(limit=limit, search=search)
         return [(s.key, display_name(s.entry)) for s in sessions]
 
     def session_channel(self, key: str) -> str | None:
         """The channel a session talks on (docs/decisions.md D10), or None when it is not known."""
-        session = self.store.get(key)
+        session = self.store.sessions.get(key)
         channel = entry_channel(key, classify_session_kind(key, None, self.alias), session.entry if session else {})
         return None if channel == "unknown" else channel

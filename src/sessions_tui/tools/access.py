@@ -127,7 +127,7 @@ class VisibilityGuard:
         self.requester_agent_id = agent_id_of(requester_key)
         self.visibility = visibility
         self.a2a = a2a
-        self.spawned: set[str] = engine.store.spawned_keys(requester_key) if visibility == "tree" else set()
+        self.spawned: set[str] = engine.store.sessions.spawned_keys(requester_key) if visibility == "tree" else set()
 
     def check(self, target_key: str) -> Denial | None:
         ruling = self.decide(target_key)

@@ -63,7 +63,7 @@ def visibility_filter(call: ToolCall, ctx: RequesterContext) -> SessionFilter:
     )
     if ctx.visibility == "all":
         a2a = engine.a2a_policy()
-        flt.agent_ids = [a for a in engine.store.browse_agent_ids() if a == agent or a2a.is_allowed(agent, a)]
+        flt.agent_ids = [a for a in engine.store.browse.agent_ids() if a == agent or a2a.is_allowed(agent, a)]
     else:
         flt.agent_ids = [agent]
     if ctx.visibility in ("self", "tree"):
@@ -128,14 +128,14 @@ def browse_sessions(
     flt = _filter(call, ctx, query)
     store = call.engine.store
     if after is None and before is None and offset:
-        sessions, total = store.browse(
+        sessions, total = store.browse.page(
             flt, order_by=query.order_by, descending=query.descending, limit=limit, offset=offset, count=count
         )
         return BrowsePage(rows=[_row(call, ctx, s) for s in sessions], total=total, offset=offset)
-    sessions, cursors = store.browse_keyset(
+    sessions, cursors = store.browse.keyset(
         flt, order_by=query.order_by, descending=query.descending, limit=limit, after=after, before=before
     )
-    total = store.browse_count(flt) if count else -1
+    total = store.browse.count(flt) if count else -1
     return BrowsePage(
         rows=[_row(call, ctx, s) for s in sessions],
         total=total,
@@ -147,13 +147,13 @@ def browse_sessions(
 
 def count_sessions(call: ToolCall, query: BrowseQuery, cancelled: Callable[[], bool] | None = None) -> int:
     """How many sessions `browse_sessions` pages through for this query (-1: `cancelled()` meanwhile)."""
-    return call.engine.store.browse_count(_filter(call, RequesterContext.of(call), query), cancelled)
+    return call.engine.store.browse.count(_filter(call, RequesterContext.of(call), query), cancelled)
 
 
 def state_is_empty(call: ToolCall) -> bool:
     """Whether the state directory holds no session at all, archived ones included (the dashboard's
     empty state points to the demo then)."""
-    return call.engine.store.count(include_archived=True) == 0
+    return call.engine.store.sessions.count(include_archived=True) == 0
 
 
 def browse_rows(call: ToolCall, keys: list[str]) -> dict[str, BrowseRow]:
@@ -162,5 +162,5 @@ def browse_rows(call: ToolCall, keys: list[str]) -> dict[str, BrowseRow]:
     flt = visibility_filter(call, ctx)
     flt.keys = keys
     flt.include_archived = True
-    sessions, _ = call.engine.store.browse(flt, limit=None, count=False)
+    sessions, _ = call.engine.store.browse.page(flt, limit=None, count=False)
     return {s.key: _row(call, ctx, s) for s in sessions}

@@ -73,7 +73,7 @@ def _guard(call: ToolCall, ctx: RequesterContext, action: Action) -> VisibilityG
 def _list(call: ToolCall, ctx: RequesterContext, target: str) -> Ruling:
     """As `sessions_list` filters: the sandbox clamp (spawned sessions only), then the guard."""
     if ctx.restrict_to_spawned:
-        session = call.engine.store.get(target)
+        session = call.engine.store.sessions.get(target)
         parents = (session.entry.get("spawnedBy"), session.entry.get("parentSessionKey")) if session else ()
         if ctx.effective_requester_key not in parents:
             return _sandboxed_out(Failed("forbidden", "not listed to a sandboxed requester"))
@@ -148,7 +148,7 @@ def _explain(call: ToolCall, target: str, agent: str | None) -> Explanation:
     if not text or not looks_like_session_key(text):
         raise ToolInputError(f"not a session key: {target!r}")
     key = engine.canonical(text)
-    if engine.store.get(key) is None:
+    if engine.store.sessions.get(key) is None:
         raise ToolInputError(f"no session {key}")
     if agent is not None and not is_valid_agent_id(agent):
         raise ToolInputError(f"not an agent id: {agent!r} (ids match [a-z0-9][a-z0-9_-]{{0,63}})")

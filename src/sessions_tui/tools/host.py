@@ -46,7 +46,7 @@ class EngineToolHost:
         names = list(TOOLS)
         if not is_subagent_session_key(session_key):
             return names
-        session = self.engine.store.get(session_key)
+        session = self.engine.store.sessions.get(session_key)
         depth = session.entry.get("spawnDepth") if session else None
         depth = depth if isinstance(depth, int) else subagent_depth(session_key) or 1
         leaf = depth >= self.engine.config.agents.defaults.subagents.max_spawn_depth

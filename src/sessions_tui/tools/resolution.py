@@ -44,12 +44,12 @@ def _visible_under(session: StoredSession | None, spawned_by: str | None) -> boo
 
 
 def _lookup_key(engine: Engine, raw: str, spawned_by: str | None) -> str | None:
-    session = engine.store.get(engine.canonical(raw))
+    session = engine.store.sessions.get(engine.canonical(raw))
     return session.key if session is not None and _visible_under(session, spawned_by) else None
 
 
 def _lookup_session_id(engine: Engine, raw: str, restrict: bool, spawned_by: str | None) -> str | None:
-    session = engine.store.get_by_session_id(raw) or engine.store.get(raw)
+    session = engine.store.sessions.get_by_session_id(raw) or engine.store.sessions.get(raw)
     if session is None or session.archived_at is not None:
         return None
     if restrict and session.key in ("global", "unknown"):
@@ -94,7 +94,7 @@ def check_sandbox_visible(engine: Engine, resolved: Resolved, ctx: RequesterCont
     requester = ctx.effective_requester_key
     if not ctx.restrict_to_spawned or resolved.via_session_id or resolved.key == requester:
         return None
-    session = engine.store.get(resolved.key)
+    session = engine.store.sessions.get(resolved.key)
     if _visible_under(session, requester) and session is not None:
         return None
     return Failed("forbidden", SANDBOX_NOT_VISIBLE.format(raw=js_trim(resolved.raw)))
@@ -115,6 +115,6 @@ def resolve_visible(engine: Engine, raw: str, ctx: RequesterContext, guard: Visi
 
 def check_exists(engine: Engine, resolved: Resolved) -> Failed | None:
     """docs/decisions.md D13: a well-formed key that names no session."""
-    if engine.store.get(resolved.key) is None:
+    if engine.store.sessions.get(resolved.key) is None:
         return Failed("error", NO_SESSION_FOUND.format(key=js_trim(resolved.raw)))
     return None

@@ -60,7 +60,7 @@ def sessions_history(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
     failed = check_exists(engine, resolved)
     if failed:
         return _failure(failed)
-    page = engine.store.history(resolved.key, limit=args.limit, offset=args.offset)
+    page = engine.store.transcripts.history(resolved.key, limit=args.limit, offset=args.offset)
     messages = page.messages if args.include_tools else strip_tool_messages(page.messages)
     result = sanitize_history(messages, engine.redactor)
     has_more = page.start > 0

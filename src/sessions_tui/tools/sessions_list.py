@@ -274,7 +274,7 @@ def transcript_path(session: StoredSession, session_id: str) -> str | None:
 
 def inline_messages(call: ToolCall, session: StoredSession, limit: int, max_bytes: int) -> HistoryResult:
     """The last `limit` messages, tool results dropped, sanitised and capped as history is (docs/decisions.md D3)."""
-    page = call.engine.store.history(session.key, limit=limit)
+    page = call.engine.store.transcripts.history(session.key, limit=limit)
     kept = strip_tool_messages(page.messages)[-limit:]
     return sanitize_history(kept, call.engine.redactor, max_bytes)
 
@@ -304,7 +304,7 @@ def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
     engine = call.engine
     ctx = RequesterContext.of(call)
     restrict = ctx.restrict_to_spawned
-    sessions, has_more = engine.store.list_sessions(
+    sessions, has_more = engine.store.browse.list_sessions(
         limit=args.limit,
         offset=args.offset,
         active_since=active_since(engine.now(), args.active_minutes) if args.active_minutes is not None else None,

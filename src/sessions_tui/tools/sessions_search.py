@@ -119,7 +119,7 @@ def _scope(call: ToolCall, ctx: RequesterContext, guard: VisibilityGuard) -> _Sc
         return _Scope(tree_of=requester)  # its own session and those it spawned (the index's `p` terms)
     if guard.visibility == "self":
         return _Scope(session=requester)
-    every = store.agent_ids()
+    every = store.sessions.agent_ids()
     agents = [a for a in every if a == guard.requester_agent_id or guard.decide(f"agent:{a}:main").allowed]
     return _Scope(agents=None if set(agents) >= set(every) else agents)
 
@@ -168,7 +168,7 @@ def _found(call: ToolCall, scoped: _Scoped, query: str, limit: int, marked: bool
         tree_of=scope.tree_of,
         marked=marked,
     )
-    result = engine.store.search_text(wanted)
+    result = engine.store.text_index.search_text(wanted)
     found = [hit for hit in result.hits if guard.check(hit.key) is None]
     hits = [
         SearchHit(

@@ -6,7 +6,8 @@ reference, the sandbox, visibility); the send policy is the engine's (it guards 
 session). With `timeoutSeconds: 0` the run goes on and the call returns `accepted`;
 otherwise it waits for the run and returns its new reply (never a stale one), `timeout` (the run
 goes on) or `error`. The ping-pong and the announce then run in the background. Every send that
-names a session is entered in the send ledger (engine/messaging/ledger.py), refused ones too.
+names a session is entered in the send ledger, refused ones too: the tool tells the engine's send
+service (engine/messaging/send_service.py) what happened, and never writes the ledger itself.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from sessions_tui.engine.messaging.a2a import (
     watch_late_reply,
 )
 from sessions_tui.engine.messaging.chain_guard import guard_send, next_chain
-from sessions_tui.engine.messaging.ledger import SendState
 from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.sessions.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
 from sessions_tui.engine.sessions.refusals import SendBlocked
@@ -115,9 +115,9 @@ def _resolve_label(call: ToolCall, ctx: RequesterContext, args: SendArgs) -> str
         if ctx.restrict_to_spawned:
             return {"status": "forbidden", "error": "Session not visible from this sandboxed agent session."}
         return {"status": "error", "error": str(exc)}
-    keys = engine.store.keys_with_label(label, requested_agent)
+    keys = engine.store.sessions.keys_with_label(label, requested_agent)
     if ctx.restrict_to_spawned:
-        spawned = engine.store.spawned_keys(ctx.effective_requester_key)
+        spawned = engine.store.sessions.spawned_keys(ctx.effective_requester_key)
         keys = [k for k in keys if k in spawned]
         if len(keys) != 1:
             return {"status": "forbidden", "error": "Session not visible from this sandboxed agent session."}
@@ -170,24 +170,14 @@ def _enter_refusal(
 ) -> None:
     """A send refused before any run (visibility, sandbox, policy, no such session): its ledger entry."""
     requester = ctx.requester_internal_key
-    call.engine.ledger.open(
-        run_id=run_id,
+    send = call.engine.sends.send(
         requester=requester,
         target=key,
         message=args.message,
         via=_via(call),
         chain=next_chain(call.chain, requester, key),
-        state="forbidden" if status == "forbidden" else "error",
-        detail={"error": error},
     )
-
-
-_GATEWAY_STATES: dict[str, SendState] = {
-    "ok": "replied",
-    "timeout": "timeout",
-    "error": "error",
-    "forbidden": "forbidden",
-}
+    send.refused(run_id, forbidden=status == "forbidden", error=error)
 
 
 async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved: Resolved) -> dict[str, Any]:
@@ -209,6 +199,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     )
     if refused is not None:
         return refused
+    send = engine.sends.send(requester=requester_key, target=key, message=args.message, via=via, chain=chain)
     if engine.owner_of(key) is not None:
         from sessions_tui.engine.openclaw.gateway_send import configured, send_through_gateway
 
@@ -216,13 +207,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
         if gateway is not None:  # the session is OpenClaw's: its gateway runs the send
             answer = await send_through_gateway(gateway, key, args.message, args.timeout_seconds, display)
             run_id = str(answer.get("runId") or new_run_id())
-            engine.ledger.open(
-                run_id=run_id, requester=requester_key, target=key, message=args.message, via=via, chain=chain
-            )
-            state = _GATEWAY_STATES.get(str(answer.get("status")))
-            if state is not None:
-                text = answer.get("reply") if state == "replied" else answer.get("error")
-                engine.ledger.mark(run_id, state, {"text" if state == "replied" else "error": text})
+            send.answered_by_gateway(run_id, answer)
             return answer
     baseline = latest_assistant_reply(engine, key) if args.timeout_seconds > 0 else None
     try:
@@ -245,18 +230,9 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
         )
     except SendBlocked as blocked:
         refused_id = new_run_id()
-        engine.ledger.open(
-            run_id=refused_id,
-            requester=requester_key,
-            target=key,
-            message=args.message,
-            via=via,
-            chain=chain,
-            state="forbidden",
-            detail={"error": str(blocked), "rule": blocked.reason},
-        )
+        send.blocked(refused_id, str(blocked), blocked.reason)
         return {"runId": refused_id, "status": "forbidden", "error": str(blocked), "sessionKey": display}
-    engine.ledger.open(run_id=run_id, requester=requester_key, target=key, message=args.message, via=via, chain=chain)
+    send.accepted(run_id)
 
     def flow(round_one: str | None, announce_ms: int, wait_run_id: str | None = None) -> A2AFlow:
         return A2AFlow(
@@ -279,7 +255,7 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     timeout_ms = args.timeout_seconds * 1000
     wait = await engine.runs.wait(run_id, timeout_ms)
     if wait.status == "timeout" and wait.ended_at is None:
-        engine.ledger.mark(run_id, "timeout", {"waitedMs": timeout_ms})
+        send.timed_out(run_id, timeout_ms)
         engine.background(watch_late_reply(engine, run_id, key, baseline))
         return {
             "runId": run_id,
@@ -289,11 +265,11 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
             "sessionKey": display,
         }
     if wait.status in ("error", "aborted", "timeout", "killed"):
-        engine.ledger.mark(run_id, "error", {"error": wait.error or "agent error"})
+        send.failed(run_id, wait.error or "agent error")
         return {"runId": run_id, "status": "error", "error": wait.error or "agent error", "sessionKey": display}
     snapshot = latest_assistant_reply(engine, key)
     reply = snapshot.text if snapshot and (baseline is None or snapshot.fingerprint != baseline.fingerprint) else None
-    engine.ledger.mark(run_id, "replied", {"text": reply} if reply is not None else None)
+    send.replied(run_id, reply)
     flow(reply, timeout_ms).start()
     result: dict[str, Any] = {"runId": run_id, "status": "ok"}
     if reply is not None:

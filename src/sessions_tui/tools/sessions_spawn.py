@@ -47,7 +47,7 @@ def _error(status: str, error: str, **extra: Any) -> dict[str, Any]:
 
 def caller_depth(call: ToolCall, key: str, _seen: frozenset[str] = frozenset()) -> int:
     """OpenClaw's caller depth: the stored spawnDepth, else one more than the spawner's, else the key's."""
-    session = call.engine.store.get(key)
+    session = call.engine.store.sessions.get(key)
     if session is not None and key not in _seen:
         depth = session.entry.get("spawnDepth")
         if is_int(depth):
@@ -274,7 +274,7 @@ def _start(
         entry["label"] = args.label
     if thinking:
         entry["thinkingLevel"] = None if thinking.lower() == "off" else thinking.lower()
-    engine.store.create(child_key, cast(SessionEntry, {k: v for k, v in entry.items() if v is not None}))
+    engine.store.sessions.create(child_key, cast(SessionEntry, {k: v for k, v in entry.items() if v is not None}))
     engine.events.publish(SessionChanged(ts=now, session_key=child_key))
     requester_channel = call.agent_channel or engine.session_channel(requester)
     message = "\n\n".join(
@@ -332,7 +332,7 @@ def _start(
 
 
 def _origin(call: ToolCall, requester: str) -> dict[str, Any]:
-    session = call.engine.store.get(requester)
+    session = call.engine.store.sessions.get(requester)
     entry = session.entry if session else {}
     raw_delivery = entry.get("deliveryContext")
     delivery: dict[str, Any] = raw_delivery if isinstance(raw_delivery, dict) else {}

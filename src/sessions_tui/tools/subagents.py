@@ -71,7 +71,7 @@ def _view(call: ToolCall, node: TreeNode, index: int, now: int) -> dict[str, Any
     """One list entry, in OpenClaw's fields (2026.9.6), with `depth` and `requesterSessionKey` for the tree."""
     engine = call.engine
     run = node.run
-    session = engine.store.get(run.child_key)
+    session = engine.store.sessions.get(run.child_key)
     entry = session.entry if session else {}
     live = is_live(engine, run)
     status = "running" if live else str(entry.get("status") or ("killed" if run.outcome == "killed" else "done"))
@@ -126,7 +126,7 @@ def _controller(call: ToolCall) -> tuple[str, bool, bool]:
     key = ctx.effective_requester_key
     if not is_subagent_session_key(key):
         return key, False, True
-    session = call.engine.store.get(key)
+    session = call.engine.store.sessions.get(key)
     depth = session.entry.get("spawnDepth") if session else None
     depth = depth if isinstance(depth, int) else subagent_depth(key) or 1
     return key, True, depth < call.engine.config.agents.defaults.subagents.max_spawn_depth

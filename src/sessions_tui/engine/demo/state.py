@@ -277,7 +277,7 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
 
     The demo config is written only where no config file exists yet.
     """
-    if engine.store.count(include_archived=True) > 0:
+    if engine.store.sessions.count(include_archived=True) > 0:
         return False
     if config_path is not None and not config_path.exists():
         make_dirs(config_path.parent)
@@ -287,7 +287,7 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
     for key, entry, messages in sessions:
         first = messages[0]["timestamp"] if messages else now
         last = messages[-1]["timestamp"] if messages else now
-        engine.store.create(
+        engine.store.sessions.create(
             key, cast(SessionEntry, {**entry, "updatedAt": last}), session_id=demo_uuid(key), created_at=first
         )
     requester, announce = _seed_child_run(engine)
@@ -307,7 +307,7 @@ def seed_demo(engine: Engine, config_path: Path | None) -> bool:
                 }
             )
             parent = entry_id
-        engine.store.append_lines(key, lines, touch=False)
+        engine.store.transcripts.append_lines(key, lines, touch=False)
     return True
 
 
@@ -317,7 +317,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
     tokens, and nothing is left to announce or recover on start-up. Returns the requester and the
     announce message for its transcript (the engine's own Status/Result/Stats block). It is never
     due for the archive sweep (archive_at NULL), so a demo reopened days later still shows it."""
-    session = engine.store.get(CHILD_KEY)
+    session = engine.store.sessions.get(CHILD_KEY)
     assert session is not None
     started, ended = int(session.entry["startedAt"]), int(session.entry["endedAt"])
     requester = str(session.entry["spawnedBy"])
@@ -335,7 +335,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
         "announceDelivery": "none",
     }
     with engine.store.write():  # both records or neither (the inner writes are savepoints of this one)
-        engine.store.insert_run(
+        engine.store.runs.insert_run(
             RunRecord(
                 run_id=CHILD_RUN_ID,
                 session_key=CHILD_KEY,
@@ -349,7 +349,7 @@ def _seed_child_run(engine: Engine) -> tuple[str, dict[str, Any]]:
             ),
             {"request": request},
         )
-        engine.store.insert_subagent_run(
+        engine.store.registry.insert_subagent_run(
             SubagentRow(
                 run_id=CHILD_RUN_ID,
                 child_key=CHILD_KEY,

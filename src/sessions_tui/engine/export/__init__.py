@@ -48,7 +48,7 @@ def session_export(engine: Engine, key: str, *, redact: bool = True) -> SessionE
     """The export of the session under a key in any spelling (None: there is none), redacted by
     the engine's redactor unless `redact` is False (the owner's own command line only)."""
     store = engine.store
-    session = store.get(engine.canonical(key))
+    session = store.sessions.get(engine.canonical(key))
     if session is None:
         return None
     return build_export(
@@ -59,7 +59,7 @@ def session_export(engine: Engine, key: str, *, redact: bool = True) -> SessionE
         created_at=session.created_at,
         updated_at=session.updated_at,
         entry=dict(session.entry),  # the export model keeps it as plain JSON
-        lines=store.transcript_lines(session.key),
+        lines=store.transcripts.transcript_lines(session.key),
         redactor=engine.redactor if redact else None,
     )
 

@@ -69,7 +69,7 @@ class ReplySnapshot:
 
 def latest_assistant_reply(engine: A2AHost, session_key: str, limit: int = REPLY_HISTORY_LIMIT) -> ReplySnapshot | None:
     """The newest assistant message with text, and a fingerprint to tell a new one from a stale one."""
-    messages = strip_tool_messages(engine.store.history(session_key, limit=limit).messages)
+    messages = strip_tool_messages(engine.store.transcripts.history(session_key, limit=limit).messages)
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "assistant":
             text = extract_assistant_text(message)

@@ -91,7 +91,7 @@ def resolve_announce_target(engine: AnnounceHost, key: str) -> AnnounceTarget | 
     from_key = announce_target_from_key(key)
     if from_key is not None and from_key.channel not in SESSION_LOOKUP_CHANNELS:
         return from_key
-    session = engine.store.get(key)
+    session = engine.store.sessions.get(key)
     hydrated = announce_target_from_entry(session.entry, from_key.thread_id if from_key else None) if session else None
     return hydrated or from_key
 

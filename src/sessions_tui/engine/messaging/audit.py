@@ -23,7 +23,7 @@ def record_refusal(
 ) -> None:
     """Log a policy refusal and tell subscribers about it."""
     now = engine.now()
-    engine.store.add_audit(
+    engine.store.audit.add_audit(
         ts=now,
         kind="send_refused",
         session_key=session_key,
@@ -37,4 +37,4 @@ def record_refusal(
 
 def audit_entries(engine: AuditHost, limit: int = 100) -> list[AuditEntry]:
     """The newest refusals, newest first."""
-    return engine.store.audit_rows(limit)
+    return engine.store.audit.audit_rows(limit)

@@ -43,7 +43,7 @@ def set_send_policy(engine: CommandsHost, key: str, value: str | None) -> None:
     """`sessions.patch {sendPolicy}`: "allow", "deny", or None to inherit the config."""
     if value is not None and value not in ("allow", "deny"):
         raise SessionPatchError('invalid sendPolicy (use "allow"|"deny")')
-    engine.store.patch(key, {"sendPolicy": value})
+    engine.store.sessions.patch(key, {"sendPolicy": value})
     engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
 
 

@@ -197,7 +197,7 @@ class SendLedger:
     def flows_left(self) -> list[tuple[str, int]]:
         """(run id, pid) of the sends whose flow a process that has stopped left under way."""
         self.flush()
-        return [(run_id, pid) for run_id, pid in self.engine.store.send_flows() if stopped(pid)]
+        return [(run_id, pid) for run_id, pid in self.engine.store.ledger.send_flows() if stopped(pid)]
 
     def end_flows_left(self, flows: list[tuple[str, int]]) -> list[str]:
         """End each of `flows` (from `flows_left`) as interrupted, the `error` state its run would
@@ -205,7 +205,7 @@ class SendLedger:
         ended = []
         for run_id, pid in flows:
             at = self.engine.now()
-            if self.engine.store.end_send_flow(run_id, pid, "error", at, {"error": INTERRUPTED}):
+            if self.engine.store.ledger.end_send_flow(run_id, pid, "error", at, {"error": INTERRUPTED}):
                 ended.append(run_id)
                 self.engine.events.publish(SendLedgerChanged(ts=at, run_id=run_id, state="error"))
         return ended
@@ -229,16 +229,17 @@ class SendLedger:
         if not pending:
             return
         store, written = self.engine.store, []
+        rows = store.ledger
         try:
             with store.write():
                 for p in pending:
                     try:
                         if isinstance(p, _Flow):
-                            store.set_send_flow(p.run_id, p.pid)
+                            rows.set_send_flow(p.run_id, p.pid)
                             continue
                         if p.entry is not None:
-                            store.open_send(run_id=p.run_id, **p.entry, created_at=p.at, state=p.state, detail=p.detail)
-                        elif not store.add_send_state(p.run_id, p.state, p.at, p.detail, outbox_id=_outbox_id(p)):
+                            rows.open_send(run_id=p.run_id, **p.entry, created_at=p.at, state=p.state, detail=p.detail)
+                        elif not rows.add_send_state(p.run_id, p.state, p.at, p.detail, outbox_id=_outbox_id(p)):
                             continue  # a run id the ledger does not hold
                     except sqlite3.Error:
                         what = "flow owner" if isinstance(p, _Flow) else p.state
@@ -264,12 +265,12 @@ class SendLedger:
         """Newest first; `session` matches the requester or the target, `state` keeps the entries
         that reached it, `before` (epoch ms) those created earlier (the next page)."""
         self.flush()
-        rows = self.engine.store.send_entries(session=session, state=state, limit=limit, before=before)
+        rows = self.engine.store.ledger.send_entries(session=session, state=state, limit=limit, before=before)
         return [_entry(r) for r in rows]
 
     def entry(self, run_id: str) -> LedgerEntry | None:
         self.flush()
-        row = self.engine.store.send_entry(run_id)
+        row = self.engine.store.ledger.send_entry(run_id)
         return _entry(row) if row else None
 
     def _on_event(self, event: EngineEvent) -> None:
@@ -287,7 +288,7 @@ class SendLedger:
             self.flush()
         elif isinstance(event, DeliveryChanged) and event.state in ("delivered", "failed") and self.recording:
             self.flush()
-            run_id = self.engine.store.send_of_delivery(event.outbox_id)
+            run_id = self.engine.store.ledger.send_of_delivery(event.outbox_id)
             if run_id is None:
                 return
             if event.state == "delivered":

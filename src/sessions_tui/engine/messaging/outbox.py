@@ -157,7 +157,7 @@ class Outbox:
         state = "pending" if webhook else "recorded"
         owner, until = (self.owner, _wall_ms() + int(LEASE_S * 1000)) if webhook else (None, None)
         now = self.engine.now()
-        delivery_id = self.engine.store.insert_delivery(
+        delivery_id = self.engine.store.outbox.insert_delivery(
             created_at=now,
             kind=kind,
             session_key=session_key,
@@ -186,7 +186,7 @@ class Outbox:
         One whose channel has no `webhookUrl` any more can never be delivered: it is `failed`,
         with the reason, and never retried."""
         now = _wall_ms()
-        leased, failed = self.engine.store.claim_pending_deliveries(
+        leased, failed = self.engine.store.outbox.claim_pending_deliveries(
             owner=self.owner,
             lease_until=now + int(LEASE_S * 1000),
             lease_free=lambda owner, until: not lease_is_live(owner, until, now),
@@ -231,15 +231,15 @@ class Outbox:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def get(self, delivery_id: int) -> Delivery | None:
-        row = self.engine.store.get_delivery(delivery_id)
+        row = self.engine.store.outbox.get_delivery(delivery_id)
         return _row(row) if row else None
 
     def list(self, limit: int = 100, session_key: str | None = None) -> builtins.list[Delivery]:
-        return [_row(r) for r in self.engine.store.deliveries(limit, session_key)]
+        return [_row(r) for r in self.engine.store.outbox.deliveries(limit, session_key)]
 
     def _release(self, delivery_id: int) -> None:
         try:
-            self.engine.store.release_delivery(delivery_id, self.owner)
+            self.engine.store.outbox.release_delivery(delivery_id, self.owner)
         except sqlite3.Error:
             pass  # the store is already closed: the lease expires, or goes with this process
 
@@ -287,7 +287,7 @@ class Outbox:
                             said = redact_then_cut(response.text.strip(), 200, self.engine.redactor.redact, mark="")
                             error = f"HTTP {response.status_code}: {said.strip()}".rstrip(": ")
                             retry = response.status_code == 429 or response.status_code >= 500
-                        self.engine.store.record_attempt(
+                        self.engine.store.outbox.record_attempt(
                             delivery_id,
                             self.owner,
                             attempts=attempts,
@@ -305,7 +305,7 @@ class Outbox:
 
     def _finish(self, delivery: Delivery, state: str, attempts: int, error: str | None) -> None:
         now = self.engine.now()
-        self.engine.store.finish_delivery(
+        self.engine.store.outbox.finish_delivery(
             delivery.id,
             self.owner,
             state=state,

@@ -137,7 +137,7 @@ class Mirror:
 
     def is_new(self, source_id: str) -> bool:
         """Whether the session read from `source_id` was never imported."""
-        return self.store.imported_lines(source_id) is None
+        return self.store.imports.imported_lines(source_id) is None
 
     def key_of(self, source: SourceSession) -> str:
         return self.canonical(source.raw_key, source.agent_dir_id)
@@ -176,9 +176,9 @@ class Mirror:
         """Take a session's transcript again from the start (OpenClaw rewrote it)."""
         key = self.key_of(source)
         self._clean_entry(source, report)
-        if self.store.imported_lines(source.source_id) is None:
+        if self.store.imports.imported_lines(source.source_id) is None:
             return self.apply(source, transcript, report)
-        if self.store.imported_session_id(source.source_id) != source.session_id:
+        if self.store.imports.imported_session_id(source.source_id) != source.session_id:
             return self.apply(source, transcript, report)  # reports the reset
         outcome = self._replace(key, source, transcript, report)
         if outcome == "updated":
@@ -189,7 +189,7 @@ class Mirror:
         """The whole transcript again, and the cursor after it, in one transaction."""
         chunk = transcript.read_all()
         try:
-            self.store.replace_import(
+            self.store.imports.replace_import(
                 key,
                 entry=source.entry,
                 lines=chunk.lines,
@@ -209,23 +209,25 @@ class Mirror:
         self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport, verify: bool
     ) -> Outcome:
         store = self.store
-        done, existing_id = store.import_state(source.source_id, key)
+        done, existing_id = store.imports.import_state(source.source_id, key)
         if done is None:
             if existing_id is None:
                 return self._create(key, source, transcript, report)
-            if existing_id != source.session_id or store.import_source_of(key) is None:
+            if existing_id != source.session_id or store.imports.import_source_of(key) is None:
                 report.problem(f"{source.where}: a session {key} already exists here; skipped")
                 return "skipped"
             # The same OpenClaw session imported before from its other layout (an OpenClaw
             # upgraded to the SQLite store): go on from the line the two have in common.
-            count, last_id = store.transcript_tail(key)
+            count, last_id = store.transcripts.transcript_tail(key)
             if not (count == 0 or last_id is None or transcript.matches(count + 1, last_id)):
                 # Taken whole again; its cursor is recorded with the lines (a cursor of 0 recorded
                 # on its own first would, after a kill, have the next run append every line twice).
                 return self._replace(key, source, transcript, report)
-            store.record_import(source.source_id, key, count + 1, (store.get(key) or _NO_SESSION).entry)
+            store.imports.record_import(
+                source.source_id, key, count + 1, (store.sessions.get(key) or _NO_SESSION).entry
+            )
             done = count + 1
-        previous = store.imported_session_id(source.source_id)
+        previous = store.imports.imported_session_id(source.source_id)
         if previous is not None and previous != source.session_id:
             report.problem(
                 f"{source.where}: sessionId changed from {previous} to {source.session_id} (reset in OpenClaw); "
@@ -236,10 +238,12 @@ class Mirror:
             return self._replace(key, source, transcript, report)
         chunk = transcript.read_after(done)
         changes = self._changed_fields(source)
-        archive = source.has_archive_state and (store.get(key) or _NO_SESSION).archived_at != source.archived_at
+        archive = (
+            source.has_archive_state and (store.sessions.get(key) or _NO_SESSION).archived_at != source.archived_at
+        )
         if not (changes or chunk.lines or archive or chunk.cursor != done):
             return "unchanged"
-        store.update_import(
+        store.imports.update_import(
             key,
             changes=changes,
             lines=chunk.lines,
@@ -260,7 +264,7 @@ class Mirror:
         entry = dict(source.entry)
         if agent_id_of(key) != source.agent_dir_id and key not in ("global", "unknown"):
             entry.setdefault("importedFromAgent", source.agent_dir_id)
-        self.store.import_session(
+        self.store.imports.import_session(
             key,
             entry,
             session_id=source.session_id,
@@ -270,28 +274,28 @@ class Mirror:
             source_lines=chunk.cursor,
         )
         if source.has_archive_state and source.archived_at is not None:
-            self.store.set_archived(key, source.archived_at)
+            self.store.sessions.set_archived(key, source.archived_at)
         report.count_lines(key, len(chunk.lines))
         return "imported"
 
     def _still_matches(self, key: str, transcript: TranscriptSource, cursor: int) -> bool:
         """Whether the line before the cursor is still the last one taken."""
-        _, last_id = self.store.transcript_tail(key)
+        _, last_id = self.store.transcripts.transcript_tail(key)
         return last_id is None or transcript.matches(cursor, last_id)
 
     def gone(self, source_id: str, key: str, where: str, report: ImportReport) -> None:
         """A session OpenClaw no longer has: archived here, its transcript kept."""
-        session = self.store.get(key)
-        if session is None or self.store.imported_lines(source_id) is None or session.archived_at is not None:
+        session = self.store.sessions.get(key)
+        if session is None or self.store.imports.imported_lines(source_id) is None or session.archived_at is not None:
             return
-        self.store.set_archived(key, self.store.now())
+        self.store.sessions.set_archived(key, self.store.now())
         report.problem(f"{where}: no longer in OpenClaw; archived here (its transcript is kept)")
         report.changed[key] = report.changed.get(key, 0)
 
     def _changed_fields(self, source: SourceSession) -> dict[str, Any]:
         """Entry fields that changed in OpenClaw since the last read (a label set, a newer
         updatedAt…); what sessions-tui itself changed meanwhile is kept unless OpenClaw changed it too."""
-        before = self.store.imported_entry(source.source_id)
+        before = self.store.imports.imported_entry(source.source_id)
         return {k: v for k, v in source.entry.items() if k != "sessionId" and before.get(k) != v}
 
     def _clean_entry(self, source: SourceSession, report: ImportReport) -> None:
@@ -303,7 +307,7 @@ class Mirror:
         if not is_time(updated):
             entry = {k: v for k, v in entry.items() if k != "updatedAt"}  # a copy: the caller's stays as read
             why = "is not a usable time" if is_number(updated) else "is not a number"
-            known = self.store.imported_lines(source.source_id) is not None
+            known = self.store.imports.imported_lines(source.source_id) is not None
             then = "kept the one imported before" if known else "using the import time"
             report.problem(f"{source.where}: updatedAt {why} ({_shown(updated)}); {then}")
         if _has_non_finite(entry):

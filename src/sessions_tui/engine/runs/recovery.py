@@ -45,7 +45,7 @@ def recover_interrupted(
     """End what stopped processes left under way; returns the runs ended. `unfinished`: the
     store's (run id, pid) of unfinished runs, when the caller has read them already. Nothing is
     written (no transaction is begun) when no stopped process left anything."""
-    unfinished = list(engine.store.unfinished_runs()) if unfinished is None else unfinished
+    unfinished = list(engine.store.runs.unfinished_runs()) if unfinished is None else unfinished
     runs = [(run_id, pid) for run_id, pid in unfinished if stopped(pid)]
     flows = engine.ledger.flows_left()
     if not runs and not flows:

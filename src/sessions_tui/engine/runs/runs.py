@@ -94,10 +94,10 @@ class Runs(Generic[HostT]):
     # -- records --------------------------------------------------------------------------------
 
     def _insert(self, record: RunRecord, request: RunRequest) -> None:
-        self.engine.store.insert_run(record, {"request": request.model_dump(exclude_none=True)})
+        self.engine.store.runs.insert_run(record, {"request": request.model_dump(exclude_none=True)})
 
     def _update(self, record: RunRecord) -> None:
-        self.engine.store.update_run(
+        self.engine.store.runs.update_run(
             record.run_id,
             status=record.status,
             error=record.error,
@@ -106,13 +106,13 @@ class Runs(Generic[HostT]):
         )
 
     def get(self, run_id: str) -> RunRecord | None:
-        return self.engine.store.get_run(run_id)
+        return self.engine.store.runs.get_run(run_id)
 
     def recover_interrupted(self, unfinished: list[tuple[str, int | None]] | None = None) -> list[RunRecord]:
         """Runs a dead process left queued or running end as errors (nothing stays 'running');
         `unfinished`: the store's (run id, pid) of such runs, when the caller has read them already."""
         recovered = []
-        for run_id, pid in self.engine.store.unfinished_runs() if unfinished is None else unfinished:
+        for run_id, pid in self.engine.store.runs.unfinished_runs() if unfinished is None else unfinished:
             if not stopped(pid):
                 continue
             # Its end, and what its end makes of others' records (the send ledger marks its send),
@@ -183,7 +183,7 @@ class Runs(Generic[HostT]):
         Check and claim are one write transaction, so of two processes (the dashboard and a
         `sessions-tui send`, say) only one runs a session's turn at a time.
         """
-        started_at = self.engine.store.claim_run(
+        started_at = self.engine.store.runs.claim_run(
             record.run_id, record.session_key, held_elsewhere=_held_by_another_process
         )
         if started_at is None:

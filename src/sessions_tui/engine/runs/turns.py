@@ -144,7 +144,7 @@ class _Partial:
 
 
 def _append(engine: TurnsHost, key: str, message: dict[str, Any]) -> None:
-    appended = engine.store.append(key, message)
+    appended = engine.store.transcripts.append(key, message)
     engine.events.publish(
         MessageAppended(ts=engine.now(), session_key=key, role=message.get("role", ""), seq=appended.msg_seq)
     )
@@ -159,7 +159,7 @@ def _record_usage(engine: TurnsHost, key: str, usage: Usage, model_ref: str, pro
     """Add a turn's usage to the session's counts. Each count grows by the turn's own share and is
     never recomputed from the others: an entry imported or seeded with only a `totalTokens` (or a
     total above in+out, OpenClaw's prompt/cache part) keeps it and grows from there."""
-    entry = engine.store.get(key).entry  # type: ignore[union-attr]
+    entry = engine.store.sessions.get(key).entry  # type: ignore[union-attr]
     turn_total = usage.total if usage.total is not None else usage.input + usage.output
     changes: dict[str, Any] = {
         "inputTokens": _count(entry, "inputTokens") + usage.input,
@@ -172,15 +172,15 @@ def _record_usage(engine: TurnsHost, key: str, usage: Usage, model_ref: str, pro
     cost = turn_cost(engine.config, provider, model_id, usage)
     if cost is not None:
         changes["estimatedCostUsd"] = round(float(entry.get("estimatedCostUsd") or 0) + cost, 8)
-    engine.store.patch(key, changes)
+    engine.store.sessions.patch(key, changes)
 
 
 async def execute_run(engine: TurnsHost, record: RunRecord, request: RunRequest) -> None:
     """The run executor `Runs` calls: raises on failure (the run then ends as an error)."""
     key = request.session_key
-    session = engine.store.get(key)
+    session = engine.store.sessions.get(key)
     if session is None:
-        session = engine.store.ensure(key)
+        session = engine.store.sessions.ensure(key)
         engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
     user: dict[str, Any] = {"role": "user", "content": request.message, "timestamp": engine.now()}
     if request.provenance:
@@ -202,13 +202,13 @@ async def execute_run(engine: TurnsHost, record: RunRecord, request: RunRequest)
 def _set_status(engine: TurnsHost, request: RunRequest, changes: dict[str, Any]) -> None:
     if request.keep_status:
         return
-    engine.store.patch(request.session_key, changes)
+    engine.store.sessions.patch(request.session_key, changes)
     engine.events.publish(SessionChanged(ts=engine.now(), session_key=request.session_key))
 
 
 async def _model_rounds(engine: TurnsHost, record: RunRecord, request: RunRequest) -> None:
     key = request.session_key
-    entry = engine.store.get(key).entry  # type: ignore[union-attr]
+    entry = engine.store.sessions.get(key).entry  # type: ignore[union-attr]
     ref = request.model or engine.models.default_ref(key, entry)
     model = engine.models.resolve(ref)
     system = request.system_prompt or agent_system_prompt(engine, key)
@@ -217,7 +217,7 @@ async def _model_rounds(engine: TurnsHost, record: RunRecord, request: RunReques
     host: ToolHost | None = engine.tool_host
     tools = host.openai_tools(key, request.tools) if host is not None else []
     for _round in range(MAX_TOOL_ROUNDS):
-        history = engine.store.history(key, limit=CONTEXT_MESSAGES).messages
+        history = engine.store.transcripts.history(key, limit=CONTEXT_MESSAGES).messages
         model_request = ModelRequest(
             model=model.model_id,
             system=system,

@@ -1,32 +1,59 @@
 """The state directory's SQLite store: session index, transcripts, runs, sub-agent registry, outbox, audit,
 send ledger.
 
-`Store` is one object over one connection; each table family's queries live in a module of this
-package (`sessions`, `browse`, `transcripts`, `imports`, `runs`, `run_controls`, `registry`, `outbox`,
-`audit`, `ledger`) as a part `Store` is composed of, on the connection and transactions of `connection.StoreBase`. The
-schema and its migration are in `schema`. No module outside this package writes SQL for these tables.
+`Store` is one object over one connection (`connection.Database`: its transactions, its paths, its
+damage), composed of one repository per table family, each holding that connection and named for
+what it holds: `store.sessions` (the session index: rows, entries), `store.transcripts` (each
+session's lines and their mirror files), `store.text_index` (the transcripts' search index),
+`store.imports` (OpenClaw imports), `store.browse` (pages of sessions by filter), `store.runs`,
+`store.run_controls`, `store.registry` (sub-agents), `store.outbox`, `store.audit`, `store.ledger`.
+Their queries live in `tables/` and `browsing/`. The schema and its
+migration are in `schema`. No module outside this package writes SQL for these tables.
 """
 
 from __future__ import annotations
 
-from sessions_tui.engine.store.browsing.browse import SORT_COLUMNS, BrowsePart, SessionFilter
+from pathlib import Path
+
+from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.store.browsing.browse import SORT_COLUMNS, BrowseRepository, SessionFilter
 from sessions_tui.engine.store.codec import dumps, exact_dumps
-from sessions_tui.engine.store.connection import SearchUnreadable, StoreBase, StoreDamaged, StoreError
+from sessions_tui.engine.store.connection import Database, SearchUnreadable, StoreDamaged, StoreError
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
-from sessions_tui.engine.store.tables.audit import AuditEntry, AuditPart
-from sessions_tui.engine.store.tables.imports import ImportsPart
-from sessions_tui.engine.store.tables.ledger import LedgerPart, LedgerRow
+from sessions_tui.engine.store.tables.audit import AuditEntry, AuditRepository
+from sessions_tui.engine.store.tables.imports import ImportsRepository
+from sessions_tui.engine.store.tables.ledger import LedgerRepository, LedgerRow
 from sessions_tui.engine.store.tables.messages import message_of_line
-from sessions_tui.engine.store.tables.outbox import OutboxPart, OutboxRow
-from sessions_tui.engine.store.tables.registry import RegistryPart, SubagentRow
-from sessions_tui.engine.store.tables.run_controls import RunControlRow, RunControlsPart
-from sessions_tui.engine.store.tables.runs import RunRecord, RunsPart
-from sessions_tui.engine.store.tables.sessions import StoredSession, derived_columns
-from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage
+from sessions_tui.engine.store.tables.outbox import OutboxRepository, OutboxRow
+from sessions_tui.engine.store.tables.registry import RegistryRepository, SubagentRow
+from sessions_tui.engine.store.tables.run_controls import RunControlRow, RunControlsRepository
+from sessions_tui.engine.store.tables.runs import RunRecord, RunsRepository
+from sessions_tui.engine.store.tables.sessions import SessionsRepository, StoredSession, derived_columns
+from sessions_tui.engine.store.tables.text_index import TextIndexRepository
+from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage, TranscriptsRepository
 
 
-class Store(ImportsPart, BrowsePart, RunsPart, RunControlsPart, RegistryPart, OutboxPart, AuditPart, LedgerPart):
-    """The session index and transcripts of one state directory, and the engine's records beside them."""
+class Store(Database):
+    """The session index and transcripts of one state directory, and the engine's records beside them:
+    the database's connection and transactions, and one repository per table family on it."""
+
+    def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
+        super().__init__(state_dir, clock)
+        self.sessions = SessionsRepository(self)
+        self.text_index = TextIndexRepository(self)
+        self.transcripts = TranscriptsRepository(self, self.sessions, self.text_index)
+        self.imports = ImportsRepository(self, self.sessions, self.transcripts, self.text_index)
+        self.browse = BrowseRepository(self)
+        self.runs = RunsRepository(self)
+        self.run_controls = RunControlsRepository(self)
+        self.registry = RegistryRepository(self)
+        self.outbox = OutboxRepository(self)
+        self.audit = AuditRepository(self)
+        self.ledger = LedgerRepository(self)
+
+    def close(self) -> None:
+        self.browse.close()
+        super().close()
 
 
 __all__ = [
@@ -36,6 +63,7 @@ __all__ = [
     "TRANSCRIPT_VERSION",
     "Appended",
     "AuditEntry",
+    "Database",
     "HistoryPage",
     "LedgerRow",
     "OutboxRow",
@@ -44,7 +72,6 @@ __all__ = [
     "SearchUnreadable",
     "SessionFilter",
     "Store",
-    "StoreBase",
     "StoreDamaged",
     "StoreError",
     "StoredSession",

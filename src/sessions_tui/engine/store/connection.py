@@ -3,9 +3,9 @@
 SQLite in WAL mode holds the truth. Every write is one `BEGIN IMMEDIATE` transaction, so
 processes sharing a state directory serialise on SQLite's write lock and none loses a write; a
 process killed mid-write loses at most that transaction. A `batch()` groups many writes into few
-transactions; `read()` gives one consistent snapshot for several reads. The per-table parts of the
-store (the modules beside this one) build on `StoreBase`. Async callers run their store work on the
-store's own thread (`thread`, store_thread.py), never on their event loop.
+transactions; `read()` gives one consistent snapshot for several reads. Each table family's
+repository (`tables/`, `browsing/`) holds the one `Database` of its store. Async callers run their
+store work on the store's own thread (`thread`, store_thread.py), never on their event loop.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class BatchAborted(Exception):
     """A batch's write failed halfway: its transaction was undone, the batch cannot go on."""
 
 
-class StoreBase:
+class Database:
     """The connection of one state directory's database, its transactions and its paths."""
 
     def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
@@ -67,6 +67,10 @@ class StoreBase:
         self._batch_began = 0.0
         self._bulk = False
         self._search_watermark: int | None = None  # a batch's transaction indexes its new sessions at its end
+        self.before_batch_commit: list[Callable[[], None]] = []
+        """Called before a batch's transaction commits (the transcripts write their batch's mirrors)."""
+        self.after_batch: list[Callable[[], None]] = []
+        """Called when a batch is over, whether it wrote or not (the transcripts end their mirror writer)."""
         self._conn = sqlite3.connect(self.db_path, timeout=60.0, isolation_level=None, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -221,7 +225,7 @@ class StoreBase:
                 self._batching = False
                 self._end_bulk()
 
-    def _defer_search(self) -> None:
+    def defer_search(self) -> None:
         """Before a session's row is inserted: in a batch, its transaction's new sessions are
         indexed for search together just before it commits (a batch that adds none leaves the
         schema alone)."""
@@ -229,14 +233,25 @@ class StoreBase:
             self._search_watermark = defer_search(self._conn)
 
     def _commit_batch(self) -> None:
-        """Commit the batch's transaction once its new sessions are indexed for search."""
+        """Commit the batch's transaction once its new sessions are indexed for search (and what
+        `before_batch_commit` asks for is done)."""
+        for hook in self.before_batch_commit:
+            hook()
         if self._search_watermark is not None:
             catch_up_search(self._conn, self._search_watermark)
             self._search_watermark = None
         self._conn.execute("COMMIT")
 
     def _end_bulk(self) -> None:
-        """Back to the usual cache and checkpoints, after checkpointing what the batch wrote."""
+        """Back to the usual cache and checkpoints, after checkpointing what the batch wrote; then
+        `after_batch`."""
+        try:
+            self._end_bulk_work()
+        finally:
+            for hook in self.after_batch:
+                hook()
+
+    def _end_bulk_work(self) -> None:
         if not self._bulk:
             return
         self._bulk = False
@@ -279,6 +294,16 @@ class StoreBase:
         """Changes whenever another connection commits (cheap: no disk read)."""
         with self._lock:
             return self._data_version()
+
+    def data_version_if_free(self) -> int | None:
+        """`data_version`, or None when another thread of this process holds the store (a watcher
+        on the event loop skips its tick rather than wait for a long batch)."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            return self._data_version()
+        finally:
+            self._lock.release()
 
     def _data_version(self) -> int:
         """`data_version`, the store's lock held by the caller."""

@@ -32,10 +32,10 @@ async def catch_up(engine: IndexHost, budget_s: float | None = None) -> TextInde
     """Index what the index is behind by, for at most `budget_s` seconds (None: all of it); not
     at all on a damaged database (the write is refused before it begins)."""
     began = time.monotonic()
-    state = await engine.store.thread.run(engine.store.text_index_state)
+    state = await engine.store.thread.run(engine.store.text_index.text_index_state)
     while state.indexing and (budget_s is None or time.monotonic() - began < budget_s):
         try:
-            state = await engine.store.thread.run(engine.store.catch_up_text_index)
+            state = await engine.store.thread.run(engine.store.text_index.catch_up_text_index)
         except StoreDamaged:
             break
     return state
@@ -43,10 +43,10 @@ async def catch_up(engine: IndexHost, budget_s: float | None = None) -> TextInde
 
 def catch_up_now(engine: IndexHost) -> TextIndexState:
     """All of it, in this thread (a command that searches once and exits)."""
-    state = engine.store.text_index_state()
+    state = engine.store.text_index.text_index_state()
     while state.indexing:
         try:
-            state = engine.store.catch_up_text_index()
+            state = engine.store.text_index.catch_up_text_index()
         except StoreDamaged:
             break
     return state

@@ -74,7 +74,7 @@ class SubagentRegistry:
     # -- records --------------------------------------------------------------------------------
 
     def register(self, run: SubagentRun) -> None:
-        self.engine.store.insert_subagent_run(
+        self.engine.store.registry.insert_subagent_run(
             SubagentRow(
                 run_id=run.run_id,
                 child_key=run.child_key,
@@ -88,18 +88,18 @@ class SubagentRegistry:
         )
 
     def get(self, run_id: str) -> SubagentRun | None:
-        row = self.engine.store.get_subagent_run(run_id)
+        row = self.engine.store.registry.get_subagent_run(run_id)
         return run_of_row(row) if row else None
 
     def runs_of(self, requester_key: str | None = None, limit: int = 200) -> list[SubagentRun]:
         """Registered runs, newest first; only the requester's when given."""
-        return [run_of_row(r) for r in self.engine.store.subagent_runs(requester_key, limit=limit)]
+        return [run_of_row(r) for r in self.engine.store.registry.subagent_runs(requester_key, limit=limit)]
 
     def children(self, requester_key: str, limit: int = 50) -> list[ChildView]:
         """The requester's children, newest first, with their sessions' live status."""
         out = []
         for run in self.runs_of(requester_key, limit=limit):
-            session = self.engine.store.get(run.child_key)
+            session = self.engine.store.sessions.get(run.child_key)
             entry = session.entry if session else {}
             status = entry.get("status") or ("running" if run.ended_at is None else "done")
             started = entry.get("startedAt")
@@ -123,7 +123,7 @@ class SubagentRegistry:
     def announcements(self, requester_key: str, limit: int = 200) -> list[AnnouncementView]:
         """Announces in the requester's recent transcript, oldest first."""
         out = []
-        for message in self.engine.store.history(requester_key, limit=limit).messages:
+        for message in self.engine.store.transcripts.history(requester_key, limit=limit).messages:
             announce = message.get("announce")
             if not isinstance(announce, dict):
                 continue
@@ -142,11 +142,11 @@ class SubagentRegistry:
         return out
 
     def active_children(self, requester_key: str) -> int:
-        return self.engine.store.running_children(requester_key)
+        return self.engine.store.registry.running_children(requester_key)
 
     def _claim(self, run_id: str) -> bool:
         """Take the announce of a run for this process (so two processes never both announce)."""
-        return self.engine.store.claim_announce(run_id, os.getpid(), held_elsewhere=_held_by_another_process)
+        return self.engine.store.registry.claim_announce(run_id, os.getpid(), held_elsewhere=_held_by_another_process)
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -174,20 +174,20 @@ class SubagentRegistry:
         outcome = outcome_of(status)
         if run.ended_at is None:
             now = self.engine.now()
-            self.engine.store.end_subagent_run(run_id, ended_at=now, outcome=outcome, outcome_error=error)
+            self.engine.store.registry.end_subagent_run(run_id, ended_at=now, outcome=outcome, outcome_error=error)
             self._mark_child(run, outcome, now)
         if self._claim(run_id):
             await self._announce(self.get(run_id))  # type: ignore[arg-type]
 
     def _mark_child(self, run: SubagentRun, outcome: str, ended_at: int) -> None:
-        session = self.engine.store.get(run.child_key)
+        session = self.engine.store.sessions.get(run.child_key)
         if session is None:
             return
         started = session.entry.get("startedAt")
         changes: dict[str, Any] = {"status": session_status_of(outcome), "endedAt": ended_at}
         if isinstance(started, int):
             changes["runtimeMs"] = max(0, ended_at - started)
-        self.engine.store.patch(run.child_key, changes)
+        self.engine.store.sessions.patch(run.child_key, changes)
         self.engine.events.publish(SessionChanged(ts=ended_at, session_key=run.child_key))
 
     async def _announce(self, run: SubagentRun) -> None:
@@ -223,9 +223,9 @@ class SubagentRegistry:
             )
             self._done(run, "forbidden")
             return
-        if engine.store.get(run.requester_key) is None:
-            engine.store.ensure(run.requester_key)
-        appended = engine.store.append(
+        if engine.store.sessions.get(run.requester_key) is None:
+            engine.store.sessions.ensure(run.requester_key)
+        appended = engine.store.transcripts.append(
             run.requester_key,
             {
                 "role": "assistant",
@@ -263,7 +263,7 @@ class SubagentRegistry:
     async def _announce_step(self, run: SubagentRun) -> tuple[str | None, str | None]:
         """One more model turn in the child: its Result and Notes, or ANNOUNCE_SKIP."""
         engine = self.engine
-        if engine.store.get(run.child_key) is None:
+        if engine.store.sessions.get(run.child_key) is None:
             return None, "the child session is gone"
         timeout_ms = engine.config.agents.defaults.subagents.announce_timeout_ms
         run_id = engine.runs.start(
@@ -286,7 +286,7 @@ class SubagentRegistry:
 
     def compose(self, run: SubagentRun, result: str, notes: str) -> str:
         """The announce block (docs/decisions.md D4): Status, Result and Notes, then the stats line."""
-        session = self.engine.store.get(run.child_key)
+        session = self.engine.store.sessions.get(run.child_key)
         entry = session.entry if session else {}
         started = entry.get("startedAt")
         runtime = (run.ended_at - started) if isinstance(started, int) and run.ended_at else None
@@ -309,7 +309,7 @@ class SubagentRegistry:
             if minutes and minutes > 0:
                 archive_at = (run.ended_at or now) + minutes * 60_000
         data = {**run.data, "announceDelivery": state}
-        self.engine.store.mark_announced(run.run_id, announced_at=now, archive_at=archive_at, data=data)
+        self.engine.store.registry.mark_announced(run.run_id, announced_at=now, archive_at=archive_at, data=data)
         if archive_at is not None and archive_at <= now:
             self.archive(run.child_key)
 
@@ -317,17 +317,17 @@ class SubagentRegistry:
 
     def archive(self, child_key: str) -> None:
         """Flag a finished child as archived: it leaves listings, its transcript stays."""
-        session = self.engine.store.get(child_key)
+        session = self.engine.store.sessions.get(child_key)
         if session is None or session.archived_at is not None:
             return
-        self.engine.store.set_archived(child_key, self.engine.now())
+        self.engine.store.sessions.set_archived(child_key, self.engine.now())
         self.engine.events.publish(SessionChanged(ts=self.engine.now(), session_key=child_key))
 
     def sweep(self) -> int:
         """Archive every finished child whose time has come; returns how many."""
         count = 0
-        for child_key in self.engine.store.children_due_for_archive(self.engine.now()):
-            session = self.engine.store.get(child_key)
+        for child_key in self.engine.store.registry.children_due_for_archive(self.engine.now()):
+            session = self.engine.store.sessions.get(child_key)
             if session is not None and session.archived_at is None:
                 self.archive(child_key)
                 count += 1
@@ -336,7 +336,7 @@ class SubagentRegistry:
     def recover(self) -> list[str]:
         """Find runs left unannounced (a crash, a restart) and announce them; returns their ids."""
         recovered = []
-        for row in self.engine.store.unannounced_subagent_runs():
+        for row in self.engine.store.registry.unannounced_subagent_runs():
             run = run_of_row(row)
             if run.announce_state == "announcing" and pid_alive(row.announce_pid):
                 continue
@@ -354,4 +354,4 @@ class SubagentRegistry:
         return recovered
 
     def _run_pid_alive(self, run_id: str) -> bool:
-        return _held_by_another_process(self.engine.store.run_pid(run_id))
+        return _held_by_another_process(self.engine.store.runs.run_pid(run_id))

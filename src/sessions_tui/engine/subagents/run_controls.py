@@ -70,7 +70,7 @@ def is_live(engine: ControlsHost, run: SubagentRun) -> bool:
 async def kill_here(engine: ControlsHost, run: SubagentRun, pid: int) -> bool:
     """This process's part of a kill: its runs in the child's session killed and, when the run was
     live here (its record names `pid`), its end as `killed` and its announce. Returns whether it was."""
-    holder = engine.store.run_pid(run.run_id)
+    holder = engine.store.runs.run_pid(run.run_id)
     was_live = is_live(engine, run) and holder in (pid, None)
     await engine.runs.kill_session(run.child_key)
     if was_live:
@@ -126,11 +126,11 @@ class RunControls:
         """Ask the process `owner_pid` to kill or steer `run_id` and wait for its answer; raises
         `ControlFailed` when it stops or does not answer in time (the request is then closed)."""
         store = self.engine.store
-        control_id = store.add_run_control(run_id, action, message, owner_pid)
+        control_id = store.run_controls.add_run_control(run_id, action, message, owner_pid)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + CONTROL_WAIT_SECONDS
         while True:
-            row = store.get_run_control(control_id)
+            row = store.run_controls.get_run_control(control_id)
             if row is not None and row.done_at is not None:
                 return row.result
             if not pid_alive(owner_pid):
@@ -140,7 +140,7 @@ class RunControls:
             else:
                 await asyncio.sleep(CONTROL_POLL_SECONDS)
                 continue
-            if store.finish_run_control(control_id, {"error": why}):
+            if store.run_controls.finish_run_control(control_id, {"error": why}):
                 raise ControlFailed(why)
             # answered between the read and now: read it again
 
@@ -149,7 +149,7 @@ class RunControls:
         other processes are asked, this one's part is done here. Returns whether the run was live."""
         engine = self.engine
         was_live = False
-        for pid in engine.store.session_run_pids(run.child_key):
+        for pid in engine.store.run_controls.session_run_pids(run.child_key):
             if pid is not None and self.elsewhere(pid):
                 answer = await self.request(pid, run.run_id, "kill")
                 if "error" in answer:
@@ -160,7 +160,7 @@ class RunControls:
     async def steer(self, run: SubagentRun, message: str) -> str | None:
         """Queue `message` in the child's lane in the process running it; returns the queued run's
         id, None when the run ended meanwhile."""
-        holder = self.engine.store.run_pid(run.run_id)
+        holder = self.engine.store.runs.run_pid(run.run_id)
         if holder is None or not self.elsewhere(holder):
             return steer(self.engine, run, message)
         answer = await self.request(holder, run.run_id, "steer", message)
@@ -173,7 +173,7 @@ class RunControls:
         """Runs dead processes left queued or running end as interrupted (the start-up's orphan
         handling), their sub-agents announced `unknown`; returns {registered run id: its dead pid}."""
         engine = self.engine
-        unfinished = list(engine.store.unfinished_runs())
+        unfinished = list(engine.store.runs.unfinished_runs())
         pids = dict(unfinished)
         gone: dict[str, int] = {}
         for record in recover_interrupted(engine, unfinished):
@@ -198,11 +198,11 @@ class RunControls:
     def recover(self) -> list[int]:
         """Close the requests addressed to processes that are gone; returns their ids."""
         closed = []
-        for row in self.engine.store.pending_run_controls():
+        for row in self.engine.store.run_controls.pending_run_controls():
             owner = row.owner_pid
             if owner is None or (owner != self.pid and not pid_alive(owner)):
                 why = f"the process running it (pid {owner}) has stopped"
-                if self.engine.store.finish_run_control(row.id, {"error": why}):
+                if self.engine.store.run_controls.finish_run_control(row.id, {"error": why}):
                     closed.append(row.id)
         return closed
 
@@ -231,14 +231,14 @@ class RunControls:
 
     async def serve_pending(self) -> int:
         """Carry out every request addressed to this process, oldest first; returns how many."""
-        rows = self.engine.store.pending_run_controls(self.pid)
+        rows = self.engine.store.run_controls.pending_run_controls(self.pid)
         for row in rows:
             try:
                 result = await self._serve(row)
             except Exception as exc:  # noqa: BLE001 - the requester gets the failure as its answer
                 log.exception("run controls: %s of %s failed", row.action, row.run_id)
                 result = {"error": f"{row.action} failed: {exc}"}
-            self.engine.store.finish_run_control(row.id, result)
+            self.engine.store.run_controls.finish_run_control(row.id, result)
         return len(rows)
 
     async def _serve(self, row: RunControlRow) -> dict[str, Any]:
@@ -249,7 +249,7 @@ class RunControls:
         if row.action == "kill":
             return {"wasLive": await kill_here(engine, run, self.pid)}
         if row.action == "steer" and row.message:
-            if engine.store.run_pid(run.run_id) != self.pid:
+            if engine.store.runs.run_pid(run.run_id) != self.pid:
                 return {"error": f"the run {run.run_id} is not running in process {self.pid}"}
             if not is_live(engine, run):
                 return {"queuedRunId": None}

@@ -17,7 +17,7 @@ from typing import Any
 
 from sessions_tui.engine.search.matching import TEXT_PREFIX, search_sql, text_words
 from sessions_tui.engine.store.browsing.search_plan import COVERING, KnownMatches, plan_search
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 from sessions_tui.engine.store.tables.sessions import StoredSession, row_to_session
 from sessions_tui.engine.store.tables.text_index import sessions_saying
 
@@ -72,11 +72,14 @@ _KIND_EXPR = (
 )
 
 
-class BrowsePart(StoreBase):
+class BrowseRepository:
     """Sessions by filter, in pages."""
 
-    _count_conn: sqlite3.Connection | None = None
-    _count_lock = threading.Lock()
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._count_conn: sqlite3.Connection | None = None
+        self._count_lock = threading.Lock()
+        self._known = KnownMatches()
 
     def list_sessions(
         self,
@@ -125,14 +128,14 @@ class BrowsePart(StoreBase):
         elif offset:
             sql += " LIMIT -1 OFFSET ?"
             args.append(offset)
-        with self._lock:
-            rows = self._conn.execute(sql, args).fetchall()
+        with self.db._lock:
+            rows = self.db._conn.execute(sql, args).fetchall()
         has_more = limit is not None and len(rows) > limit
         if has_more:
             rows = rows[:limit]
-        return [row_to_session(r, self.state_dir) for r in rows], has_more
+        return [row_to_session(r, self.db.state_dir) for r in rows], has_more
 
-    def browse_agent_ids(self) -> list[str]:
+    def agent_ids(self) -> list[str]:
         """The agents that have sessions (those of `agent_ids`), by skipping along the agent index
         from one agent to the next: a lookup per agent instead of a pass over every session."""
         sql = (
@@ -140,7 +143,7 @@ class BrowsePart(StoreBase):
             "SELECT (SELECT min(agent_id) FROM sessions WHERE agent_id > a.id) FROM a WHERE a.id IS NOT NULL) "
             "SELECT id FROM a WHERE id IS NOT NULL"
         )
-        with self.read() as conn:
+        with self.db.read() as conn:
             return [r[0] for r in conn.execute(sql)]
 
     def _where(self, conn: Any, flt: SessionFilter, *, counting: bool = False) -> tuple[list[str], list[Any], str]:
@@ -189,10 +192,7 @@ class BrowsePart(StoreBase):
 
     def _known_matches(self) -> KnownMatches:
         """This store's kept matches of rare searches (search_plan.py)."""
-        known = self.__dict__.get("_known")
-        if known is None:
-            known = self.__dict__["_known"] = KnownMatches()
-        return known
+        return self._known
 
     def _rows(self, conn: Any, keys: list[str]) -> list[StoredSession]:
         """The whole rows of `keys`, in that order."""
@@ -201,9 +201,9 @@ class BrowsePart(StoreBase):
             part = keys[chunk : chunk + 500]
             for row in conn.execute(f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part):
                 found[row["key"]] = row
-        return [row_to_session(found[k], self.state_dir) for k in keys if k in found]
+        return [row_to_session(found[k], self.db.state_dir) for k in keys if k in found]
 
-    def browse(
+    def page(
         self,
         flt: SessionFilter,
         *,
@@ -215,7 +215,7 @@ class BrowsePart(StoreBase):
     ) -> tuple[list[StoredSession], int]:
         """A filtered, sorted page by position and the size of the whole filtered set (-1 unless
         `count`). Paging views use `browse_keyset`, whose deep pages do not skip rows one by one."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             where, args, source = self._where(conn, flt)
         column, order_args = _kind(flt) if order_by == "kind" else (SORT_COLUMNS.get(order_by, "updated_at"), [])
         if order_by == "key":  # the viewer's own main is shown, and sorted, as `main`
@@ -227,13 +227,13 @@ class BrowsePart(StoreBase):
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             page_args = [limit, offset]
-        with self.read() as conn:
+        with self.db.read() as conn:
             keys = [r[0] for r in conn.execute(sql, (*args, *order_args, *page_args))]
             sessions = self._rows(conn, keys)
             total = conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {clause}", args).fetchone()[0] if count else -1
         return sessions, total
 
-    def browse_count(self, flt: SessionFilter, cancelled: Callable[[], bool] | None = None) -> int:
+    def count(self, flt: SessionFilter, cancelled: Callable[[], bool] | None = None) -> int:
         """How many sessions the filter lets through; -1 if `cancelled()` turned true meanwhile.
 
         On a connection of its own, so a count never holds up the store's other reads (the next
@@ -241,7 +241,7 @@ class BrowsePart(StoreBase):
         cannot narrow tests every row, from the index that covers the searched columns."""
         with self._count_lock:
             if self._count_conn is None:
-                self._count_conn = sqlite3.connect(self.db_path, timeout=60.0, check_same_thread=False)
+                self._count_conn = sqlite3.connect(self.db.db_path, timeout=60.0, check_same_thread=False)
             conn = self._count_conn
             where, args, source = self._where(conn, flt, counting=True)
             # Every 100,000 SQLite steps (about 2 ms): a count the next keystroke made stale stops
@@ -259,13 +259,13 @@ class BrowsePart(StoreBase):
                 conn.set_progress_handler(None, 0)
 
     def close(self) -> None:
+        """Close the counts' own connection (the store closes its own)."""
         with self._count_lock:
             if self._count_conn is not None:
                 self._count_conn.close()
                 self._count_conn = None
-        super().close()
 
-    def browse_keyset(
+    def keyset(
         self,
         flt: SessionFilter,
         *,
@@ -279,7 +279,7 @@ class BrowsePart(StoreBase):
         first page) in the sorted, filtered order, and each row's cursor. Ties are broken by key in
         the sort's direction, so one index per column serves both (read backwards for the other).
         Fewer than `limit` rows before `before` read the first page."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             where, args, source = self._where(conn, flt)
         column, col_args = _kind(flt) if order_by == "kind" else (SORT_COLUMNS.get(order_by, "updated_at"), [])
         backwards = before is not None
@@ -305,7 +305,7 @@ class BrowsePart(StoreBase):
                 return (_sql_order(a[0]) < _sql_order(b[0])) == ascending
             return bool(a[1] < b[1]) == ascending
 
-        with self.read() as conn:
+        with self.db.read() as conn:
             found: list[Cursor] = [(r[0], r[1]) for r in conn.execute(sql, (*col_args, *page_args, *col_args, limit))]
             if special:
                 hit = conn.execute(f"SELECT 1 FROM sessions WHERE {' AND '.join(where)} AND key = ?", (*args, special))
@@ -315,7 +315,7 @@ class BrowsePart(StoreBase):
                     found = (found[:at] + [mine] + found[at:])[:limit]
             if backwards:
                 if len(found) < limit:
-                    return self.browse_keyset(flt, order_by=order_by, descending=descending, limit=limit)
+                    return self.keyset(flt, order_by=order_by, descending=descending, limit=limit)
                 found.reverse()
             sessions = self._rows(conn, [key for _, key in found])
         shown = {s.key for s in sessions}

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ConfigDict
 
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 
 
 class AuditEntry(LazyModel):
@@ -26,8 +26,11 @@ class AuditEntry(LazyModel):
     data: dict[str, Any]
 
 
-class AuditPart(StoreBase):
+class AuditRepository:
     """Appending to the audit log and reading its newest entries."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def add_audit(
         self,
@@ -40,7 +43,7 @@ class AuditPart(StoreBase):
         reason: str | None,
         data: dict[str, Any],
     ) -> None:
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 "INSERT INTO audit (ts, kind, session_key, requester, via, reason, data) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (ts, kind, session_key, requester, via, reason, json.dumps(data)),
@@ -48,7 +51,7 @@ class AuditPart(StoreBase):
 
     def audit_rows(self, limit: int = 100) -> list[AuditEntry]:
         """The newest `limit` entries, newest first."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [
             AuditEntry(

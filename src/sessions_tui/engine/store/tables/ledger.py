@@ -17,7 +17,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 
 _COLUMNS = "id, run_id, requester, target, message, via, chain, created_at, states"
 
@@ -55,8 +55,11 @@ def _state(state: str, at: int, detail: dict[str, Any] | None) -> str:
     )
 
 
-class LedgerPart(StoreBase):
+class LedgerRepository:
     """Opening ledger entries, appending their states, and reading them back newest first."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def open_send(
         self,
@@ -73,7 +76,7 @@ class LedgerPart(StoreBase):
     ) -> None:
         """A new entry with its first state; an entry already open under `run_id` gets the state appended."""
         first = f"[{_state(state, created_at, detail)}]"
-        with self.write() as conn:
+        with self.db.write() as conn:
             cur = conn.execute(
                 "INSERT OR IGNORE INTO send_ledger "
                 "(run_id, requester, target, message, via, chain, created_at, states) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -91,7 +94,7 @@ class LedgerPart(StoreBase):
         self, run_id: str, state: str, at: int, detail: dict[str, Any] | None, *, outbox_id: int | None = None
     ) -> bool:
         """Append a state to an entry (and note the announce's delivery); False when there is no such entry."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute(
                 "UPDATE send_ledger SET states = json_insert(states, '$[#]', json(?)), "
                 "outbox_id = coalesce(?, outbox_id) WHERE run_id = ? RETURNING id, created_at",
@@ -101,19 +104,19 @@ class LedgerPart(StoreBase):
 
     def set_send_flow(self, run_id: str, pid: int | None) -> None:
         """The process running the send's agent-to-agent flow from now on (None: the flow is over)."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute("UPDATE send_ledger SET flow_pid = ? WHERE run_id = ?", (pid, run_id))
 
     def send_flows(self) -> list[tuple[str, int]]:
         """(run id, pid) of every send whose agent-to-agent flow a process is running, or was when it died."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute("SELECT run_id, flow_pid FROM send_ledger WHERE flow_pid IS NOT NULL").fetchall()
         return [(r["run_id"], r["flow_pid"]) for r in rows]
 
     def end_send_flow(self, run_id: str, pid: int, state: str, at: int, detail: dict[str, Any] | None) -> bool:
         """Append the state that ends a flow `pid` was running and note it over; False when that
         process's flow of the send is over already (ended, or by another process meanwhile)."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute(
                 "UPDATE send_ledger SET states = json_insert(states, '$[#]', json(?)), flow_pid = NULL "
                 "WHERE run_id = ? AND flow_pid = ? RETURNING id, created_at",
@@ -123,12 +126,12 @@ class LedgerPart(StoreBase):
 
     def send_of_delivery(self, outbox_id: int) -> str | None:
         """The run id of the send whose announce is the delivery `outbox_id`."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT run_id FROM send_ledger WHERE outbox_id = ?", (outbox_id,)).fetchone()
         return row["run_id"] if row else None
 
     def send_entry(self, run_id: str) -> LedgerRow | None:
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(f"SELECT {_COLUMNS} FROM send_ledger WHERE run_id = ?", (run_id,)).fetchone()
         return _row(row) if row else None
 
@@ -162,7 +165,7 @@ class LedgerPart(StoreBase):
         else:
             sql = f"SELECT {_COLUMNS} FROM send_ledger WHERE created_at < ? ORDER BY created_at DESC, id DESC LIMIT ?"
             args = (cutoff,)
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(sql, (*args, limit)).fetchall()
         return [_row(r) for r in rows]
 

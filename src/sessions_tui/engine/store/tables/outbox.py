@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,11 @@ def _delivery(row: sqlite3.Row) -> OutboxRow:
     )
 
 
-class OutboxPart(StoreBase):
+class OutboxRepository:
     """Recording deliveries, their attempts and outcomes, and handing their leases between processes."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def insert_delivery(
         self,
@@ -79,7 +82,7 @@ class OutboxPart(StoreBase):
         lease_until: int | None,
     ) -> int:
         """Record a delivery; returns its id."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             cur = conn.execute(
                 """INSERT INTO outbox (created_at, kind, session_key, channel, target, account_id, thread_id,
                        message, state, data, idempotency_key, lease_owner, lease_until)
@@ -103,7 +106,7 @@ class OutboxPart(StoreBase):
             return int(cur.lastrowid or 0)
 
     def get_delivery(self, delivery_id: int) -> OutboxRow | None:
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT * FROM outbox WHERE id = ?", (delivery_id,)).fetchone()
         return _delivery(row) if row else None
 
@@ -113,7 +116,7 @@ class OutboxPart(StoreBase):
         if session_key is not None:
             sql += " WHERE session_key = ?"
             args.append(session_key)
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit)).fetchall()
         return [_delivery(r) for r in rows]
 
@@ -130,7 +133,7 @@ class OutboxPart(StoreBase):
         reason for its channel, `failed` with that reason. Returns (leased, failed with reasons)."""
         claimed: list[OutboxRow] = []
         failed: list[tuple[OutboxRow, str]] = []
-        with self.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute("SELECT * FROM outbox WHERE state = 'pending' ORDER BY id").fetchall()
             for row in map(_delivery, rows):
                 if not lease_free(row.lease_owner, row.lease_until):
@@ -153,7 +156,7 @@ class OutboxPart(StoreBase):
     def _update_leased(self, delivery_id: int, owner: str, fields: dict[str, Any]) -> None:
         """Update a delivery `owner` holds the lease of (a row another process holds is not its to write)."""
         names = ", ".join(f"{k} = ?" for k in fields)
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 f"UPDATE outbox SET {names} WHERE id = ? AND lease_owner = ?",
                 (*fields.values(), delivery_id, owner),

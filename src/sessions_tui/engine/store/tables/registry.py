@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,14 @@ def _subagent(row: sqlite3.Row) -> SubagentRow:
     )
 
 
-class RegistryPart(StoreBase):
+class RegistryRepository:
     """Registering child runs, recording their end and announce, and finding the ones left over."""
 
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
     def insert_subagent_run(self, run: SubagentRow) -> None:
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 """INSERT INTO subagent_runs (run_id, child_key, requester_key, task, label, cleanup, created_at,
                        ended_at, outcome, outcome_error, announce_state, announce_pid, announced_at, archive_at, data)
@@ -86,7 +89,7 @@ class RegistryPart(StoreBase):
             )
 
     def get_subagent_run(self, run_id: str) -> SubagentRow | None:
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT * FROM subagent_runs WHERE run_id = ?", (run_id,)).fetchone()
         return _subagent(row) if row else None
 
@@ -96,18 +99,18 @@ class RegistryPart(StoreBase):
         if requester_key is not None:
             sql += " WHERE requester_key = ?"
             args.append(requester_key)
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(sql + " ORDER BY created_at DESC, rowid DESC LIMIT ?", (*args, limit)).fetchall()
         return [_subagent(r) for r in rows]
 
     def unannounced_subagent_runs(self) -> list[SubagentRow]:
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute("SELECT * FROM subagent_runs WHERE announce_state != 'done'").fetchall()
         return [_subagent(r) for r in rows]
 
     def running_children(self, requester_key: str) -> int:
         """How many of the requester's child runs have not ended."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(
                 "SELECT COUNT(*) FROM subagent_runs WHERE requester_key = ? AND ended_at IS NULL", (requester_key,)
             ).fetchone()
@@ -115,7 +118,7 @@ class RegistryPart(StoreBase):
 
     def children_due_for_archive(self, now: int) -> list[str]:
         """Child session keys whose archive time has come."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(
                 "SELECT child_key FROM subagent_runs WHERE archive_at IS NOT NULL AND archive_at <= ?", (now,)
             ).fetchall()
@@ -123,7 +126,7 @@ class RegistryPart(StoreBase):
 
     def end_subagent_run(self, run_id: str, *, ended_at: int, outcome: str, outcome_error: str | None) -> None:
         """Record a child run's outcome; its announce is then `pending`."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 "UPDATE subagent_runs SET ended_at = ?, outcome = ?, outcome_error = ?, announce_state = ? "
                 "WHERE run_id = ?",
@@ -133,7 +136,7 @@ class RegistryPart(StoreBase):
     def claim_announce(self, run_id: str, pid: int, *, held_elsewhere: Callable[[int | None], bool]) -> bool:
         """Take a run's announce for process `pid`: not when it is done, nor when another process
         (`held_elsewhere` of its pid) is announcing it."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute(
                 "SELECT announce_state, announce_pid FROM subagent_runs WHERE run_id = ?", (run_id,)
             ).fetchone()
@@ -149,7 +152,7 @@ class RegistryPart(StoreBase):
 
     def mark_announced(self, run_id: str, *, announced_at: int, archive_at: int | None, data: dict[str, Any]) -> None:
         """The announce is `done`; the child is archived at `archive_at` (None: never)."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 "UPDATE subagent_runs SET announce_state = ?, announced_at = ?, archive_at = ?, data = ? "
                 "WHERE run_id = ?",

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 
 
 @dataclass(frozen=True)
@@ -47,36 +47,29 @@ def _control(row: sqlite3.Row) -> RunControlRow:
     )
 
 
-class RunControlsPart(StoreBase):
+class RunControlsRepository:
     """Asking another process to kill or steer a run, and answering what was asked of this one."""
 
-    def data_version_if_free(self) -> int | None:
-        """`data_version`, or None when another thread of this process holds the store (a watcher
-        on the event loop skips its tick rather than wait for a long batch)."""
-        if not self._lock.acquire(blocking=False):
-            return None
-        try:
-            return self._data_version()
-        finally:
-            self._lock.release()
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def add_run_control(self, run_id: str, action: str, message: str | None, owner_pid: int) -> int:
         """Record a request for the process `owner_pid`; returns its id."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             cursor = conn.execute(
                 "INSERT INTO run_controls (run_id, action, message, owner_pid, requested_at) VALUES (?, ?, ?, ?, ?)",
-                (run_id, action, message, owner_pid, self.now()),
+                (run_id, action, message, owner_pid, self.db.now()),
             )
             return int(cursor.lastrowid or 0)
 
     def get_run_control(self, control_id: int) -> RunControlRow | None:
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT * FROM run_controls WHERE id = ?", (control_id,)).fetchone()
         return _control(row) if row is not None else None
 
     def pending_run_controls(self, owner_pid: int | None = None) -> list[RunControlRow]:
         """The requests not yet answered, oldest first: those of one process, or all."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             if owner_pid is None:
                 rows = conn.execute("SELECT * FROM run_controls WHERE done_at IS NULL ORDER BY id").fetchall()
             else:
@@ -87,16 +80,16 @@ class RunControlsPart(StoreBase):
 
     def finish_run_control(self, control_id: int, result: dict[str, Any]) -> bool:
         """Answer a request, unless it was answered already; returns whether this answer counts."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             cursor = conn.execute(
                 "UPDATE run_controls SET done_at = ?, result = ? WHERE id = ? AND done_at IS NULL",
-                (self.now(), json.dumps(result), control_id),
+                (self.db.now(), json.dumps(result), control_id),
             )
             return cursor.rowcount > 0
 
     def session_run_pids(self, session_key: str) -> list[int | None]:
         """The processes holding queued or running runs of a session (the ones a kill must reach)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute(
                 "SELECT DISTINCT pid FROM runs WHERE session_key = ? AND status IN ('queued', 'running')",
                 (session_key,),

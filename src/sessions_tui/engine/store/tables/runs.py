@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sessions_tui.engine.run_end import RunState
-from sessions_tui.engine.store.connection import StoreBase
+from sessions_tui.engine.store.connection import Database
 
 
 @dataclass
@@ -46,11 +46,14 @@ def _run(row: sqlite3.Row) -> RunRecord:
     )
 
 
-class RunsPart(StoreBase):
+class RunsRepository:
     """Recording runs, claiming them for a process, and reading them back."""
 
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
     def insert_run(self, run: RunRecord, data: dict[str, Any]) -> None:
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 """INSERT INTO runs (run_id, session_key, status, error, lane, pid, created_at, started_at, ended_at,
                        data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -71,26 +74,26 @@ class RunsPart(StoreBase):
     def update_run(
         self, run_id: str, *, status: str, error: str | None, started_at: int | None, ended_at: int | None
     ) -> None:
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute(
                 "UPDATE runs SET status = ?, error = ?, started_at = ?, ended_at = ? WHERE run_id = ?",
                 (status, error, started_at, ended_at, run_id),
             )
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return _run(row) if row is not None else None
 
     def run_pid(self, run_id: str) -> int | None:
         """The pid of the process that recorded a run (None: no such run, or none recorded)."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT pid FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return row["pid"] if row is not None else None
 
     def unfinished_runs(self) -> list[tuple[str, int | None]]:
         """(run id, pid) of every run still queued or running."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             rows = conn.execute("SELECT run_id, pid FROM runs WHERE status IN ('queued', 'running')").fetchall()
         return [(row["run_id"], row["pid"]) for row in rows]
 
@@ -99,14 +102,14 @@ class RunsPart(StoreBase):
         says is another live process: check and claim in one write transaction. Returns when it
         started (read inside the transaction, so it is never before the end another process
         committed for its run of the session), None when not claimed."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             rows = conn.execute(
                 "SELECT pid FROM runs WHERE session_key = ? AND status = 'running' AND run_id != ?",
                 (session_key, run_id),
             ).fetchall()
             if any(held_elsewhere(row["pid"]) for row in rows):
                 return None
-            started_at = self.now()
+            started_at = self.db.now()
             conn.execute(
                 "UPDATE runs SET status = ?, started_at = ? WHERE run_id = ?",
                 ("running", started_at, run_id),

@@ -27,7 +27,7 @@ from sessions_tui.engine.sessions.keys import (
     strip_agent_prefix,
 )
 from sessions_tui.engine.store.codec import dumps, str_or_none
-from sessions_tui.engine.store.connection import StoreBase, StoreError, mirror_relpath
+from sessions_tui.engine.store.connection import Database, StoreError, mirror_relpath
 
 _DEFAULT_ALIAS = MainAlias.of()
 
@@ -93,48 +93,51 @@ def row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
     )
 
 
-class SessionsPart(StoreBase):
+class SessionsRepository:
     """Reading, creating and changing rows of the session index."""
 
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
     def get(self, key: str) -> StoredSession | None:
-        with self._lock:
-            row = self._conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
-        return row_to_session(row, self.state_dir) if row else None
+        with self.db._lock:
+            row = self.db._conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        return row_to_session(row, self.db.state_dir) if row else None
 
     def get_by_session_id(self, session_id: str) -> StoredSession | None:
-        with self._lock:
-            row = self._conn.execute("SELECT * FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
-        return row_to_session(row, self.state_dir) if row else None
+        with self.db._lock:
+            row = self.db._conn.execute("SELECT * FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        return row_to_session(row, self.db.state_dir) if row else None
 
     def session_id_of(self, key: str) -> str | None:
         """The sessionId stored under `key`, if any (one indexed lookup, no entry parsed)."""
-        with self._lock:
-            row = self._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        with self.db._lock:
+            row = self.db._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
 
     def keys_like(self, parts: list[str]) -> list[str]:
         """Keys that are `parts` in this order with anything between them (what a mask hid)."""
         pattern = "%".join(p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for p in parts)
-        with self._lock:
+        with self.db._lock:
             return [
-                r[0] for r in self._conn.execute("SELECT key FROM sessions WHERE key LIKE ? ESCAPE '\\'", (pattern,))
+                r[0] for r in self.db._conn.execute("SELECT key FROM sessions WHERE key LIKE ? ESCAPE '\\'", (pattern,))
             ]
 
     def count(self, include_archived: bool = False) -> int:
         sql = "SELECT COUNT(*) FROM sessions"
         if not include_archived:
             sql += " WHERE archived_at IS NULL"
-        with self._lock:
-            return int(self._conn.execute(sql).fetchone()[0])
+        with self.db._lock:
+            return int(self.db._conn.execute(sql).fetchone()[0])
 
     def agent_ids(self) -> list[str]:
-        with self._lock:
-            return [r[0] for r in self._conn.execute("SELECT DISTINCT agent_id FROM sessions")]
+        with self.db._lock:
+            return [r[0] for r in self.db._conn.execute("SELECT DISTINCT agent_id FROM sessions")]
 
     def spawned_keys(self, requester: str) -> set[str]:
         """Keys of sessions spawned by (or parented to) `requester`."""
-        with self._lock:
-            rows = self._conn.execute(
+        with self.db._lock:
+            rows = self.db._conn.execute(
                 """SELECT key FROM sessions WHERE (spawned_by = ? OR parent_session_key = ?)
                    AND key NOT IN ('global', 'unknown')""",
                 (requester, requester),
@@ -147,8 +150,8 @@ class SessionsPart(StoreBase):
         if agent_id is not None:
             sql += " AND agent_id = ?"
             args.append(agent_id)
-        with self._lock:
-            return [r[0] for r in self._conn.execute(sql + " ORDER BY updated_at DESC", args)]
+        with self.db._lock:
+            return [r[0] for r in self.db._conn.execute(sql + " ORDER BY updated_at DESC", args)]
 
     def create(
         self,
@@ -159,18 +162,18 @@ class SessionsPart(StoreBase):
         created_at: int | None = None,
     ) -> StoredSession:
         """Add a session with an empty transcript (its mirror file comes with the first line)."""
-        with self.write() as conn:
-            return self._create(conn, key, entry, session_id=session_id, created_at=created_at)
+        with self.db.write() as conn:
+            return self.create_in(conn, key, entry, session_id=session_id, created_at=created_at)
 
     def ensure(self, key: str, entry: SessionEntry | None = None) -> StoredSession:
         """The session under `key`, created with `entry` when it does not exist yet."""
-        with self.write() as conn:
+        with self.db.write() as conn:
             row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
             if row:
-                return row_to_session(row, self.state_dir)
-            return self._create(conn, key, entry)
+                return row_to_session(row, self.db.state_dir)
+            return self.create_in(conn, key, entry)
 
-    def _create(
+    def create_in(
         self,
         conn: sqlite3.Connection,
         key: str,
@@ -184,7 +187,7 @@ class SessionsPart(StoreBase):
         sid = session_id or new_uuid()
         if not SAFE_SESSION_ID_RE.match(sid):
             raise StoreError(f"Invalid session ID: {sid}")
-        now = self.now()
+        now = self.db.now()
         created = created_at if created_at is not None else now
         # Its strings also fill columns: no lone surrogates.
         data = scrub_json(entry.copy() if entry else SessionEntry())
@@ -211,7 +214,7 @@ class SessionsPart(StoreBase):
             "entry": dumps(data),
             **derived_columns(key, data),
         }
-        self._defer_search()
+        self.db.defer_search()
         try:
             conn.execute(
                 f"INSERT INTO sessions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
@@ -231,18 +234,18 @@ class SessionsPart(StoreBase):
             updated_at=int(data["updatedAt"]),
             archived_at=None,
             msg_count=tail.msg_count,
-            mirror_path=os.path.join(self.state_dir, mirror),
+            mirror_path=os.path.join(self.db.state_dir, mirror),
             entry=data,
         )
 
     def patch(self, key: str, changes: dict[str, Any]) -> StoredSession:
         """Merge `changes` into a session's entry; a value of None removes the field."""
-        with self.write() as conn:
-            self._patch(conn, key, changes)
+        with self.db.write() as conn:
+            self.patch_in(conn, key, changes)
             updated_row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
-        return row_to_session(updated_row, self.state_dir)
+        return row_to_session(updated_row, self.db.state_dir)
 
-    def _patch(self, conn: sqlite3.Connection, key: str, changes: dict[str, Any]) -> None:
+    def patch_in(self, conn: sqlite3.Connection, key: str, changes: dict[str, Any]) -> None:
         row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
         if not row:
             raise StoreError(f"No session found: {key}")
@@ -266,5 +269,5 @@ class SessionsPart(StoreBase):
         )
 
     def set_archived(self, key: str, archived_at: int | None) -> None:
-        with self.write() as conn:
+        with self.db.write() as conn:
             conn.execute("UPDATE sessions SET archived_at = ? WHERE key = ?", (archived_at, key))

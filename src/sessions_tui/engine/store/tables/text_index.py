@@ -34,9 +34,8 @@ from sessions_tui.engine.inputs.surrogates import loads, scrub_text
 from sessions_tui.engine.redaction.redact import Redactor, default_redactor
 from sessions_tui.engine.search.matching import fts_words
 from sessions_tui.engine.sessions.entry import is_number
-from sessions_tui.engine.store.connection import SearchUnreadable
+from sessions_tui.engine.store.connection import Database, SearchUnreadable
 from sessions_tui.engine.store.disk import integrity
-from sessions_tui.engine.store.tables.sessions import SessionsPart
 
 CATCH_UP_CHUNK = 4000
 """Lines indexed per transaction while catching up: short enough that other writers barely wait."""
@@ -177,16 +176,18 @@ class TextQuery:
     marked: bool = False
 
 
-class TextIndexPart(SessionsPart):
+class TextIndexRepository:
     """Indexing transcript lines as they are written, catching up, and searching."""
 
-    text_redactor: Redactor | None = None
-    """The redaction the index is built with (the engine sets its own; else the built-in rules)."""
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.text_redactor: Redactor | None = None
+        """The redaction the index is built with (the engine sets its own; else the built-in rules)."""
 
     def _text_redaction(self) -> Redactor:
         return self.text_redactor or default_redactor()
 
-    def _index_lines(self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], sid: str) -> None:
+    def index_lines(self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], sid: str) -> None:
         """Index lines of one session just stored from `first_rowid` on, in the caller's transaction,
         when the index is caught up to just before them and built with this redaction (else
         catch-up will)."""
@@ -209,7 +210,7 @@ class TextIndexPart(SessionsPart):
             conn.executemany(_INSERT, rows)
         conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (last,))
 
-    def _unindex_session(self, conn: sqlite3.Connection, session_id: str) -> None:
+    def unindex_session(self, conn: sqlite3.Connection, session_id: str) -> None:
         """Before a session's lines are deleted: their index rows go with them."""
         conn.execute(
             "DELETE FROM transcript_text WHERE rowid IN (SELECT rowid FROM transcript WHERE session_id = ?)",
@@ -221,13 +222,13 @@ class TextIndexPart(SessionsPart):
         """`read()` for a search: damage SQLite meets is kept, as every read's, and raised as
         `SearchUnreadable` (search cannot answer, whatever other reads can)."""
         try:
-            with self.read() as conn:
+            with self.db.read() as conn:
                 yield conn
         except sqlite3.DatabaseError as exc:
             if not integrity.is_corruption(exc):
                 raise
             raise SearchUnreadable(
-                f"{self.db_path}: search cannot read the state database: it is damaged where search reads ({exc})"
+                f"{self.db.db_path}: search cannot read the state database: it is damaged where search reads ({exc})"
             ) from exc
 
     def text_index_state(self) -> TextIndexState:
@@ -246,7 +247,7 @@ class TextIndexPart(SessionsPart):
         # Old texts, each redacted once: not kept in the redactor's memory of texts (they would push
         # out what the listings and open transcripts redact again and again).
         unremembered = redactor.redact_unremembered
-        with self.write() as conn:
+        with self.db.write() as conn:
             state = conn.execute(_STATE).fetchone()
             if state is None or state[1] != redactor.fingerprint:
                 conn.execute("DELETE FROM transcript_text")

@@ -23,12 +23,12 @@ from sessions_tui.engine.inputs.surrogates import loads
 from sessions_tui.engine.sessions import ids
 from sessions_tui.engine.sessions.entry import SessionEntry, is_int
 from sessions_tui.engine.store.codec import dumps, int_or_zero, str_or_none
-from sessions_tui.engine.store.connection import StoreError
+from sessions_tui.engine.store.connection import Database, StoreError
 from sessions_tui.engine.store.disk.mirror_files import MirrorWriter, write_all, write_new
 from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.store.tables.messages import is_message_line, message_of_line
-from sessions_tui.engine.store.tables.sessions import TranscriptTail
-from sessions_tui.engine.store.tables.text_index import TextIndexPart, sid_terms
+from sessions_tui.engine.store.tables.sessions import SessionsRepository, TranscriptTail
+from sessions_tui.engine.store.tables.text_index import TextIndexRepository, sid_terms
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,16 @@ class _Lines:
         ]
 
 
-class TranscriptsPart(TextIndexPart):
+class TranscriptsRepository:
     """Appending to and reading session transcripts, keeping the mirror files in step."""
+
+    def __init__(self, db: Database, sessions: SessionsRepository, text_index: TextIndexRepository) -> None:
+        self.db = db
+        self.sessions = sessions
+        self.text_index = text_index
+        self._writer: MirrorWriter | None = None
+        db.before_batch_commit.append(self._sync_batch_mirrors)
+        db.after_batch.append(self._end_mirror_writer)
 
     def append(
         self,
@@ -144,7 +152,7 @@ class TranscriptsPart(TextIndexPart):
     ) -> Appended:
         """Append one chat message to a session's transcript (and its mirror)."""
         msg = dict(message)
-        ts = msg.setdefault("timestamp", self.now())
+        ts = msg.setdefault("timestamp", self.db.now())
         line: dict[str, Any] = {"type": "message", "message": msg}
         if is_int(ts):
             line["timestamp"] = iso_from_ms(ts)
@@ -164,10 +172,10 @@ class TranscriptsPart(TextIndexPart):
         A line without an `id` gets a fresh one, chained to the previous line by `parentId`
         and stamped with the time; `raw`, when given, is each line's verbatim text (imports).
         """
-        with self.write() as conn:
-            return self._append_lines(conn, key, lines, raw=raw, touch=touch)
+        with self.db.write() as conn:
+            return self.append_lines_in(conn, key, lines, raw=raw, touch=touch)
 
-    def _append_lines(
+    def append_lines_in(
         self,
         conn: sqlite3.Connection,
         key: str,
@@ -176,7 +184,7 @@ class TranscriptsPart(TextIndexPart):
         raw: list[str] | None,
         touch: bool,
     ) -> list[Appended]:
-        now = self.now()
+        now = self.db.now()
         row = conn.execute(
             """SELECT session_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
                       mirror_size, spawned_by, parent_session_key FROM sessions WHERE key = ?""",
@@ -191,7 +199,7 @@ class TranscriptsPart(TextIndexPart):
             mirror_size = self._write_mirror(conn, row, new.data)
             conn.executemany(_INSERT_LINE, new.rows)
             sid = sid_terms(key, row["spawned_by"], row["parent_session_key"])
-            self._index_lines(conn, new.first_rowid, new.lines, sid)
+            self.text_index.index_lines(conn, new.first_rowid, new.lines, sid)
         updated_at = max(now, int(row["updated_at"])) if touch else int(row["updated_at"])
         conn.execute(
             """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
@@ -201,7 +209,7 @@ class TranscriptsPart(TextIndexPart):
         )
         return new.appended()
 
-    def _create_with_lines(
+    def create_with_lines(
         self,
         conn: sqlite3.Connection,
         key: str,
@@ -213,16 +221,18 @@ class TranscriptsPart(TextIndexPart):
         raw: list[str],
     ) -> None:
         """A new session and its first lines: one row written, its mirror file in one write."""
-        created = created_at if created_at is not None else self.now()
-        now = self.now()
+        created = created_at if created_at is not None else self.db.now()
+        now = self.db.now()
         new = _Lines(session_id, TranscriptTail(), lines, raw, now, conn.execute(_NEXT_ROWID).fetchone()[0])
         data = (
-            (mirror_header(session_id, created, self.state_dir) + "\n").encode("utf-8") + new.data if new.rows else b""
+            (mirror_header(session_id, created, self.db.state_dir) + "\n").encode("utf-8") + new.data
+            if new.rows
+            else b""
         )
         tail = TranscriptTail(new.last_seq, new.msg_count, new.parent, len(data))
-        session = self._create(conn, key, entry, session_id=session_id, created_at=created, tail=tail)
+        session = self.sessions.create_in(conn, key, entry, session_id=session_id, created_at=created, tail=tail)
         if new.rows:  # after the row: a sessionId already in use fails there, before any file is touched
-            if self._batching:
+            if self.db._batching:
                 self._mirror_writer().add(session.mirror_path, data)  # written before the batch commits
             else:
                 write_new(session.mirror_path, data)
@@ -230,7 +240,7 @@ class TranscriptsPart(TextIndexPart):
             # The spawners as `_create` wrote them into the row (its columns come from this entry).
             entry_of = session.entry
             sid = sid_terms(key, str_or_none(entry_of.get("spawnedBy")), str_or_none(entry_of.get("parentSessionKey")))
-            self._index_lines(conn, new.first_rowid, new.lines, sid)
+            self.text_index.index_lines(conn, new.first_rowid, new.lines, sid)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
         """Add `data` (whole lines) to the session's mirror in one write; returns its new size.
@@ -240,7 +250,7 @@ class TranscriptsPart(TextIndexPart):
         shorter or missing, written again whole from the header and the stored lines.
         """
         self._sync_mirrors()
-        path = self.state_dir / row["mirror_path"]
+        path = self.db.state_dir / row["mirror_path"]
         expected = int(row["mirror_size"])
         if expected > 0 and self._mirror_at(path, expected):
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)
@@ -250,12 +260,10 @@ class TranscriptsPart(TextIndexPart):
                 os.close(fd)
             return expected + len(data)
         stored = [] if row["last_seq"] == 0 else self._stored_lines(conn, row["session_id"])
-        head = mirror_header(row["session_id"], row["created_at"], self.state_dir)
+        head = mirror_header(row["session_id"], row["created_at"], self.db.state_dir)
         data = "\n".join([head, *stored, ""]).encode("utf-8") + data
         write_new(path, data)
         return len(data)
-
-    _writer: MirrorWriter | None = None
 
     def _mirror_writer(self) -> MirrorWriter:
         if self._writer is None:
@@ -267,24 +275,20 @@ class TranscriptsPart(TextIndexPart):
         if self._writer is not None and self._writer.pending:
             self._writer.sync()
 
-    def _commit_batch(self) -> None:
+    def _sync_batch_mirrors(self) -> None:
         """A batch commits the sizes of its new mirrors only once they are all written."""
         if self._writer is not None:
             self._writer.sync()
-        super()._commit_batch()
 
-    def _end_bulk(self) -> None:
-        try:
-            super()._end_bulk()
-        finally:
-            if self._writer is not None:
-                self._writer.close()
+    def _end_mirror_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
 
-    def _drop_mirror(self, row: sqlite3.Row) -> None:
+    def drop_mirror(self, row: sqlite3.Row) -> None:
         """Remove a session's mirror file (its transcript is now empty)."""
         self._sync_mirrors()
         try:
-            os.unlink(self.state_dir / row["mirror_path"])
+            os.unlink(self.db.state_dir / row["mirror_path"])
         except FileNotFoundError:
             pass
 
@@ -308,7 +312,7 @@ class TranscriptsPart(TextIndexPart):
 
     def history(self, key: str, limit: int | None = None, offset: int = 0) -> HistoryPage:
         """The newest `limit` messages before the newest `offset` ones, oldest first."""
-        with self.read() as conn:
+        with self.db.read() as conn:
             row = conn.execute("SELECT session_id, msg_count FROM sessions WHERE key = ?", (key,)).fetchone()
             if not row:
                 return HistoryPage(messages=[], total=0, start=0)
@@ -329,17 +333,19 @@ class TranscriptsPart(TextIndexPart):
 
     def transcript_lines(self, key: str) -> list[str]:
         """Every stored transcript line of a session, verbatim, in order."""
-        with self._lock:
-            row = self._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        with self.db._lock:
+            row = self.db._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
             if not row:
                 return []
             return [
                 r[0]
-                for r in self._conn.execute("SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (row[0],))
+                for r in self.db._conn.execute(
+                    "SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (row[0],)
+                )
             ]
 
     def transcript_tail(self, key: str) -> tuple[int, str | None]:
         """(lines stored after the header, entry id of the last one) of a session."""
-        with self._lock:
-            row = self._conn.execute("SELECT last_seq, last_entry_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        with self.db._lock:
+            row = self.db._conn.execute("SELECT last_seq, last_entry_id FROM sessions WHERE key = ?", (key,)).fetchone()
         return (int(row[0]), row[1]) if row else (0, None)
