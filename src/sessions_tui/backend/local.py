@@ -164,7 +164,9 @@ class LocalBackend:
         from sessions_tui.tools.browse import browse_rows
 
         # `BrowseRow`s, which `Backend.browse_rows` still annotates as plain dicts.
-        return cast("dict[str, dict[str, Any]]", await self._store(lambda: browse_rows(self.tool_call(requester), keys)))
+        return cast(
+            "dict[str, dict[str, Any]]", await self._store(lambda: browse_rows(self.tool_call(requester), keys))
+        )
 
     async def state_is_empty(self) -> bool:
         from sessions_tui.tools.browse import state_is_empty

@@ -25,6 +25,7 @@ import asyncio
 import logging
 import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -152,6 +153,9 @@ class SendLedger:
         self._awaiting_start: set[str] = set()
         self._pending: list[_Pending | _Flow] = []
         self._flush_scheduled = False
+        # States come from the loop and from the store's thread (a sweep, a recovery): the list is
+        # taken whole under this lock, inside the write that records it, so none is lost or reordered.
+        self._pending_lock = threading.Lock()
         engine.events.subscribe(self._on_event)
 
     def open(
@@ -211,27 +215,34 @@ class SendLedger:
         return ended
 
     def _queue(self, pending: _Pending | _Flow) -> None:
-        self._pending.append(pending)
-        if self._flush_scheduled:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop: written at once
+        with self._pending_lock:
+            self._pending.append(pending)
+            if self._flush_scheduled:
+                return
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop: written at once
+                loop = None
+            else:
+                self._flush_scheduled = True
+        if loop is None:
             self.flush()
-            return
-        self._flush_scheduled = True
-        loop.call_soon(self.flush)
+        else:
+            loop.call_soon(self.flush)
 
     def flush(self) -> None:
         """Write what is pending in one transaction, then publish `SendLedgerChanged` for each."""
-        self._flush_scheduled = False
-        pending, self._pending = self._pending, []
-        if not pending:
-            return
+        with self._pending_lock:
+            self._flush_scheduled = False
+            if not self._pending:
+                return
         store, written = self.engine.store, []
         rows = store.ledger
+        pending: list[_Pending | _Flow] = []
         try:
-            with store.write():
+            with store.write():  # the store's lock: two flushes write in the order they took their states
+                with self._pending_lock:
+                    pending, self._pending = self._pending, []
                 for p in pending:
                     try:
                         if isinstance(p, _Flow):
