@@ -220,6 +220,7 @@ async def spawn_tree_scene(pilot: Any) -> None:
     first = await app.backend.call_tool(
         "sessions_spawn", {"task": "count the words in: plan the release notes", "label": "release-notes"}, Requester()
     )
+    await app.engine.drain()  # the first child's run draws its ids before the second spawn draws its own
     await app.backend.call_tool(
         "sessions_spawn",
         {"task": "count the words in: list the merged pull requests", "label": "merged-prs"},

@@ -65,8 +65,8 @@ def _noting(method: Any, seen: list[threading.Thread]) -> Any:
 async def test_local_backend_browses_on_the_store_thread(engine, monkeypatch):
     backend = LocalBackend(engine)
     seen: list[threading.Thread] = []
-    for name in ("browse", "browse_keyset", "browse_count"):
-        monkeypatch.setattr(engine.store, name, _noting(getattr(engine.store, name), seen))
+    for name in ("page", "keyset", "count"):
+        monkeypatch.setattr(engine.store.browse, name, _noting(getattr(engine.store.browse, name), seen))
     await backend.browse(Requester(), BrowseQuery(), offset=0, limit=10)
     assert seen and all(t is not threading.current_thread() for t in seen)
     assert engine.store.thread.is_current() is False
