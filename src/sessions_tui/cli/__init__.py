@@ -16,10 +16,6 @@ import importlib
 import os
 from collections.abc import Callable, Sequence
 
-from sessions_tui.cli.arguments import check_arguments
-from sessions_tui.cli.errors import run_reporting
-from sessions_tui.cli.parser import build_parser
-
 Handler = Callable[[argparse.Namespace], int]
 """A command's `run`: it takes the parsed arguments and returns the exit status."""
 
@@ -51,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # pydantic looks for plugins in every installed package's metadata when it builds its first
     # validator; sessions-tui uses none, and the scan is a good part of a `tool` call's start.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    from sessions_tui.cli.arguments import check_arguments
+    from sessions_tui.cli.errors import run_reporting
+    from sessions_tui.cli.parser import build_parser
+
     opts = build_parser().parse_args(argv)
 
     def command() -> int:
@@ -62,9 +62,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def entry() -> int:
     """The installed `sessions-tui` command and `python -m sessions_tui`: `main`, in a process that
-    ends as it returns. The exit frees what is left; the cyclic collector's last walks over every
-    object the process made (modules, classes, models) were a sixth of a `tool` call's time, so
-    the objects are set aside from it first (`gc.freeze`). Tests call `main`, which leaves them be."""
+    ends as it returns. Tests call `main`, which leaves the cyclic collector be; here it is kept off
+    what cannot be garbage, a sixth of a `tool` call's time. Loading the command line (the engine,
+    the tools) builds objects that live as long as the process, so the collector is off while it
+    loads and then told to set them aside (`gc.freeze`); at the end the exit frees what is left,
+    and the collector's last walks over every object are spared the same way."""
+    gc.disable()
+    try:
+        for module in LOADED_FIRST:
+            importlib.import_module(module)
+        gc.freeze()
+    finally:
+        gc.enable()
     status = main()
     gc.freeze()
     return status
+
+
+LOADED_FIRST = ("sessions_tui.cli.parser", "sessions_tui.cli.arguments", "sessions_tui.cli.errors")
+"""What `main` imports whatever the command: most of what a `tool` call loads."""
