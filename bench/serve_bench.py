@@ -9,12 +9,17 @@ it by `sessions-tui import-openclaw`. Measured, in one run:
    on this side, so the figures are the servers'): `sessions_list {"limit": 200}` and
    `sessions_history {"sessionKey": <the longest transcript>, "limit": 200}`, 20 warm-up calls,
    then 200 timed calls of each, ours and the gateway's interleaved call by call.
-3. Load on ours: 50 concurrent clients (a connection each) × 200 `sessions_list` calls; errors,
-   p50/p99, calls per second, and the server's peak RSS (VmHWM) over its whole run.
+3. Throughput (issue 26), one after the other, with the client kind of the load: an `httpx`
+   AsyncClient with one keep-alive connection sending `sessions_list {"limit": 200}` and waiting
+   for each answer. (a) One client, 400 calls in a row, on ours: its calls per second. (b) 50
+   such clients at once × 200 calls on ours: errors, p50/p99, calls per second, and the server's
+   peak RSS (VmHWM) over its whole run. (c) The same 50-client load on the gateway.
 
 Requirements: p50 at least 5x the gateway's for both tools; 0 errors under load; start to ready
-under 1 s; RSS under 150 MB. Without the gateway installed (`scripts/openclaw-gateway.sh
-install`, ~650 MB) the comparison is reported as not run, and the verdict is FAIL.
+under 1 s; RSS under 150 MB; (b) at least 1.6x (a)'s calls per second (the server serves
+concurrent clients, not one after the other) and at least 5x (c)'s. Without the gateway installed
+(`scripts/openclaw-gateway.sh install`, ~650 MB) the comparisons with it are reported as not run,
+and the verdict is FAIL.
 
 Run: .venv/bin/python bench/serve_bench.py
 """
@@ -43,6 +48,7 @@ GATEWAY_SCRIPT = ROOT / "scripts" / "openclaw-gateway.sh"
 TOKEN = "serve-bench-token-3f9c"
 WARMUP, RUNS = 20, 200
 CLIENTS, CALLS = 50, 200
+ONE_CLIENT_CALLS = 400
 LIST = {"tool": "sessions_list", "args": {"limit": 200}}
 
 
@@ -181,7 +187,9 @@ def pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-async def load(url: str) -> tuple[int, list[float], float]:
+async def load(url: str, clients: int = CLIENTS, calls: int = CALLS) -> tuple[int, list[float], float]:
+    """`clients` keep-alive clients at once, each sending `calls` `sessions_list` one after the
+    other: (errors, each call's time, wall clock of the whole)."""
     errors = 0
     times: list[float] = []
 
@@ -190,7 +198,7 @@ async def load(url: str) -> tuple[int, list[float], float]:
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
         headers = {"authorization": f"Bearer {TOKEN}"}
         async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60) as client:
-            for _ in range(CALLS):
+            for _ in range(calls):
                 t0 = time.perf_counter()
                 try:
                     response = await client.post("/tools/invoke", json=LIST)
@@ -201,8 +209,16 @@ async def load(url: str) -> tuple[int, list[float], float]:
                 times.append(time.perf_counter() - t0)
 
     t0 = time.perf_counter()
-    await asyncio.gather(*(one_client() for _ in range(CLIENTS)))
+    await asyncio.gather(*(one_client() for _ in range(clients)))
     return errors, times, time.perf_counter() - t0
+
+
+def load_line(who: str, clients: int, calls: int, result: tuple[int, list[float], float]) -> str:
+    errors, times, elapsed = result
+    return (
+        f"{who}: {clients} client{'s' if clients > 1 else ''} x {calls} sessions_list: {errors} errors, "
+        f"p50 {pct(times, 0.5):.1f} ms, p99 {pct(times, 0.99):.1f} ms, {len(times) / elapsed:.0f} calls/s"
+    )
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -256,17 +272,26 @@ def main() -> int:
                 ratio = statistics.median(times["gateway"]) / statistics.median(times["ours"])
                 ratios.append(ratio)
                 print(f"{'':28} ours is {ratio:.1f}x the gateway's p50")
-        if gateway_state is not None:
-            stop_gateway(gateway_state)
-            gateway_state = None
-        errors, times, elapsed = asyncio.run(load(url))
-        rss = peak_rss_mb(ours.pid)
-        print(
-            f"load: {CLIENTS} clients x {CALLS} sessions_list: {errors} errors, p50 {pct(times, 0.5):.1f} ms, "
-            f"p99 {pct(times, 0.99):.1f} ms, {len(times) / elapsed:.0f} calls/s; peak RSS {rss:.0f} MB"
-        )
         for client in clients.values():
             client.close()
+        one = asyncio.run(load(url, 1, ONE_CLIENT_CALLS))
+        print(load_line("ours", 1, ONE_CLIENT_CALLS, one))
+        many = asyncio.run(load(url, CLIENTS, CALLS))
+        rss = peak_rss_mb(ours.pid)
+        print(f"{load_line('ours', CLIENTS, CALLS, many)}; peak RSS {rss:.0f} MB")
+        gateway_many: tuple[int, list[float], float] | None = None
+        if gateway_state is not None:
+            gateway_many = asyncio.run(load(gateway_url, CLIENTS, CALLS))
+            print(load_line("gateway", CLIENTS, CALLS, gateway_many))
+            stop_gateway(gateway_state)
+            gateway_state = None
+        errors = one[0] + many[0]
+        one_rate, many_rate = len(one[1]) / one[2], len(many[1]) / many[2]
+        gateway_rate = len(gateway_many[1]) / gateway_many[2] if gateway_many is not None else None
+        scaling = many_rate / one_rate
+        print(f"{'':28} {CLIENTS} clients get {scaling:.2f}x one client's calls/s on ours")
+        if gateway_rate is not None:
+            print(f"{'':28} ours under {CLIENTS} clients is {many_rate / gateway_rate:.1f}x the gateway's calls/s")
         checks = [
             (
                 bool(ratios) and min(ratios) >= 5,
@@ -275,6 +300,13 @@ def main() -> int:
             (errors == 0, f"{errors} errors under load"),
             (ours_ready < 1.0, f"start to ready {ours_ready * 1000:.0f} ms < 1 s"),
             (rss < 150, f"peak RSS {rss:.0f} MB < 150 MB"),
+            (scaling >= 1.6, f"{CLIENTS} clients' calls/s {scaling:.2f}x one client's (>= 1.6x)"),
+            (
+                gateway_rate is not None and many_rate >= 5 * gateway_rate,
+                f"{CLIENTS} clients' calls/s "
+                + (f"{many_rate / gateway_rate:.1f}x" if gateway_rate is not None else "not run against")
+                + " the gateway's (>= 5x)",
+            ),
         ]
         for ok, text in checks:
             print(("  ok   " if ok else "  MISS ") + text)
