@@ -13,7 +13,9 @@ it by `sessions-tui import-openclaw`. Measured, in one run:
    AsyncClient with one keep-alive connection sending `sessions_list {"limit": 200}` and waiting
    for each answer. (a) One client, 400 calls in a row, on ours: its calls per second. (b) 50
    such clients at once × 200 calls on ours: errors, p50/p99, calls per second, and the server's
-   peak RSS (VmHWM) over its whole run. (c) The same 50-client load on the gateway.
+   peak RSS (VmHWM) over its whole run. (c) The same 50-client load on the gateway. Each with the
+   CPU it cost per call, the server's (with its children) and the clients' (this process): on a
+   machine of two cores the clients compete with the server for them.
 
 Requirements: p50 at least 5x the gateway's for both tools; 0 errors under load; start to ready
 under 1 s; RSS under 150 MB; (b) at least 1.6x (a)'s calls per second (the server serves
@@ -213,12 +215,34 @@ async def load(url: str, clients: int = CLIENTS, calls: int = CALLS) -> tuple[in
     return errors, times, time.perf_counter() - t0
 
 
-def load_line(who: str, clients: int, calls: int, result: tuple[int, list[float], float]) -> str:
-    errors, times, elapsed = result
-    return (
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and its children (the gateway runs workers)."""
+    total = 0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pids.extend(int(c) for c in children)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def run_load(who: str, url: str, server_pid: int, clients: int, calls: int) -> tuple[int, int, float]:
+    """`load`, printed with the CPU it cost on each side: the clients run in this process, and on a
+    machine of few cores they compete with the server for them. (errors, calls, calls/s)."""
+    client_cpu, server_cpu = time.process_time(), tree_cpu_s(server_pid)
+    errors, times, elapsed = asyncio.run(load(url, clients, calls))
+    client_cpu, server_cpu = time.process_time() - client_cpu, tree_cpu_s(server_pid) - server_cpu
+    print(
         f"{who}: {clients} client{'s' if clients > 1 else ''} x {calls} sessions_list: {errors} errors, "
-        f"p50 {pct(times, 0.5):.1f} ms, p99 {pct(times, 0.99):.1f} ms, {len(times) / elapsed:.0f} calls/s"
+        f"p50 {pct(times, 0.5):.1f} ms, p99 {pct(times, 0.99):.1f} ms, {len(times) / elapsed:.0f} calls/s; "
+        f"CPU per call: server {server_cpu / len(times) * 1000:.2f} ms, clients {client_cpu / len(times) * 1000:.2f} ms"
     )
+    return errors, len(times), len(times) / elapsed
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -274,20 +298,16 @@ def main() -> int:
                 print(f"{'':28} ours is {ratio:.1f}x the gateway's p50")
         for client in clients.values():
             client.close()
-        one = asyncio.run(load(url, 1, ONE_CLIENT_CALLS))
-        print(load_line("ours", 1, ONE_CLIENT_CALLS, one))
-        many = asyncio.run(load(url, CLIENTS, CALLS))
+        one_errors, _, one_rate = run_load("ours", url, ours.pid, 1, ONE_CLIENT_CALLS)
+        many_errors, _, many_rate = run_load("ours", url, ours.pid, CLIENTS, CALLS)
         rss = peak_rss_mb(ours.pid)
-        print(f"{load_line('ours', CLIENTS, CALLS, many)}; peak RSS {rss:.0f} MB")
-        gateway_many: tuple[int, list[float], float] | None = None
+        print(f"ours: peak RSS {rss:.0f} MB")
+        gateway_rate: float | None = None
         if gateway_state is not None:
-            gateway_many = asyncio.run(load(gateway_url, CLIENTS, CALLS))
-            print(load_line("gateway", CLIENTS, CALLS, gateway_many))
+            _, _, gateway_rate = run_load("gateway", gateway_url, gateway_pid, CLIENTS, CALLS)
             stop_gateway(gateway_state)
             gateway_state = None
-        errors = one[0] + many[0]
-        one_rate, many_rate = len(one[1]) / one[2], len(many[1]) / many[2]
-        gateway_rate = len(gateway_many[1]) / gateway_many[2] if gateway_many is not None else None
+        errors = one_errors + many_errors
         scaling = many_rate / one_rate
         print(f"{'':28} {CLIENTS} clients get {scaling:.2f}x one client's calls/s on ours")
         if gateway_rate is not None:
