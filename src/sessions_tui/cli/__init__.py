@@ -1,4 +1,4 @@
-"""The `sessions-tui` command: `main`, and the table of which module runs each subcommand (the
+"""The `sessions-tui` command: `main` (`entry` as installed), and the table of which module runs each subcommand (the
 dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `demo`, `import-openclaw`,
 `serve`); their options and help texts are in `parser.py`, each command in `commands/<name>.py`.
 
