@@ -9,12 +9,19 @@ it by `sessions-tui import-openclaw`. Measured, in one run:
    on this side, so the figures are the servers'): `sessions_list {"limit": 200}` and
    `sessions_history {"sessionKey": <the longest transcript>, "limit": 200}`, 20 warm-up calls,
    then 200 timed calls of each, ours and the gateway's interleaved call by call.
-3. Load on ours: 50 concurrent clients (a connection each) × 200 `sessions_list` calls; errors,
-   p50/p99, calls per second, and the server's peak RSS (VmHWM) over its whole run.
+3. Throughput (issue 26), one after the other, with the client kind of the load: an `httpx`
+   AsyncClient with one keep-alive connection sending `sessions_list {"limit": 200}` and waiting
+   for each answer. (a) One client, 400 calls in a row, on ours: its calls per second. (b) 50
+   such clients at once × 200 calls on ours: errors, p50/p99, calls per second, and the server's
+   peak RSS (VmHWM) over its whole run. (c) The same 50-client load on the gateway. Each with the
+   CPU it cost per call, the server's (with its children) and the clients' (this process): on a
+   machine of two cores the clients compete with the server for them.
 
 Requirements: p50 at least 5x the gateway's for both tools; 0 errors under load; start to ready
-under 1 s; RSS under 150 MB. Without the gateway installed (`scripts/openclaw-gateway.sh
-install`, ~650 MB) the comparison is reported as not run, and the verdict is FAIL.
+under 1 s; RSS under 150 MB; (b) at least 1.6x (a)'s calls per second (the server serves
+concurrent clients, not one after the other) and at least 5x (c)'s. Without the gateway installed
+(`scripts/openclaw-gateway.sh install`, ~650 MB) the comparisons with it are reported as not run,
+and the verdict is FAIL.
 
 Run: .venv/bin/python bench/serve_bench.py
 """
@@ -43,6 +50,7 @@ GATEWAY_SCRIPT = ROOT / "scripts" / "openclaw-gateway.sh"
 TOKEN = "serve-bench-token-3f9c"
 WARMUP, RUNS = 20, 200
 CLIENTS, CALLS = 50, 200
+ONE_CLIENT_CALLS = 400
 LIST = {"tool": "sessions_list", "args": {"limit": 200}}
 
 
@@ -181,7 +189,9 @@ def pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-async def load(url: str) -> tuple[int, list[float], float]:
+async def load(url: str, clients: int = CLIENTS, calls: int = CALLS) -> tuple[int, list[float], float]:
+    """`clients` keep-alive clients at once, each sending `calls` `sessions_list` one after the
+    other: (errors, each call's time, wall clock of the whole)."""
     errors = 0
     times: list[float] = []
 
@@ -190,7 +200,7 @@ async def load(url: str) -> tuple[int, list[float], float]:
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
         headers = {"authorization": f"Bearer {TOKEN}"}
         async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60) as client:
-            for _ in range(CALLS):
+            for _ in range(calls):
                 t0 = time.perf_counter()
                 try:
                     response = await client.post("/tools/invoke", json=LIST)
@@ -201,8 +211,38 @@ async def load(url: str) -> tuple[int, list[float], float]:
                 times.append(time.perf_counter() - t0)
 
     t0 = time.perf_counter()
-    await asyncio.gather(*(one_client() for _ in range(CLIENTS)))
+    await asyncio.gather(*(one_client() for _ in range(clients)))
     return errors, times, time.perf_counter() - t0
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and its children (the gateway runs workers)."""
+    total = 0
+    pids = [pid]
+    while pids:
+        current = pids.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        pids.extend(int(c) for c in children)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def run_load(who: str, url: str, server_pid: int, clients: int, calls: int) -> tuple[int, int, float]:
+    """`load`, printed with the CPU it cost on each side: the clients run in this process, and on a
+    machine of few cores they compete with the server for them. (errors, calls, calls/s)."""
+    client_cpu, server_cpu = time.process_time(), tree_cpu_s(server_pid)
+    errors, times, elapsed = asyncio.run(load(url, clients, calls))
+    client_cpu, server_cpu = time.process_time() - client_cpu, tree_cpu_s(server_pid) - server_cpu
+    print(
+        f"{who}: {clients} client{'s' if clients > 1 else ''} x {calls} sessions_list: {errors} errors, "
+        f"p50 {pct(times, 0.5):.1f} ms, p99 {pct(times, 0.99):.1f} ms, {len(times) / elapsed:.0f} calls/s; "
+        f"CPU per call: server {server_cpu / len(times) * 1000:.2f} ms, clients {client_cpu / len(times) * 1000:.2f} ms"
+    )
+    return errors, len(times), len(times) / elapsed
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -256,17 +296,22 @@ def main() -> int:
                 ratio = statistics.median(times["gateway"]) / statistics.median(times["ours"])
                 ratios.append(ratio)
                 print(f"{'':28} ours is {ratio:.1f}x the gateway's p50")
-        if gateway_state is not None:
-            stop_gateway(gateway_state)
-            gateway_state = None
-        errors, times, elapsed = asyncio.run(load(url))
-        rss = peak_rss_mb(ours.pid)
-        print(
-            f"load: {CLIENTS} clients x {CALLS} sessions_list: {errors} errors, p50 {pct(times, 0.5):.1f} ms, "
-            f"p99 {pct(times, 0.99):.1f} ms, {len(times) / elapsed:.0f} calls/s; peak RSS {rss:.0f} MB"
-        )
         for client in clients.values():
             client.close()
+        one_errors, _, one_rate = run_load("ours", url, ours.pid, 1, ONE_CLIENT_CALLS)
+        many_errors, _, many_rate = run_load("ours", url, ours.pid, CLIENTS, CALLS)
+        rss = peak_rss_mb(ours.pid)
+        print(f"ours: peak RSS {rss:.0f} MB")
+        gateway_rate: float | None = None
+        if gateway_state is not None:
+            _, _, gateway_rate = run_load("gateway", gateway_url, gateway_pid, CLIENTS, CALLS)
+            stop_gateway(gateway_state)
+            gateway_state = None
+        errors = one_errors + many_errors
+        scaling = many_rate / one_rate
+        print(f"{'':28} {CLIENTS} clients get {scaling:.2f}x one client's calls/s on ours")
+        if gateway_rate is not None:
+            print(f"{'':28} ours under {CLIENTS} clients is {many_rate / gateway_rate:.1f}x the gateway's calls/s")
         checks = [
             (
                 bool(ratios) and min(ratios) >= 5,
@@ -275,6 +320,13 @@ def main() -> int:
             (errors == 0, f"{errors} errors under load"),
             (ours_ready < 1.0, f"start to ready {ours_ready * 1000:.0f} ms < 1 s"),
             (rss < 150, f"peak RSS {rss:.0f} MB < 150 MB"),
+            (scaling >= 1.6, f"{CLIENTS} clients' calls/s {scaling:.2f}x one client's (>= 1.6x)"),
+            (
+                gateway_rate is not None and many_rate >= 5 * gateway_rate,
+                f"{CLIENTS} clients' calls/s "
+                + (f"{many_rate / gateway_rate:.1f}x" if gateway_rate is not None else "not run against")
+                + " the gateway's (>= 5x)",
+            ),
         ]
         for ok, text in checks:
             print(("  ok   " if ok else "  MISS ") + text)

@@ -1,9 +1,10 @@
 """How fast a `sessions-tui tool …` call starts and exits, and what its imports cost.
 
-`sessions-tui tool agents_list` on an empty state directory, as a fresh process each time (what a
-script or an agent calling the command line pays): 3 warm-up runs (the OS page cache, and the
-bytecode cache they write under the temporary directory, as an installed program has its `.pyc`
-files whatever PYTHONDONTWRITEBYTECODE says here), then 15 timed runs, wall clock from spawn to exit.
+`sessions-tui tool sessions_list` on an empty state directory (the first warm-up run creates its
+database), as a fresh process each time (what a script or an agent calling the command line pays):
+3 warm-up runs (the OS page cache, and the bytecode cache they write under the temporary directory,
+as an installed program has its `.pyc` files whatever PYTHONDONTWRITEBYTECODE says here), then 15
+timed runs, wall clock from spawn to exit.
 
 Timed alongside, interleaved run by run so that load on the machine hits all alike: the floor any
 such command stands on here — the interpreter importing asyncio, sqlite3 and pydantic and
@@ -13,7 +14,9 @@ command has it): a `tool` path on this stack cannot start faster than that. Also
 the modules whose imports cost most in one run (`python -X importtime`, cumulative), so a
 regression names its cause.
 
-Requirement: median **≤ 0.12 s**.
+Requirement (issue 26): median **≤ 1.5 ×** the median of the floor of pydantic alone, measured in
+the same run. The floor with asyncio and sqlite3 is printed for reference: the command needs both,
+so what is left above that floor is sessions-tui's own start.
 """
 
 from __future__ import annotations
@@ -28,12 +31,12 @@ from pathlib import Path
 
 from _common import ROOT, verdict
 
-LIMIT_S = 0.12
+LIMIT_RATIO = 1.5
 WARMUP, RUNS = 3, 15
 
 
 def command(state: Path) -> list[str]:
-    return [sys.executable, "-m", "sessions_tui", "--state", str(state), "tool", "agents_list"]
+    return [sys.executable, "-m", "sessions_tui", "--state", str(state), "tool", "sessions_list"]
 
 
 FLOOR = [
@@ -61,7 +64,7 @@ def run_once(argv: list[str], env: dict[str, str], *, tool: bool = True) -> floa
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
     elapsed = time.perf_counter() - start
-    if proc.returncode != 0 or (tool and '"agents"' not in proc.stdout):
+    if proc.returncode != 0 or (tool and '"sessions"' not in proc.stdout):
         raise SystemExit(f"FAIL: the command failed (exit {proc.returncode}): {proc.stderr.strip()[:400]}")
     return elapsed
 
@@ -98,8 +101,10 @@ def main() -> int:
             pydantic_floor.append(run_once(PYDANTIC_FLOOR, bare, tool=False))
         costs = import_costs(state, env)
     median = statistics.median(samples)
+    bare_median = statistics.median(pydantic_floor)
+    ratio = median / bare_median
     print(
-        f"sessions-tui tool agents_list, empty state, {RUNS} runs: median {median * 1000:.0f} ms, "
+        f"sessions-tui tool sessions_list, empty state, {RUNS} runs: median {median * 1000:.0f} ms, "
         f"min {min(samples) * 1000:.0f} ms, max {max(samples) * 1000:.0f} ms"
     )
     print(
@@ -113,7 +118,12 @@ def main() -> int:
     print("costliest imports (cumulative):")
     for micros, name in costs:
         print(f"  {micros / 1000:7.1f} ms  {name}")
-    return verdict(median <= LIMIT_S, f"median {median * 1000:.0f} ms (limit {LIMIT_S * 1000:.0f} ms)")
+    print(f"above the floor with asyncio and sqlite3: {(median - statistics.median(floor)) * 1000:.0f} ms")
+    return verdict(
+        ratio <= LIMIT_RATIO,
+        f"median {median * 1000:.0f} ms = {ratio:.2f} x the floor of pydantic alone "
+        f"({bare_median * 1000:.0f} ms; limit {LIMIT_RATIO} x)",
+    )
 
 
 if __name__ == "__main__":

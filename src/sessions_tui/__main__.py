@@ -1,5 +1,5 @@
 """`python -m sessions_tui` runs the command line."""
 
-from sessions_tui.cli import main
+from sessions_tui.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

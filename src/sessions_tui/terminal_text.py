@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from typing import Any
 
 _REPLACEMENT = "\ufffd"
@@ -49,26 +50,44 @@ _FORMAT_RUNS = (
     (0xE0020, 0xE007F),
 )
 FORMAT_CHARACTERS = frozenset(c for first, last in _FORMAT_RUNS for c in range(first, last + 1))
-_CODE_POINTS = {c: f"\u27e8U+{c:04X}\u27e9" for c in FORMAT_CHARACTERS}
-_LINE_TABLE = str.maketrans({**_PICTURES, **_UNPRINTABLE, **_CODE_POINTS})
-_TEXT_TABLE = str.maketrans(
-    {**{c: p for c, p in _PICTURES.items() if c not in (0x09, 0x0A)}, **_UNPRINTABLE, **_CODE_POINTS}
-)
 _FORMAT_CLASS = "".join(f"{chr(first)}-{chr(last)}" for first, last in _FORMAT_RUNS)
 # What `json.dumps(ensure_ascii=False)` leaves raw but a terminal or a JavaScript reader minds.
 _JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-# ... and, for a terminal, what hides or reorders text.
-_JSON_RAW_TERMINAL = re.compile(f"[\x7f-\x9f\ud800-\udfff{_FORMAT_CLASS}]")
+
+# The translation tables (some 2,500 entries each) and the patterns of format characters are built
+# when first used: most commands print one JSON result and nothing else.
+
+
+@cache
+def _line_table() -> dict[int, str]:
+    return str.maketrans({**_PICTURES, **_UNPRINTABLE, **_code_points()})
+
+
+@cache
+def _text_table() -> dict[int, str]:
+    return str.maketrans(
+        {**{c: p for c, p in _PICTURES.items() if c not in (0x09, 0x0A)}, **_UNPRINTABLE, **_code_points()}
+    )
+
+
+def _code_points() -> dict[int, str]:
+    return {c: f"\u27e8U+{c:04X}\u27e9" for c in FORMAT_CHARACTERS}
+
+
+@cache
+def _json_raw_terminal() -> re.Pattern[str]:
+    """What `_JSON_RAW` finds and, for a terminal, what hides or reorders text."""
+    return re.compile(f"[\x7f-\x9f\ud800-\udfff{_FORMAT_CLASS}]")
 
 
 def visible(text: str) -> str:
     """Multi-line text with every control and format character but newline and tab made visible."""
-    return text.translate(_TEXT_TABLE)
+    return text.translate(_text_table())
 
 
 def visible_line(text: object) -> str:
     """One line of output: newlines and tabs are made visible too, so it stays one line."""
-    return (text if isinstance(text, str) else str(text)).translate(_LINE_TABLE)
+    return (text if isinstance(text, str) else str(text)).translate(_line_table())
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -79,9 +98,11 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
-# In JSON lines written by others, what a terminal minds: every control but newline and tab, and
-# every format character.
-_LINES_RAW = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_FORMAT_CLASS}]")
+@cache
+def _lines_raw() -> re.Pattern[str]:
+    """In JSON lines written by others, what a terminal minds: every control but newline and tab,
+    and every format character."""
+    return re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_FORMAT_CLASS}]")
 
 
 def json_lines_for_terminal(text: str) -> str:
@@ -90,12 +111,12 @@ def json_lines_for_terminal(text: str) -> str:
     (as OpenClaw and sessions-tui write them) parses to the same value: inside a JSON string a C0
     control can only be escaped already, and a raw C1, DEL or format character means the same
     escaped."""
-    return _LINES_RAW.sub(_escape, text)
+    return _lines_raw().sub(_escape, text)
 
 
 def json_text(value: Any, *, indent: int | None = 2, terminal: bool = False) -> str:
     """JSON with non-ASCII text readable, but C0/C1 controls, DEL, U+2028/U+2029 and lone
     surrogates as `\\uXXXX` escapes: printable anywhere, and the same value when parsed. For a
     `terminal`, every format character (U+202E, U+200B, ...) is escaped too."""
-    raw = _JSON_RAW_TERMINAL if terminal else _JSON_RAW
+    raw = _json_raw_terminal() if terminal else _JSON_RAW
     return raw.sub(_escape, json.dumps(value, indent=indent, ensure_ascii=False))

@@ -10,21 +10,20 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Coroutine
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
-from sessions_tui.engine.llm.registry import ModelRegistry
 from sessions_tui.engine.messaging.audit import record_refusal
 from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
 from sessions_tui.engine.messaging.send_service import SendService
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
 from sessions_tui.engine.runs.runs import RunRequest, Runs
-from sessions_tui.engine.runs.turns import ToolHost, execute_run
 from sessions_tui.engine.sessions.entry import display_name
 from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
@@ -40,6 +39,11 @@ from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk.private_files import tightened_notice
 from sessions_tui.engine.subagents.registry import SubagentRegistry
 from sessions_tui.engine.subagents.run_controls import RunControls
+
+if TYPE_CHECKING:  # the model clients and the turns that use them load when a run first starts
+    from sessions_tui.engine.llm.registry import ModelRegistry
+    from sessions_tui.engine.runs.turns import ToolHost
+    from sessions_tui.engine.store import RunRecord
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 
@@ -66,6 +70,13 @@ def config_secrets(config: Config) -> list[str]:
     return out
 
 
+async def _execute_run(engine: Engine, record: RunRecord, request: RunRequest) -> None:
+    """The run executor (runs/turns.py's `execute_run`), loaded when the first run starts."""
+    from sessions_tui.engine.runs.turns import execute_run
+
+    await execute_run(engine, record, request)
+
+
 class Engine(ConfigPolicies):
     """State, config and the derived policies of one state directory."""
 
@@ -90,11 +101,10 @@ class Engine(ConfigPolicies):
         self.store = Store(self.state_dir, self.clock)
         self.store.text_index.text_redactor = self.redactor  # the search index holds text as this redacts it
         self.events = EventBus()
-        self.models = ModelRegistry(self)
         self.outbox = Outbox(self)
         self.ledger = SendLedger(self)
         self.sends = SendService(self.ledger)  # the tools' sends, recorded in the ledger
-        self.runs = Runs(self, execute_run)
+        self.runs = Runs(self, _execute_run)
         self.subagents = SubagentRegistry(self)
         self.run_controls = RunControls(self)  # kill and steer across processes
         self.tool_host: ToolHost | None = None
@@ -105,6 +115,14 @@ class Engine(ConfigPolicies):
         self.config_warnings: list[str] = (
             [tightened_notice(self.state_dir, self.store.loosened)] if self.store.loosened else []
         )
+
+    @cached_property
+    def models(self) -> ModelRegistry:
+        """The model clients, built when a run first asks for one: a command that starts no run
+        (most `tool` calls) never loads them."""
+        from sessions_tui.engine.llm.registry import ModelRegistry
+
+        return ModelRegistry(self)
 
     @classmethod
     def open(
@@ -139,7 +157,8 @@ class Engine(ConfigPolicies):
         await asyncio.gather(*self._background, return_exceptions=True)
         await self.runs.cancel_all()
         await self.outbox.aclose()  # deliveries under way stay pending, for the next process
-        await self.models.aclose()
+        if "models" in self.__dict__:  # built: a run asked for a model
+            await self.models.aclose()
         self.close()
 
     # -- background work ----------------------------------------------------------------------

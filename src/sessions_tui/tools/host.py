@@ -8,13 +8,15 @@ that session as the requester, so its visibility, sandbox flag and send policy a
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.llm.base import ToolCallRequest
 from sessions_tui.engine.sessions.keys import is_subagent_session_key, subagent_depth
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import TOOLS, invoke
+
+if TYPE_CHECKING:  # named in a signature only: the model clients load when a run starts
+    from sessions_tui.engine.llm.base import ToolCallRequest
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ floored, as OpenClaw floors them.
 """
 
 import math
+from collections.abc import Callable
 from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import BeforeValidator, ConfigDict, Field
@@ -47,13 +48,22 @@ _Section = TypeVar("_Section", bound=ConfigModel)
 def defaults_of(model: type[_Section]) -> _Section:
     """`model()` without running a validator: with no input there is nothing to check (defaults are
     not validated), and building the validators of every section is most of a `tool` call's
-    start-up when there is no config file. Each section's defaults are built the same way."""
-    sections = {
-        name: defaults_of(factory)
-        for name, info in model.model_fields.items()
-        if isinstance(factory := info.default_factory, type) and issubclass(factory, ConfigModel)
-    }
-    return cast(_Section, model.model_construct(_fields_set=set(), **sections))  # the plugin types it as the base
+    start-up when there is no config file. Each section's defaults are built the same way.
+
+    Every default is given to `model_construct` here: asked for one made by a factory, pydantic
+    reads the factory's signature (does it take the data validated so far?), and the signature of
+    `list` or `dict` is parsed from text, which loads Python's tokenizer. The config's factories
+    take nothing."""
+    values: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        factory = info.default_factory
+        if isinstance(factory, type) and issubclass(factory, ConfigModel):
+            values[name] = defaults_of(factory)
+        elif factory is not None:
+            values[name] = cast(Callable[[], Any], factory)()
+        elif not info.is_required():
+            values[name] = info.get_default()  # a copy, as pydantic makes it
+    return cast(_Section, model.model_construct(_fields_set=set(), **values))  # the plugin types it as the base
 
 
 class ModelRef(ConfigModel):
