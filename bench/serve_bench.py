@@ -9,11 +9,13 @@ it by `sessions-tui import-openclaw`. Measured, in one run:
    on this side, so the figures are the servers'): `sessions_list {"limit": 200}` and
    `sessions_history {"sessionKey": <the longest transcript>, "limit": 200}`, 20 warm-up calls,
    then 200 timed calls of each, ours and the gateway's interleaved call by call.
-3. Throughput (issue 26), one after the other, with the client kind of the load: an `httpx`
-   AsyncClient with one keep-alive connection sending `sessions_list {"limit": 200}` and waiting
-   for each answer. (a) One client, 400 calls in a row, on ours: its calls per second. (b) 50
-   such clients at once × 200 calls on ours: errors, p50/p99, calls per second, and the server's
-   peak RSS (VmHWM) over its whole run. (c) The same 50-client load on the gateway. Each with the
+3. Throughput (issue 26), one after the other, with the client kind of the load: one keep-alive
+   connection written to and read with asyncio's streams alone (`RawClient`: a prepared request,
+   the answer's status and `"ok": true` checked; tens of microseconds a call, where an `httpx`
+   client cost as much CPU per call as the server and, on two cores, measured itself), sending
+   `sessions_list {"limit": 200}` and waiting for each answer. (a) One client, 400 calls in a
+   row, on ours: its calls per second. (b) 50 such clients at once × 200 calls on ours: errors,
+   p50/p99, calls per second, and the server's peak RSS (VmHWM) over its whole run. (c) The same 50-client load on the gateway. Each with the
    CPU it cost per call, the server's (with its children) and the clients' (this process): on a
    machine of two cores the clients compete with the server for them.
 
@@ -32,6 +34,7 @@ import asyncio
 import http.client
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -189,25 +192,67 @@ def pct(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+OK = re.compile(rb'"ok"\s*:\s*true')
+
+
+class RawClient:
+    """One keep-alive HTTP/1.1 connection that sends one prepared request and reads its answer with
+    asyncio's streams alone: a load generator cheap enough (tens of microseconds a call) that on a
+    machine of two cores the figures are the server's, not the client's."""
+
+    def __init__(self, url: str, body: dict[str, Any]) -> None:
+        self.host, port = url.removeprefix("http://").rsplit(":", 1)
+        self.port = int(port)
+        payload = json.dumps(body).encode()
+        self.request = (
+            f"POST /tools/invoke HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+        ).encode() + payload
+
+    async def __aenter__(self) -> RawClient:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.writer.close()
+        await self.writer.wait_closed()
+
+    async def call(self) -> tuple[int, bytes]:
+        self.writer.write(self.request)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        lowered = head.lower()
+        at = lowered.find(b"content-length:")
+        if at >= 0:
+            length = int(lowered[at + 15 : lowered.index(b"\r\n", at)])
+            return status, await self.reader.readexactly(length)
+        body = b""  # chunked
+        while True:
+            size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            chunk = await self.reader.readexactly(size + 2)
+            if size == 0:
+                return status, body
+            body += chunk[:-2]
+
+
 async def load(url: str, clients: int = CLIENTS, calls: int = CALLS) -> tuple[int, list[float], float]:
-    """`clients` keep-alive clients at once, each sending `calls` `sessions_list` one after the
-    other: (errors, each call's time, wall clock of the whole)."""
+    """`clients` keep-alive clients at once (`RawClient`), each sending `calls` `sessions_list` one
+    after the other: (errors, each call's time, wall clock of the whole)."""
     errors = 0
     times: list[float] = []
 
     async def one_client() -> None:
         nonlocal errors
-        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        headers = {"authorization": f"Bearer {TOKEN}"}
-        async with httpx.AsyncClient(base_url=url, headers=headers, limits=limits, timeout=60) as client:
+        async with RawClient(url, LIST) as client:
             for _ in range(calls):
                 t0 = time.perf_counter()
                 try:
-                    response = await client.post("/tools/invoke", json=LIST)
-                    if response.status_code != 200 or response.json().get("ok") is not True:
+                    status, body = await client.call()
+                    if status != 200 or not OK.search(body):
                         errors += 1
-                except httpx.HTTPError:
+                except (OSError, asyncio.IncompleteReadError, ValueError):
                     errors += 1
+                    return
                 times.append(time.perf_counter() - t0)
 
     t0 = time.perf_counter()

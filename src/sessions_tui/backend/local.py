@@ -21,7 +21,7 @@ from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
 from sessions_tui.engine.store.disk.private_files import tightened_notice
 from sessions_tui.tools.base import ToolCall, ToolInputError
-from sessions_tui.tools.registry import invoke
+from sessions_tui.tools.registry import invoke, invoke_read, reads_only
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
     from sessions_tui.engine.export import SessionExport
@@ -122,6 +122,8 @@ class LocalBackend:
         )
 
     async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
+        if reads_only(name):  # the requester's context and the tool in one trip to the store's thread
+            return await self._store(lambda: invoke_read(self.tool_call(requester), name, args))
         call = await self._store(self.tool_call, requester)  # its channel is read from the store
         return await invoke(call, name, args)
 

@@ -47,9 +47,7 @@ class UnknownToolError(Exception):
         super().__init__(f"Unknown tool: {name} (available: {', '.join(sorted(TOOLS))})")
 
 
-async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run one tool; raises `ToolInputError` for invalid arguments, `UnknownToolError`. A tool
-    that only reads the store runs on the store's thread, its result redacted there too."""
+def _checked(name: str, params: dict[str, Any] | None) -> tuple[ToolSpec, dict[str, Any]]:
     spec = TOOLS.get(name)
     if spec is None:
         raise UnknownToolError(name)
@@ -57,10 +55,32 @@ async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None
         params = {}
     if not isinstance(params, dict):
         raise ToolInputError("arguments must be a JSON object")
+    return spec, params
+
+
+def reads_only(name: str) -> bool:
+    """Whether a tool only reads the store (it runs on the store's thread: `invoke_read`)."""
+    spec = TOOLS.get(name)
+    return spec is not None and spec.read is not None
+
+
+async def invoke(call: ToolCall, name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run one tool; raises `ToolInputError` for invalid arguments, `UnknownToolError`. A tool
+    that only reads the store runs on the store's thread, its result redacted there too."""
+    spec, params = _checked(name, params)
     if spec.read is not None:  # store reads only: the tool and its result's redaction, off the loop
         return await call.engine.store.thread.run(_read, spec.read, call, params)
     assert spec.run is not None
     return _shown(call, await spec.run(call, params))
+
+
+def invoke_read(call: ToolCall, name: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`invoke` of a tool that only reads the store (`reads_only`), for a caller already on the
+    store's thread: one hop there for the requester's context and the tool together."""
+    spec, params = _checked(name, params)
+    if spec.read is None:
+        raise ValueError(f"{name} does not only read")
+    return _read(spec.read, call, params)
 
 
 def _read(read: ReadFn, call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
