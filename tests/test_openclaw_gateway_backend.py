@@ -14,9 +14,10 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from sessions_tui.backend import BrowseQuery, EngineEvent, Requester
 from sessions_tui.backend.openclaw_gateway import OpenClawGatewayBackend
 from sessions_tui.backend.remote import ToolNotAvailable
+from sessions_tui.backend.types import Requester
+from sessions_tui.backend.vocabulary import BrowseQuery, EngineEvent
 from sessions_tui.cli.remote import connect
 
 ANSWERS = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "answers"
@@ -143,14 +144,14 @@ def test_a_change_on_the_gateway_arrives_as_events(backend, gateway):
 
 
 def test_a_wrong_token_is_refused(httpserver: HTTPServer, gateway: StandIn):
-    from sessions_tui.backend import BackendUnavailable
+    from sessions_tui.backend.types import BackendUnavailable
 
     with pytest.raises(BackendUnavailable, match="401"):
         connect(httpserver.url_for("/").rstrip("/"), "wrong")
 
 
 async def test_the_gateway_keeps_no_send_ledger_and_says_so(backend):
-    from sessions_tui.backend import BackendUnavailable
+    from sessions_tui.backend.types import BackendUnavailable
 
     with pytest.raises(BackendUnavailable, match="keeps no send ledger"):
         await backend.sends(None, None, 10)

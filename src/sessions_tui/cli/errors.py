@@ -11,7 +11,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sessions_tui.backend import BackendUnavailable, StoreDamaged, database_error_line
+from sessions_tui.backend.state_dir import database_error_line
+from sessions_tui.backend.types import BackendUnavailable
+from sessions_tui.backend.vocabulary import StoreDamaged
 from sessions_tui.terminal_text import visible_line
 
 EXIT_OK = 0
@@ -26,7 +28,7 @@ class UsageError(Exception):
 
 def redacted_line(text: str) -> str:
     """`text` as one line of output, redacted as every output is: what was typed may be a pasted token."""
-    from sessions_tui.backend import default_redactor
+    from sessions_tui.backend.redaction import default_redactor
 
     return visible_line(default_redactor().redact(text))
 
@@ -35,7 +37,7 @@ def said(exc: Exception) -> str:
     """An error's one line as printed: what the user typed (a key, a sessionId, a tool's arguments)
     may hold a secret, so it is redacted as every output is (the name before the first colon apart:
     `KEY: not …` is no secret), then its controls made visible."""
-    from sessions_tui.backend import default_redactor
+    from sessions_tui.backend.redaction import default_redactor
 
     redact = default_redactor().redact
     where, colon, what = str(exc).partition(": ")  # the option or argument named, then what of it

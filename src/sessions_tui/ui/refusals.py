@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError, Verdict
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import BackendUnavailable, Requester
+from sessions_tui.backend.vocabulary import ToolInputError, Verdict
 
 
 async def refusing_verdict(

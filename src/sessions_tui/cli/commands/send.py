@@ -20,17 +20,17 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from sessions_tui.backend import (
+from sessions_tui.backend.inputs import kind_of
+from sessions_tui.backend.keys import is_send_command
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Requester
+from sessions_tui.backend.vocabulary import (
     Announced,
-    Backend,
     DeliveryChanged,
     EngineEvent,
     PolicyRefused,
-    Requester,
     SendProgress,
     ToolInputError,
-    is_send_command,
-    kind_of,
 )
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend, warn_left_pending

@@ -16,13 +16,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sessions_tui.backend import Backend, looks_like_session_id, looks_like_session_key
+from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
+from sessions_tui.backend.protocols import Backend
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.backend import LedgerEntry, LedgerState
+    from sessions_tui.backend.vocabulary import LedgerEntry, LedgerState
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 5000

@@ -24,18 +24,18 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from sessions_tui.backend import (
+from sessions_tui.backend.keys import is_send_command
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Requester
+from sessions_tui.backend.vocabulary import (
     Announced,
-    Backend,
     EngineEvent,
     PolicyRefused,
-    Requester,
     RunEnded,
     RunStarted,
     SendProgress,
     StoreDamaged,
     ToolInputError,
-    is_send_command,
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import StoreDamageFound

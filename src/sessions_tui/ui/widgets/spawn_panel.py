@@ -20,16 +20,10 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sessions_tui.backend import (
-    Announced,
-    AnnouncementView,
-    Backend,
-    ChildView,
-    Requester,
-    StoreDamaged,
-    ToolInputError,
-    agent_id_of,
-)
+from sessions_tui.backend.keys import agent_id_of
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Requester
+from sessions_tui.backend.vocabulary import Announced, AnnouncementView, ChildView, StoreDamaged, ToolInputError
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import StoreDamageFound
 from sessions_tui.ui.text import (
