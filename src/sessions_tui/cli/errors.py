@@ -1,5 +1,6 @@
 """The command line's one error, `UsageError`, and the one place every error a command ends with is
 said: one line on stderr, redacted where it repeats what was typed, its controls made visible; exit 2.
+A command asks its backend for what it needs first (`require`): one line when it is not there.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from sessions_tui.backend.protocols import Backend
 from sessions_tui.backend.state_dir import database_error_line
-from sessions_tui.backend.types import BackendUnavailable
+from sessions_tui.backend.types import BackendUnavailable, Capability
 from sessions_tui.backend.vocabulary import StoreDamaged
 from sessions_tui.terminal_text import visible_line
 
@@ -24,6 +26,13 @@ EXIT_INTERRUPTED = 130
 class UsageError(Exception):
     """Bad input on the command line (an argument, an option, a file or server it names that cannot
     be used): one line on stderr, exit 2. The message names what, then why: `--limit: between …`."""
+
+
+def require(backend: Backend, capability: Capability) -> None:
+    """A command that needs `capability` on a backend without it ends here, before it asks: the
+    backend's one line for it (`not_offered`), exit 2."""
+    if capability not in backend.capabilities:
+        raise UsageError(backend.not_offered(capability))
 
 
 def redacted_line(text: str) -> str:

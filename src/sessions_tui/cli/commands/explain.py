@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.types import Capability, Requester
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend
-from sessions_tui.cli.errors import UsageError
+from sessions_tui.cli.errors import UsageError, require
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ async def run_explain(backend: Backend, requester: Requester, opts: argparse.Nam
     """Print the explanation `opts` asks for; 0, or `UsageError` for bad input."""
     from sessions_tui.backend.vocabulary import ToolInputError
 
+    require(backend, Capability.EXPLAIN)
     try:
         explanation = await backend.explain(requester, opts.target, opts.agent)
     except ToolInputError as exc:

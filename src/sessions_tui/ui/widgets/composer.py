@@ -26,7 +26,7 @@ from textual.widgets import Button, Input, Label, ProgressBar, Static
 
 from sessions_tui.backend.keys import is_send_command
 from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.types import Capability, Requester
 from sessions_tui.backend.vocabulary import (
     Announced,
     EngineEvent,
@@ -181,6 +181,9 @@ class Composer(ReportsWorkerErrors, Vertical):
             return
         if self.key is None:
             self.app.notify("Pick a session in the table first.", severity="warning")
+            return
+        if is_send_command(text) and Capability.CONTROL not in self.backend.capabilities:
+            self._outcome(literal(self.backend.not_offered(Capability.CONTROL)))  # the typed text is kept
             return
         box.value = ""
         if is_send_command(text):
