@@ -141,7 +141,7 @@ def pages(engine) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]
 
     from sessions_tui.backend.local import LocalBackend
     from sessions_tui.backend.types import Requester
-    from sessions_tui.backend.vocabulary import BrowseQuery
+    from sessions_tui.backend.views import BrowseQuery
 
     backend = LocalBackend(engine)
     query, who, loop = BrowseQuery(), Requester(), asyncio.new_event_loop()

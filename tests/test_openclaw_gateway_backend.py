@@ -17,7 +17,8 @@ from werkzeug import Request, Response
 from sessions_tui.backend.openclaw_gateway import OpenClawGatewayBackend
 from sessions_tui.backend.remote import ToolNotAvailable
 from sessions_tui.backend.types import Requester
-from sessions_tui.backend.vocabulary import BrowseQuery, EngineEvent
+from sessions_tui.backend.views import BrowseQuery
+from sessions_tui.backend.vocabulary import EngineEvent
 from sessions_tui.cli.remote import connect
 
 ANSWERS = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "answers"

@@ -227,7 +227,7 @@ def test_browse_rows_answers_under_redacted_keys_and_a_remote_face_gets_them_bac
 
     from sessions_tui.backend.remote import RemoteBackend
     from sessions_tui.backend.types import Requester
-    from sessions_tui.backend.vocabulary import BrowseQuery
+    from sessions_tui.backend.views import BrowseQuery
 
     backend, _, keys, cores = planted
     me = {"key": None, "sandboxed": False}

@@ -133,7 +133,7 @@ class OperatorApi:
         return {**row, "_key": self._redact(row["_key"])} if isinstance(row.get("_key"), str) else row
 
     async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
-        from sessions_tui.backend.vocabulary import BrowseQuery
+        from sessions_tui.backend.views import BrowseQuery
 
         page = await self.backend.browse(
             req.requester,
@@ -149,7 +149,7 @@ class OperatorApi:
         return w.BrowseAnswer(rows=rows, total=page.total, offset=page.offset, first=first, last=last)
 
     async def _count(self, req: w.CountRequest) -> w.Count:
-        from sessions_tui.backend.vocabulary import BrowseQuery
+        from sessions_tui.backend.views import BrowseQuery
 
         return w.Count(count=await self.backend.browse_count(req.requester, BrowseQuery(**req.query.model_dump())))
 

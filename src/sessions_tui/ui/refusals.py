@@ -6,7 +6,8 @@ from typing import Literal
 
 from sessions_tui.backend.protocols import Backend
 from sessions_tui.backend.types import BackendUnavailable, Capability, Requester
-from sessions_tui.backend.vocabulary import ToolInputError, Verdict
+from sessions_tui.backend.views import Verdict
+from sessions_tui.backend.vocabulary import ToolInputError
 
 
 async def refusing_verdict(

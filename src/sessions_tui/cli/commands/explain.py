@@ -21,7 +21,7 @@ from sessions_tui.cli.errors import UsageError, require
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.vocabulary import Explanation
+    from sessions_tui.backend.views import Explanation
 
 
 def explanation_lines(explanation: Explanation, backend: Backend) -> list[str]:

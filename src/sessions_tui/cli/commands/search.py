@@ -27,7 +27,7 @@ from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.vocabulary import SearchHit, SearchOutcome
+    from sessions_tui.backend.views import SearchHit, SearchOutcome
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 500

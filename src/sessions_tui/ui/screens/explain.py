@@ -21,7 +21,7 @@ from sessions_tui.backend.vocabulary import ToolInputError
 from sessions_tui.ui.text import literal, span
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.vocabulary import Explanation
+    from sessions_tui.backend.views import Explanation
 
 ACTIONS = {"list": "list", "history": "read", "send": "send", "spawn": "spawn"}
 

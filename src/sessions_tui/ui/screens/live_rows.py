@@ -17,10 +17,9 @@ from textual.worker import get_current_worker
 from sessions_tui.backend.matching import TEXT_PREFIX, row_matches
 from sessions_tui.backend.protocols import Backend
 from sessions_tui.backend.types import Requester
+from sessions_tui.backend.views import BrowsePage, BrowseQuery
 from sessions_tui.backend.vocabulary import (
     Announced,
-    BrowsePage,
-    BrowseQuery,
     EngineEvent,
     FollowStatus,
     MessageAppended,

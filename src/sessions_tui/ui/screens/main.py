@@ -19,7 +19,7 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
 from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.vocabulary import BrowsePage, SearchHit
+from sessions_tui.backend.views import BrowsePage, SearchHit
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.screens.acting_as import ActingAsScreen

@@ -32,7 +32,7 @@ from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.vocabulary import SearchHit, SearchOutcome
+    from sessions_tui.backend.views import SearchHit, SearchOutcome
 
 LIMIT = 200
 TYPING_PAUSE_S = 0.25
