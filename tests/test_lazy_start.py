@@ -100,9 +100,9 @@ def test_defaults_without_validation_are_the_validated_defaults() -> None:
 def test_every_backend_name_loads_from_the_module_that_lists_it() -> None:
     """The seam's public modules each list what they export; every name loads from its module, and
     none is listed by two of them (the vocabulary the seam carries is listed once)."""
-    import sessions_tui.backend as backend
-
     import types
+
+    import sessions_tui.backend as backend
 
     own = [n for n, v in vars(backend).items() if not n.startswith("__") and not isinstance(v, types.ModuleType)]
     assert own == []  # the root exports nothing but its submodules
