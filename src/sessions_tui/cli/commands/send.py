@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from sessions_tui.backend.commands import is_send_command
 from sessions_tui.backend.inputs import kind_of
-from sessions_tui.backend.keys import is_send_command
 from sessions_tui.backend.protocols import Backend
 from sessions_tui.backend.types import Capability, Requester
 from sessions_tui.backend.vocabulary import (
