@@ -14,10 +14,10 @@ it by `sessions-tui import-openclaw`. Measured, in one run:
    the answer's status and `"ok": true` checked; tens of microseconds a call, where an `httpx`
    client cost as much CPU per call as the server and, on two cores, measured itself), sending
    `sessions_list {"limit": 200}` and waiting for each answer. (a) One client, 400 calls in a
-   row, on ours: its calls per second. (b) 50 such clients at once × 200 calls on ours: errors,
-   p50/p99, calls per second, and the server's peak RSS (VmHWM) over its whole run. (c) The same 50-client load on the gateway. Each with the
-   CPU it cost per call, the server's (with its children) and the clients' (this process): on a
-   machine of two cores the clients compete with the server for them.
+   row, on ours: its calls per second. (b) 50 such clients at once x 200 calls on ours: errors,
+   p50/p99, calls per second, and the server's peak RSS (VmHWM) over its whole run. (c) The same
+   50-client load on the gateway. Each with the CPU it cost per call, the server's (with its
+   children) and the clients' (this process).
 
 Requirements: p50 at least 5x the gateway's for both tools; 0 errors under load; start to ready
 under 1 s; RSS under 150 MB; (b) at least 1.6x (a)'s calls per second (the server serves

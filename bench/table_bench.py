@@ -139,8 +139,9 @@ def pages(engine) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]
     OFFSET for reference. Seconds per call."""
     import asyncio
 
-    from sessions_tui.backend import BrowseQuery, Requester
     from sessions_tui.backend.local import LocalBackend
+    from sessions_tui.backend.types import Requester
+    from sessions_tui.backend.views import BrowseQuery
 
     backend = LocalBackend(engine)
     query, who, loop = BrowseQuery(), Requester(), asyncio.new_event_loop()

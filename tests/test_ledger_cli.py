@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import add_session, call_tool, state_cli
-from sessions_tui.backend import LocalBackend
+from sessions_tui.backend.local import LocalBackend
 
 DEV = "agent:main:discord:group:dev"
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz123456"

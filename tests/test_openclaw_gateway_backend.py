@@ -14,9 +14,11 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from sessions_tui.backend import BrowseQuery, EngineEvent, Requester
 from sessions_tui.backend.openclaw_gateway import OpenClawGatewayBackend
 from sessions_tui.backend.remote import ToolNotAvailable
+from sessions_tui.backend.types import Requester
+from sessions_tui.backend.views import BrowseQuery
+from sessions_tui.backend.vocabulary import EngineEvent
 from sessions_tui.cli.remote import connect
 
 ANSWERS = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "answers"
@@ -143,14 +145,14 @@ def test_a_change_on_the_gateway_arrives_as_events(backend, gateway):
 
 
 def test_a_wrong_token_is_refused(httpserver: HTTPServer, gateway: StandIn):
-    from sessions_tui.backend import BackendUnavailable
+    from sessions_tui.backend.types import BackendUnavailable
 
     with pytest.raises(BackendUnavailable, match="401"):
         connect(httpserver.url_for("/").rstrip("/"), "wrong")
 
 
 async def test_the_gateway_keeps_no_send_ledger_and_says_so(backend):
-    from sessions_tui.backend import BackendUnavailable
+    from sessions_tui.backend.types import BackendUnavailable
 
     with pytest.raises(BackendUnavailable, match="keeps no send ledger"):
         await backend.sends(None, None, 10)
@@ -211,3 +213,53 @@ def test_the_whole_list_is_read_again_for_what_the_recent_polls_cannot_see(backe
         assert set(rows) == {oldest["key"]} and rows[oldest["key"]]["label"] == "renamed"
     finally:
         stop()
+
+
+def test_the_gateway_says_what_it_has(backend):
+    from sessions_tui.backend.several import SeveralBackends
+    from sessions_tui.backend.types import Capability
+
+    assert backend.capabilities == {Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH}
+    assert backend.not_offered(Capability.LEDGER).endswith(": an OpenClaw gateway keeps no send ledger")
+    assert SeveralBackends([backend]).capabilities == backend.capabilities
+
+
+async def test_what_the_gateway_has_not_it_refuses_with_its_line(backend):
+    from sessions_tui.backend.types import BackendUnavailable, Capability
+
+    calls = {
+        Capability.ANNOUNCES: backend.announcements("agent:main:main"),
+        Capability.CONTROL: backend.owner_command("agent:main:main", "/send off"),
+        Capability.EXPLAIN: backend.explain(Requester(), "agent:main:main", None),
+        Capability.EXPORT: backend.export_session("agent:main:main"),
+    }
+    for capability, call in calls.items():
+        assert capability not in backend.capabilities
+        with pytest.raises(BackendUnavailable) as refused:
+            await call
+        assert str(refused.value) == backend.not_offered(capability)
+
+
+def test_a_command_for_what_the_gateway_has_not_says_one_line(httpserver: HTTPServer, gateway: StandIn, capsys):
+    from sessions_tui.cli import main
+
+    url = httpserver.url_for("/").rstrip("/")
+    assert main(["--remote", url, "--token", TOKEN, "sends"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"sessions-tui: {url}: an OpenClaw gateway keeps no send ledger\n"
+
+
+async def test_the_dashboard_on_the_gateway_shows_no_key_for_what_it_has_not(backend):
+    from sessions_tui.ui.app import SessionsApp
+    from sessions_tui.ui.screens.sends import SendsScreen
+
+    app = SessionsApp(backend)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        screen = app.main_screen
+        shown = {b.binding.action for b in screen.active_bindings.values() if b.enabled}
+        assert {"search", "filter"} <= shown
+        assert not {"sends", "why", "export"} & shown
+        await pilot.press("l")
+        await pilot.pause()
+        assert not isinstance(app.screen, SendsScreen)

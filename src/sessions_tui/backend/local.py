@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from sessions_tui.backend import opening
-from sessions_tui.backend.base import EventCallback, ImportSummary, Requester, RequesterView
+from sessions_tui.backend.types import (
+    EVERY_CAPABILITY,
+    Capability,
+    EventCallback,
+    ImportSummary,
+    Requester,
+    RequesterView,
+    not_on,
+)
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.messaging.commands import is_send_command, run_owner_command
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
@@ -49,6 +57,14 @@ class LocalBackend:
         return await self.engine.store.thread.run(fn, *args, **kwargs)
 
     # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """All of them: the engine is here."""
+        return EVERY_CAPABILITY
+
+    def not_offered(self, capability: Capability) -> str:
+        return not_on(self.location, capability)
 
     @property
     def location(self) -> str:

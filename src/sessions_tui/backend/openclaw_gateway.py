@@ -16,9 +16,9 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from sessions_tui.backend.base import BackendUnavailable, Requester
 from sessions_tui.backend.remote import RemoteBackend, RemoteError
 from sessions_tui.backend.row_sort import row_sort_key
+from sessions_tui.backend.types import BackendUnavailable, Capability, Requester
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 from sessions_tui.engine.search.matching import row_matches
 from sessions_tui.engine.sessions.entry import display_name
@@ -36,6 +36,15 @@ FULL_S = 30.0
 RECENT_MINUTES = 1  # what a poll asks for: well over POLL_S, so a slow answer misses nothing
 PAGE = 200
 MAX_SESSIONS = 20_000
+GATEWAY_CAPABILITIES = frozenset({Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH})
+LACKS = {
+    Capability.ANNOUNCES: "an OpenClaw gateway reports no sub-agent announces",
+    Capability.CONTROL: "an OpenClaw gateway's /send is set in OpenClaw itself",
+    Capability.LEDGER: "an OpenClaw gateway keeps no send ledger",
+    Capability.EXPLAIN: "an OpenClaw gateway does not say why it refuses",
+    Capability.EXPORT: "export reads sessions-tui's own store; an OpenClaw gateway has none",
+}
+"""What the gateway has not, each as the line a face says for it (importing: as any server says)."""
 
 
 class OpenClawGatewayBackend(RemoteBackend):
@@ -49,6 +58,19 @@ class OpenClawGatewayBackend(RemoteBackend):
     async def connect(self) -> None:
         """Check the token with the gateway's `agents_list` (a refusal raises `RemoteError`)."""
         await self.call_tool("agents_list", {}, Requester())
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What its HTTP tool API really gives: the session list, the tools (`gateway.tools.allow`
+        decides which), the spawn tree from the list, and its own search."""
+        return GATEWAY_CAPABILITIES
+
+    def not_offered(self, capability: Capability) -> str:
+        return f"{self.url}: {LACKS[capability]}" if capability in LACKS else super().not_offered(capability)
+
+    def _lacking(self, capability: Capability) -> BackendUnavailable:
+        """The refusal of a call for what the gateway has not (a face asks `capabilities` first)."""
+        return BackendUnavailable(self.not_offered(capability))
 
     @property
     def config_warnings(self) -> list[str]:
@@ -157,14 +179,16 @@ class OpenClawGatewayBackend(RemoteBackend):
             )
         return out
 
+    # -- what it has not (`LACKS`): each refuses -------------------------------------------------
+
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
-        return []
+        raise self._lacking(Capability.ANNOUNCES)
 
     async def run_label(self, run_id: str) -> str | None:
-        return None
+        raise self._lacking(Capability.ANNOUNCES)
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        raise BackendUnavailable(f"{self.url}: an OpenClaw gateway keeps no send ledger")
+        raise self._lacking(Capability.LEDGER)
 
     async def owner_key(self, key: str) -> str | None:
         wanted = self.canonical(key)
@@ -174,14 +198,10 @@ class OpenClawGatewayBackend(RemoteBackend):
         return None
 
     async def owner_command(self, key: str, text: str) -> str | None:
-        from sessions_tui.backend import is_send_command
-
-        if is_send_command(text):
-            raise BackendUnavailable(f"{self.url}: an OpenClaw gateway's /send is set in OpenClaw itself")
-        return None
+        raise self._lacking(Capability.CONTROL)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
-        raise BackendUnavailable(f"{self.url}: an OpenClaw gateway does not say why it refuses")
+        raise self._lacking(Capability.EXPLAIN)
 
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
@@ -213,7 +233,7 @@ class OpenClawGatewayBackend(RemoteBackend):
         return SearchOutcome(hits=hits, indexing=indexing, truncated=truncated)
 
     async def export_session(self, key: str) -> SessionExport | None:
-        raise BackendUnavailable(f"{self.url}: export reads sessions-tui's own store; an OpenClaw gateway has none")
+        raise self._lacking(Capability.EXPORT)
 
     # -- events: a poll of the session list ------------------------------------------------------
 

@@ -20,9 +20,18 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import httpx
 
 from sessions_tui.backend import wire as w
-from sessions_tui.backend.base import BackendUnavailable, EventCallback, ImportSummary, Requester, RequesterView
 from sessions_tui.backend.describe import describe_requester
 from sessions_tui.backend.io_thread import IoThread
+from sessions_tui.backend.types import (
+    EVERY_CAPABILITY,
+    BackendUnavailable,
+    Capability,
+    EventCallback,
+    ImportSummary,
+    Requester,
+    RequesterView,
+    not_on,
+)
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
@@ -124,6 +133,17 @@ class RemoteBackend:
         return answer.model_validate_json(response.content)
 
     # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What a sessions-tui server offers over its operator API: all but importing or
+        following an OpenClaw, which is done on the server's machine."""
+        return EVERY_CAPABILITY - {Capability.IMPORT}
+
+    def not_offered(self, capability: Capability) -> str:
+        if capability is Capability.IMPORT:
+            return f"{self.url}: importing an OpenClaw state directory is done on the server's machine"
+        return not_on(self.url, capability)
 
     @property
     def location(self) -> str:
@@ -348,7 +368,7 @@ class RemoteBackend:
     # -- OpenClaw --------------------------------------------------------------------------------
 
     async def import_openclaw(self, root: Path) -> ImportSummary:
-        raise RemoteError(f"{self.url}: importing an OpenClaw state directory is done on the server's machine")
+        raise RemoteError(self.not_offered(Capability.IMPORT))
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool

@@ -15,15 +15,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from sessions_tui.backend.base import (
-    Backend,
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.row_sort import row_sort_key
+from sessions_tui.backend.types import (
     BackendUnavailable,
+    Capability,
     EventCallback,
     ImportSummary,
     Requester,
     RequesterView,
+    not_on,
 )
-from sessions_tui.backend.row_sort import row_sort_key
 
 if TYPE_CHECKING:
     from sessions_tui.engine.events import EngineEvent
@@ -92,6 +94,18 @@ class SeveralBackends:
         return Requester(key=bare if owner == label else None, sandboxed=requester.sandboxed)
 
     # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What any of them has (a call for a key on one that has it not refuses as that one
+        does), but importing or following an OpenClaw, done on a server's machine."""
+        return frozenset().union(*(b.capabilities for b in self.backends.values())) - {Capability.IMPORT}
+
+    def not_offered(self, capability: Capability) -> str:
+        if capability is Capability.IMPORT:
+            return "importing an OpenClaw state directory is done on a server's machine"
+        lacking = [b for b in self.backends.values() if capability not in b.capabilities]
+        return lacking[0].not_offered(capability) if lacking else not_on(self.location, capability)
 
     @property
     def location(self) -> str:
@@ -235,6 +249,8 @@ class SeveralBackends:
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
         label, bare = self.split(requester_key)
+        if Capability.ANNOUNCES not in self.backends[label].capabilities:
+            return []  # that server reports none: the others' still show
         views = await self.backends[label].announcements(bare or "")
         return [v.model_copy(update={"child_key": f"{label}/{v.child_key}"}) for v in views]
 
@@ -259,6 +275,8 @@ class SeveralBackends:
 
     async def run_label(self, run_id: str) -> str | None:
         for backend in self.backends.values():
+            if Capability.ANNOUNCES not in backend.capabilities:
+                continue
             found = await backend.run_label(run_id)
             if found is not None:
                 return found
@@ -351,7 +369,7 @@ class SeveralBackends:
     # -- OpenClaw --------------------------------------------------------------------------------
 
     async def import_openclaw(self, root: Path) -> ImportSummary:
-        raise BackendUnavailable("importing an OpenClaw state directory is done on a server's machine")
+        raise BackendUnavailable(self.not_offered(Capability.IMPORT))
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from sessions_tui.backend.base import Requester, RequesterView
+from sessions_tui.backend.types import Requester, RequesterView
 from sessions_tui.engine.export.model import SessionExport as SessionExport  # named by the remote backend
 from sessions_tui.engine.lazy_model import LazyModel
 

@@ -1,5 +1,6 @@
 """The command line's one error, `UsageError`, and the one place every error a command ends with is
 said: one line on stderr, redacted where it repeats what was typed, its controls made visible; exit 2.
+A command asks its backend for what it needs first (`require`): one line when it is not there.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sessions_tui.backend import BackendUnavailable, StoreDamaged, database_error_line
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.state_dir import database_error_line
+from sessions_tui.backend.types import BackendUnavailable, Capability
+from sessions_tui.backend.vocabulary import StoreDamaged
 from sessions_tui.terminal_text import visible_line
 
 EXIT_OK = 0
@@ -24,9 +28,16 @@ class UsageError(Exception):
     be used): one line on stderr, exit 2. The message names what, then why: `--limit: between …`."""
 
 
+def require(backend: Backend, capability: Capability) -> None:
+    """A command that needs `capability` on a backend without it ends here, before it asks: the
+    backend's one line for it (`not_offered`), exit 2."""
+    if capability not in backend.capabilities:
+        raise UsageError(backend.not_offered(capability))
+
+
 def redacted_line(text: str) -> str:
     """`text` as one line of output, redacted as every output is: what was typed may be a pasted token."""
-    from sessions_tui.backend import default_redactor
+    from sessions_tui.backend.redaction import default_redactor
 
     return visible_line(default_redactor().redact(text))
 
@@ -35,7 +46,7 @@ def said(exc: Exception) -> str:
     """An error's one line as printed: what the user typed (a key, a sessionId, a tool's arguments)
     may hold a secret, so it is redacted as every output is (the name before the first colon apart:
     `KEY: not …` is no secret), then its controls made visible."""
-    from sessions_tui.backend import default_redactor
+    from sessions_tui.backend.redaction import default_redactor
 
     redact = default_redactor().redact
     where, colon, what = str(exc).partition(": ")  # the option or argument named, then what of it

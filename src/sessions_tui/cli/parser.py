@@ -15,7 +15,7 @@ import textwrap
 from typing import Any
 
 from sessions_tui import __version__
-from sessions_tui.backend import SEND_STATES, TOOLS, ToolSpec
+from sessions_tui.backend.vocabulary import SEND_STATES, TOOLS, ToolSpec
 from sessions_tui.cli.backends import demo_state_dir
 from sessions_tui.cli.options import (
     CommandParser,

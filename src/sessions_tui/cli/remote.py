@@ -12,7 +12,7 @@ import argparse
 import os
 from urllib.parse import urlsplit
 
-from sessions_tui.backend import Backend
+from sessions_tui.backend.protocols import Backend
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.cli.options import TOKEN_ENV
 

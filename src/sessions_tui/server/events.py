@@ -19,7 +19,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from sessions_tui.backend import Backend, EngineEvent, RunStreamed
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.vocabulary import EngineEvent, RunStreamed
 from sessions_tui.backend.wire import redacted_strings
 from sessions_tui.terminal_text import json_text
 

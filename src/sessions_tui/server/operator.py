@@ -21,8 +21,10 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sessions_tui.backend import Backend, StoreDamaged, json_problem, loads_body
 from sessions_tui.backend import wire as w
+from sessions_tui.backend.inputs import json_problem, loads_body
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.vocabulary import StoreDamaged
 from sessions_tui.server.invoke import body_or_refusal, error, json_response
 from sessions_tui.server.settings import ServerSettings
 
@@ -131,7 +133,7 @@ class OperatorApi:
         return {**row, "_key": self._redact(row["_key"])} if isinstance(row.get("_key"), str) else dict(row)
 
     async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
-        from sessions_tui.backend import BrowseQuery
+        from sessions_tui.backend.views import BrowseQuery
 
         page = await self.backend.browse(
             req.requester,
@@ -147,7 +149,7 @@ class OperatorApi:
         return w.BrowseAnswer(rows=rows, total=page.total, offset=page.offset, first=first, last=last)
 
     async def _count(self, req: w.CountRequest) -> w.Count:
-        from sessions_tui.backend import BrowseQuery
+        from sessions_tui.backend.views import BrowseQuery
 
         return w.Count(count=await self.backend.browse_count(req.requester, BrowseQuery(**req.query.model_dump())))
 
@@ -195,7 +197,7 @@ class OperatorApi:
         return w.Text(value=self._redact(found) if found else found)
 
     async def _owner_command(self, req: w.CommandRequest) -> w.Text:
-        from sessions_tui.backend import ToolInputError
+        from sessions_tui.backend.vocabulary import ToolInputError
 
         try:
             return w.Text(value=await self.backend.owner_command(self.backend.canonical(req.key), req.text))
@@ -219,7 +221,7 @@ class OperatorApi:
         return w.SendsAnswer(sends=[entry.model_dump(mode="json") for entry in shown])
 
     async def _explain(self, req: w.ExplainRequest) -> w.ExplainAnswer:
-        from sessions_tui.backend import ToolInputError
+        from sessions_tui.backend.vocabulary import ToolInputError
 
         try:
             found = await self.backend.explain(req.requester, req.target, req.agent)
@@ -231,7 +233,7 @@ class OperatorApi:
         return w.ExportAnswer(export=await self.backend.export_session(req.key))  # redacted by the backend
 
     async def _search(self, req: w.SearchRequest) -> w.SearchAnswer:
-        from sessions_tui.backend import ToolInputError
+        from sessions_tui.backend.vocabulary import ToolInputError
 
         try:
             found = await self.backend.search(req.requester, req.query, session=req.session, limit=req.limit)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sessions_tui.backend import Backend, BackendUnavailable, Requester, ToolInputError, Verdict
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import BackendUnavailable, Capability, Requester
+from sessions_tui.backend.views import Verdict
+from sessions_tui.backend.vocabulary import ToolInputError
 
 
 async def refusing_verdict(
@@ -12,6 +15,8 @@ async def refusing_verdict(
 ) -> Verdict | None:
     """After a refusal: the verdict on `action` that refuses it, for a "Why refused" toast (None
     when the backend cannot explain, or the action is allowed by now)."""
+    if Capability.EXPLAIN not in backend.capabilities:
+        return None
     try:
         found = await backend.explain(requester, target, agent)
     except (ToolInputError, BackendUnavailable):

@@ -16,19 +16,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from sessions_tui.backend import (
-    Backend,
-    LayoutError,
-    LocalBackend,
-    SessionExport,
-    is_layout_target,
-    looks_like_session_id,
-    looks_like_session_key,
-    render_export,
-    write_export,
-)
+from sessions_tui.backend.export import LayoutError, SessionExport, is_layout_target, render_export, write_export
+from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
+from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Capability
 from sessions_tui.cli.backends import face_backend
-from sessions_tui.cli.errors import EXIT_OK, UsageError
+from sessions_tui.cli.errors import EXIT_OK, UsageError, require
 from sessions_tui.terminal_text import json_lines_for_terminal, visible_line
 
 NO_REDACT_WARNING = (
@@ -93,6 +87,7 @@ async def export_to(backend: Backend, opts: argparse.Namespace, out: TextIO, err
             "--no-redact: only the owner of the local state directory may export unredacted "
             f"({visible_line(backend.location)} is not yours); leave it out for a redacted export"
         )
+    require(backend, Capability.EXPORT)
     export = await _exported(backend, key, redact)
     if export is None:
         raise UsageError(f"KEY: no session {key!r}")

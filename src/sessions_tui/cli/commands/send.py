@@ -20,21 +20,21 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from sessions_tui.backend import (
+from sessions_tui.backend.commands import is_send_command
+from sessions_tui.backend.inputs import kind_of
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Capability, Requester
+from sessions_tui.backend.vocabulary import (
     Announced,
-    Backend,
     DeliveryChanged,
     EngineEvent,
     PolicyRefused,
-    Requester,
     SendProgress,
     ToolInputError,
-    is_send_command,
-    kind_of,
 )
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend, warn_left_pending
-from sessions_tui.cli.errors import EXIT_OK, UsageError
+from sessions_tui.cli.errors import EXIT_OK, UsageError, require
 from sessions_tui.terminal_text import visible
 
 _DELIVERY_WORDS = {
@@ -107,6 +107,7 @@ class SendReporter:
             if target is None:
                 self.say(f"error · No session found: {self.backend.redact(key)}")
                 return EXIT_REFUSED
+            require(self.backend, Capability.CONTROL)
             self.say(await self.backend.owner_command(target, message) or "")
             return EXIT_OK
         unsubscribe = self.backend.subscribe(self._on_event)

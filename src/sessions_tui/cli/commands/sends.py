@@ -16,13 +16,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sessions_tui.backend import Backend, looks_like_session_id, looks_like_session_key
+from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Capability
 from sessions_tui.cli.backends import face_backend
-from sessions_tui.cli.errors import UsageError
+from sessions_tui.cli.errors import UsageError, require
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.backend import LedgerEntry, LedgerState
+    from sessions_tui.backend.vocabulary import LedgerEntry, LedgerState
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 5000
@@ -110,6 +112,7 @@ async def run_sends(backend: Backend, opts: argparse.Namespace, out: TextIO) -> 
     """Print the ledger as `opts` asks; 0, or `UsageError` for a bad option."""
     if not 1 <= opts.limit <= MAX_LIMIT:
         raise UsageError(f"--limit: between 1 and {MAX_LIMIT}, not {opts.limit}")
+    require(backend, Capability.LEDGER)
     session = await session_filter(backend, opts.session)
     entries = await backend.sends(session, opts.send_state, opts.limit)
     if opts.json:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from sessions_tui.backend import LocalBackend, secret_text
+from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.redaction import secret_text
 from sessions_tui.cli.backends import open_backend
 from sessions_tui.cli.errors import EXIT_OK, UsageError
 from sessions_tui.cli.options import TOKEN_ENV

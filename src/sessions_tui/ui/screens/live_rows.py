@@ -14,21 +14,19 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from sessions_tui.backend import (
-    TEXT_PREFIX,
+from sessions_tui.backend.matching import TEXT_PREFIX, row_matches
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Requester
+from sessions_tui.backend.views import BrowsePage, BrowseQuery
+from sessions_tui.backend.vocabulary import (
     Announced,
-    Backend,
-    BrowsePage,
-    BrowseQuery,
     EngineEvent,
     FollowStatus,
     MessageAppended,
-    Requester,
     RunEnded,
     RunStarted,
     RunStreamed,
     SessionChanged,
-    row_matches,
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged

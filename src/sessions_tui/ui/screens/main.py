@@ -18,14 +18,15 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
-from sessions_tui.backend import Backend, BrowsePage, SearchHit
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.views import BrowsePage, SearchHit
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.explain import ExplainScreen
 from sessions_tui.ui.screens.export import ExportScreen
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
-from sessions_tui.ui.screens.main_keys import MAIN_KEYS
+from sessions_tui.ui.screens.main_keys import MAIN_KEYS, NEEDS
 from sessions_tui.ui.screens.search import SearchScreen
 from sessions_tui.ui.screens.sends import SendsScreen
 from sessions_tui.ui.screens.steer import SteerScreen
@@ -69,6 +70,11 @@ class MainScreen(LiveRows):
         self._typed_at = 0.0
         self._reopen = False  # open the cursor's session after the next page even if already open
         self.store_empty = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A key whose action needs what the backend has not is hidden and does nothing."""
+        needed = NEEDS.get(action)
+        return needed is None or needed in self.backend.capabilities
 
     # -- layout ---------------------------------------------------------------------------------
 

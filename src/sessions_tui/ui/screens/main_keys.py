@@ -2,12 +2,15 @@
 
 Help (`?`), the command palette and the footer read them from here (with the config's keymap,
 `ui.keybindings {id: keys}`, applied by id); the main screen handles their actions. The app's own
-keys (the next pane, help, quit) come after them.
+keys (the next pane, help, quit) come after them. A key whose action needs a capability its backend
+has not (`NEEDS`) is neither shown nor active.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding, BindingType
+
+from sessions_tui.backend.types import Capability
 
 SORT = Binding.Group("sort", compact=False)
 
@@ -63,3 +66,11 @@ MAIN_KEYS: list[BindingType] = [
         tooltip="next page of sessions",
     ),
 ]
+
+NEEDS: dict[str, Capability] = {
+    "sends": Capability.LEDGER,
+    "why": Capability.EXPLAIN,
+    "search": Capability.SEARCH,
+    "export": Capability.EXPORT,
+}
+"""The actions that need a capability of the backend: without it, their key is hidden."""

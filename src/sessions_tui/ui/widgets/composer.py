@@ -24,18 +24,18 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from sessions_tui.backend import (
+from sessions_tui.backend.commands import is_send_command
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Capability, Requester
+from sessions_tui.backend.vocabulary import (
     Announced,
-    Backend,
     EngineEvent,
     PolicyRefused,
-    Requester,
     RunEnded,
     RunStarted,
     SendProgress,
     StoreDamaged,
     ToolInputError,
-    is_send_command,
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import StoreDamageFound
@@ -181,6 +181,9 @@ class Composer(ReportsWorkerErrors, Vertical):
             return
         if self.key is None:
             self.app.notify("Pick a session in the table first.", severity="warning")
+            return
+        if is_send_command(text) and Capability.CONTROL not in self.backend.capabilities:
+            self._outcome(literal(self.backend.not_offered(Capability.CONTROL)))  # the typed text is kept
             return
         box.value = ""
         if is_send_command(text):

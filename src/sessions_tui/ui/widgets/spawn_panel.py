@@ -20,16 +20,11 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sessions_tui.backend import (
-    Announced,
-    AnnouncementView,
-    Backend,
-    ChildView,
-    Requester,
-    StoreDamaged,
-    ToolInputError,
-    agent_id_of,
-)
+from sessions_tui.backend.keys import agent_id_of
+from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.types import Capability, Requester
+from sessions_tui.backend.views import AnnouncementView, ChildView
+from sessions_tui.backend.vocabulary import Announced, StoreDamaged, ToolInputError
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import StoreDamageFound
 from sessions_tui.ui.text import (
@@ -192,7 +187,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         box = self.query_one("#announcements", VerticalScroll)
         box.remove_children()
         self._announced.clear()
-        if self.requester:
+        if self.requester and Capability.ANNOUNCES in self.backend.capabilities:
             self._read_announcements(self.requester)
 
     @work(exclusive=True, group="spawn-announcements", exit_on_error=False)

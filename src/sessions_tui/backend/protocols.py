@@ -1,9 +1,14 @@
-"""The backend seam: everything a face (the dashboard, the command line) may ask of the engine.
+"""The backend seam as protocols: one per capability, composed into `Backend`.
 
-A face holds one `Backend` and nothing of the engine. The local backend wraps the embedded
-engine in this process; a remote one (an HTTP client of a `/tools/invoke` server) implements the
-same methods. So every method that may do I/O is async, and every answer is plain data: a tool's
-result dict, pydantic models, tuples. The events a backend streams are the engine's typed events.
+A face holds one `Backend` and nothing of the engine. The local backend wraps the embedded engine
+in this process; a remote one (an HTTP client of a `/tools/invoke` server) implements the same
+methods; an OpenClaw gateway answers fewer. So every method that may do I/O is async, and every
+answer is plain data: a tool's result dict, pydantic models, tuples (vocabulary.py lists the
+engine's types among them). The events a backend streams are the engine's typed events.
+
+Four protocols every backend answers (`Placed`, `Identifying`, `Streaming`, `Living`); the others
+each answer one `Capability` (`PROTOCOL_OF`), and a backend's `capabilities` says which of them it
+really has: a face asks before it offers what one of them does.
 """
 
 from __future__ import annotations
@@ -13,10 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import ConfigDict
-
-from sessions_tui.engine.events import EngineEvent
-from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.backend.types import Capability, EventCallback, ImportSummary, Requester, RequesterView
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
     from sessions_tui.engine.export import SessionExport
@@ -28,47 +30,18 @@ if TYPE_CHECKING:  # only named in signatures: a command that never follows or b
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
 
-EventCallback = Callable[[EngineEvent], None]
 
+class Placed(Protocol):
+    """Where the state lives and the config a face shows: every backend."""
 
-class Requester(LazyModel):
-    """Who a face calls the tools as: a session key (None: the main alias) and the sandbox flag."""
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What this backend can do (each `Capability` names the protocol it answers); a face
+        shows only what is here."""
 
-    model_config = ConfigDict(frozen=True)
-
-    key: str | None = None
-    sandboxed: bool = False
-
-
-class RequesterView(LazyModel):
-    """What a requester's tools may see, for the acting-as picker's one-line description."""
-
-    model_config = ConfigDict(frozen=True)
-
-    agent_id: str
-    visibility: str  # self | tree | agent | all
-    restrict_to_spawned: bool
-    a2a_enabled: bool
-    a2a_allow_any: bool  # tools.agentToAgent.allow is empty: every agent
-
-
-class BackendUnavailable(Exception):
-    """The backend cannot do what was asked now: a server unreachable, a token refused. The
-    message says which, for a face to show as it is."""
-
-
-class ImportSummary(LazyModel):
-    """What importing an OpenClaw state directory read and found wrong."""
-
-    sources: list[str]
-    problems: list[str]
-    summary: str
-
-
-class Backend(Protocol):
-    """The engine as a face sees it: tools called as a requester, events, the operator's reads."""
-
-    # -- where, and the config a face shows ------------------------------------------------------
+    def not_offered(self, capability: Capability) -> str:
+        """The one line a face says for a capability this backend has not (and a call for it
+        refuses with, as `BackendUnavailable`)."""
 
     @property
     def location(self) -> str:
@@ -94,7 +67,9 @@ class Backend(Protocol):
     def public_config(self) -> dict[str, Any]:
         """The config a remote face may see (`wire.PUBLIC_CONFIG_SECTIONS`): never a secret or a URL."""
 
-    # -- keys and identity (config only, no I/O) -------------------------------------------------
+
+class Identifying(Protocol):
+    """Keys and identity from the config, no I/O: every backend."""
 
     def now(self) -> int:
         """The engine's clock in epoch milliseconds (ages, countdowns)."""
@@ -123,15 +98,42 @@ class Backend(Protocol):
         server's event stream); None when the backend's events carry it safe already (a server
         made it so) or carry none."""
 
-    # -- tools -----------------------------------------------------------------------------------
 
-    async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
-        """Run a tool as the requester; its result dict. Raises `ToolInputError` for invalid
-        arguments and `UnknownToolError` for a tool that does not exist."""
+class Streaming(Protocol):
+    """The engine's events and the number that moves with other writers: every backend."""
 
-    def tools_for(self, requester: Requester) -> list[str]:
-        """The tools the requester's session may call (its agent's tool policy: a sub-agent's
-        deny lists), before any face's own limits."""
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        """Have the engine's events delivered to `callback` (possibly from another thread);
+        returns the function that stops them."""
+
+    async def data_version(self) -> int:
+        """A number that moves when another process writes the state."""
+
+
+class Living(Protocol):
+    """Start, sweep, drain and close: every backend."""
+
+    async def start(self) -> None:
+        """Attach the tools, pick up what a stopped process left, announce and archive what is due."""
+
+    async def sweep(self) -> int:
+        """Archive the finished sub-agents whose time has come; how many. Safe in a thread."""
+
+    async def drain(self) -> None:
+        """Wait for the work this process started (runs, ping-pong, announces, deliveries)."""
+
+    def left_pending_line(self) -> str | None:
+        """A warning naming the webhook deliveries left pending at exit, if any."""
+
+    async def aclose(self) -> None:
+        """Stop background work and close everything."""
+
+    def close(self) -> None:
+        """Close the store of a backend that was never started."""
+
+
+class Reading(Protocol):
+    """The session table and the operator's pickers."""
 
     async def browse(
         self,
@@ -161,14 +163,35 @@ class Backend(Protocol):
     async def state_is_empty(self) -> bool:
         """Whether there is no session at all, archived ones included."""
 
-    # -- the operator's reads and commands -------------------------------------------------------
-
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
         """(key, label) of every session, newest first, for the operator's pickers; labels redacted."""
+
+    async def owner_key(self, key: str) -> str | None:
+        """The session a person means by a key in any spelling, `main`, or a sessionId."""
+
+
+class Calling(Protocol):
+    """The session tools, called as a requester (sending and spawning among them)."""
+
+    async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
+        """Run a tool as the requester; its result dict. Raises `ToolInputError` for invalid
+        arguments and `UnknownToolError` for a tool that does not exist."""
+
+    def tools_for(self, requester: Requester) -> list[str]:
+        """The tools the requester's session may call (its agent's tool policy: a sub-agent's
+        deny lists), before any face's own limits."""
+
+
+class Spawning(Protocol):
+    """A session's sub-agents, live."""
 
     async def children(self, requester_key: str) -> list[ChildView]:
         """The session's spawn tree, parent first (`depth` 1: its own children, newest first; then
         each child's subtree), with live status and tokens and cost rolled up (`tree_*`)."""
+
+
+class Announcing(Protocol):
+    """The sub-agent announces in a transcript and the runs' labels."""
 
     async def announcements(self, requester_key: str) -> list[AnnouncementView]:
         """The sub-agent announces in a session's recent transcript, oldest first."""
@@ -176,27 +199,44 @@ class Backend(Protocol):
     async def run_label(self, run_id: str) -> str | None:
         """A sub-agent run's label (or its task), None for an unknown run."""
 
-    async def owner_key(self, key: str) -> str | None:
-        """The session a person means by a key in any spelling, `main`, or a sessionId."""
 
-    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        """The send ledger, newest first: every `sessions_send` and what became of it; only those a
-        canonical `session` sent or received, only those that reached `state`. Message and detail
-        texts redacted and cut as history text is."""
+class Controlling(Protocol):
+    """The owner's commands in a session."""
 
     async def owner_command(self, key: str, text: str) -> str | None:
         """Carry out the owner's `/send on|off|inherit` in a session (`key` in any spelling, `main`,
         or a sessionId): its reply (None: not one). Raises `ToolInputError` for a key that names no
         session."""
 
+
+class Ledgering(Protocol):
+    """The send ledger."""
+
+    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
+        """The send ledger, newest first: every `sessions_send` and what became of it; only those a
+        canonical `session` sent or received, only those that reached `state`. Message and detail
+        texts redacted and cut as history text is."""
+
+
+class Explaining(Protocol):
+    """Which rule decides what a requester may do."""
+
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """May the requester list, read, send to the session `target` and spawn under `agent`
         (default: the target's agent), and which rule decides each: the rules the tools refuse by.
         Raises `ToolInputError` for a target that names no session or an agent id that is not one."""
 
+
+class Exporting(Protocol):
+    """A session for a file."""
+
     async def export_session(self, key: str) -> SessionExport | None:
         """A session's transcript and entry for `sessions-tui export` and the dashboard's `E`,
         redacted; `key` in any spelling, a sessionId too. None: no such session."""
+
+
+class Searching(Protocol):
+    """The messages matching a query, and the index behind it."""
 
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
@@ -216,16 +256,9 @@ class Backend(Protocol):
         """Index everything the search index is behind by, now (a search answers from what is
         indexed; a command that searches once wants all of it)."""
 
-    # -- events ----------------------------------------------------------------------------------
 
-    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
-        """Have the engine's events delivered to `callback` (possibly from another thread);
-        returns the function that stops them."""
-
-    async def data_version(self) -> int:
-        """A number that moves when another process writes the state."""
-
-    # -- OpenClaw --------------------------------------------------------------------------------
+class Importing(Protocol):
+    """An OpenClaw state directory on this machine, imported once or followed."""
 
     async def import_openclaw(self, root: Path) -> ImportSummary:
         """Import an OpenClaw state directory once."""
@@ -236,22 +269,41 @@ class Backend(Protocol):
         """Follow an OpenClaw until `stop` is set, `on_tick` after every tick. `own_connection`:
         write through a connection of its own, so readers notice it like another process."""
 
-    # -- lifecycle -------------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Attach the tools, pick up what a stopped process left, announce and archive what is due."""
+class Backend(
+    Placed,
+    Identifying,
+    Streaming,
+    Living,
+    Reading,
+    Calling,
+    Spawning,
+    Announcing,
+    Controlling,
+    Ledgering,
+    Explaining,
+    Exporting,
+    Searching,
+    Importing,
+    Protocol,
+):
+    """The engine as a face sees it: every protocol above. A backend without a capability still
+    answers its methods (with a refusal or nothing), but a face asks `capabilities` first."""
 
-    async def sweep(self) -> int:
-        """Archive the finished sub-agents whose time has come; how many. Safe in a thread."""
 
-    async def drain(self) -> None:
-        """Wait for the work this process started (runs, ping-pong, announces, deliveries)."""
+EVERY_BACKEND: tuple[type, ...] = (Placed, Identifying, Streaming, Living)
+"""The protocols every backend answers, whatever its capabilities."""
 
-    def left_pending_line(self) -> str | None:
-        """A warning naming the webhook deliveries left pending at exit, if any."""
-
-    async def aclose(self) -> None:
-        """Stop background work and close everything."""
-
-    def close(self) -> None:
-        """Close the store of a backend that was never started."""
+PROTOCOL_OF: dict[Capability, type] = {
+    Capability.READ: Reading,
+    Capability.TOOLS: Calling,
+    Capability.SPAWN_TREE: Spawning,
+    Capability.ANNOUNCES: Announcing,
+    Capability.CONTROL: Controlling,
+    Capability.LEDGER: Ledgering,
+    Capability.EXPLAIN: Explaining,
+    Capability.EXPORT: Exporting,
+    Capability.SEARCH: Searching,
+    Capability.IMPORT: Importing,
+}
+"""The protocol each capability answers."""

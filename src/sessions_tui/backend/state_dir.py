@@ -1,0 +1,31 @@
+"""Where a local backend's state lives: the state directory and config file, and their errors.
+
+The paths a command resolves before it opens a local backend (`local.open_local`), where the
+config path came from, the database's file name, and the one-line errors of a state directory or
+a config that cannot be used.
+"""
+
+from __future__ import annotations
+
+from sessions_tui.backend.opening import StateDirError, database_error_line
+from sessions_tui.engine.config import (
+    CONFIG_FILE_NAME,
+    CONFIG_PATH_ENV,
+    ConfigError,
+    config_path_origin,
+    resolve_config_path,
+    resolve_state_dir,
+)
+from sessions_tui.engine.store import DB_NAME
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "CONFIG_PATH_ENV",
+    "DB_NAME",
+    "ConfigError",
+    "StateDirError",
+    "config_path_origin",
+    "database_error_line",
+    "resolve_config_path",
+    "resolve_state_dir",
+]

@@ -1,0 +1,97 @@
+"""The seam's own types: who a face calls as, what a backend can do, and how it says it cannot now.
+
+These are the backend package's, not the engine's: a face builds a `Requester`, asks a backend's
+`capabilities`, and catches `BackendUnavailable`. The engine's value types the seam carries are
+listed apart, in vocabulary.py.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+
+from pydantic import ConfigDict
+
+from sessions_tui.engine.events import EngineEvent
+from sessions_tui.engine.lazy_model import LazyModel
+
+EventCallback = Callable[[EngineEvent], None]
+
+
+class Capability(enum.Enum):
+    """What a backend can do beyond what every backend does (its place, keys, events, lifecycle).
+
+    Each names one of the protocols `Backend` is composed of (protocols.py `PROTOCOL_OF`); a face
+    asks `backend.capabilities` and shows only what is possible there, instead of catching a refusal.
+    """
+
+    READ = "read"  # the session table: browse, counts, rows, the operator's session pickers
+    TOOLS = "tools"  # call the session tools as a requester (which ones: `tools_for`)
+    SPAWN_TREE = "spawn tree"  # a session's sub-agents, live
+    ANNOUNCES = "announces"  # sub-agent announces in a transcript, run labels
+    CONTROL = "control"  # the owner's `/send on|off|inherit` in a session
+    LEDGER = "ledger"  # the send ledger: every send and what became of it
+    EXPLAIN = "explain"  # which rule lets or refuses a requester list, read, send, spawn
+    EXPORT = "export"  # a session's transcript and entry, for a file
+    SEARCH = "search"  # the messages matching a query
+    IMPORT = "import"  # import or follow an OpenClaw state directory on this machine
+
+    @property
+    def what(self) -> str:
+        """What it is, for a line saying a backend has it not."""
+        return _WHAT[self]
+
+
+_WHAT = {
+    Capability.READ: "the session table",
+    Capability.TOOLS: "the session tools",
+    Capability.SPAWN_TREE: "the spawn tree",
+    Capability.ANNOUNCES: "sub-agent announces",
+    Capability.CONTROL: "the owner's /send",
+    Capability.LEDGER: "the send ledger",
+    Capability.EXPLAIN: "explaining refusals",
+    Capability.EXPORT: "export",
+    Capability.SEARCH: "search",
+    Capability.IMPORT: "importing or following an OpenClaw",
+}
+
+EVERY_CAPABILITY = frozenset(Capability)
+
+
+def not_on(location: str, capability: Capability) -> str:
+    """The one line a face says for something its backend cannot do."""
+    return f"{location}: {capability.what} is not on this backend"
+
+
+class Requester(LazyModel):
+    """Who a face calls the tools as: a session key (None: the main alias) and the sandbox flag."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str | None = None
+    sandboxed: bool = False
+
+
+class RequesterView(LazyModel):
+    """What a requester's tools may see, for the acting-as picker's one-line description."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent_id: str
+    visibility: str  # self | tree | agent | all
+    restrict_to_spawned: bool
+    a2a_enabled: bool
+    a2a_allow_any: bool  # tools.agentToAgent.allow is empty: every agent
+
+
+class BackendUnavailable(Exception):
+    """The backend cannot do what was asked now: a server unreachable, a token refused. The
+    message says which, for a face to show as it is."""
+
+
+class ImportSummary(LazyModel):
+    """What importing an OpenClaw state directory read and found wrong."""
+
+    sources: list[str]
+    problems: list[str]
+    summary: str

@@ -1,0 +1,61 @@
+"""The engine's value types every face carries, listed once: events, the ledger, tools, store errors.
+
+A backend's answers and events are plain data made of these and of the reads' views (views.py); a
+face names them from here and never from the engine. Events: what the engine reports as it
+happens. Ledger entries: the sends and what became of them. Tool specs and errors: what a tool
+takes and how it refuses input. Store errors: a damaged state database, a search it cannot read.
+`LazyModel`: the model base they are built on (validators built on first use). Loaded by every
+command, so nothing here pulls in the dashboard's reads; the types of export and OpenClaw import
+travel in export.py and openclaw.py.
+"""
+
+from __future__ import annotations
+
+from sessions_tui.engine.events import (
+    Announced,
+    DeliveryChanged,
+    EngineEvent,
+    FollowStatus,
+    MessageAppended,
+    PolicyRefused,
+    RunEnded,
+    RunStarted,
+    RunStreamed,
+    SendLedgerChanged,
+    SendProgress,
+    SessionChanged,
+    StoreChanged,
+)
+from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
+from sessions_tui.engine.store import SearchUnreadable, StoreDamaged, StoreError
+from sessions_tui.tools.base import ToolInputError, ToolSpec
+from sessions_tui.tools.registry import TOOLS, UnknownToolError
+
+__all__ = [
+    "SEND_STATES",
+    "TOOLS",
+    "Announced",
+    "DeliveryChanged",
+    "EngineEvent",
+    "FollowStatus",
+    "LazyModel",
+    "LedgerEntry",
+    "LedgerState",
+    "MessageAppended",
+    "PolicyRefused",
+    "RunEnded",
+    "RunStarted",
+    "RunStreamed",
+    "SearchUnreadable",
+    "SendLedgerChanged",
+    "SendProgress",
+    "SendState",
+    "SessionChanged",
+    "StoreChanged",
+    "StoreDamaged",
+    "StoreError",
+    "ToolInputError",
+    "ToolSpec",
+    "UnknownToolError",
+]

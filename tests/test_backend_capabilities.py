@@ -1,0 +1,70 @@
+"""The seam as a contract: `Backend` is composed of one protocol per capability, and each backend's
+`capabilities` says what it does (the OpenClaw gateway's, against the recorded stand-in, in
+test_openclaw_gateway_backend.py)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from sessions_tui.backend.protocols import EVERY_BACKEND, PROTOCOL_OF, Backend
+from sessions_tui.backend.remote import RemoteBackend
+from sessions_tui.backend.several import SeveralBackends
+from sessions_tui.backend.types import EVERY_CAPABILITY, Capability
+
+OWN = {"__init__", "__slots__", "__module__", "__qualname__", "__doc__", "__annotations__", "__dict__", "__weakref__"}
+
+
+def _members(protocol: type) -> set[str]:
+    return {
+        name
+        for name in vars(protocol)
+        if name not in OWN and not name.startswith("_abc") and name not in vars(Protocol) and not name.startswith("__")
+    }
+
+
+def test_every_member_of_the_seam_is_in_exactly_one_capability_protocol():
+    parts = [*EVERY_BACKEND, *PROTOCOL_OF.values()]
+    assert len(set(parts)) == len(parts)
+    assert set(Backend.__mro__[1 : 1 + len(parts)]) == set(parts)  # Backend is made of them and no more
+    assert not _members(Backend)  # it adds nothing of its own
+    seen: dict[str, list[str]] = {}
+    for part in parts:
+        for name in _members(part):
+            seen.setdefault(name, []).append(part.__name__)
+    assert {name: homes for name, homes in seen.items() if len(homes) != 1} == {}
+    assert len(seen) > 40  # every member: the places, keys, events, lifecycle and each capability's
+
+
+def test_every_capability_names_one_protocol():
+    assert set(PROTOCOL_OF) == EVERY_CAPABILITY == set(Capability)
+
+
+def test_a_local_backend_does_everything(tmp_path):
+    from sessions_tui.backend.local import open_local
+
+    backend = open_local(tmp_path / "state", tmp_path / "none.json5")
+    try:
+        assert backend.capabilities == EVERY_CAPABILITY
+    finally:
+        backend.close()
+
+
+def test_a_remote_backend_offers_all_but_importing_here():
+    remote = RemoteBackend("http://127.0.0.1:9", None)
+    try:
+        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
+        assert remote.not_offered(Capability.IMPORT) == (
+            "http://127.0.0.1:9: importing an OpenClaw state directory is done on the server's machine"
+        )
+    finally:
+        remote.close()
+
+
+def test_several_backends_have_what_any_of_them_has_but_importing():
+    one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
+    try:
+        both = SeveralBackends([one, two])
+        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
+    finally:
+        one.close()
+        two.close()
