@@ -39,7 +39,7 @@ from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.rows import BrowseRow
+    from sessions_tui.backend.views import BrowseRow
 
 PAGE_SIZE = 100
 

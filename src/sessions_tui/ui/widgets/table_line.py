@@ -26,7 +26,7 @@ from sessions_tui.ui.text import (
 from sessions_tui.ui.widgets.column_fit import fit_widths
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.rows import BrowseRow
+    from sessions_tui.backend.views import BrowseRow
 
 
 @dataclass(frozen=True)
