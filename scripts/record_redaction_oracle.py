@@ -1,4 +1,4 @@
-"""Record how the real OpenClaw gateway masks secrets, for tests/test_redaction_oracle.py.
+"""Record how the real OpenClaw gateway masks secrets, for tests/engine/redaction/test_redaction_oracle.py.
 
     scripts/openclaw-gateway.sh install                 # once: node 24 + openclaw (~650 MB)
     .venv/bin/python scripts/record_redaction_oracle.py

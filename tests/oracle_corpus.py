@@ -1,4 +1,4 @@
-"""The redaction oracle's corpus, and OpenClaw's masking of it: what tests/test_redaction_oracle.py
+"""The redaction oracle's corpus, and OpenClaw's masking of it: what tests/engine/redaction/test_redaction_oracle.py
 checks the recording against, what tests/interop re-runs on a live gateway, and what
 scripts/record_redaction_oracle.py records.
 

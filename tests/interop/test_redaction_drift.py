@@ -5,7 +5,7 @@ still holds: the recorder's corpus goes through `scripts/openclaw-gateway.sh red
 `make test-openclaw` runs it (marker `openclaw`). With OPENCLAW_VERSION set to another release the
 comparison is still with the 2026.9.6 recording, so a newer gateway's changes show as drift; after
 checking them, record that release (`scripts/record_redaction_oracle.py`) and update the lists in
-tests/test_redaction_oracle.py.
+tests/engine/redaction/test_redaction_oracle.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ what the redaction of all the text so far shows.
 A delta may hold the first characters of a secret that only the characters after it make one
 (a key is masked once it is all there). So the text sent is the redaction of everything streamed
 so far, cut after its last whitespace: the word still coming is held back. For the built-in rules
-that prefix only ever grows as the text does (tests/test_stream_redaction.py streams every kind
+that prefix only ever grows as the text does (tests/engine/redaction/test_stream_redaction.py streams every kind
 of secret the redactor knows, cut at random); should the redaction of what was already sent ever
 change, nothing more of that text is sent, and the message shows whole when it is appended.
 

@@ -15,7 +15,7 @@ from sessions_tui.cli import main
 from sessions_tui.engine.engine import Engine
 
 ANSWERS = json.loads(
-    (Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "numbers" / "answers.json").read_text()
+    (Path(__file__).parents[1] / "fixtures" / "openclaw-2026.9.6" / "numbers" / "answers.json").read_text()
 )
 
 # Every integer parameter of every tool, with arguments that make the rest of the call valid.

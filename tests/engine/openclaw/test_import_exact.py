@@ -3,7 +3,7 @@
 The expected rows (`sessions`, `transcript`, `imports`) and mirror bytes, the temporary directory
 written as `<tmp>`, are kept in tests/fixtures/import_exact.json; a speed-up of the importer that
 changes a byte of them fails here. Regenerate (only for an intended change) with
-`IMPORT_EXACT_WRITE=1 .venv/bin/python -m pytest -q tests/test_import_exact.py`.
+`IMPORT_EXACT_WRITE=1 .venv/bin/python -m pytest -q tests/engine/openclaw/test_import_exact.py`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
 from sessions_tui.engine.store.schema import DB_NAME
 
-FIXTURE = Path(__file__).parent / "fixtures" / "import_exact.json"
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "import_exact.json"
 
 
 def sid(n: int) -> str:

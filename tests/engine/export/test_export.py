@@ -23,7 +23,7 @@ from sessions_tui.cli.commands import export as cli_export
 from sessions_tui.engine.export import SessionExport, default_file_name, render_html, render_markdown
 from sessions_tui.engine.redaction.redact import Redactor
 
-FIXTURES = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "openclaw-2026.9.6"
 LEGACY = FIXTURES / "legacy-state"
 SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"  # in the legacy fixture's main session
 SECRET_HEAD = "sk-proj-AbCdEfGh"

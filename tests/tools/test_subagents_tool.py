@@ -21,7 +21,7 @@ from sessions_tui.tools.registry import TOOLS
 
 REQ = "agent:main:discord:group:req"
 OTHER = "agent:main:discord:group:other"
-FIXTURES = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "subagents"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "openclaw-2026.9.6" / "subagents"
 SLOW = {"models": {"demo": {"latencyMs": 600_000, "chunkMs": 0}}}
 TWO_LEVELS = {**SLOW, "agents": {"defaults": {"subagents": {"maxSpawnDepth": 2}}}}
 

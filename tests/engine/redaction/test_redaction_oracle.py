@@ -21,7 +21,7 @@ from oracle_corpus import corpus
 from secret_corpus import leaks
 from sessions_tui.engine.redaction.redact import default_redactor
 
-FIXTURE = Path(__file__).parent / "fixtures" / "redaction" / "openclaw-2026.9.6.json"
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "redaction" / "openclaw-2026.9.6.json"
 ENTRIES: list[dict[str, str]] = json.loads(FIXTURE.read_text(encoding="utf-8"))
 
 # Kinds where the gateway does not leak but masks differently from us, and why. We keep ours.

@@ -21,7 +21,7 @@ from sessions_tui.backend.views import BrowseQuery
 from sessions_tui.backend.vocabulary import EngineEvent
 from sessions_tui.cli.remote import connect
 
-ANSWERS = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6" / "answers"
+ANSWERS = Path(__file__).parents[1] / "fixtures" / "openclaw-2026.9.6" / "answers"
 TOKEN = "peer-test-token"
 
 

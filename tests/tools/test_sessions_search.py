@@ -16,7 +16,7 @@ from sessions_tui.engine.store.index_catch_up import catch_up_now
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.sessions_search import INDEXING_WARNING, MAX_RESULT_BYTES, _capped, search_messages
 
-FIXTURE = Path(__file__).parent / "fixtures" / "openclaw-2026.9.6"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "openclaw-2026.9.6"
 ANSWERS: dict[str, Any] = json.loads((FIXTURE / "search" / "answers.json").read_text())
 SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"
 # The gateway finds these by a secret's value (its index holds text as written); ours holds it redacted.

@@ -4,7 +4,7 @@ home directory of the test's own, shown as `~/…`).
 Every scene at 160x48 (named by the scene alone); the key scenes also at 80x24 and 100x30
 (`main-80x24`…), where the layout stacks, wraps and drops columns. The README's screenshots are
 the same scenes (scripts/screenshots.py). After a deliberate change run
-`pytest tests/test_snapshots.py --snapshot-update`, and look at `snapshot_report.html`.
+`pytest tests/ui/test_snapshots.py --snapshot-update`, and look at `snapshot_report.html`.
 """
 
 import pytest
