@@ -19,6 +19,8 @@ from pathlib import Path
 
 import httpx
 
+from cli_support import digest
+from damage_support import overwrite, pages_of
 from openclaw_fake import FakeGateway
 from scenes import DEV, StagedApp
 from server_support import TOKEN, local_backend, served
@@ -27,7 +29,6 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
 from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged
 from sessions_tui.ui.widgets.header import StatusHeader
-from test_damaged_store import digest, overwrite, pages_of
 from ui_support import SIZE, demo_app, send_from_composer, settle, until
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

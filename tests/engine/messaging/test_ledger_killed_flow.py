@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_ledger_killed import cli_env, sends
 
 from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.store import Store
-from test_ledger_killed import cli_env, sends
 
 REQ = "agent:main:discord:group:req"
 TARGET = "agent:main:discord:group:dev"

@@ -176,7 +176,7 @@ def test_following_skips_the_same_links(engine, source):
 
 
 def test_the_command_line_reports_the_skipped_links(source, tmp_path):
-    from test_cli_faults import cli
+    from cli_support import cli
 
     proc = cli("import-openclaw", str(source), state=tmp_path / "state")
     assert proc.returncode == 0, proc.stderr

@@ -8,40 +8,18 @@ listing, history and export never read, so only a check finds it).
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from cli_support import FAST, cli, digest, one_error_line
+from damage_support import overwrite, pages_of
 from openclaw_fake import FIXTURE
 from sessions_tui.cli.commands.search import BEHIND_ON_DAMAGED
 from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged
 from sessions_tui.engine.store.disk import integrity
-from test_cli_faults import FAST, cli, one_error_line
-
-PAGE = 4096
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def pages_of(db: Path, prefixes: tuple[str, ...]) -> list[int]:
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    try:
-        rows = conn.execute("SELECT name, pageno FROM dbstat").fetchall()
-    finally:
-        conn.close()
-    return sorted(page for name, page in rows if name.startswith(prefixes))
-
-
-def overwrite(db: Path, pages: list[int]) -> None:
-    with open(db, "r+b") as handle:
-        for page in pages:
-            handle.seek((page - 1) * PAGE)
-            handle.write(b"\x5a" * PAGE)
 
 
 @pytest.fixture(scope="module")

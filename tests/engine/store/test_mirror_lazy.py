@@ -11,12 +11,12 @@ import os
 from pathlib import Path
 
 import pytest
+from test_store import mirror_lines
 
 from conftest import run_tool
 from openclaw_fake import FakeGateway
 from sessions_tui.engine.openclaw.follow import Follower
 from sessions_tui.engine.store import Store, StoreError
-from test_store import mirror_lines
 
 KEY = "agent:main:main"
 EMPTY = "agent:main:discord:group:888"

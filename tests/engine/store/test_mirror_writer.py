@@ -13,11 +13,11 @@ import signal
 from pathlib import Path
 
 import pytest
+from test_store import mirror_lines
 
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk import mirror_files
 from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
-from test_store import mirror_lines
 
 
 def sid(n: int) -> str:
