@@ -31,6 +31,7 @@ Run: .venv/bin/python bench/serve_bench.py
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -215,7 +216,8 @@ class RawClient:
 
     async def __aexit__(self, *_: object) -> None:
         self.writer.close()
-        await self.writer.wait_closed()
+        with contextlib.suppress(OSError):
+            await self.writer.wait_closed()
 
     async def call(self) -> tuple[int, bytes]:
         self.writer.write(self.request)

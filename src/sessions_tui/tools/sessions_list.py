@@ -8,6 +8,7 @@ page (`messagesCapped` is on every page with `messageLimit` > 0).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Required, TypedDict, cast
 
@@ -263,13 +264,19 @@ def transcript_path(session: StoredSession, session_id: str) -> str | None:
     """The mirror file, or an explicit `sessionFile` inside the sessions directory."""
     if not SAFE_SESSION_ID_RE.match(session_id):
         return None
-    mirror = Path(session.mirror_path)
     session_file = session.entry.get("sessionFile")
     if isinstance(session_file, str) and session_file.strip():
+        mirror = Path(session.mirror_path)
         candidate = (mirror.parent / session_file).resolve()
         if candidate.parent == mirror.parent.resolve():
             return str(candidate)
-    return str(mirror)
+    return _path_text(session.mirror_path)
+
+
+@lru_cache(maxsize=4096)
+def _path_text(path: str) -> str:
+    """A path as `Path` spells it (every row of every page asks again: remembered)."""
+    return str(Path(path))
 
 
 def inline_messages(call: ToolCall, session: StoredSession, limit: int, max_bytes: int) -> HistoryResult:

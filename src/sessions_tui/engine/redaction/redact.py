@@ -271,14 +271,29 @@ class Redactor:
         return out
 
     def redact_strings(self, value: Any) -> Any:
-        """Every string in a JSON-like structure (keys too), redacted; the rest as it was."""
-        if isinstance(value, str):
-            return self.redact(value)
-        if isinstance(value, dict):
-            return {self.redact_strings(k): self.redact_strings(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self.redact_strings(item) for item in value]
-        return value
+        """Every string in a JSON-like structure (keys too), redacted; the rest as it was. (Every
+        tool result goes through it: the walk asks the exact types of JSON first.)"""
+        redact = self.redact
+
+        def walk(item: Any) -> Any:
+            kind = type(item)
+            if kind is str:
+                return redact(item)
+            if kind is dict:
+                return {walk(k): walk(v) for k, v in item.items()}
+            if kind is list or kind is tuple:
+                return [walk(v) for v in item]
+            if kind is int or kind is float or kind is bool or item is None:
+                return item
+            if isinstance(item, str):
+                return redact(item)
+            if isinstance(item, dict):
+                return {walk(k): walk(v) for k, v in item.items()}
+            if isinstance(item, (list, tuple)):
+                return [walk(v) for v in item]
+            return item
+
+        return walk(value)
 
     def redact_fields(self, value: Any) -> Any:
         """Agent data (tool-call arguments…): as `redact_strings`, and a value under a
