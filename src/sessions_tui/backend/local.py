@@ -339,6 +339,8 @@ class LocalBackend:
 
     def left_pending_line(self) -> str | None:
         """Deliveries stopped at exit stay `pending` (see outbox.py); the next process retries them."""
+        if not self.engine.built("outbox"):
+            return None  # this process started no delivery
         outbox = self.engine.outbox
         left = outbox.left_pending
         if not left:

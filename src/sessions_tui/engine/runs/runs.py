@@ -81,9 +81,11 @@ def _held_by_another_process(pid: int | None) -> bool:
 class Runs(Generic[HostT]):
     """The run queues of one engine (`HostT`, which the executor is called with)."""
 
-    def __init__(self, engine: HostT, executor: Executor[HostT]) -> None:
+    def __init__(self, engine: HostT, executor: Executor[HostT], *, on_start: Callable[[], None] | None = None) -> None:
         self.engine = engine
         self.executor = executor
+        self.on_start = on_start
+        """Called as each run is queued, its record written (the engine serves run controls from then on)."""
         self._queues: dict[str, deque[tuple[RunRecord, RunRequest]]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._done: dict[str, asyncio.Event] = {}
@@ -153,6 +155,8 @@ class Runs(Generic[HostT]):
             created_at=self.engine.now(),
         )
         self._insert(record, request)
+        if self.on_start is not None:
+            self.on_start()
         self._done[record.run_id] = asyncio.Event()
         queue = self._queues.setdefault(request.session_key, deque())
         queue.append((record, request))

@@ -51,6 +51,24 @@ class Store(Database):
         self.audit = AuditRepository(self)
         self.ledger = LedgerRepository(self)
 
+    def left_to_pick_up(self, now: int) -> bool:
+        """Whether the store holds anything start-up may have to pick up (engine time `now`): a run
+        queued or running, a send's flow under way, a delivery pending, a run control unanswered,
+        a sub-agent run unannounced, or a child due for archiving. One read: a process that finds
+        none loads nothing of what picks them up."""
+        with self.read() as conn:
+            row = conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM runs WHERE status IN ('queued', 'running'))"
+                " OR EXISTS (SELECT 1 FROM send_ledger WHERE flow_pid IS NOT NULL)"
+                " OR EXISTS (SELECT 1 FROM outbox WHERE state = 'pending')"
+                " OR EXISTS (SELECT 1 FROM run_controls WHERE done_at IS NULL)"
+                " OR EXISTS (SELECT 1 FROM subagent_runs WHERE announce_state != 'done')"
+                " OR EXISTS (SELECT 1 FROM subagent_runs AS r JOIN sessions AS s ON s.key = r.child_key"
+                " WHERE r.archive_at IS NOT NULL AND r.archive_at <= ? AND s.archived_at IS NULL)",
+                (now,),
+            ).fetchone()
+        return bool(row[0])
+
     def close(self) -> None:
         self.browse.close()
         super().close()

@@ -195,6 +195,11 @@ class RunControls:
         self._loop = loop
         self._task = loop.create_task(self._watch(), name="run-controls")
 
+    def serving(self) -> bool:
+        """Whether this process serves what others ask of it (`start`, on the running loop)."""
+        task = self._task
+        return task is not None and not task.done() and self._loop is asyncio.get_running_loop()
+
     def recover(self) -> list[int]:
         """Close the requests addressed to processes that are gone; returns their ids."""
         closed = []
