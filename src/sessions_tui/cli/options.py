@@ -27,12 +27,16 @@ class RedactingParser(argparse.ArgumentParser):
 
 
 class CommandParser(RedactingParser):
-    """A subcommand's parser whose epilog may be written only when its help is shown
-    (`epilog_source`): the `tool` help lists every tool, which a tool call should not load."""
+    """A subcommand's parser whose description and epilog are written only when its help is shown
+    (`description_source`, `epilog_source`): the `tool` help lists every tool, which a tool call
+    should not load, and a command that runs shows no help to fill to the terminal's width."""
 
+    description_source: Callable[[], str] | None = None
     epilog_source: Callable[[], str] | None = None
 
     def format_help(self) -> str:
+        if self.description_source is not None:
+            self.description = self.description_source()
         if self.epilog_source is not None:
             self.epilog = self.epilog_source()
         return super().format_help()
@@ -86,15 +90,13 @@ def subcommand(
     epilog_source: Callable[[], str] | None = None,
     **kwargs: Any,
 ) -> argparse.ArgumentParser:
-    """A subcommand of `sub` (made with `parser_class=CommandParser`); `epilog_source` writes its
-    epilog when its help is shown."""
+    """A subcommand of `sub` (made with `parser_class=CommandParser`): its help line `summary`, and
+    the paragraphs of `description` after it, filled (`wrapped`) when its help is shown, as
+    `epilog_source` writes its epilog then."""
     parser: CommandParser = sub.add_parser(
-        name,
-        help=summary,
-        description=f"{summary[0].upper()}{summary[1:]}.\n\n{description}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        **kwargs,
+        name, help=summary, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs
     )
+    parser.description_source = lambda: f"{summary[0].upper()}{summary[1:]}.\n\n{wrapped(description)}"
     parser.epilog_source = epilog_source
     return parser
 
