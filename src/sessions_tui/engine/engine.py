@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use
     from sessions_tui.engine.messaging.send_service import SendService
     from sessions_tui.engine.runs.runs import RunRequest, Runs
     from sessions_tui.engine.runs.turns import ToolHost
-    from sessions_tui.engine.store import RunRecord
+    from sessions_tui.engine.store.tables.runs import RunRecord
     from sessions_tui.engine.subagents.registry import SubagentRegistry
     from sessions_tui.engine.subagents.run_controls import RunControls
 

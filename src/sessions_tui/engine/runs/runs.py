@@ -25,7 +25,8 @@ from sessions_tui.engine.run_end import INTERRUPTED, RunEnd
 from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
-from sessions_tui.engine.store import RunRecord, StoreDamaged
+from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.tables.runs import RunRecord
 
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
 KILLED = "killed"  # a killed run's error text too

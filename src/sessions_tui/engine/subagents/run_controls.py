@@ -28,7 +28,8 @@ from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import SendLedger
-    from sessions_tui.engine.store import RunControlRow, Store
+    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.tables.run_controls import RunControlRow
     from sessions_tui.engine.subagents.registry import SubagentRegistry
 
 log = logging.getLogger(__name__)
