@@ -17,8 +17,8 @@ from typing import Any
 
 from sessions_tui import __version__
 from sessions_tui.backend.vocabulary import SEND_STATES, TOOLS, ToolSpec
-from sessions_tui.cli.backends import demo_state_dir
 from sessions_tui.cli.options import (
+    DEMO_DIR,
     CommandParser,
     RedactingParser,
     face_options,
@@ -93,7 +93,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     def wanted(command: str) -> bool:
         return words is None or command in words
 
-    demo_dir = demo_state_dir()
+    demo_dir = DEMO_DIR  # the directory itself is found when a help is shown
     parser = RedactingParser(
         prog="sessions-tui",
         description="Watch and drive AI-agent sessions: a terminal dashboard on an embedded "
