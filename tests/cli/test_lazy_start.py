@@ -114,3 +114,67 @@ def test_every_backend_name_loads_from_the_module_that_lists_it() -> None:
             assert name not in listed, f"{name}: listed by {listed.get(name)} and {path.stem}"
             listed[name] = path.stem
     assert len(listed) > 60
+
+
+def test_a_read_only_tool_call_loads_nothing_that_runs_sends_or_picks_up(tmp_path: Path) -> None:
+    """In a state directory with nothing left to pick up, a tool that reads builds none of the
+    engine's running parts: no runs, outbox, sends, sub-agents or run controls, none of their
+    tables, and not what finds the everyday state directory when `--state` names one."""
+    modules = _tool_call(tmp_path)["modules"]
+    assert isinstance(modules, list)
+    unwanted = (
+        "sessions_tui.engine.runs.runs",
+        "sessions_tui.engine.runs.recovery",
+        "sessions_tui.engine.runs.turns",
+        "sessions_tui.engine.messaging.outbox",
+        "sessions_tui.engine.messaging.send_service",
+        "sessions_tui.engine.messaging.a2a",
+        "sessions_tui.engine.messaging.announce_route",
+        "sessions_tui.engine.messaging.commands",
+        "sessions_tui.engine.subagents",
+        "sessions_tui.engine.llm.registry",
+        "sessions_tui.engine.store.tables.runs",
+        "sessions_tui.engine.store.tables.run_controls",
+        "sessions_tui.engine.store.tables.registry",
+        "sessions_tui.engine.store.tables.outbox",
+        "sessions_tui.engine.store.tables.audit",
+        "sessions_tui.engine.store.tables.ledger",
+        "platformdirs",
+    )
+    loaded = [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
+    assert loaded == []
+
+
+def test_the_store_says_whether_anything_is_left_to_pick_up(tmp_path: Path) -> None:
+    """`Store.left_to_pick_up`, start-up's one read: nothing in a new store; a run left queued, a
+    pending delivery, or an unanswered run control is something."""
+    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.tables.runs import RunRecord
+
+    for left in ("run", "delivery", "control"):
+        store = Store(tmp_path / left)
+        try:
+            assert store.left_to_pick_up(0) is False
+            if left == "run":
+                store.runs.insert_run(RunRecord(run_id="r1", session_key="agent:main:main", pid=1), {})
+            elif left == "delivery":
+                store.outbox.insert_delivery(
+                    created_at=0,
+                    kind="announce",
+                    session_key="agent:main:main",
+                    channel="x",
+                    target=None,
+                    account_id=None,
+                    thread_id=None,
+                    message="hi",
+                    state="pending",
+                    data={},
+                    idempotency_key="k1",
+                    lease_owner=None,
+                    lease_until=None,
+                )
+            else:
+                store.run_controls.add_run_control("r1", "kill", None, 1)
+            assert store.left_to_pick_up(0) is True
+        finally:
+            store.close()

@@ -24,7 +24,6 @@ from sessions_tui.backend.types import (
     not_on,
 )
 from sessions_tui.engine.engine import Engine
-from sessions_tui.engine.messaging.commands import is_send_command, run_owner_command
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
 from sessions_tui.engine.store.disk.private_files import tightened_notice
@@ -228,6 +227,8 @@ class LocalBackend:
         return session.key if session else None
 
     async def owner_command(self, key: str, text: str) -> str | None:
+        from sessions_tui.engine.messaging.commands import is_send_command, run_owner_command  # `send` alone
+
         if not is_send_command(text):
             return None
         target = await self.owner_key(key)
@@ -339,6 +340,8 @@ class LocalBackend:
 
     def left_pending_line(self) -> str | None:
         """Deliveries stopped at exit stay `pending` (see outbox.py); the next process retries them."""
+        if not self.engine.built("outbox"):
+            return None  # this process started no delivery
         outbox = self.engine.outbox
         left = outbox.left_pending
         if not left:

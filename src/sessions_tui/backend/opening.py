@@ -16,7 +16,6 @@ from pathlib import Path
 from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.files import NotRegularFile, check_regular, kind_of
-from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.store import DB_NAME
 from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruption, record_damage
 from sessions_tui.tools.host import EngineToolHost
@@ -82,13 +81,20 @@ def attach_tools(engine: Engine) -> None:
 
 async def start(engine: Engine) -> None:
     """Attach the tools; end runs dead processes left, resume their deliveries; announce and archive
-    what is due; serve the kills and steers other processes ask of this one."""
+    what is due; serve the kills and steers other processes ask of this one (from its first run
+    on: only a process that holds a run is asked). When the store holds nothing of that to pick
+    up (one read), the parts that pick it up are not loaded."""
     if engine.tool_host is None:
         attach_tools(engine)
     if engine.store.damage is not None:
         return  # what there is to pick up would be written into it: only reads go on
+    engine.serves_controls = True
+    if not engine.store.left_to_pick_up(engine.now()):
+        return
+    from sessions_tui.engine.runs.recovery import recover_interrupted
+
     recover_interrupted(engine)  # runs dead processes left, and the agent-to-agent flows of their sends
-    engine.run_controls.start()  # kill and steer asked of this process by others (run_controls.py)
+    engine.run_controls.recover()  # kills and steers asked of processes that are gone (run_controls.py)
     engine.outbox.resume()  # deliveries a stopped or dead process left pending
     engine.subagents.recover()
     engine.subagents.sweep()

@@ -14,6 +14,7 @@ import argparse
 import gc
 import importlib
 import os
+import sys
 from collections.abc import Callable, Sequence
 
 Handler = Callable[[argparse.Namespace], int]
@@ -51,7 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sessions_tui.cli.errors import run_reporting
     from sessions_tui.cli.parser import build_parser
 
-    opts = build_parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    opts = build_parser(args).parse_args(args)
 
     def command() -> int:
         check_arguments(opts)

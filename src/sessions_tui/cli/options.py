@@ -8,7 +8,6 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NoReturn
 
 from sessions_tui.cli.errors import EXIT_USAGE, redacted_line
@@ -17,9 +16,30 @@ TOKEN_ENV = "SESSIONS_TUI_TOKEN"
 """The bearer token's variable: `serve`'s token, and `--remote`'s unless `--token` is given."""
 
 
+DEMO_DIR = "<DEMO_DIR>"
+"""Stands for the demo's state directory in a help text, until the help is shown (finding the
+directory loads what finds the everyday one, which a command given `--state` does not need)."""
+
+
+def with_demo_dir(text: str) -> str:
+    """`text` naming the demo's state directory where it has `DEMO_DIR`."""
+    if DEMO_DIR not in text:
+        return text
+    from sessions_tui.cli.backends import demo_state_dir
+
+    return text.replace(DEMO_DIR, str(demo_state_dir()))
+
+
 class RedactingParser(argparse.ArgumentParser):
     """A parser whose error repeats what was typed redacted (an option's value, an unknown
-    argument, a mistyped command may be a pasted token), with its usage line; exit 2."""
+    argument, a mistyped command may be a pasted token), with its usage line; exit 2. Its help
+    names the demo's state directory where a text has `DEMO_DIR`."""
+
+    def format_help(self) -> str:
+        for action in self._actions:
+            if action.help:
+                action.help = with_demo_dir(action.help)
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -27,19 +47,23 @@ class RedactingParser(argparse.ArgumentParser):
 
 
 class CommandParser(RedactingParser):
-    """A subcommand's parser whose epilog may be written only when its help is shown
-    (`epilog_source`): the `tool` help lists every tool, which a tool call should not load."""
+    """A subcommand's parser whose description and epilog are written only when its help is shown
+    (`description_source`, `epilog_source`): the `tool` help lists every tool, which a tool call
+    should not load, and a command that runs shows no help to fill to the terminal's width."""
 
+    description_source: Callable[[], str] | None = None
     epilog_source: Callable[[], str] | None = None
 
     def format_help(self) -> str:
+        if self.description_source is not None:
+            self.description = self.description_source()
         if self.epilog_source is not None:
             self.epilog = self.epilog_source()
         return super().format_help()
 
 
 def global_options(
-    parser: argparse.ArgumentParser, *, suppress: bool, demo: str | None, demo_dir: Path | None = None
+    parser: argparse.ArgumentParser, *, suppress: bool, demo: str | None, demo_dir: str | None = None
 ) -> None:
     """--state and --config on every command; --demo only where it means something (`demo` is the
     help text, None: the command takes no --demo). `demo_dir`: the command is the demo's own."""
@@ -86,15 +110,13 @@ def subcommand(
     epilog_source: Callable[[], str] | None = None,
     **kwargs: Any,
 ) -> argparse.ArgumentParser:
-    """A subcommand of `sub` (made with `parser_class=CommandParser`); `epilog_source` writes its
-    epilog when its help is shown."""
+    """A subcommand of `sub` (made with `parser_class=CommandParser`): its help line `summary`, and
+    the paragraphs of `description` after it, filled (`wrapped`) when its help is shown, as
+    `epilog_source` writes its epilog then."""
     parser: CommandParser = sub.add_parser(
-        name,
-        help=summary,
-        description=f"{summary[0].upper()}{summary[1:]}.\n\n{description}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        **kwargs,
+        name, help=summary, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs
     )
+    parser.description_source = lambda: f"{summary[0].upper()}{summary[1:]}.\n\n{wrapped(with_demo_dir(description))}"
     parser.epilog_source = epilog_source
     return parser
 

@@ -12,12 +12,13 @@ import json
 import re
 import shutil
 import textwrap
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sessions_tui import __version__
 from sessions_tui.backend.vocabulary import SEND_STATES, TOOLS, ToolSpec
-from sessions_tui.cli.backends import demo_state_dir
 from sessions_tui.cli.options import (
+    DEMO_DIR,
     CommandParser,
     RedactingParser,
     face_options,
@@ -82,8 +83,17 @@ def _tool_epilog() -> str:
     return "\n".join([*lines, "", exits])
 
 
-def build_parser() -> argparse.ArgumentParser:
-    demo_dir = demo_state_dir()
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. Given the arguments it is to parse (`argv`), only the commands
+    they name get their options (any other command is there by its name and help line alone, as
+    the top-level help lists it): a word of `argv` that is a command's name is enough, so every
+    command that may be the one given is whole."""
+    words = None if argv is None else set(argv)
+
+    def wanted(command: str) -> bool:
+        return words is None or command in words
+
+    demo_dir = DEMO_DIR  # the directory itself is found when a help is shown
     parser = RedactingParser(
         prog="sessions-tui",
         description="Watch and drive AI-agent sessions: a terminal dashboard on an embedded "
@@ -112,28 +122,31 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "tool",
         "invoke one session tool and print its result as JSON",
-        wrapped(
+        (
             "Runs the tool on the embedded engine as the requester session (main unless --as), with what that "
             "session may see and do, and prints the tool's result object. Work the tool starts (a run, the "
             "ping-pong, an announce) finishes before the command exits."
         ),
         epilog_source=_tool_epilog,
     )
-    face_options(
-        tool,
-        demo=on_demo,
-        requester="the requester session (default: main)",
-        sandboxed="treat the requester as sandboxed",
-    )
-    tool.add_argument("name", metavar="NAME", help=f"the tool: {', '.join(TOOLS)}")
-    tool.add_argument("args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object")
-    tool.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
+    if wanted("tool"):
+        face_options(
+            tool,
+            demo=on_demo,
+            requester="the requester session (default: main)",
+            sandboxed="treat the requester as sandboxed",
+        )
+        tool.add_argument("name", metavar="NAME", help=f"the tool: {', '.join(TOOLS)}")
+        tool.add_argument(
+            "args_json", nargs="?", default="{}", metavar="ARGS_JSON", help="tool arguments, a JSON object"
+        )
+        tool.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
 
     send = subcommand(
         sub,
         "send",
         "send a message into a session as the owner, printed readably",
-        wrapped(
+        (
             "Prints the outcome (the reply, accepted, timeout, forbidden), then the agent-to-agent ping-pong and "
             "the announce as they happen. A standalone '/send on|off|inherit' sets the session's send policy.\n\n"
             "Exit status: 0 when the message was taken (ok, accepted, timeout), 1 when it was refused or failed, "
@@ -141,35 +154,36 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="example: sessions-tui send agent:main:discord:group:dev 'status?'",
     )
-    face_options(send, demo=on_demo, requester="send on behalf of this session (enables the ping-pong with it)")
-    send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
-    send.add_argument(
-        "message",
-        metavar="MESSAGE",
-        nargs="?",
-        help="the message; a standalone '/send on|off|inherit' sets the session's send policy",
-    )
-    send.add_argument(
-        "--message-file",
-        metavar="FILE",
-        help="read the message from FILE instead ('-' for stdin; a pipe works too): UTF-8 text, "
-        "invalid bytes are an error (exit 2), one trailing newline is dropped; at most 4 MiB",
-    )
-    send.add_argument(
-        "--timeout",
-        type=float,
-        default=30,
-        metavar="N",
-        help="seconds to wait for the reply, a whole number (0 = do not wait; default 30)",
-    )
+    if wanted("send"):
+        face_options(send, demo=on_demo, requester="send on behalf of this session (enables the ping-pong with it)")
+        send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
+        send.add_argument(
+            "message",
+            metavar="MESSAGE",
+            nargs="?",
+            help="the message; a standalone '/send on|off|inherit' sets the session's send policy",
+        )
+        send.add_argument(
+            "--message-file",
+            metavar="FILE",
+            help="read the message from FILE instead ('-' for stdin; a pipe works too): UTF-8 text, "
+            "invalid bytes are an error (exit 2), one trailing newline is dropped; at most 4 MiB",
+        )
+        send.add_argument(
+            "--timeout",
+            type=float,
+            default=30,
+            metavar="N",
+            help="seconds to wait for the reply, a whole number (0 = do not wait; default 30)",
+        )
 
-    add_read_commands(sub, on_demo)
+    add_read_commands(sub, on_demo, wanted)
 
     demo = subcommand(
         sub,
         "demo",
         "write the demo into its own state directory and list its sessions",
-        wrapped(
+        (
             f"The demo lives in a state directory of its own, {demo_dir} (beside the everyday one), unless "
             "--state is given; its config is <that directory>/config.json5 unless --config is given. An empty "
             "directory gets the demo sessions, transcripts and a demo config; one that holds sessions is left "
@@ -177,35 +191,37 @@ def build_parser() -> argparse.ArgumentParser:
             "tool on it."
         ),
     )
-    global_options(demo, suppress=True, demo=None, demo_dir=demo_dir)
+    if wanted("demo"):
+        global_options(demo, suppress=True, demo=None, demo_dir=demo_dir)
 
     imp = subcommand(
         sub,
         "import-openclaw",
         "import an OpenClaw state directory (SQLite store or legacy layout)",
-        wrapped(
+        (
             "Reads OpenClaw's sessions and transcripts (its SQLite store, or the legacy "
             "sessions.json and JSONL files) into the state directory; importing again takes "
             "only what changed. With --follow it keeps doing so as OpenClaw writes."
         ),
         epilog="example: sessions-tui import-openclaw ~/.openclaw --follow",
     )
-    global_options(imp, suppress=True, demo=None)
-    imp.add_argument(
-        "source", metavar="DIR", help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw"
-    )
-    imp.add_argument(
-        "--follow",
-        action="store_true",
-        help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
-        "until Ctrl+C or SIGTERM",
-    )
+    if wanted("import-openclaw"):
+        global_options(imp, suppress=True, demo=None)
+        imp.add_argument(
+            "source", metavar="DIR", help="an OpenClaw state directory (the one holding agents/), e.g. ~/.openclaw"
+        )
+        imp.add_argument(
+            "--follow",
+            action="store_true",
+            help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
+            "until Ctrl+C or SIGTERM",
+        )
 
     serve = subcommand(
         sub,
         "serve",
         "answer OpenClaw's HTTP tool API on this state directory, for scripts and remote dashboards",
-        wrapped(
+        (
             "Serves POST /tools/invoke as OpenClaw's gateway does (bearer token, its status codes, its HTTP "
             "deny list: sessions_send and sessions_spawn only when gateway.tools.allow names them), GET /health "
             "and /readyz, and the engine's live events for 'sessions-tui --remote URL' dashboards.\n\n"
@@ -215,27 +231,32 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog="example: SESSIONS_TUI_TOKEN=$(cat ~/.sessions-tui-token) sessions-tui serve --host 0.0.0.0",
     )
-    global_options(serve, suppress=True, demo=on_demo)
-    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
-    serve.add_argument(
-        "--port", type=int, default=None, help="the port (default: gateway.port in the config, else 18789; 0: any free)"
-    )
-    serve.add_argument(
-        "--token",
-        default=argparse.SUPPRESS,
-        help="the bearer token clients must send (other local users can see it: prefer $SESSIONS_TUI_TOKEN)",
-    )
-    serve.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
+    if wanted("serve"):
+        global_options(serve, suppress=True, demo=on_demo)
+        serve.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+        serve.add_argument(
+            "--port",
+            type=int,
+            default=None,
+            help="the port (default: gateway.port in the config, else 18789; 0: any free)",
+        )
+        serve.add_argument(
+            "--token",
+            default=argparse.SUPPRESS,
+            help="the bearer token clients must send (other local users can see it: prefer $SESSIONS_TUI_TOKEN)",
+        )
+        serve.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
     return parser
 
 
-def add_read_commands(sub: Any, on_demo: str) -> None:
-    """Declare the reading commands on `sub` (`on_demo`: their --demo help)."""
+def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = lambda command: True) -> None:
+    """Declare the reading commands on `sub` (`on_demo`: their --demo help), the options of those
+    `wanted` says may be given."""
     sends = subcommand(
         sub,
         "sends",
         "list the send ledger: every sessions_send and what became of it, newest first",
-        wrapped(
+        (
             "One block per send: when, from whom to whom (the owner's sends say so), the message's head, then "
             "each state of its life with its time (UTC): accepted, started, replied, timeout, error, forbidden, "
             "late_reply (a reply that came after the wait gave up), pingpong (one per turn), announce or "
@@ -243,23 +264,26 @@ def add_read_commands(sub: Any, on_demo: str) -> None:
         ),
         epilog="example: sessions-tui sends --session agent:main:discord:group:dev --reached late_reply",
     )
-    face_options(sends, demo=on_demo)
-    sends.add_argument("--session", metavar="KEY", help="only sends this session made or received (a key or sessionId)")
-    sends.add_argument(
-        "--reached",
-        dest="send_state",
-        choices=SEND_STATES,
-        metavar="STATE",
-        help=f"only sends that reached STATE: {', '.join(SEND_STATES)}",
-    )
-    sends.add_argument("--limit", type=int, default=50, metavar="N", help="at most N sends (default 50)")
-    sends.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    if wanted("sends"):
+        face_options(sends, demo=on_demo)
+        sends.add_argument(
+            "--session", metavar="KEY", help="only sends this session made or received (a key or sessionId)"
+        )
+        sends.add_argument(
+            "--reached",
+            dest="send_state",
+            choices=SEND_STATES,
+            metavar="STATE",
+            help=f"only sends that reached STATE: {', '.join(SEND_STATES)}",
+        )
+        sends.add_argument("--limit", type=int, default=50, metavar="N", help="at most N sends (default 50)")
+        sends.add_argument("--json", action="store_true", help="print a JSON list instead of text")
 
     explain = subcommand(
         sub,
         "explain",
         "say whether FROM may list, read, send to TO and spawn under an agent, and which rule decides",
-        wrapped(
+        (
             "One line per action (list, history, send, spawn): yes or no, and the rule that decides it: the "
             "visibility level (self, tree, agent, all), the sandbox clamp (a sandboxed requester sees only what "
             "it spawned), agent-to-agent (tools.agentToAgent.enabled and allow), the send policy's rule or the "
@@ -271,19 +295,20 @@ def add_read_commands(sub: Any, on_demo: str) -> None:
         ),
         epilog="example: sessions-tui explain agent:ops:main agent:main:discord:group:dev --json",
     )
-    face_options(explain, demo=on_demo, sandboxed="treat FROM as sandboxed")
-    explain.add_argument("from_key", metavar="FROM", help="the requester session: a key or main")
-    explain.add_argument("target", metavar="TO", help="the target session: a key")
-    explain.add_argument(
-        "--agent", metavar="ID", help="spawn under this agent (default: TO's agent; named only if not FROM's own)"
-    )
-    explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    if wanted("explain"):
+        face_options(explain, demo=on_demo, sandboxed="treat FROM as sandboxed")
+        explain.add_argument("from_key", metavar="FROM", help="the requester session: a key or main")
+        explain.add_argument("target", metavar="TO", help="the target session: a key")
+        explain.add_argument(
+            "--agent", metavar="ID", help="spawn under this agent (default: TO's agent; named only if not FROM's own)"
+        )
+        explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
 
     export = subcommand(
         sub,
         "export",
         "write one session's transcript as Markdown, a self-contained HTML page or OpenClaw JSONL",
-        wrapped(
+        (
             "md: a readable transcript (title, each message with its role, time and text; tool calls and results "
             "compact; images as [image]; thinking left out). html: the same as one page with no script or outside "
             "resource, light or dark as the browser prefers. jsonl: OpenClaw's transcript (its session header, then "
@@ -297,23 +322,29 @@ def add_read_commands(sub: Any, on_demo: str) -> None:
         ),
         epilog="example: sessions-tui export agent:main:discord:group:dev --format html -o dev.html",
     )
-    face_options(export, demo=on_demo)
-    export.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
-    export.add_argument("--format", choices=("md", "html", "jsonl"), default="md", help="md (default), html or jsonl")
-    export.add_argument(
-        "-o", "--output", metavar="FILE", help="write to FILE (default: standard output); jsonl: a DIR/ for the layout"
-    )
-    export.add_argument(
-        "--no-redact",
-        action="store_true",
-        help="leave secrets in (only the state directory's owner, locally; a warning says so on stderr)",
-    )
+    if wanted("export"):
+        face_options(export, demo=on_demo)
+        export.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
+        export.add_argument(
+            "--format", choices=("md", "html", "jsonl"), default="md", help="md (default), html or jsonl"
+        )
+        export.add_argument(
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="write to FILE (default: standard output); jsonl: a DIR/ for the layout",
+        )
+        export.add_argument(
+            "--no-redact",
+            action="store_true",
+            help="leave secrets in (only the state directory's owner, locally; a warning says so on stderr)",
+        )
 
     search = subcommand(
         sub,
         "search",
         "find the messages that say something, across every transcript the requester may read",
-        wrapped(
+        (
             "Every word of QUERY must be in a user or assistant message (any order; case, accents and "
             "punctuation do not matter: OpenClaw's sessions_search index). Best matches first, two lines "
             "each: the session, the message's number in its transcript, role, time (UTC) and score, then "
@@ -325,8 +356,11 @@ def add_read_commands(sub: Any, on_demo: str) -> None:
         ),
         epilog="example: sessions-tui search failed deploy --session agent:main:discord:group:dev --json",
     )
-    face_options(search, demo=on_demo, requester="search as this session", sandboxed="treat the requester as sandboxed")
-    search.add_argument("query", nargs="+", metavar="QUERY", help="the words to find")
-    search.add_argument("--session", metavar="KEY", help="search this session only (a key, main, or a sessionId)")
-    search.add_argument("--limit", type=int, default=20, metavar="N", help="at most N messages (default 20)")
-    search.add_argument("--json", action="store_true", help="print the results as JSON")
+    if wanted("search"):
+        face_options(
+            search, demo=on_demo, requester="search as this session", sandboxed="treat the requester as sandboxed"
+        )
+        search.add_argument("query", nargs="+", metavar="QUERY", help="the words to find")
+        search.add_argument("--session", metavar="KEY", help="search this session only (a key, main, or a sessionId)")
+        search.add_argument("--limit", type=int, default=20, metavar="N", help="at most N messages (default 20)")
+        search.add_argument("--json", action="store_true", help="print the results as JSON")

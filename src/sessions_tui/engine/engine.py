@@ -20,10 +20,7 @@ from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.messaging.audit import record_refusal
 from sessions_tui.engine.messaging.ledger import SendLedger
-from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S, Outbox
-from sessions_tui.engine.messaging.send_service import SendService
 from sessions_tui.engine.redaction.redact import Redactor, mask_parts
-from sessions_tui.engine.runs.runs import RunRequest, Runs
 from sessions_tui.engine.sessions.entry import display_name
 from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
@@ -37,13 +34,16 @@ from sessions_tui.engine.sessions.policy import (
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk.private_files import tightened_notice
-from sessions_tui.engine.subagents.registry import SubagentRegistry
-from sessions_tui.engine.subagents.run_controls import RunControls
 
-if TYPE_CHECKING:  # the model clients and the turns that use them load when a run first starts
+if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use none of them
     from sessions_tui.engine.llm.registry import ModelRegistry
+    from sessions_tui.engine.messaging.outbox import Outbox
+    from sessions_tui.engine.messaging.send_service import SendService
+    from sessions_tui.engine.runs.runs import RunRequest, Runs
     from sessions_tui.engine.runs.turns import ToolHost
-    from sessions_tui.engine.store import RunRecord
+    from sessions_tui.engine.store.tables.runs import RunRecord
+    from sessions_tui.engine.subagents.registry import SubagentRegistry
+    from sessions_tui.engine.subagents.run_controls import RunControls
 
 VISIBILITIES = ("self", "tree", "agent", "all")
 
@@ -101,13 +101,11 @@ class Engine(ConfigPolicies):
         self.store = Store(self.state_dir, self.clock)
         self.store.text_index.text_redactor = self.redactor  # the search index holds text as this redacts it
         self.events = EventBus()
-        self.outbox = Outbox(self)
-        self.ledger = SendLedger(self)
-        self.sends = SendService(self.ledger)  # the tools' sends, recorded in the ledger
-        self.runs = Runs(self, _execute_run)
-        self.subagents = SubagentRegistry(self)
-        self.run_controls = RunControls(self)  # kill and steer across processes
+        self.ledger = SendLedger(self)  # from the start: it takes what it records from the events
         self.tool_host: ToolHost | None = None
+        self.serves_controls = False
+        """Set by start-up (backend/opening.py): from this process's first run on, it serves the
+        kills and steers other processes ask of its runs."""
         self._background: set[asyncio.Task[Any]] = set()
         # What opening warned about: the state directory made its owner's only, and what loading the
         # config file warned about (a value clamped, an unknown choice, added by `open`), for a front
@@ -115,6 +113,54 @@ class Engine(ConfigPolicies):
         self.config_warnings: list[str] = (
             [tightened_notice(self.state_dir, self.store.loosened)] if self.store.loosened else []
         )
+
+    # The parts a command may never use are built when first asked for (`built` says whether one
+    # was): a `tool` call that reads, in a state directory with nothing left to pick up, loads none.
+
+    @cached_property
+    def outbox(self) -> Outbox:
+        """The channel deliveries (messaging/outbox.py)."""
+        from sessions_tui.engine.messaging.outbox import Outbox
+
+        return Outbox(self)
+
+    @cached_property
+    def sends(self) -> SendService:
+        """The tools' sends, recorded in the ledger."""
+        from sessions_tui.engine.messaging.send_service import SendService
+
+        return SendService(self.ledger)
+
+    @cached_property
+    def runs(self) -> Runs[Engine]:
+        """The runs of this process; the first one it starts starts serving the run controls."""
+        from sessions_tui.engine.runs.runs import Runs
+
+        return Runs(self, _execute_run, on_start=self._serve_run_controls)
+
+    @cached_property
+    def subagents(self) -> SubagentRegistry:
+        from sessions_tui.engine.subagents.registry import SubagentRegistry
+
+        return SubagentRegistry(self)
+
+    @cached_property
+    def run_controls(self) -> RunControls:
+        """Kill and steer across processes."""
+        from sessions_tui.engine.subagents.run_controls import RunControls
+
+        return RunControls(self)
+
+    def built(self, part: str) -> bool:
+        """Whether the part `part` (`outbox`, `runs`, `run_controls`, `models`, …) was built."""
+        return part in self.__dict__
+
+    def _serve_run_controls(self) -> None:
+        """Other processes ask a kill or steer of the process that holds a run: once started
+        (`serves_controls`), from its first run on, this process serves what they ask
+        (run_controls.py), until `aclose`."""
+        if self.serves_controls and not self.run_controls.serving():
+            self.run_controls.start()
 
     @cached_property
     def models(self) -> ModelRegistry:
@@ -151,13 +197,16 @@ class Engine(ConfigPolicies):
 
     async def aclose(self) -> None:
         """Stop background work and close model clients and the store."""
-        await self.run_controls.aclose()
+        if self.built("run_controls"):
+            await self.run_controls.aclose()
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
-        await self.runs.cancel_all()
-        await self.outbox.aclose()  # deliveries under way stay pending, for the next process
-        if "models" in self.__dict__:  # built: a run asked for a model
+        if self.built("runs"):
+            await self.runs.cancel_all()
+        if self.built("outbox"):
+            await self.outbox.aclose()  # deliveries under way stay pending, for the next process
+        if self.built("models"):  # a run asked for a model
             await self.models.aclose()
         self.close()
 
@@ -170,15 +219,20 @@ class Engine(ConfigPolicies):
         task.add_done_callback(self._background.discard)
         return task
 
-    async def drain(self, delivery_wait: float = EXIT_WAIT_S) -> None:
+    async def drain(self, delivery_wait: float | None = None) -> None:
         """Wait until every run and background task this process started has finished, then for
-        its webhook deliveries at most `delivery_wait` seconds (those left stay pending, see messaging/outbox.py)."""
+        its webhook deliveries at most `delivery_wait` seconds (None: `EXIT_WAIT_S`; those left
+        stay pending, see messaging/outbox.py)."""
         while True:
-            await self.runs.drain()
+            if self.built("runs"):
+                await self.runs.drain()
             tasks = [t for t in self._background if not t.done()]
             if not tasks:
-                if self.runs.pending() == 0:
-                    await self.outbox.settle(delivery_wait)
+                if not self.built("runs") or self.runs.pending() == 0:
+                    if self.built("outbox"):  # else this process has started no delivery
+                        from sessions_tui.engine.messaging.outbox import EXIT_WAIT_S
+
+                        await self.outbox.settle(EXIT_WAIT_S if delivery_wait is None else delivery_wait)
                     return
                 continue
             await asyncio.gather(*tasks, return_exceptions=True)

@@ -219,3 +219,16 @@ def test_two_processes_never_run_turns_in_one_session_at_once(tmp_path):
     (a_start, a_end), (b_start, b_end) = sorted(spans)
     assert a_end <= b_start  # one after the other, never overlapping
     assert b_end - a_start >= 800  # each took its 400 ms turn
+
+
+async def test_a_started_engine_serves_run_controls_from_its_first_run(live_engine):
+    """Start-up leaves the cross-process control watcher off until this process holds a run: only
+    such a process is asked to kill or steer (subagents/run_controls.py)."""
+    from sessions_tui.backend.opening import start
+
+    engine = live_engine({"models": {"demo": {"latencyMs": 0}}})
+    add_session(engine, "main")
+    await start(engine)
+    assert not engine.built("run_controls")
+    await engine.runs.wait(engine.runs.start(RunRequest(session_key=KEY, message="hello")), 5000)
+    assert engine.run_controls.serving()

@@ -16,7 +16,7 @@ from conftest import FAST_DEMO, NOW_MS, add_session, call_tool
 from scenes import merge
 from server_support import local_backend
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.store import SubagentRow
+from sessions_tui.engine.store.tables.registry import SubagentRow
 from sessions_tui.engine.subagents import run_controls
 from sessions_tui.engine.subagents.run_controls import ControlFailed
 from sessions_tui.tools.host import EngineToolHost

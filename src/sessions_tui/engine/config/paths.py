@@ -9,8 +9,6 @@ import os
 from pathlib import Path
 from typing import Union
 
-import platformdirs
-
 __all__ = [
     "APP_NAME",
     "CONFIG_FILE_NAME",
@@ -36,7 +34,11 @@ def _nonempty(value: Union[str, "os.PathLike[str]", None]) -> str | None:
 
 def resolve_state_dir(cli_value: Union[str, "os.PathLike[str]", None]) -> Path:
     """`--state`, else `$SESSIONS_TUI_HOME`, else the XDG data dir; `~` expanded."""
-    chosen = _nonempty(cli_value) or _nonempty(os.environ.get(STATE_DIR_ENV)) or platformdirs.user_data_dir(APP_NAME)
+    chosen = _nonempty(cli_value) or _nonempty(os.environ.get(STATE_DIR_ENV))
+    if chosen is None:
+        import platformdirs  # loaded only when the default is the one that counts
+
+        chosen = platformdirs.user_data_dir(APP_NAME)
     return Path(chosen).expanduser()
 
 

@@ -20,8 +20,9 @@ from sessions_tui.engine.clock import iso_from_ms
 from sessions_tui.engine.demo.config import DEMO_CONFIG, DEMO_PRICE
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.entry import SessionEntry
-from sessions_tui.engine.store import RunRecord, SubagentRow
 from sessions_tui.engine.store.disk.private_files import make_dirs, write_file
+from sessions_tui.engine.store.tables.registry import SubagentRow
+from sessions_tui.engine.store.tables.runs import RunRecord
 
 __all__ = ["CHILD_KEY", "HELPER_KEY", "demo_uuid", "seed_demo"]
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.events import PolicyRefused
 from sessions_tui.engine.hosts import EngineFloor
-from sessions_tui.engine.store import AuditEntry
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.store.tables.audit import AuditEntry
 
 AuditHost = EngineFloor
 """What the audit log needs of the engine: its store, its event bus and its clock."""

@@ -27,7 +27,7 @@ import os
 import sqlite3
 import threading
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunEnded, RunStarted, SendLedgerChanged
 from sessions_tui.engine.hosts import EngineFloor
@@ -36,7 +36,10 @@ from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.redaction.sanitize import truncate_history_text
 from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.runs.processes import stopped
-from sessions_tui.engine.store import LedgerRow, StoreDamaged
+from sessions_tui.engine.store import StoreDamaged
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.store.tables.ledger import LedgerRow
 
 log = logging.getLogger(__name__)
 

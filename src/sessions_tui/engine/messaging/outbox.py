@@ -35,7 +35,7 @@ from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redaction.cut import redact_then_cut
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.runs.processes import pid_alive
-from sessions_tui.engine.store import OutboxRow
+from sessions_tui.engine.store.tables.outbox import OutboxRow
 
 MAX_RETRIES = 3
 RETRY_CAP_MS = 8000

@@ -18,7 +18,7 @@ import bisect
 import hashlib
 import re
 from collections.abc import Iterable
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from sessions_tui.engine.redaction.js_patterns import compile_js_pattern, pattern_problem
@@ -311,21 +311,27 @@ class Redactor:
         return self.redact_strings(value)
 
 
-_SECRET_FIELD_RE = re.compile(
-    r"(?:api[-_]?key|api[-_]?token|bearer[-_]?token|token|secret|password|passwd|passphrase|"
-    r"aws[-_]?secret[-_]?access[-_]?key|secret[-_]?access[-_]?key|credentials?|authorization|proxy[-_]?authorization|"
-    r"private[-_]?key|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|client[-_]?secret|"
-    r"app[-_]?secret|secret[-_]?value|raw[-_]?secret|secret[-_]?input|key[-_]?material|jwt|cookie|set[-_]?cookie|"
-    r"x[-_]?api[-_]?key|x[-_]?auth[-_]?token|card[-_]?number|card[-_]?cvc|card[-_]?cvv|cvc|cvv|security[-_]?code|"
-    r"payment[-_]?credential|shared[-_]?payment[-_]?token|(?:[a-z0-9]+[_-])+(?:key|token|secret|password|passwd))",
-    re.ASCII | re.IGNORECASE,
-)
+@cache
+def _secret_field_re() -> re.Pattern[str]:
+    """The names of fields that hold secrets, compiled when a field is first asked about (the
+    costliest of the module's patterns to compile)."""
+    return re.compile(
+        r"(?:api[-_]?key|api[-_]?token|bearer[-_]?token|token|secret|password|passwd|passphrase|"
+        r"aws[-_]?secret[-_]?access[-_]?key|secret[-_]?access[-_]?key|credentials?|authorization|proxy[-_]?authorization|"
+        r"private[-_]?key|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|client[-_]?secret|"
+        r"app[-_]?secret|secret[-_]?value|raw[-_]?secret|secret[-_]?input|key[-_]?material|jwt|cookie|set[-_]?cookie|"
+        r"x[-_]?api[-_]?key|x[-_]?auth[-_]?token|card[-_]?number|card[-_]?cvc|card[-_]?cvv|cvc|cvv|security[-_]?code|"
+        r"payment[-_]?credential|shared[-_]?payment[-_]?token|(?:[a-z0-9]+[_-])+(?:key|token|secret|password|passwd))",
+        re.ASCII | re.IGNORECASE,
+    )
+
+
 _SHELL_REFERENCE_RE = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*(?::[-=?+][^}]*)?\}?")
 
 
 def is_secret_field(key: str) -> bool:
     """Whether a field of that name holds a secret whatever its value looks like."""
-    return bool(_SECRET_FIELD_RE.fullmatch(key))
+    return bool(_secret_field_re().fullmatch(key))
 
 
 def _maskable_field_value(key: str, value: Any) -> bool:

@@ -36,7 +36,9 @@ class Rule:
 
     The regex is compiled when the rule first runs: a process that redacts nothing (most `tool`
     calls) does not pay for compiling some hundred patterns, and one that does compiles only the
-    rules whose anchors its text contains.
+    rules whose anchors its text contains. `needs`: characters the pattern cannot match without
+    (one of them at least), so a text with an anchor but none of them is passed over uncompiled
+    (`sessions` names no secret: `session=…` may).
     """
 
     name: str
@@ -46,12 +48,15 @@ class Rule:
     group: int | None = None
     keep: Callable[[re.Match[str]], bool] | None = None  # a match it must leave alone
     flags: int = 0
+    needs: tuple[str, ...] = ()
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
         return self.source if isinstance(self.source, re.Pattern) else re.compile(self.source, self.flags)
 
     def edits(self, text: str) -> Iterator[Edit]:
+        if self.needs and not any(character in text for character in self.needs):
+            return
         for match in self.pattern.finditer(text):
             index = self.group if self.group is not None else _last_group(match)
             start, end = match.span(index) if index else match.span()
@@ -173,8 +178,9 @@ def _rule(
     group: int | None = None,
     flags: int = _CI,
     keep: Callable[[re.Match[str]], bool] | None = None,
+    needs: tuple[str, ...] = (),
 ) -> Rule:
-    return Rule(name, source, anchors, style, group, keep, flags)
+    return Rule(name, source, anchors, style, group, keep, flags, needs)
 
 
 _ENV_KEY = rf"[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|{_PAYMENT_ENV})\b"
@@ -273,7 +279,11 @@ FIELD_RULES: tuple[Rule, ...] = (
     ),
     _rule("secret in URL query", rf"[?&](?:{_AUTH_QUERY_KEYS})=([^&#\s<>\"']{{1,4096}})", ("=",)),
     _rule(
-        "secret assignment", rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=" + _QUOTED.format(q=2), _SECRET_WORDS, group=3
+        "secret assignment",
+        rf"(^|[\s,;({{\[\"])(?:{_STANDALONE_KEYS})=" + _QUOTED.format(q=2),
+        _SECRET_WORDS,
+        group=3,
+        needs=("=",),
     ),
     _rule(
         "secret assignment",
@@ -281,12 +291,14 @@ FIELD_RULES: tuple[Rule, ...] = (
         _SECRET_WORDS,
         group=2,
         keep=lambda m: _shell_reference(m) or _auth_scheme(m),
+        needs=("=",),
     ),
     _rule(
         "config secret",
         rf"(^|[\s,{{])(?:{_CONFIG_KEYS})(?:\s*:\s*|\s+=\s*|=\s*)" + _QUOTED.format(q=2),
         _SECRET_WORDS,
         group=3,
+        needs=(":", "="),
     ),
     _rule(
         "config secret",
@@ -294,6 +306,7 @@ FIELD_RULES: tuple[Rule, ...] = (
         _SECRET_WORDS,
         group=2,
         keep=_auth_scheme,
+        needs=(":", "="),
     ),
     _rule(
         "config secret",
@@ -307,6 +320,7 @@ FIELD_RULES: tuple[Rule, ...] = (
         rf"(^|[\s,{{])[a-z0-9_.-]{{1,80}}\.(?:{_CONFIG_KEYS})\s*[:=]\s*({_VALUE})",
         _SECRET_WORDS,
         group=2,
+        needs=(":", "="),
     ),
     _rule(
         "AWS secret access key field",

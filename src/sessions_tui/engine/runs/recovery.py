@@ -14,7 +14,8 @@ from typing import Any, Protocol
 
 from sessions_tui.engine.runs.processes import stopped
 from sessions_tui.engine.runs.runs import Runs
-from sessions_tui.engine.store import RunRecord, Store
+from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.tables.runs import RunRecord
 
 
 class FlowsLeft(Protocol):

@@ -25,7 +25,8 @@ from sessions_tui.engine.run_end import INTERRUPTED, RunEnd
 from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
-from sessions_tui.engine.store import RunRecord, StoreDamaged
+from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.tables.runs import RunRecord
 
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
 KILLED = "killed"  # a killed run's error text too
@@ -81,9 +82,11 @@ def _held_by_another_process(pid: int | None) -> bool:
 class Runs(Generic[HostT]):
     """The run queues of one engine (`HostT`, which the executor is called with)."""
 
-    def __init__(self, engine: HostT, executor: Executor[HostT]) -> None:
+    def __init__(self, engine: HostT, executor: Executor[HostT], *, on_start: Callable[[], None] | None = None) -> None:
         self.engine = engine
         self.executor = executor
+        self.on_start = on_start
+        """Called as each run is queued, its record written (the engine serves run controls from then on)."""
         self._queues: dict[str, deque[tuple[RunRecord, RunRequest]]] = {}
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._done: dict[str, asyncio.Event] = {}
@@ -153,6 +156,8 @@ class Runs(Generic[HostT]):
             created_at=self.engine.now(),
         )
         self._insert(record, request)
+        if self.on_start is not None:
+            self.on_start()
         self._done[record.run_id] = asyncio.Event()
         queue = self._queues.setdefault(request.session_key, deque())
         queue.append((record, request))

@@ -33,7 +33,7 @@ from sessions_tui.engine.run_end import session_status_of
 from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.sessions.entry import SessionEntry, is_number
 from sessions_tui.engine.sessions.keys import agent_id_of
-from sessions_tui.engine.store import RunRecord
+from sessions_tui.engine.store.tables.runs import RunRecord
 
 MAX_TOOL_ROUNDS = 8
 CONTEXT_MESSAGES = 100

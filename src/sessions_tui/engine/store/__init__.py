@@ -13,24 +13,28 @@ migration are in `schema`. No module outside this package writes SQL for these t
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.store.browsing.browse import SORT_COLUMNS, BrowseRepository, SessionFilter
 from sessions_tui.engine.store.codec import dumps, exact_dumps
 from sessions_tui.engine.store.connection import Database, SearchUnreadable, StoreDamaged, StoreError
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
-from sessions_tui.engine.store.tables.audit import AuditEntry, AuditRepository
 from sessions_tui.engine.store.tables.imports import ImportsRepository
-from sessions_tui.engine.store.tables.ledger import LedgerRepository, LedgerRow
 from sessions_tui.engine.store.tables.messages import message_of_line
-from sessions_tui.engine.store.tables.outbox import OutboxRepository, OutboxRow
-from sessions_tui.engine.store.tables.registry import RegistryRepository, SubagentRow
-from sessions_tui.engine.store.tables.run_controls import RunControlRow, RunControlsRepository
-from sessions_tui.engine.store.tables.runs import RunRecord, RunsRepository
 from sessions_tui.engine.store.tables.sessions import SessionsRepository, StoredSession, derived_columns
 from sessions_tui.engine.store.tables.text_index import TextIndexRepository
 from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage, TranscriptsRepository
+
+if TYPE_CHECKING:  # the engine's own records' tables load when first used (`Store`)
+    from sessions_tui.engine.store.tables.audit import AuditRepository
+    from sessions_tui.engine.store.tables.ledger import LedgerRepository
+    from sessions_tui.engine.store.tables.outbox import OutboxRepository
+    from sessions_tui.engine.store.tables.registry import RegistryRepository
+    from sessions_tui.engine.store.tables.run_controls import RunControlsRepository
+    from sessions_tui.engine.store.tables.runs import RunsRepository
 
 
 class Store(Database):
@@ -44,12 +48,63 @@ class Store(Database):
         self.transcripts = TranscriptsRepository(self, self.sessions, self.text_index)
         self.imports = ImportsRepository(self, self.sessions, self.transcripts, self.text_index)
         self.browse = BrowseRepository(self)
-        self.runs = RunsRepository(self)
-        self.run_controls = RunControlsRepository(self)
-        self.registry = RegistryRepository(self)
-        self.outbox = OutboxRepository(self)
-        self.audit = AuditRepository(self)
-        self.ledger = LedgerRepository(self)
+
+    # The engine's own records, each built (and its module loaded) when first used: a `tool` call
+    # that reads sessions touches none of them.
+
+    @cached_property
+    def runs(self) -> RunsRepository:
+        from sessions_tui.engine.store.tables.runs import RunsRepository
+
+        return RunsRepository(self)
+
+    @cached_property
+    def run_controls(self) -> RunControlsRepository:
+        from sessions_tui.engine.store.tables.run_controls import RunControlsRepository
+
+        return RunControlsRepository(self)
+
+    @cached_property
+    def registry(self) -> RegistryRepository:
+        from sessions_tui.engine.store.tables.registry import RegistryRepository
+
+        return RegistryRepository(self)
+
+    @cached_property
+    def outbox(self) -> OutboxRepository:
+        from sessions_tui.engine.store.tables.outbox import OutboxRepository
+
+        return OutboxRepository(self)
+
+    @cached_property
+    def audit(self) -> AuditRepository:
+        from sessions_tui.engine.store.tables.audit import AuditRepository
+
+        return AuditRepository(self)
+
+    @cached_property
+    def ledger(self) -> LedgerRepository:
+        from sessions_tui.engine.store.tables.ledger import LedgerRepository
+
+        return LedgerRepository(self)
+
+    def left_to_pick_up(self, now: int) -> bool:
+        """Whether the store holds anything start-up may have to pick up (engine time `now`): a run
+        queued or running, a send's flow under way, a delivery pending, a run control unanswered,
+        a sub-agent run unannounced, or a child due for archiving. One read: a process that finds
+        none loads nothing of what picks them up."""
+        with self.read() as conn:
+            row = conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM runs WHERE status IN ('queued', 'running'))"
+                " OR EXISTS (SELECT 1 FROM send_ledger WHERE flow_pid IS NOT NULL)"
+                " OR EXISTS (SELECT 1 FROM outbox WHERE state = 'pending')"
+                " OR EXISTS (SELECT 1 FROM run_controls WHERE done_at IS NULL)"
+                " OR EXISTS (SELECT 1 FROM subagent_runs WHERE announce_state != 'done')"
+                " OR EXISTS (SELECT 1 FROM subagent_runs AS r JOIN sessions AS s ON s.key = r.child_key"
+                " WHERE r.archive_at IS NOT NULL AND r.archive_at <= ? AND s.archived_at IS NULL)",
+                (now,),
+            ).fetchone()
+        return bool(row[0])
 
     def close(self) -> None:
         self.browse.close()
@@ -62,20 +117,14 @@ __all__ = [
     "SORT_COLUMNS",
     "TRANSCRIPT_VERSION",
     "Appended",
-    "AuditEntry",
     "Database",
     "HistoryPage",
-    "LedgerRow",
-    "OutboxRow",
-    "RunControlRow",
-    "RunRecord",
     "SearchUnreadable",
     "SessionFilter",
     "Store",
     "StoreDamaged",
     "StoreError",
     "StoredSession",
-    "SubagentRow",
     "derived_columns",
     "dumps",
     "exact_dumps",

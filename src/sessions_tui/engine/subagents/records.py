@@ -13,7 +13,7 @@ from pydantic import Field
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import SubagentOutcome
 from sessions_tui.engine.sessions.entry import SessionEntry, is_number
-from sessions_tui.engine.store import SubagentRow
+from sessions_tui.engine.store.tables.registry import SubagentRow
 
 STATUS_LABELS = {
     "ok": "completed successfully",

@@ -24,7 +24,7 @@ from sessions_tui.engine.runs.processes import pid_alive
 from sessions_tui.engine.runs.runs import TERMINAL, RunRequest
 from sessions_tui.engine.sessions.keys import is_subagent_session_key
 from sessions_tui.engine.sessions.refusals import SendBlocked
-from sessions_tui.engine.store import SubagentRow
+from sessions_tui.engine.store.tables.registry import SubagentRow
 from sessions_tui.engine.subagents.announce_text import normalise_announce, stats_line
 from sessions_tui.engine.subagents.records import (
     AnnouncementView,

@@ -28,7 +28,8 @@ from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import SendLedger
-    from sessions_tui.engine.store import RunControlRow, Store
+    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.tables.run_controls import RunControlRow
     from sessions_tui.engine.subagents.registry import SubagentRegistry
 
 log = logging.getLogger(__name__)
@@ -194,6 +195,11 @@ class RunControls:
             return
         self._loop = loop
         self._task = loop.create_task(self._watch(), name="run-controls")
+
+    def serving(self) -> bool:
+        """Whether this process serves what others ask of it (`start`, on the running loop)."""
+        task = self._task
+        return task is not None and not task.done() and self._loop is asyncio.get_running_loop()
 
     def recover(self) -> list[int]:
         """Close the requests addressed to processes that are gone; returns their ids."""
