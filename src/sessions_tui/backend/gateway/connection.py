@@ -70,6 +70,7 @@ __all__ = [
     "DEFAULT_CAPS",
     "DEFAULT_SCOPES",
     "EventCallback",
+    "FrameTap",
     "GatewayClient",
     "GatewayOptions",
     "LinkState",
@@ -102,6 +103,7 @@ class LinkState(StrEnum):
 
 EventCallback = Callable[[EventFrame], None]
 StateCallback = Callable[[LinkState, str | None], None]
+FrameTap = Callable[[str, str], None]
 ConnectedHook = Callable[["GatewayClient"], Awaitable[None]]
 
 
@@ -154,8 +156,11 @@ class GatewayClient:
         identity: DeviceIdentity | None = None,
         tokens: DeviceTokens | None = None,
         on_state: StateCallback | None = None,
+        tap: FrameTap | None = None,
     ) -> None:
+        """`tap(direction, text)`, when given, sees every text frame: `>` sent, `<` received."""
         self.options = options
+        self._tap = tap
         self.url = _ws_url(options.url)
         self._identity = identity
         self._tokens = tokens if tokens is not None else DeviceTokens(options.identity_dir)
@@ -288,11 +293,23 @@ class GatewayClient:
             user_agent_header=f"sessions-tui/{self.options.client_version}",
         )
 
+    async def _send(self, ws: ClientConnection, text: str) -> None:
+        if self._tap is not None:
+            self._tap(">", text)
+        await ws.send(text)
+
+    async def _recv(self, ws: ClientConnection) -> str:
+        message = await ws.recv()
+        text = message if isinstance(message, str) else message.decode("utf-8", "replace")
+        if self._tap is not None:
+            self._tap("<", text)
+        return text
+
     async def _handshake(self, ws: ClientConnection, auth: ConnectAuth | None, sign_token: str | None) -> HelloOk:
         """Challenge, connect, hello-ok; raises GatewayRefused (PairingRequired rides on it)."""
         async with asyncio.timeout(_CHALLENGE_TIMEOUT):
             while True:
-                frame = parse_frame(await ws.recv())
+                frame = parse_frame(await self._recv(ws))
                 if isinstance(frame, EventFrame) and frame.event == "connect.challenge":
                     challenge = ConnectChallenge.model_validate(frame.payload)
                     break
@@ -301,10 +318,10 @@ class GatewayClient:
             method="connect",
             params=self._connect_params(challenge, auth, sign_token).model_dump(exclude_none=True),
         )
-        await ws.send(encode_frame(request))
+        await self._send(ws, encode_frame(request))
         async with asyncio.timeout(self.options.request_timeout):
             while True:
-                answer = parse_frame(await ws.recv())
+                answer = parse_frame(await self._recv(ws))
                 if isinstance(answer, ResponseFrame) and answer.id == request.id:
                     break
         if not answer.ok:
@@ -384,6 +401,8 @@ class GatewayClient:
         try:
             async for message in ws:
                 self._last_activity = time.monotonic()
+                if self._tap is not None:
+                    self._tap("<", message if isinstance(message, str) else message.decode("utf-8", "replace"))
                 try:
                     frame = parse_frame(message)
                 except FrameError as exc:
@@ -436,7 +455,7 @@ class GatewayClient:
         future: asyncio.Future[ResponseFrame] = asyncio.get_running_loop().create_future()
         self._pending[frame.id] = future
         try:
-            await ws.send(encode_frame(frame))
+            await self._send(ws, encode_frame(frame))
             async with asyncio.timeout(timeout if timeout is not None else self.options.request_timeout):
                 answer = await future
         except Exception as exc:

@@ -24,7 +24,6 @@ __all__ = [
 ]
 
 _NEXT_STEP = {
-    "retry_with_device_token": "retry with the deviceToken this gateway issued to this device",
     "update_auth_configuration": "update the gateway's auth configuration (gateway.auth)",
     "update_auth_credentials": "give the gateway's current token or password (--token / --password)",
     "wait_then_retry": "wait, then retry",
@@ -62,7 +61,10 @@ def refusal_line(error: GatewayError, *, url: str) -> str:
     code = error.detail_code or error.code
     message = error.message.strip() or "refused"
     details = error.details
-    step = _NEXT_STEP.get(details.recommendedNextStep or "") if details is not None else None
+    next_step = details.recommendedNextStep if details is not None else None
+    # The client makes the one retry with a stored deviceToken itself: when a refusal still says
+    # to, there was none to offer, or it failed too; what is left to do is the code's advice.
+    step = _NEXT_STEP.get(next_step or "") if next_step != "retry_with_device_token" else None
     advice = step or _ADVICE.get(code)
     if advice is None and code.startswith("DEVICE_AUTH_"):
         advice = _DEVICE_AUTH_ADVICE
