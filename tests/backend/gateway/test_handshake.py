@@ -77,6 +77,8 @@ class FakeGateway:
 
     outcomes: list[str] = field(default_factory=lambda: ["hello"])
     device_token: str = "dt-1"
+    tick_interval_ms: int | None = None
+    """Replaces the recorded hello's `policy.tickIntervalMs` (this fake never ticks)."""
     connects: list[dict[str, Any]] = field(default_factory=list)
     sockets: list[ServerConnection] = field(default_factory=list)
     port: int = 0
@@ -103,6 +105,8 @@ class FakeGateway:
         hello = copy.deepcopy(HELLO)
         hello["id"] = request["id"]
         hello["payload"]["auth"]["deviceToken"] = self.device_token
+        if self.tick_interval_ms is not None:
+            hello["payload"]["policy"]["tickIntervalMs"] = self.tick_interval_ms
         await ws.send(json.dumps(hello))
         self.sockets.append(ws)
         async for message in ws:
@@ -245,4 +249,17 @@ async def test_start_raises_a_refusal_no_retry_mends(fake: FakeGateway, tmp_path
     with pytest.raises(GatewayRefused):
         await asyncio.wait_for(client.start(), 10)
     assert client.state == LinkState.REFUSED and client.last_line is not None
+    await client.close()
+
+
+async def test_a_silent_socket_is_closed_after_two_ticks_and_reconnected(fake: FakeGateway, tmp_path: Path) -> None:
+    fake.tick_interval_ms = 20
+    reconnected = asyncio.Event()
+    client = GatewayClient(
+        GatewayOptions(url=fake.url, token="shared", identity_dir=tmp_path / "id"),
+        on_state=lambda state, _line: reconnected.set() if state == LinkState.RECONNECTING else None,
+    )
+    await client.start()
+    await asyncio.wait_for(reconnected.wait(), 5)
+    assert fake.sockets[0].close_code == 4000 and fake.sockets[0].close_reason == "tick timeout"
     await client.close()
