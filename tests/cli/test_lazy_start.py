@@ -46,6 +46,9 @@ def test_a_tool_call_loads_neither_the_dashboard_nor_http_nor_openclaw(tmp_path:
         "sessions_tui.engine.openclaw",
         "sessions_tui.tools.browse",
         "sessions_tui.ui",
+        "sessions_tui.backend.gateway",  # the gateway's WebSocket client, with websockets and cryptography
+        "websockets",
+        "cryptography",
     )
     loaded = [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
     assert loaded == []
