@@ -95,10 +95,17 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-async def serve(app: Any, settings: ServerSettings, *, on_ready: Callable[[str], None] | None = None) -> None:
+async def serve(
+    app: Any,
+    settings: ServerSettings,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+    sock: socket.socket | None = None,
+) -> None:
     """Serve until interrupted (SIGINT/SIGTERM end it gracefully); `on_ready(url)` once listening.
-    Raises `OSError` when the address cannot be listened on."""
-    sock = listen(settings.host, settings.port)
+    On `sock` when given (a worker of several, on the socket they share), else on a socket bound
+    to the settings' address: raises `OSError` when it cannot be listened on."""
+    sock = listen(settings.host, settings.port) if sock is None else sock
     server = uvicorn.Server(uvicorn_config(app, settings))
 
     async def announce() -> None:
