@@ -1,11 +1,12 @@
-"""The worker processes of `serve --workers N`: forked on one listening socket, watched until they end.
+"""The worker processes of `serve --workers N`: forked on the bound port, watched until they end.
 
 Under the GIL a Python process is one core, and one client already keeps a server process most of
-the way busy; a second core serves only from a second process. The parent binds the socket, then
-forks the workers (no thread and no SQLite connection may exist in it then: `fork_workers` refuses
-otherwise). Forked, a worker starts in milliseconds with everything the parent imported, and
-inherits the bound socket as it is; each opens its own backend on the same state directory (what
-several processes sharing one already rely on: WAL, claims made in one write transaction).
+the way busy; a second core serves only from a second process. The parent binds the port (a
+socket per worker: server/run.py's `listen_shared`), then forks the workers (no thread and no
+SQLite connection may exist in it then: `fork_workers` refuses otherwise). Forked, a worker starts
+in milliseconds with everything the parent imported, and inherits the bound sockets as they are;
+each opens its own backend on the same state directory (what several processes sharing one
+already rely on: WAL, claims made in one write transaction).
 
 The parent says the server is ready once every worker is (each writes a byte to a pipe of its own),
 passes SIGINT and SIGTERM on to the workers as SIGTERM (uvicorn ends gracefully on it; a second

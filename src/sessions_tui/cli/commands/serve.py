@@ -101,11 +101,12 @@ def workers_of(opts: argparse.Namespace) -> int:
     return int(text)
 
 
-def listening(settings: ServerSettings) -> socket.socket:
-    from sessions_tui.server.run import listen
+def listening(settings: ServerSettings, count: int = 1) -> list[socket.socket]:
+    """`count` listening sockets on the settings' address (server/run.py's `listen_shared`)."""
+    from sessions_tui.server.run import listen_shared
 
     try:
-        return listen(settings.host, settings.port)
+        return listen_shared(settings.host, settings.port, count)
     except OSError as exc:
         raise UsageError(f"serve: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}") from exc
 
@@ -154,9 +155,14 @@ def run_workers(
 
     state_dir, config_path = backend.engine.state_dir, opts.config_path
     backend.close()
-    sock = listening(settings)
+    socks = listening(settings, count)
 
     def work(index: int, ready: Callable[[], None]) -> int:
+        sock = socks[index]
+        for other in socks:  # the others' sockets: a worker accepts on its own only
+            if other is not sock:
+                other.close()
+
         def serve_here() -> int:
             try:
                 own = open_local(state_dir, config_path)
@@ -168,12 +174,13 @@ def run_workers(
         return run_reporting(serve_here, opts)
 
     try:
-        fork_workers(count, work, lambda: ready_line(url_of(sock), state_dir, origin))
+        fork_workers(count, work, lambda: ready_line(url_of(socks[0]), state_dir, origin))
     except WorkerEnded as exc:
         print(f"sessions-tui: serve: {exc}", file=sys.stderr)
         return EXIT_FAILED
     finally:
-        sock.close()
+        for sock in socks:
+            sock.close()
     return EXIT_OK
 
 
@@ -183,7 +190,7 @@ def run(opts: argparse.Namespace) -> int:
     settings, origin = server_settings(opts, backend)
     if count > 1:
         return run_workers(opts, count, backend, settings, origin)
-    sock = listening(settings)
+    [sock] = listening(settings)
     state_dir = backend.engine.state_dir
     try:
         asyncio.run(run_serve(opts, backend, settings, sock, lambda url: ready_line(url, state_dir, origin)))
