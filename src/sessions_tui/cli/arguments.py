@@ -26,6 +26,7 @@ _TEXT_ARGUMENTS = {
     "remote": "--remote",
     "token": "--token",
     "host": "--host",
+    "workers": "--workers",
 }
 
 # The commands `--demo` (given before them) means nothing to, and why.

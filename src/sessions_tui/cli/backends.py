@@ -93,7 +93,7 @@ def state_and_config(opts: argparse.Namespace, openclaw: Path | None) -> tuple[P
 
 def open_backend(opts: argparse.Namespace) -> LocalBackend:
     """The engine of the chosen state directory, as a local backend; `opts.openclaw_root` is set
-    to `--openclaw`'s.
+    to `--openclaw`'s, `opts.state_dir` and `opts.config_path` to the directory and file opened.
 
     Config warnings are printed on stderr and kept (`Backend.config_warnings`) for the dashboard,
     whose screen would hide them.
@@ -104,6 +104,7 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
     if openclaw and not opts.config and not os.environ.get(CONFIG_PATH_ENV) and (openclaw / "openclaw.json").is_file():
         config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
     check_named_config(opts, config_path)
+    opts.config_path = config_path
     try:
         backend = open_local(state_dir, config_path, demo=opts.demo)
     except (ConfigError, StoreError, StateDirError) as exc:

@@ -245,6 +245,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             default=argparse.SUPPRESS,
             help="the bearer token clients must send (other local users can see it: prefer $SESSIONS_TUI_TOKEN)",
         )
+        serve.add_argument(
+            "--workers",
+            metavar="N",
+            default=None,
+            help="serve from N processes on the one port, to use N cores (default 1). With more than one, a run's "
+            "streamed text and the events of the work a worker runs reach the /events readers connected to that "
+            "worker; the others see the change as a store change (a remote dashboard re-reads). The token "
+            "lockout counts per worker; the first worker follows --openclaw",
+        )
         serve.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
     return parser
 

@@ -77,11 +77,11 @@ def uvicorn_config(app: Any, settings: ServerSettings) -> uvicorn.Config:
     )
 
 
-def listen(host: str, port: int) -> socket.socket:
+def listen(host: str, port: int, *, reuse_port: bool = False) -> socket.socket:
     """The listening socket, bound here so that a port in use is an `OSError` of ours (uvicorn
     would log it and exit the process)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=2048)
+    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=2048, reuse_port=reuse_port)
     # Handed a socket, uvicorn's connections do not get TCP_NODELAY as its own sockets' do: an
     # answer written as head then body would wait for the client's delayed ACK (40 ms). Linux
     # connections inherit it from the listening socket.
@@ -90,15 +90,42 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def listen_shared(host: str, port: int, count: int) -> list[socket.socket]:
+    """`count` listening sockets on one address, one per worker of `serve --workers`. Where the
+    system has SO_REUSEPORT, each is a socket of its own on the same port, and the kernel spreads
+    new connections evenly over them; on one shared socket, the worker that wakes first accepts
+    all that are waiting (asyncio accepts up to a backlog at a time), and a burst of clients lands
+    on one worker. Raises `OSError` when the address cannot be listened on."""
+    if count == 1 or not hasattr(socket, "SO_REUSEPORT"):
+        return [listen(host, port)] * count
+    first = listen(host, port, reuse_port=True)
+    socks = [first]
+    try:
+        for _ in range(count - 1):
+            socks.append(listen(host, first.getsockname()[1], reuse_port=True))
+    except OSError:
+        for sock in socks:
+            sock.close()
+        raise
+    return socks
+
+
 def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-async def serve(app: Any, settings: ServerSettings, *, on_ready: Callable[[str], None] | None = None) -> None:
+async def serve(
+    app: Any,
+    settings: ServerSettings,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+    sock: socket.socket | None = None,
+) -> None:
     """Serve until interrupted (SIGINT/SIGTERM end it gracefully); `on_ready(url)` once listening.
-    Raises `OSError` when the address cannot be listened on."""
-    sock = listen(settings.host, settings.port)
+    On `sock` when given (a worker of several, on the socket they share), else on a socket bound
+    to the settings' address: raises `OSError` when it cannot be listened on."""
+    sock = listen(settings.host, settings.port) if sock is None else sock
     server = uvicorn.Server(uvicorn_config(app, settings))
 
     async def announce() -> None:

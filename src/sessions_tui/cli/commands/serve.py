@@ -12,18 +12,29 @@ import argparse
 import asyncio
 import os
 import secrets
+import socket
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local import LocalBackend, open_local
 from sessions_tui.backend.redaction import secret_text
+from sessions_tui.backend.state_dir import ConfigError, StateDirError
+from sessions_tui.backend.vocabulary import StoreError
 from sessions_tui.cli.backends import open_backend
-from sessions_tui.cli.errors import EXIT_OK, UsageError
+from sessions_tui.cli.errors import EXIT_OK, UsageError, run_reporting
 from sessions_tui.cli.options import TOKEN_ENV
 from sessions_tui.terminal_text import visible_line
 
+if TYPE_CHECKING:
+    from sessions_tui.server.settings import ServerSettings
+
 TOKEN_FILE = "serve.token"
+EXIT_FAILED = 1
+"""A worker of several ended while no stop was asked."""
 
 
 def write_token_file(path: Path) -> str:
@@ -60,9 +71,8 @@ def choose_token(opts: argparse.Namespace, backend: LocalBackend) -> tuple[str, 
     return write_token_file(path), f"in {path}"
 
 
-async def run_serve(opts: argparse.Namespace, backend: LocalBackend) -> None:
-    from sessions_tui.server.app import build_app
-    from sessions_tui.server.run import serve
+def server_settings(opts: argparse.Namespace, backend: LocalBackend) -> tuple[ServerSettings, str]:
+    """The server's settings from the options and the config, and where its token came from."""
     from sessions_tui.server.settings import DEFAULT_PORT, ServerSettings
 
     token, origin = choose_token(opts, backend)
@@ -77,32 +87,113 @@ async def run_serve(opts: argparse.Namespace, backend: LocalBackend) -> None:
         allow=tuple(gateway.tools.allow),
         deny=tuple(gateway.tools.deny),
     )
-    app = build_app(backend, settings)
-    stop_following = asyncio.Event()
-    follow: asyncio.Task[None] | None = None
-    if opts.openclaw_root is not None:
-        root = opts.openclaw_root
-        follow = asyncio.create_task(
-            backend.follow_openclaw(root, stop_following, lambda tick: None, own_connection=True)
-        )
+    return settings, origin
 
-    def ready(url: str) -> None:
-        print(
-            f"sessions-tui serve: {url} (state {visible_line(str(backend.engine.state_dir))}; token {origin})",
-            flush=True,
-        )
+
+def workers_of(opts: argparse.Namespace) -> int:
+    """`--workers N`: a whole number, 1 or more (default 1)."""
+    given = getattr(opts, "workers", None)
+    if given is None:
+        return 1
+    text = given.strip()
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise UsageError(f"serve: --workers {given}: not a number of processes (a whole number, 1 or more)")
+    return int(text)
+
+
+def listening(settings: ServerSettings, count: int = 1) -> list[socket.socket]:
+    """`count` listening sockets on the settings' address (server/run.py's `listen_shared`)."""
+    from sessions_tui.server.run import listen_shared
 
     try:
-        await serve(app, settings, on_ready=ready)
+        return listen_shared(settings.host, settings.port, count)
     except OSError as exc:
-        raise UsageError(f"serve: cannot listen on {opts.host}:{port}: {exc.strerror or exc}") from exc
+        raise UsageError(f"serve: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}") from exc
+
+
+def ready_line(url: str, state_dir: Path, origin: str) -> None:
+    print(f"sessions-tui serve: {url} (state {visible_line(str(state_dir))}; token {origin})", flush=True)
+
+
+async def run_serve(
+    opts: argparse.Namespace,
+    backend: LocalBackend,
+    settings: ServerSettings,
+    sock: socket.socket,
+    on_ready: Callable[[str], None],
+    *,
+    follow: bool = True,
+) -> None:
+    """Serve `backend` on `sock` until stopped; with `follow`, the OpenClaw of `--openclaw` followed beside it."""
+    from sessions_tui.server.app import build_app
+    from sessions_tui.server.run import serve
+
+    app = build_app(backend, settings)
+    stop_following = asyncio.Event()
+    following: asyncio.Task[None] | None = None
+    if follow and opts.openclaw_root is not None:
+        root = opts.openclaw_root
+        following = asyncio.create_task(
+            backend.follow_openclaw(root, stop_following, lambda tick: None, own_connection=True)
+        )
+    try:
+        await serve(app, settings, on_ready=on_ready, sock=sock)
     finally:
         stop_following.set()
-        if follow is not None:
-            await asyncio.gather(follow, return_exceptions=True)
+        if following is not None:
+            await asyncio.gather(following, return_exceptions=True)
+
+
+def run_workers(
+    opts: argparse.Namespace, count: int, backend: LocalBackend, settings: ServerSettings, origin: str
+) -> int:
+    """`count` worker processes on one socket (server/workers.py), each with a backend of its own
+    on the state directory; the first follows `--openclaw`. The parent's backend is closed first:
+    a forked process must not share its SQLite connection or its threads."""
+    from sessions_tui.server.run import url_of
+    from sessions_tui.server.workers import WorkerEnded, fork_workers
+
+    state_dir, config_path = backend.engine.state_dir, opts.config_path
+    backend.close()
+    socks = listening(settings, count)
+
+    def work(index: int, ready: Callable[[], None]) -> int:
+        sock = socks[index]
+        for other in socks:  # the others' sockets: a worker accepts on its own only
+            if other is not sock:
+                other.close()
+
+        def serve_here() -> int:
+            try:
+                own = open_local(state_dir, config_path)
+            except (ConfigError, StoreError, StateDirError) as exc:
+                raise UsageError(f"serve: worker {index + 1}: {exc}") from exc
+            asyncio.run(run_serve(opts, own, settings, sock, lambda url: ready(), follow=index == 0))
+            return EXIT_OK
+
+        return run_reporting(serve_here, opts)
+
+    try:
+        fork_workers(count, work, lambda: ready_line(url_of(socks[0]), state_dir, origin))
+    except WorkerEnded as exc:
+        print(f"sessions-tui: serve: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        for sock in socks:
+            sock.close()
+    return EXIT_OK
 
 
 def run(opts: argparse.Namespace) -> int:
+    count = workers_of(opts)
     backend = open_backend(opts)
-    asyncio.run(run_serve(opts, backend))
+    settings, origin = server_settings(opts, backend)
+    if count > 1:
+        return run_workers(opts, count, backend, settings, origin)
+    [sock] = listening(settings)
+    state_dir = backend.engine.state_dir
+    try:
+        asyncio.run(run_serve(opts, backend, settings, sock, lambda url: ready_line(url, state_dir, origin)))
+    finally:
+        sock.close()
     return EXIT_OK
