@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from cli_support import GUARD
 from conftest import FAST_DEMO, add_session
 from server_support import TOKEN, local_backend
@@ -176,3 +178,19 @@ def test_a_worker_that_dies_stops_the_others_and_the_parent_names_it(tmp_path):
     assert said.startswith("sessions-tui: serve: worker ") and said.count("\n") == 1
     assert f"(pid {killed}) ended while serving (killed by SIGKILL); the others were stopped" in said
     assert not Path(f"/proc/{other}").exists()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_stop_ends_the_server_while_an_event_reader_is_connected(tmp_path, workers):
+    """SIGTERM with a `/events` reader connected: its stream ends and every process exits (it
+    waited for the stream for ever)."""
+    local_backend(tmp_path / "s", FAST_DEMO).close()
+    with serving(tmp_path / "s", "--workers", workers) as served:
+        conn = served.connect()
+        stream = events(conn)
+        assert next(stream)["type"] == "hello"  # the reader is connected
+        served.proc.send_signal(signal.SIGTERM)
+        assert list(stream) == []  # the stream ends, no event after
+        served.proc.wait(GUARD)
+        assert served.proc.returncode in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
+        hang_up(conn)

@@ -25,6 +25,8 @@ from sessions_tui.backend.wire import redacted_strings
 from sessions_tui.terminal_text import json_text
 
 KEEPALIVE_S = 15.0
+_END: dict[str, Any] = {}
+"""Put in a reader's queue when the server stops: its stream ends (compared by identity)."""
 
 _REDACTED = ("text", "error", "reason", "failure", "session_key", "target_key", "speaker", "child_session_key")
 """Event fields that hold agent or error text, or a session key (user data, which may hold a
@@ -74,6 +76,12 @@ class EventStream:
         for deliver in list(self._readers):
             deliver(data)
 
+    def close(self) -> None:
+        """The server is stopping: every stream ends now (a reader reconnects to whatever serves
+        next), so the server's wait for its connections to finish is not for ever."""
+        for deliver in list(self._readers):
+            deliver(_END)
+
     def last_reader_left(self) -> None:
         """No reader is left: the subscription ends, and the runs seen so far are forgotten (a run
         still going missed deltas meanwhile, so none of its text may stream to the next reader)."""
@@ -89,6 +97,9 @@ class EventStream:
 
         def put(data: dict[str, Any]) -> None:
             nonlocal overflowed
+            if data is _END:
+                queue.put_nowait(_END)
+                return
             if overflowed:
                 return
             if queue.qsize() >= self.queue_size:
@@ -114,6 +125,8 @@ class EventStream:
                     except TimeoutError:
                         yield b": keepalive\n\n"
                         continue
+                    if data is _END:
+                        return
                     counter += 1
                     if data is None:
                         yield sse_frame(counter, "overflow", {"type": "overflow"})

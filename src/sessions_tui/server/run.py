@@ -18,6 +18,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from sessions_tui.server.events import EventStream
 from sessions_tui.server.settings import ServerSettings
 
 
@@ -115,6 +116,20 @@ def url_of(sock: socket.socket) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which ends the event streams before it waits for its connections to end:
+    a connected `/events` reader would otherwise hold a stopping server for ever."""
+
+    def __init__(self, config: uvicorn.Config, events: EventStream | None) -> None:
+        super().__init__(config)
+        self._events = events
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self._events is not None:
+            self._events.close()
+        await super().shutdown(sockets)
+
+
 async def serve(
     app: Any,
     settings: ServerSettings,
@@ -126,7 +141,7 @@ async def serve(
     On `sock` when given (a worker of several, on the socket they share), else on a socket bound
     to the settings' address: raises `OSError` when it cannot be listened on."""
     sock = listen(settings.host, settings.port) if sock is None else sock
-    server = uvicorn.Server(uvicorn_config(app, settings))
+    server = _Server(uvicorn_config(app, settings), getattr(getattr(app, "state", None), "events", None))
 
     async def announce() -> None:
         while not server.started:
