@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,12 @@ def derived_columns(key: str, entry: SessionEntry) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=8192)
+def _mirror_text(state_dir: Path, relative: str) -> str:
+    """A mirror's path as text (every row read asks again, a page of rows at a time: remembered)."""
+    return str(state_dir / relative)
+
+
 def row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
     return StoredSession(
         key=row["key"],
@@ -88,7 +95,7 @@ def row_to_session(row: sqlite3.Row, state_dir: Path) -> StoredSession:
         updated_at=row["updated_at"],
         archived_at=row["archived_at"],
         msg_count=row["msg_count"],
-        mirror_path=str(state_dir / row["mirror_path"]),
+        mirror_path=_mirror_text(state_dir, row["mirror_path"]),
         entry=loads(row["entry"]),
     )
 
