@@ -366,6 +366,28 @@ async def test_keep_archives_after_archive_after_minutes(live_engine, clock):
     assert engine.subagents.sweep() == 1 and engine.store.sessions.get(child).archived_at is not None
 
 
+async def test_two_processes_sweeping_at_once_archive_a_child_once(live_engine, clock, monkeypatch):
+    """Both read the child live; the first archives it, the second changes nothing and says nothing."""
+    from sessions_tui.engine.events import SessionChanged
+
+    engine = live_engine({"agents": {"defaults": {"subagents": {"archiveAfterMinutes": 60}}}})
+    result = await spawn(engine, {"task": "count the words in: a"})
+    await engine.drain()
+    child = result["childSessionKey"]
+    other = Engine(engine.state_dir, engine.config, clock=clock)  # another process on the same store
+    seen_live = other.store.sessions.get(child)
+    clock.advance(60 * 60_000)
+    assert engine.subagents.sweep() == 1
+    first = engine.store.sessions.get(child).archived_at
+    clock.advance(1_000)
+    monkeypatch.setattr(other.store.sessions, "get", lambda key: seen_live)  # its read came before
+    said: list[object] = []
+    other.events.subscribe(lambda event: said.append(event) if isinstance(event, SessionChanged) else None)
+    assert other.subagents.sweep() == 0
+    assert said == [] and engine.store.sessions.get(child).archived_at == first
+    other.close()
+
+
 async def test_archive_after_zero_never_archives(live_engine, clock):
     engine = live_engine({"agents": {"defaults": {"subagents": {"archiveAfterMinutes": 0}}}})
     result = await spawn(engine, {"task": "x"})

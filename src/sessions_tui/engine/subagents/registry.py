@@ -315,23 +315,20 @@ class SubagentRegistry:
 
     # -- archive and recovery -------------------------------------------------------------------
 
-    def archive(self, child_key: str) -> None:
-        """Flag a finished child as archived: it leaves listings, its transcript stays."""
+    def archive(self, child_key: str) -> bool:
+        """Flag a finished child as archived: it leaves listings, its transcript stays. Whether
+        this call archived it (not when another process did first: one archive time, one event)."""
         session = self.engine.store.sessions.get(child_key)
         if session is None or session.archived_at is not None:
-            return
-        self.engine.store.sessions.set_archived(child_key, self.engine.now())
+            return False
+        if not self.engine.store.sessions.archive_if_live(child_key, self.engine.now()):
+            return False
         self.engine.events.publish(SessionChanged(ts=self.engine.now(), session_key=child_key))
+        return True
 
     def sweep(self) -> int:
-        """Archive every finished child whose time has come; returns how many."""
-        count = 0
-        for child_key in self.engine.store.registry.children_due_for_archive(self.engine.now()):
-            session = self.engine.store.sessions.get(child_key)
-            if session is not None and session.archived_at is None:
-                self.archive(child_key)
-                count += 1
-        return count
+        """Archive every finished child whose time has come; returns how many this call archived."""
+        return sum(self.archive(key) for key in self.engine.store.registry.children_due_for_archive(self.engine.now()))
 
     def recover(self) -> list[str]:
         """Find runs left unannounced (a crash, a restart) and announce them; returns their ids."""

@@ -278,3 +278,12 @@ class SessionsRepository:
     def set_archived(self, key: str, archived_at: int | None) -> None:
         with self.db.write() as conn:
             conn.execute("UPDATE sessions SET archived_at = ? WHERE key = ?", (archived_at, key))
+
+    def archive_if_live(self, key: str, archived_at: int) -> bool:
+        """Archive a session no one has archived yet; whether this call did (two processes sweeping
+        at once both see it live, only one archives it)."""
+        with self.db.write() as conn:
+            done = conn.execute(
+                "UPDATE sessions SET archived_at = ? WHERE key = ? AND archived_at IS NULL", (archived_at, key)
+            )
+            return done.rowcount == 1
