@@ -49,7 +49,7 @@ def first_paint_child(state: str, config: str, spawned_at: float) -> None:
     clock, epoch seconds) the table first painted rows."""
     import asyncio
 
-    from sessions_tui.backend.local import LocalBackend
+    from sessions_tui.backend.local.backend import LocalBackend
     from sessions_tui.engine.engine import Engine
     from sessions_tui.ui.app import SessionsApp
     from sessions_tui.ui.widgets.session_table import SessionTable
@@ -83,7 +83,7 @@ def ui_child(state: str, config: str) -> None:
     from textual import events
     from ui_bench import LOADS, PAINTS, wait_for  # noqa: E402 - also notes paints and loaded pages
 
-    from sessions_tui.backend.local import LocalBackend
+    from sessions_tui.backend.local.backend import LocalBackend
     from sessions_tui.engine.engine import Engine
     from sessions_tui.ui.app import SessionsApp
     from sessions_tui.ui.screens.main import SORTS
@@ -139,9 +139,9 @@ def pages(engine) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]
     OFFSET for reference. Seconds per call."""
     import asyncio
 
-    from sessions_tui.backend.local import LocalBackend
-    from sessions_tui.backend.types import Requester
-    from sessions_tui.backend.views import BrowseQuery
+    from sessions_tui.backend.contract.types import Requester
+    from sessions_tui.backend.local.backend import LocalBackend
+    from sessions_tui.backend.values.views import BrowseQuery
 
     backend = LocalBackend(engine)
     query, who, loop = BrowseQuery(), Requester(), asyncio.new_event_loop()

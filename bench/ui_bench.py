@@ -30,7 +30,7 @@ from _common import in_temp_dir, verdict  # noqa: E402
 from list_bench import build  # noqa: E402 - realistic sessions of every kind, four agents
 from textual import events  # noqa: E402
 
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.ui.app import SessionsApp  # noqa: E402
 from sessions_tui.ui.screens.main import MainScreen  # noqa: E402
 from sessions_tui.ui.widgets.session_table import SessionTable  # noqa: E402

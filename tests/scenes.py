@@ -18,7 +18,7 @@ from typing import Any
 
 import json5
 
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.demo.config import DEMO_CONFIG
@@ -212,7 +212,7 @@ async def sends_view(pilot: Any) -> None:
 
 async def spawn_tree_scene(pilot: Any) -> None:
     """A two-level spawn tree in the demo: a child that spawned a grandchild, costs rolled up."""
-    from sessions_tui.backend.types import Requester
+    from sessions_tui.backend.contract.types import Requester
 
     await settle(pilot)
     await pilot.press("s")

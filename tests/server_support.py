@@ -18,7 +18,7 @@ from typing import Any
 import uvicorn
 from pydantic import SecretStr
 
-from sessions_tui.backend.local import LocalBackend, open_local
+from sessions_tui.backend.local.backend import LocalBackend, open_local
 from sessions_tui.server.app import build_app
 from sessions_tui.server.run import listen, url_of, uvicorn_config
 from sessions_tui.server.settings import ServerSettings

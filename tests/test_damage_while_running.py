@@ -24,7 +24,7 @@ from damage_support import overwrite, pages_of
 from openclaw_fake import FakeGateway
 from scenes import DEV, StagedApp
 from server_support import TOKEN, local_backend, served
-from sessions_tui.backend.vocabulary import RunEnded
+from sessions_tui.backend.values.vocabulary import RunEnded
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
 from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from sessions_tui.backend.protocols import EVERY_BACKEND, PROTOCOL_OF, Backend
-from sessions_tui.backend.remote import RemoteBackend
+from sessions_tui.backend.contract.protocols import EVERY_BACKEND, PROTOCOL_OF, Backend
+from sessions_tui.backend.contract.types import EVERY_CAPABILITY, Capability
+from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
-from sessions_tui.backend.types import EVERY_CAPABILITY, Capability
 
 OWN = {"__init__", "__slots__", "__module__", "__qualname__", "__doc__", "__annotations__", "__dict__", "__weakref__"}
 
@@ -40,7 +40,7 @@ def test_every_capability_names_one_protocol():
 
 
 def test_a_local_backend_does_everything(tmp_path):
-    from sessions_tui.backend.local import open_local
+    from sessions_tui.backend.local.backend import open_local
 
     backend = open_local(tmp_path / "state", tmp_path / "none.json5")
     try:

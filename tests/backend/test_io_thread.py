@@ -6,7 +6,7 @@ from concurrent.futures import CancelledError
 
 import pytest
 
-from sessions_tui.backend.io_thread import IoThread
+from sessions_tui.backend.remote.io_thread import IoThread
 
 
 async def _forever() -> None:

@@ -14,11 +14,11 @@ import pytest
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from sessions_tui.backend.openclaw_gateway import OpenClawGatewayBackend
-from sessions_tui.backend.remote import ToolNotAvailable
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.views import BrowseQuery
-from sessions_tui.backend.vocabulary import EngineEvent
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.gateway.http import OpenClawGatewayBackend
+from sessions_tui.backend.remote.backend import ToolNotAvailable
+from sessions_tui.backend.values.views import BrowseQuery
+from sessions_tui.backend.values.vocabulary import EngineEvent
 from sessions_tui.cli.remote import connect
 
 ANSWERS = Path(__file__).parents[1] / "fixtures" / "openclaw-2026.9.6" / "answers"
@@ -145,14 +145,14 @@ def test_a_change_on_the_gateway_arrives_as_events(backend, gateway):
 
 
 def test_a_wrong_token_is_refused(httpserver: HTTPServer, gateway: StandIn):
-    from sessions_tui.backend.types import BackendUnavailable
+    from sessions_tui.backend.contract.types import BackendUnavailable
 
     with pytest.raises(BackendUnavailable, match="401"):
         connect(httpserver.url_for("/").rstrip("/"), "wrong")
 
 
 async def test_the_gateway_keeps_no_send_ledger_and_says_so(backend):
-    from sessions_tui.backend.types import BackendUnavailable
+    from sessions_tui.backend.contract.types import BackendUnavailable
 
     with pytest.raises(BackendUnavailable, match="keeps no send ledger"):
         await backend.sends(None, None, 10)
@@ -216,8 +216,8 @@ def test_the_whole_list_is_read_again_for_what_the_recent_polls_cannot_see(backe
 
 
 def test_the_gateway_says_what_it_has(backend):
+    from sessions_tui.backend.contract.types import Capability
     from sessions_tui.backend.several import SeveralBackends
-    from sessions_tui.backend.types import Capability
 
     assert backend.capabilities == {Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH}
     assert backend.not_offered(Capability.LEDGER).endswith(": an OpenClaw gateway keeps no send ledger")
@@ -225,7 +225,7 @@ def test_the_gateway_says_what_it_has(backend):
 
 
 async def test_what_the_gateway_has_not_it_refuses_with_its_line(backend):
-    from sessions_tui.backend.types import BackendUnavailable, Capability
+    from sessions_tui.backend.contract.types import BackendUnavailable, Capability
 
     calls = {
         Capability.ANNOUNCES: backend.announcements("agent:main:main"),

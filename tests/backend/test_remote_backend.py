@@ -15,11 +15,11 @@ import pytest
 
 from conftest import FAST_DEMO, add_session
 from server_support import TOKEN, local_backend, served
-from sessions_tui.backend.remote import RemoteBackend, ToolNotAvailable
+from sessions_tui.backend.contract.types import BackendUnavailable, Requester
+from sessions_tui.backend.remote.backend import RemoteBackend, ToolNotAvailable
 from sessions_tui.backend.several import SeveralBackends
-from sessions_tui.backend.types import BackendUnavailable, Requester
-from sessions_tui.backend.views import BrowseQuery
-from sessions_tui.backend.vocabulary import EngineEvent
+from sessions_tui.backend.values.views import BrowseQuery
+from sessions_tui.backend.values.vocabulary import EngineEvent
 from sessions_tui.tools.base import ToolInputError
 
 GROUP = "agent:main:discord:group:dev"

@@ -13,7 +13,7 @@ import pytest
 from conftest import FAST_DEMO, add_session
 from secret_corpus import KINDS, leaks, secret
 from server_support import TOKEN, local_backend, served
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.cli import main
 
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -129,7 +129,7 @@ def test_a_masked_key_names_its_session_only_when_one_session_masks_so(tmp_path)
 
 
 def test_the_event_stream_shows_a_key_redacted():
-    from sessions_tui.backend.vocabulary import MessageAppended
+    from sessions_tui.backend.values.vocabulary import MessageAppended
     from sessions_tui.engine.redaction.redact import default_redactor
     from sessions_tui.server.events import wire_event
 
@@ -225,9 +225,9 @@ def test_explain_names_the_agent_it_was_asked_about_redacted(tmp_path, capsys):
 def test_browse_rows_answers_under_redacted_keys_and_a_remote_face_gets_them_back(planted):
     import asyncio
 
-    from sessions_tui.backend.remote import RemoteBackend
-    from sessions_tui.backend.types import Requester
-    from sessions_tui.backend.views import BrowseQuery
+    from sessions_tui.backend.contract.types import Requester
+    from sessions_tui.backend.remote.backend import RemoteBackend
+    from sessions_tui.backend.values.views import BrowseQuery
 
     backend, _, keys, cores = planted
     me = {"key": None, "sandboxed": False}
@@ -255,7 +255,7 @@ def test_browse_rows_answers_under_redacted_keys_and_a_remote_face_gets_them_bac
 
 
 def test_the_info_op_sends_no_redaction_pattern_and_its_texts_redacted(tmp_path):
-    from sessions_tui.backend.remote import RemoteBackend
+    from sessions_tui.backend.remote.backend import RemoteBackend
 
     literal = "HunterPassw0rd77xyz"
     config = {

@@ -7,7 +7,7 @@ import asyncio
 import json
 
 from server_support import TOKEN, local_backend, served
-from sessions_tui.backend.remote import RemoteBackend
+from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
 from sessions_tui.cli import main
 from sessions_tui.engine.export import SessionExport, render_html, render_jsonl, render_markdown, write_layout

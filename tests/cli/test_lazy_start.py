@@ -110,12 +110,14 @@ def test_every_backend_name_loads_from_the_module_that_lists_it() -> None:
     own = [n for n, v in vars(backend).items() if not n.startswith("__") and not isinstance(v, types.ModuleType)]
     assert own == []  # the root exports nothing but its submodules
     listed: dict[str, str] = {}
-    for path in sorted(Path(backend.__file__).parent.glob("*.py")):
-        module = importlib.import_module(f"sessions_tui.backend.{path.stem}")
+    root = Path(backend.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        dotted = ".".join(path.relative_to(root).with_suffix("").parts)
+        module = importlib.import_module(f"sessions_tui.backend.{dotted}")
         for name in getattr(module, "__all__", []):
             assert getattr(module, name) is not None
-            assert name not in listed, f"{name}: listed by {listed.get(name)} and {path.stem}"
-            listed[name] = path.stem
+            assert name not in listed, f"{name}: listed by {listed.get(name)} and {dotted}"
+            listed[name] = dotted
     assert len(listed) > 60
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import add_session, call_tool, state_cli
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 
 DEV = "agent:main:discord:group:dev"
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz123456"

@@ -11,9 +11,9 @@ import pytest
 
 from conftest import FAST_DEMO, add_session, state_cli
 from server_support import TOKEN, local_backend, served
-from sessions_tui.backend.remote import RemoteBackend
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
-from sessions_tui.backend.types import Requester
 from sessions_tui.cli.commands.search import snippet_line
 from sessions_tui.engine.store.tables.text_index import HIT_END, HIT_START
 from sessions_tui.tools.base import ToolInputError

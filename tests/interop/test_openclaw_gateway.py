@@ -40,7 +40,7 @@ import pytest
 
 from conftest import run_tool
 from scenes import until as on_screen
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.follow import Follower

@@ -43,10 +43,10 @@ from test_openclaw_gateway import (
 import http_cases
 from conftest import run_tool
 from scenes import until as on_screen
-from sessions_tui.backend.openclaw_gateway import POLL_S, OpenClawGatewayBackend
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.views import BrowseQuery
-from sessions_tui.backend.vocabulary import EngineEvent
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.gateway.http import POLL_S, OpenClawGatewayBackend
+from sessions_tui.backend.values.views import BrowseQuery
+from sessions_tui.backend.values.vocabulary import EngineEvent
 from sessions_tui.cli.options import TOKEN_ENV
 from sessions_tui.cli.remote import connect
 from sessions_tui.engine.openclaw.importer import import_openclaw

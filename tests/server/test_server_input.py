@@ -238,7 +238,7 @@ async def test_bytes_that_are_not_utf8_in_a_body_read_as_replacement_characters(
 
 
 def test_json_problem_says_what_is_wrong_not_always_a_number_too_large():
-    from sessions_tui.backend.inputs import json_problem, loads_json
+    from sessions_tui.backend.toolkit.inputs import json_problem, loads_json
 
     with pytest.raises(ValueError) as big:
         loads_json("1" * 5000)

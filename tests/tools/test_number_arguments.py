@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import add_session
-from sessions_tui.backend.vocabulary import TOOLS, ToolInputError
+from sessions_tui.backend.values.vocabulary import TOOLS, ToolInputError
 from sessions_tui.cli import main
 from sessions_tui.engine.engine import Engine
 

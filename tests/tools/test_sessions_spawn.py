@@ -7,7 +7,7 @@ import re
 import pytest
 
 from conftest import NOW_MS, add_session, call_tool
-from sessions_tui.backend import opening as runtime
+from sessions_tui.backend.local import opening as runtime
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.messaging.audit import audit_entries
 from sessions_tui.engine.subagents.announce_text import format_duration, format_tokens, normalise_announce

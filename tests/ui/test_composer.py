@@ -4,7 +4,7 @@ import random
 
 from openai_server import Reply
 from secret_corpus import LEAK_WINDOW, leaks, secret
-from sessions_tui.backend.vocabulary import RunEnded
+from sessions_tui.backend.values.vocabulary import RunEnded
 from ui_support import SIZE, demo_app, select, settle, text_of, until
 
 DEV = "agent:main:discord:group:dev"

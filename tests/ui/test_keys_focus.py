@@ -7,7 +7,7 @@ from rich.console import Console
 from textual.command import CommandList, CommandPalette
 from textual.widgets._footer import FooterKey
 
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from openclaw_fake import FakeGateway
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
 from sessions_tui.ui.widgets.message_view import MessageView

@@ -10,10 +10,10 @@ import json5
 
 from scenes import DEV, merge
 from server_support import TOKEN, served
-from sessions_tui.backend.local import LocalBackend
-from sessions_tui.backend.remote import RemoteBackend
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.views import BrowseQuery
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.local.backend import LocalBackend
+from sessions_tui.backend.remote.backend import RemoteBackend
+from sessions_tui.backend.values.views import BrowseQuery
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.demo.config import DEMO_CONFIG

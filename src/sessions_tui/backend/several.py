@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.row_sort import row_sort_key
-from sessions_tui.backend.types import (
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import (
     BackendUnavailable,
     Capability,
     EventCallback,
@@ -26,6 +25,7 @@ from sessions_tui.backend.types import (
     RequesterView,
     not_on,
 )
+from sessions_tui.backend.gateway.row_sort import row_sort_key
 
 if TYPE_CHECKING:
     from sessions_tui.engine.events import EngineEvent

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.cli.errors import UsageError
 
 # The command-line arguments that are text, not paths, by the name a refusal gives them (an

@@ -11,9 +11,9 @@ import os
 import sys
 from pathlib import Path
 
-from sessions_tui.backend.local import LocalBackend, open_local
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.state_dir import (
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.local.backend import LocalBackend, open_local
+from sessions_tui.backend.toolkit.state_dir import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
     ConfigError,
@@ -22,7 +22,7 @@ from sessions_tui.backend.state_dir import (
     resolve_config_path,
     resolve_state_dir,
 )
-from sessions_tui.backend.vocabulary import StoreError
+from sessions_tui.backend.values.vocabulary import StoreError
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import visible_line
 
@@ -43,7 +43,7 @@ def openclaw_root(opts: argparse.Namespace) -> Path | None:
     value = getattr(opts, "openclaw", None)
     if not value:
         return None
-    from sessions_tui.backend.openclaw import NoOpenClawState, require_agents
+    from sessions_tui.backend.toolkit.openclaw import NoOpenClawState, require_agents
 
     root = Path(value).expanduser().resolve()
     try:

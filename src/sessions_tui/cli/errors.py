@@ -12,10 +12,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.state_dir import database_error_line
-from sessions_tui.backend.types import BackendUnavailable, Capability
-from sessions_tui.backend.vocabulary import StoreDamaged
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable, Capability
+from sessions_tui.backend.toolkit.state_dir import database_error_line
+from sessions_tui.backend.values.vocabulary import StoreDamaged
 from sessions_tui.terminal_text import visible_line
 
 EXIT_OK = 0
@@ -37,7 +37,7 @@ def require(backend: Backend, capability: Capability) -> None:
 
 def redacted_line(text: str) -> str:
     """`text` as one line of output, redacted as every output is: what was typed may be a pasted token."""
-    from sessions_tui.backend.redaction import default_redactor
+    from sessions_tui.backend.toolkit.redaction import default_redactor
 
     return visible_line(default_redactor().redact(text))
 
@@ -46,7 +46,7 @@ def said(exc: Exception) -> str:
     """An error's one line as printed: what the user typed (a key, a sessionId, a tool's arguments)
     may hold a secret, so it is redacted as every output is (the name before the first colon apart:
     `KEY: not …` is no secret), then its controls made visible."""
-    from sessions_tui.backend.redaction import default_redactor
+    from sessions_tui.backend.toolkit.redaction import default_redactor
 
     redact = default_redactor().redact
     where, colon, what = str(exc).partition(": ")  # the option or argument named, then what of it

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sessions_tui import __version__
-from sessions_tui.backend.vocabulary import SEND_STATES, TOOLS, ToolSpec
+from sessions_tui.backend.values.vocabulary import SEND_STATES, TOOLS, ToolSpec
 from sessions_tui.cli.options import (
     DEMO_DIR,
     CommandParser,

@@ -12,7 +12,7 @@ import argparse
 import os
 from urllib.parse import urlsplit
 
-from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.cli.options import TOKEN_ENV
 
@@ -59,8 +59,8 @@ def check_remote_command(opts: argparse.Namespace) -> None:
 
 def connect(url: str, token: str | None) -> Backend:
     """A backend on `url`: a sessions-tui server, else (no operator API there) an OpenClaw gateway."""
-    from sessions_tui.backend.openclaw_gateway import OpenClawGatewayBackend
-    from sessions_tui.backend.remote import NotSessionsTui, RemoteBackend
+    from sessions_tui.backend.gateway.http import OpenClawGatewayBackend
+    from sessions_tui.backend.remote.backend import NotSessionsTui, RemoteBackend
 
     ours = RemoteBackend(url, token)
     try:
@@ -82,7 +82,7 @@ def connect(url: str, token: str | None) -> Backend:
 
 def open_remote(opts: argparse.Namespace) -> Backend:
     """The backend over the --remote URLs, connected (its public config read)."""
-    from sessions_tui.backend.remote import RemoteError
+    from sessions_tui.backend.remote.backend import RemoteError
 
     check_remote_command(opts)
     urls = [_checked_url(u) for u in remote_urls(opts)]

@@ -104,7 +104,7 @@ class Engine(ConfigPolicies):
         self.ledger = SendLedger(self)  # from the start: it takes what it records from the events
         self.tool_host: ToolHost | None = None
         self.serves_controls = False
-        """Set by start-up (backend/opening.py): from this process's first run on, it serves the
+        """Set by start-up (backend/local/opening.py): from this process's first run on, it serves the
         kills and steers other processes ask of its runs."""
         self._background: set[asyncio.Task[Any]] = set()
         # What opening warned about: the state directory made its owner's only, and what loading the

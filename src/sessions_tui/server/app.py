@@ -22,9 +22,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.vocabulary import StoreChanged, StoreDamaged
-from sessions_tui.backend.wire import API_PREFIX
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.remote.wire import API_PREFIX
+from sessions_tui.backend.values.vocabulary import StoreChanged, StoreDamaged
 from sessions_tui.server.access import http_denied
 from sessions_tui.server.damage import DamageReport
 from sessions_tui.server.events import EventStream

@@ -12,7 +12,7 @@ import logging
 
 from starlette.responses import Response
 
-from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.server.invoke import error
 
 log = logging.getLogger("sessions_tui.server")

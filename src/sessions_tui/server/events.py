@@ -19,9 +19,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.vocabulary import EngineEvent, RunStreamed
-from sessions_tui.backend.wire import redacted_strings
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.remote.wire import redacted_strings
+from sessions_tui.backend.values.vocabulary import EngineEvent, RunStreamed
 from sessions_tui.terminal_text import json_text
 
 KEEPALIVE_S = 15.0

@@ -22,11 +22,11 @@ import orjson
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
-from sessions_tui.backend.inputs import json_problem, loads_body
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.vocabulary import TOOLS, StoreDamaged, ToolInputError, UnknownToolError
-from sessions_tui.backend.wire import SANDBOXED_HEADER
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.remote.wire import SANDBOXED_HEADER
+from sessions_tui.backend.toolkit.inputs import json_problem, loads_body
+from sessions_tui.backend.values.vocabulary import TOOLS, StoreDamaged, ToolInputError, UnknownToolError
 from sessions_tui.server.access import AuthLockout, bearer_token, token_matches, tool_name
 from sessions_tui.server.failures import log_failure
 from sessions_tui.server.settings import ServerSettings

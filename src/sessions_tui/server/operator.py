@@ -2,7 +2,7 @@
 
 The tools alone do not make a dashboard: it pages through sessions filtered and sorted, counts
 them, lists a session's sub-agents and announces, and carries out the owner's `/send` command.
-Each op is a `Backend` method; its request and answer are the models of backend/wire.py. A body
+Each op is a `Backend` method; its request and answer are the models of backend/remote/wire.py. A body
 is read as `/tools/invoke` reads one (2 MB at most, within the body timeout, `NaN` is not JSON, bytes
 that are not UTF-8 and lone surrogates read as U+FFFD: `loads_body`) and
 validated by its op's model: a 400 `invalid_request` says `op: field: what is wrong`, redacted. Text
@@ -21,10 +21,10 @@ from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 
-from sessions_tui.backend import wire as w
-from sessions_tui.backend.inputs import json_problem, loads_body
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.vocabulary import StoreDamaged
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.remote import wire as w
+from sessions_tui.backend.toolkit.inputs import json_problem, loads_body
+from sessions_tui.backend.values.vocabulary import StoreDamaged
 from sessions_tui.server.invoke import body_or_refusal, error, json_response
 from sessions_tui.server.settings import ServerSettings
 
@@ -133,7 +133,7 @@ class OperatorApi:
         return {**row, "_key": self._redact(row["_key"])} if isinstance(row.get("_key"), str) else dict(row)
 
     async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
-        from sessions_tui.backend.views import BrowseQuery
+        from sessions_tui.backend.values.views import BrowseQuery
 
         page = await self.backend.browse(
             req.requester,
@@ -149,7 +149,7 @@ class OperatorApi:
         return w.BrowseAnswer(rows=rows, total=page.total, offset=page.offset, first=first, last=last)
 
     async def _count(self, req: w.CountRequest) -> w.Count:
-        from sessions_tui.backend.views import BrowseQuery
+        from sessions_tui.backend.values.views import BrowseQuery
 
         return w.Count(count=await self.backend.browse_count(req.requester, BrowseQuery(**req.query.model_dump())))
 
@@ -197,7 +197,7 @@ class OperatorApi:
         return w.Text(value=self._redact(found) if found else found)
 
     async def _owner_command(self, req: w.CommandRequest) -> w.Text:
-        from sessions_tui.backend.vocabulary import ToolInputError
+        from sessions_tui.backend.values.vocabulary import ToolInputError
 
         try:
             return w.Text(value=await self.backend.owner_command(self.backend.canonical(req.key), req.text))
@@ -221,7 +221,7 @@ class OperatorApi:
         return w.SendsAnswer(sends=[entry.model_dump(mode="json") for entry in shown])
 
     async def _explain(self, req: w.ExplainRequest) -> w.ExplainAnswer:
-        from sessions_tui.backend.vocabulary import ToolInputError
+        from sessions_tui.backend.values.vocabulary import ToolInputError
 
         try:
             found = await self.backend.explain(req.requester, req.target, req.agent)
@@ -233,7 +233,7 @@ class OperatorApi:
         return w.ExportAnswer(export=await self.backend.export_session(req.key))  # redacted by the backend
 
     async def _search(self, req: w.SearchRequest) -> w.SearchAnswer:
-        from sessions_tui.backend.vocabulary import ToolInputError
+        from sessions_tui.backend.values.vocabulary import ToolInputError
 
         try:
             found = await self.backend.search(req.requester, req.query, session=req.session, limit=req.limit)

@@ -6,7 +6,7 @@ import ipaddress
 
 from pydantic import ConfigDict, Field, SecretStr
 
-from sessions_tui.backend.vocabulary import LazyModel
+from sessions_tui.backend.values.vocabulary import LazyModel
 
 DEFAULT_PORT = 18789
 """OpenClaw's gateway port."""

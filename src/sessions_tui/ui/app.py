@@ -24,11 +24,11 @@ from textual.binding import Binding
 from textual.notifications import SeverityLevel
 from textual.worker import WorkerCancelled
 
-from sessions_tui.backend.keys import agent_id_of
-from sessions_tui.backend.openclaw import FollowTick
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.vocabulary import EngineEvent, FollowStatus, StoreDamaged
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.toolkit.keys import agent_id_of
+from sessions_tui.backend.toolkit.openclaw import FollowTick
+from sessions_tui.backend.values.vocabulary import EngineEvent, FollowStatus, StoreDamaged
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.collector import Collector
 from sessions_tui.ui.damage import SaysStoreDamage

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.contract.types import Requester
 from sessions_tui.ui.collector import Collector
 
 

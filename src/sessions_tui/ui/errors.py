@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.worker import Worker, WorkerState
 
-from sessions_tui.backend.vocabulary import StoreDamaged
+from sessions_tui.backend.values.vocabulary import StoreDamaged
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.messages import StoreDamageFound
 from sessions_tui.ui.paths import home_relative

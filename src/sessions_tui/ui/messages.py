@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from sessions_tui.backend.vocabulary import EngineEvent
+from sessions_tui.backend.values.vocabulary import EngineEvent
 
 
 class EngineEventMessage(Message):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import BackendUnavailable, Capability, Requester
-from sessions_tui.backend.views import Verdict
-from sessions_tui.backend.vocabulary import ToolInputError
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable, Capability, Requester
+from sessions_tui.backend.values.views import Verdict
+from sessions_tui.backend.values.vocabulary import ToolInputError
 
 
 async def refusing_verdict(

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from rich.text import Text
 
-from sessions_tui.backend.rows import is_number
+from sessions_tui.backend.values.rows import is_number
 from sessions_tui.terminal_text import visible as visible  # one table for the dashboard and the CLI
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.theme import themed

@@ -1,7 +1,7 @@
 """The demo state (`sessions-tui --demo`): every kind of session, and a second seeding changes nothing."""
 
 from conftest import call_tool, run_tool
-from sessions_tui.backend import opening as runtime
+from sessions_tui.backend.local import opening as runtime
 from sessions_tui.engine.demo.config import DEMO_CONFIG
 from sessions_tui.engine.demo.state import CHILD_KEY, HELPER_KEY, seed_demo
 from sessions_tui.engine.runs.runs import RunRequest

@@ -9,9 +9,9 @@ import asyncio
 import sys
 from pathlib import Path
 
-from sessions_tui.backend.local import open_local
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.vocabulary import EngineEvent, SendLedgerChanged
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.local.backend import open_local
+from sessions_tui.backend.values.vocabulary import EngineEvent, SendLedgerChanged
 
 
 async def main() -> None:

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from sessions_tui.backend.local import open_local
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.local.backend import open_local
 from sessions_tui.engine.store import Store
 from webhook_servers import DownServer, GatedServer
 
@@ -228,7 +228,7 @@ async def test_a_delivery_under_way_when_the_dashboard_quits_is_left_pending_and
 
 def test_the_dashboard_command_prints_the_left_pending_line_after_the_app(tmp_path, monkeypatch, capsys):
     from sessions_tui import cli
-    from sessions_tui.backend.local import LocalBackend
+    from sessions_tui.backend.local.backend import LocalBackend
     from sessions_tui.ui.app import SessionsApp
 
     shown: list[str] = []

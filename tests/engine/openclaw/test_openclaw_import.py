@@ -499,7 +499,7 @@ def test_every_line_of_an_import_or_follow_report_is_redacted(tmp_path, capsys):
     import asyncio
 
     from server_support import local_backend
-    from sessions_tui.backend.openclaw import FollowTick
+    from sessions_tui.backend.toolkit.openclaw import FollowTick
     from sessions_tui.cli import main
 
     root = _secret_source(tmp_path)

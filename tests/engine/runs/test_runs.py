@@ -224,7 +224,7 @@ def test_two_processes_never_run_turns_in_one_session_at_once(tmp_path):
 async def test_a_started_engine_serves_run_controls_from_its_first_run(live_engine):
     """Start-up leaves the cross-process control watcher off until this process holds a run: only
     such a process is asked to kill or steer (subagents/run_controls.py)."""
-    from sessions_tui.backend.opening import start
+    from sessions_tui.backend.local.opening import start
 
     engine = live_engine({"models": {"demo": {"latencyMs": 0}}})
     add_session(engine, "main")

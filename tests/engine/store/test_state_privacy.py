@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sessions_tui.backend.local import open_local
+from sessions_tui.backend.local.backend import open_local
 from sessions_tui.engine.store import DB_NAME, Store
 from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
 

@@ -11,8 +11,8 @@ import pytest
 from textual.worker import Worker
 
 from scenes import SIZE, demo_app, settle
-from sessions_tui.backend.local import LocalBackend
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.store.store_thread import StoreThread
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.browse import BrowseQuery

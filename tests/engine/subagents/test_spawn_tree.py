@@ -6,7 +6,7 @@ import pytest
 
 from conftest import call_tool
 from openai_server import Reply
-from sessions_tui.backend.local import LocalBackend
+from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.subagents.records import ChildView, session_cost
 from sessions_tui.engine.subagents.tree import spawn_tree
 from sessions_tui.ui.widgets.spawn_runs import cost_text, tree_label

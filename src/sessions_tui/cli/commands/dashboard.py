@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from sessions_tui.backend.keys import looks_like_session_key
+from sessions_tui.backend.toolkit.keys import looks_like_session_key
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-from sessions_tui.backend.rows import display_name
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.values.rows import display_name
 from sessions_tui.cli.backends import open_backend
 from sessions_tui.cli.errors import EXIT_OK
 from sessions_tui.terminal_text import visible_line

@@ -12,16 +12,16 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, TextIO
 
-from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Capability, Requester
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Capability, Requester
+from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError, require
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.views import Explanation
+    from sessions_tui.backend.values.views import Explanation
 
 
 def explanation_lines(explanation: Explanation, backend: Backend) -> list[str]:
@@ -41,7 +41,7 @@ def explanation_lines(explanation: Explanation, backend: Backend) -> list[str]:
 
 async def run_explain(backend: Backend, requester: Requester, opts: argparse.Namespace, out: TextIO) -> int:
     """Print the explanation `opts` asks for; 0, or `UsageError` for bad input."""
-    from sessions_tui.backend.vocabulary import ToolInputError
+    from sessions_tui.backend.values.vocabulary import ToolInputError
 
     require(backend, Capability.EXPLAIN)
     try:

@@ -16,11 +16,17 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from sessions_tui.backend.export import LayoutError, SessionExport, is_layout_target, render_export, write_export
-from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
-from sessions_tui.backend.local import LocalBackend
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Capability
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Capability
+from sessions_tui.backend.local.backend import LocalBackend
+from sessions_tui.backend.toolkit.export import (
+    LayoutError,
+    SessionExport,
+    is_layout_target,
+    render_export,
+    write_export,
+)
+from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import EXIT_OK, UsageError, require
 from sessions_tui.terminal_text import json_lines_for_terminal, visible_line

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from sessions_tui.backend.openclaw import FollowTick
-from sessions_tui.backend.protocols import Backend
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.toolkit.openclaw import FollowTick
 from sessions_tui.cli.backends import open_backend
 from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
 from sessions_tui.terminal_text import visible_line
@@ -89,7 +89,7 @@ async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: 
 
 
 def run(opts: argparse.Namespace) -> int:
-    from sessions_tui.backend.openclaw import NoOpenClawState, require_agents
+    from sessions_tui.backend.toolkit.openclaw import NoOpenClawState, require_agents
 
     root = Path(opts.source).expanduser()
     backend = open_backend(opts)

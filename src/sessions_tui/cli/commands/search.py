@@ -17,17 +17,17 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sessions_tui.backend.matching import HIT_END, HIT_START, marked_parts, wire_hit
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.vocabulary import ToolInputError
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.toolkit.matching import HIT_END, HIT_START, marked_parts, wire_hit
+from sessions_tui.backend.values.vocabulary import ToolInputError
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.views import SearchHit, SearchOutcome
+    from sessions_tui.backend.values.views import SearchHit, SearchOutcome
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 500

@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from sessions_tui.backend.commands import is_send_command
-from sessions_tui.backend.inputs import kind_of
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Capability, Requester
-from sessions_tui.backend.vocabulary import (
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Capability, Requester
+from sessions_tui.backend.toolkit.commands import is_send_command
+from sessions_tui.backend.toolkit.inputs import kind_of
+from sessions_tui.backend.values.vocabulary import (
     Announced,
     DeliveryChanged,
     EngineEvent,

@@ -16,19 +16,19 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sessions_tui.backend.keys import looks_like_session_id, looks_like_session_key
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Capability
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Capability
+from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError, require
 from sessions_tui.terminal_text import json_text, visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.vocabulary import LedgerEntry, LedgerState
+    from sessions_tui.backend.values.vocabulary import LedgerEntry, LedgerState
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 5000
-"""The most sends one listing prints: the operator API's bound (backend/wire.py `SendsRequest`)."""
+"""The most sends one listing prints: the operator API's bound (backend/remote/wire.py `SendsRequest`)."""
 HEAD_CHARS = 80
 
 

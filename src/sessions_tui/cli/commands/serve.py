@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
-from sessions_tui.backend.local import LocalBackend, open_local
-from sessions_tui.backend.redaction import secret_text
-from sessions_tui.backend.state_dir import ConfigError, StateDirError
-from sessions_tui.backend.vocabulary import StoreError
+from sessions_tui.backend.local.backend import LocalBackend, open_local
+from sessions_tui.backend.toolkit.redaction import secret_text
+from sessions_tui.backend.toolkit.state_dir import ConfigError, StateDirError
+from sessions_tui.backend.values.vocabulary import StoreError
 from sessions_tui.cli.backends import open_backend
 from sessions_tui.cli.errors import EXIT_OK, UsageError, run_reporting
 from sessions_tui.cli.options import TOKEN_ENV

@@ -9,8 +9,8 @@ import json
 import sys
 from typing import Any
 
-from sessions_tui.backend.inputs import NotJsonNumber, loads_json
-from sessions_tui.backend.vocabulary import ToolInputError, UnknownToolError
+from sessions_tui.backend.toolkit.inputs import NotJsonNumber, loads_json
+from sessions_tui.backend.values.vocabulary import ToolInputError, UnknownToolError
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError

@@ -13,8 +13,8 @@ from textual.widgets import Button, Input, Label, OptionList, Static, Switch
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.field import Field
 

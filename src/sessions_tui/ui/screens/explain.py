@@ -15,13 +15,13 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import BackendUnavailable, Requester
-from sessions_tui.backend.vocabulary import ToolInputError
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable, Requester
+from sessions_tui.backend.values.vocabulary import ToolInputError
 from sessions_tui.ui.text import literal, span
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.views import Explanation
+    from sessions_tui.backend.values.views import Explanation
 
 ACTIONS = {"list": "list", "history": "read", "send": "send", "spawn": "spawn"}
 

@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
-from sessions_tui.backend.export import ExportFormat, LayoutError, default_file_name, write_export
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import BackendUnavailable
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable
+from sessions_tui.backend.toolkit.export import ExportFormat, LayoutError, default_file_name, write_export
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.field import Field

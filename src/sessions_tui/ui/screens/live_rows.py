@@ -14,11 +14,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from sessions_tui.backend.matching import TEXT_PREFIX, row_matches
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.views import BrowsePage, BrowseQuery
-from sessions_tui.backend.vocabulary import (
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.toolkit.matching import TEXT_PREFIX, row_matches
+from sessions_tui.backend.values.views import BrowsePage, BrowseQuery
+from sessions_tui.backend.values.vocabulary import (
     Announced,
     EngineEvent,
     FollowStatus,
@@ -39,7 +39,7 @@ from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.views import BrowseRow
+    from sessions_tui.backend.values.views import BrowseRow
 
 PAGE_SIZE = 100
 

@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.views import BrowsePage, SearchHit
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.values.views import BrowsePage, SearchHit
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.screens.acting_as import ActingAsScreen

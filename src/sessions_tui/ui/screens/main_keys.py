@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textual.binding import Binding, BindingType
 
-from sessions_tui.backend.types import Capability
+from sessions_tui.backend.contract.types import Capability
 
 SORT = Binding.Group("sort", compact=False)
 

@@ -24,15 +24,15 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
-from sessions_tui.backend.matching import marked_parts
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import BackendUnavailable, Requester
-from sessions_tui.backend.vocabulary import SearchUnreadable, ToolInputError
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable, Requester
+from sessions_tui.backend.toolkit.matching import marked_parts
+from sessions_tui.backend.values.vocabulary import SearchUnreadable, ToolInputError
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.views import SearchHit, SearchOutcome
+    from sessions_tui.backend.values.views import SearchHit, SearchOutcome
 
 LIMIT = 200
 TYPING_PAUSE_S = 0.25

@@ -21,14 +21,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import BackendUnavailable
-from sessions_tui.backend.vocabulary import EngineEvent
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable
+from sessions_tui.backend.values.vocabulary import EngineEvent
 from sessions_tui.ui.text import clock_time, literal, one_line, span, visible
 from sessions_tui.ui.widgets.field import Field
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.vocabulary import LedgerEntry
+    from sessions_tui.backend.values.vocabulary import LedgerEntry
 
 STATES = ("", "replied", "timeout", "late_reply", "error", "forbidden", "delivered", "delivery_failed")
 """The state filter's cycle (`f`); "" is every send."""

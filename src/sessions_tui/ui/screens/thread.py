@@ -18,12 +18,12 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import BackendUnavailable
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable
 from sessions_tui.ui.text import clock_time, literal, span
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.vocabulary import LedgerEntry
+    from sessions_tui.backend.values.vocabulary import LedgerEntry
 
 LIMIT = 500
 

@@ -24,10 +24,10 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Button, Input, Label, ProgressBar, Static
 
-from sessions_tui.backend.commands import is_send_command
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Capability, Requester
-from sessions_tui.backend.vocabulary import (
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Capability, Requester
+from sessions_tui.backend.toolkit.commands import is_send_command
+from sessions_tui.backend.values.vocabulary import (
     Announced,
     EngineEvent,
     PolicyRefused,

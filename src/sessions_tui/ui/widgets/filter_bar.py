@@ -14,7 +14,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Select
 
-from sessions_tui.backend.keys import SESSION_KINDS
+from sessions_tui.backend.toolkit.keys import SESSION_KINDS
 from sessions_tui.ui.widgets.field import Field
 
 ACTIVE_CHOICES = [("any time", 0), ("5 min", 5), ("15 min", 15), ("60 min", 60), ("1 day", 1440), ("7 days", 10080)]

@@ -29,7 +29,7 @@ from sessions_tui.ui.widgets.table_line import DROP_ORDER as DROP_ORDER
 from sessions_tui.ui.widgets.table_line import GAP, cells, compose_line, fit_columns, line_width, shown_fields
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.views import BrowseRow
+    from sessions_tui.backend.values.views import BrowseRow
 
 LINE = "line"
 COMPOSED_KEPT = 4096  # composed lines kept for the rows shown lately

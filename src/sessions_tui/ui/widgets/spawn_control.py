@@ -18,8 +18,8 @@ from textual import on, work
 from textual.message import Message
 from textual.widget import Widget
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
 from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.text import one_line
 from sessions_tui.ui.widgets.spawn_runs import RunsTable

@@ -20,11 +20,11 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Select, Static
 
-from sessions_tui.backend.keys import agent_id_of
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Capability, Requester
-from sessions_tui.backend.views import AnnouncementView, ChildView
-from sessions_tui.backend.vocabulary import Announced, StoreDamaged, ToolInputError
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Capability, Requester
+from sessions_tui.backend.toolkit.keys import agent_id_of
+from sessions_tui.backend.values.views import AnnouncementView, ChildView
+from sessions_tui.backend.values.vocabulary import Announced, StoreDamaged, ToolInputError
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import StoreDamageFound
 from sessions_tui.ui.text import (

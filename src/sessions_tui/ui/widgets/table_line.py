@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from sessions_tui.backend.rows import display_name
+from sessions_tui.backend.values.rows import display_name
 from sessions_tui.ui.text import (
     STATUS_ICONS,
     literal,
@@ -26,7 +26,7 @@ from sessions_tui.ui.text import (
 from sessions_tui.ui.widgets.column_fit import fit_widths
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.views import BrowseRow
+    from sessions_tui.backend.values.views import BrowseRow
 
 
 @dataclass(frozen=True)

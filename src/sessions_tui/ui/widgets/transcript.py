@@ -25,9 +25,9 @@ from textual.message import Message
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from sessions_tui.backend.protocols import Backend
-from sessions_tui.backend.types import Requester
-from sessions_tui.backend.vocabulary import ToolInputError
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.values.vocabulary import ToolInputError
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import elide_middle, literal, span
 from sessions_tui.ui.theme import themed

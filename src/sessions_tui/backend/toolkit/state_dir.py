@@ -7,7 +7,7 @@ a config that cannot be used.
 
 from __future__ import annotations
 
-from sessions_tui.backend.opening import StateDirError, database_error_line
+from sessions_tui.backend.local.opening import StateDirError, database_error_line
 from sessions_tui.engine.config import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,

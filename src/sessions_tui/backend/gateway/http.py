@@ -16,9 +16,9 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from sessions_tui.backend.remote import RemoteBackend, RemoteError
-from sessions_tui.backend.row_sort import row_sort_key
-from sessions_tui.backend.types import BackendUnavailable, Capability, Requester
+from sessions_tui.backend.contract.types import BackendUnavailable, Capability, Requester
+from sessions_tui.backend.gateway.row_sort import row_sort_key
+from sessions_tui.backend.remote.backend import RemoteBackend, RemoteError
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 from sessions_tui.engine.search.matching import row_matches
 from sessions_tui.engine.sessions.entry import display_name

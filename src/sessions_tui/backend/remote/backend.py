@@ -19,10 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import httpx
 
-from sessions_tui.backend import wire as w
-from sessions_tui.backend.describe import describe_requester
-from sessions_tui.backend.io_thread import IoThread
-from sessions_tui.backend.types import (
+from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
     BackendUnavailable,
     Capability,
@@ -32,6 +29,9 @@ from sessions_tui.backend.types import (
     RequesterView,
     not_on,
 )
+from sessions_tui.backend.local.describe import describe_requester
+from sessions_tui.backend.remote import wire as w
+from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
@@ -351,7 +351,7 @@ class RemoteBackend:
 
     async def _events(self) -> None:
         """Where events come from: the server's stream (a gateway backend polls instead)."""
-        from sessions_tui.backend.remote_events import read_event_stream
+        from sessions_tui.backend.remote.events import read_event_stream
 
         await read_event_stream(self._http, self._publish, self.now)
 

@@ -2,7 +2,7 @@
 
 `POST /sessions-tui/v1/<op>` with the op's request model as JSON, answered with its answer model.
 Declared once here; the server (server/operator.py) validates requests and the remote backend
-(backend/remote.py) validates answers with the same models. Every text in an answer that may hold
+(backend/remote/backend.py) validates answers with the same models. Every text in an answer that may hold
 agent output is redacted by the server before it leaves.
 """
 
@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from sessions_tui.backend.types import Requester, RequesterView
+from sessions_tui.backend.contract.types import Requester, RequesterView
 from sessions_tui.engine.export.model import SessionExport as SessionExport  # named by the remote backend
 from sessions_tui.engine.lazy_model import LazyModel
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sessions_tui.backend.types import Capability, EventCallback, ImportSummary, Requester, RequesterView
+from sessions_tui.backend.contract.types import Capability, EventCallback, ImportSummary, Requester, RequesterView
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
     from sessions_tui.engine.export import SessionExport

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sessions_tui.backend.types import Requester, RequesterView
+from sessions_tui.backend.contract.types import Requester, RequesterView
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.tools.access import RequesterContext
 

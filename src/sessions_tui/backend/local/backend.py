@@ -13,8 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
-from sessions_tui.backend import opening
-from sessions_tui.backend.types import (
+from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
     Capability,
     EventCallback,
@@ -23,6 +22,7 @@ from sessions_tui.backend.types import (
     RequesterView,
     not_on,
 )
+from sessions_tui.backend.local import opening
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
@@ -88,7 +88,7 @@ class LocalBackend:
         return self.engine.config.ui.theme
 
     def public_config(self) -> dict[str, Any]:
-        from sessions_tui.backend.wire import PUBLIC_CONFIG_SECTIONS, public_config
+        from sessions_tui.backend.remote.wire import PUBLIC_CONFIG_SECTIONS, public_config
 
         dumped = self.engine.config.model_dump(mode="json", by_alias=True, include=set(PUBLIC_CONFIG_SECTIONS))
         return public_config(dumped, self.redact)
@@ -111,7 +111,7 @@ class LocalBackend:
         return self.engine.is_sandboxed(key)
 
     def describe_requester(self, requester: Requester) -> RequesterView:
-        from sessions_tui.backend.describe import describe_requester
+        from sessions_tui.backend.local.describe import describe_requester
 
         return describe_requester(self.engine, requester)
 
