@@ -8,7 +8,6 @@ page (`messagesCapped` is on every page with `messageLimit` > 0).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Required, TypedDict, cast
 
@@ -270,13 +269,7 @@ def transcript_path(session: StoredSession, session_id: str) -> str | None:
         candidate = (mirror.parent / session_file).resolve()
         if candidate.parent == mirror.parent.resolve():
             return str(candidate)
-    return _path_text(session.mirror_path)
-
-
-@lru_cache(maxsize=4096)
-def _path_text(path: str) -> str:
-    """A path as `Path` spells it (every row of every page asks again: remembered)."""
-    return str(Path(path))
+    return session.mirror_path  # already spelled as `Path` spells it (store/tables/sessions.py)
 
 
 def inline_messages(call: ToolCall, session: StoredSession, limit: int, max_bytes: int) -> HistoryResult:
