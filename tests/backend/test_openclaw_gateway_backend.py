@@ -199,7 +199,7 @@ def test_polls_ask_only_for_the_recently_active_sessions(backend, gateway):
 def test_the_whole_list_is_read_again_for_what_the_recent_polls_cannot_see(backend, gateway, monkeypatch):
     """A session that changes while older than a minute, or goes away, shows at the next read of
     the whole list (every FULL_S)."""
-    monkeypatch.setattr("sessions_tui.backend.openclaw_gateway.FULL_S", 1.0)
+    monkeypatch.setattr("sessions_tui.backend.gateway.http.FULL_S", 1.0)
     got, wait, stop = _follow(backend, gateway)
     try:
         assert gateway.listed.wait(15)
