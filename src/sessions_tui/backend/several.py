@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import (
+    AbortOutcome,
     BackendUnavailable,
     Capability,
     EventCallback,
@@ -290,6 +291,11 @@ class SeveralBackends:
     async def owner_command(self, key: str, text: str) -> str | None:
         label, bare = self.split(key)
         return await self.backends[label].owner_command(bare or "", text)
+
+    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+        label, bare = self.split(key)
+        done = await self.backends[label].abort_run(bare or "", clear_queued=clear_queued)
+        return done.model_copy(update={"session_key": f"{label}/{done.session_key}"})
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """The server of `target` explains, for the requester as that server knows it."""

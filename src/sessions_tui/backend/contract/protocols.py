@@ -18,7 +18,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sessions_tui.backend.contract.types import Capability, EventCallback, ImportSummary, Requester, RequesterView
+from sessions_tui.backend.contract.types import (
+    AbortOutcome,
+    Capability,
+    EventCallback,
+    ImportSummary,
+    Requester,
+    RequesterView,
+)
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
     from sessions_tui.engine.export import SessionExport
@@ -270,6 +277,16 @@ class Importing(Protocol):
         write through a connection of its own, so readers notice it like another process."""
 
 
+class Aborting(Protocol):
+    """Stopping a session's running turn, as its operator."""
+
+    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+        """Stop the turn running in the session (`key` in any spelling, `main`, or a sessionId);
+        with `clear_queued`, the messages waiting behind it are dropped too. Not running is no
+        error (`aborted` false, `status` `no-active-run`). Raises `ToolInputError` for a key that
+        names no session."""
+
+
 class Backend(
     Placed,
     Identifying,
@@ -285,6 +302,7 @@ class Backend(
     Exporting,
     Searching,
     Importing,
+    Aborting,
     Protocol,
 ):
     """The engine as a face sees it: every protocol above. A backend without a capability still
@@ -305,5 +323,6 @@ PROTOCOL_OF: dict[Capability, type] = {
     Capability.EXPORT: Exporting,
     Capability.SEARCH: Searching,
     Capability.IMPORT: Importing,
+    Capability.ABORT: Aborting,
 }
 """The protocol each capability answers."""

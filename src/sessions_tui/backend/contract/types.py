@@ -35,6 +35,7 @@ class Capability(enum.Enum):
     EXPORT = "export"  # a session's transcript and entry, for a file
     SEARCH = "search"  # the messages matching a query
     IMPORT = "import"  # import or follow an OpenClaw state directory on this machine
+    ABORT = "abort"  # stop a session's running turn
 
     @property
     def what(self) -> str:
@@ -53,6 +54,7 @@ _WHAT = {
     Capability.EXPORT: "export",
     Capability.SEARCH: "search",
     Capability.IMPORT: "importing or following an OpenClaw",
+    Capability.ABORT: "stopping a run",
 }
 
 EVERY_CAPABILITY = frozenset(Capability)
@@ -95,3 +97,16 @@ class ImportSummary(LazyModel):
     sources: list[str]
     problems: list[str]
     summary: str
+
+
+class AbortOutcome(LazyModel):
+    """What stopping a session's running turn did: `aborted` with the run it stopped, or not
+    (`status` says why: `no-active-run`, as OpenClaw's `sessions.abort` says it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_key: str
+    aborted: bool
+    run_id: str | None = None
+    status: str = "aborted"
+    cleared_queued: int = 0

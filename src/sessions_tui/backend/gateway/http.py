@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from sessions_tui.backend.contract.types import BackendUnavailable, Capability, Requester
+from sessions_tui.backend.contract.types import AbortOutcome, BackendUnavailable, Capability, Requester
 from sessions_tui.backend.gateway.row_sort import row_sort_key
 from sessions_tui.backend.remote.backend import RemoteBackend, RemoteError
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
@@ -43,6 +43,7 @@ LACKS = {
     Capability.LEDGER: "an OpenClaw gateway keeps no send ledger",
     Capability.EXPLAIN: "an OpenClaw gateway does not say why it refuses",
     Capability.EXPORT: "export reads sessions-tui's own store; an OpenClaw gateway has none",
+    Capability.ABORT: "an OpenClaw gateway stops a run over its WebSocket only",
 }
 """What the gateway has not, each as the line a face says for it (importing: as any server says)."""
 
@@ -199,6 +200,9 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def owner_command(self, key: str, text: str) -> str | None:
         raise self._lacking(Capability.CONTROL)
+
+    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+        raise self._lacking(Capability.ABORT)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         raise self._lacking(Capability.EXPLAIN)

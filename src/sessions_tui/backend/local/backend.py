@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
+    AbortOutcome,
     Capability,
     EventCallback,
     ImportSummary,
@@ -235,6 +236,26 @@ class LocalBackend:
         if target is None:
             raise ToolInputError(f"No session found: {key}")
         return await self._store(run_owner_command, self.engine, target, text)
+
+    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+        """The session's running turn killed (and, with `clear_queued`, the turns queued behind it)."""
+        target = await self.owner_key(key)
+        if target is None:
+            raise ToolInputError(f"No session found: {key}")
+        runs = self.engine.runs
+        queued = runs.queued(target)
+        active = runs.active_run(target)
+        if clear_queued:
+            for run_id in queued:
+                await runs.kill(run_id)
+        stopped = active is not None and await runs.kill(active)
+        return AbortOutcome(
+            session_key=target,
+            aborted=stopped,
+            run_id=active if stopped else None,
+            status="aborted" if stopped else "no-active-run",
+            cleared_queued=len(queued) if clear_queued else 0,
+        )
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access

@@ -21,6 +21,7 @@ import httpx
 
 from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
+    AbortOutcome,
     BackendUnavailable,
     Capability,
     EventCallback,
@@ -137,8 +138,8 @@ class RemoteBackend:
     @property
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
-        following an OpenClaw, which is done on the server's machine."""
-        return EVERY_CAPABILITY - {Capability.IMPORT}
+        following an OpenClaw, which is done on the server's machine (nor yet stopping a run)."""
+        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.ABORT}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
@@ -299,6 +300,9 @@ class RemoteBackend:
 
     async def owner_command(self, key: str, text: str) -> str | None:
         return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text, field="key")).value
+
+    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.ABORT))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import Explanation
