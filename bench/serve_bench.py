@@ -39,7 +39,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -50,9 +49,8 @@ from typing import Any
 
 import httpx
 from _common import ROOT, verdict
+from _gateway import LEGACY, free_port, gateway_installed, start_gateway, stop_gateway
 
-LEGACY = ROOT / "tests" / "fixtures" / "openclaw-2026.9.6" / "legacy-state"
-GATEWAY_SCRIPT = ROOT / "scripts" / "openclaw-gateway.sh"
 TOKEN = "serve-bench-token-3f9c"
 WARMUP, RUNS = 20, 200
 CLIENTS, CALLS = 50, 200
@@ -60,12 +58,6 @@ ONE_CLIENT_CALLS = 400
 WORKERS = 2
 """`serve --workers` of the throughput loads: one process per core of a two-core machine."""
 LIST = {"tool": "sessions_list", "args": {"limit": 200}}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_ready(url: str, deadline_s: float, proc: subprocess.Popen[bytes] | None = None) -> float:
@@ -108,40 +100,10 @@ def start_ours(tmp: Path, workers: int = 1) -> tuple[subprocess.Popen[bytes], st
     return proc, url, time.perf_counter() - t0
 
 
-def gateway_installed() -> bool:
-    peer = Path(os.environ.get("OPENCLAW_PEER_DIR", Path.home() / ".cache" / "sessions-tui-openclaw"))
-    return (peer / "oc" / "node_modules" / "openclaw" / "openclaw.mjs").is_file()
-
-
-def start_gateway(tmp: Path) -> tuple[Path, str, float, int]:
+def start_gateway_here(tmp: Path) -> tuple[Path, str, float, int]:
     state = tmp / "gateway"
-    port = free_port()
-    t0 = time.perf_counter()
-    done = subprocess.run(
-        [
-            "bash",
-            str(GATEWAY_SCRIPT),
-            "start",
-            "--state",
-            str(state),
-            "--port",
-            str(port),
-            "--token",
-            TOKEN,
-            "--seed-from",
-            str(LEGACY),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"FAIL: the gateway did not start: {done.stderr[-500:]}")
-    return state, f"http://127.0.0.1:{port}", time.perf_counter() - t0, int(done.stdout.strip().splitlines()[-1])
-
-
-def stop_gateway(state: Path) -> None:
-    subprocess.run(["bash", str(GATEWAY_SCRIPT), "stop", "--state", str(state)], capture_output=True, timeout=60)
+    url, ready_s, pid = start_gateway(state, TOKEN)
+    return state, url, ready_s, pid
 
 
 class KeepAlive:
@@ -334,7 +296,7 @@ def main() -> int:
         print(f"ours: ready {ours_ready * 1000:.0f} ms after spawn ({url})")
         clients = {"ours": KeepAlive(url)}
         if gateway_installed():
-            gateway_state, gateway_url, gateway_ready, gateway_pid = start_gateway(tmp)
+            gateway_state, gateway_url, gateway_ready, gateway_pid = start_gateway_here(tmp)
             rss_gateway = tree_rss_mb(gateway_pid)
             print(f"gateway: ready {gateway_ready:.1f} s after spawn ({gateway_url}), RSS {rss_gateway:.0f} MB")
             clients["gateway"] = KeepAlive(gateway_url)
