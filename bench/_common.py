@@ -64,6 +64,13 @@ def verdict(ok: bool, text: str) -> int:
     return 0 if ok else 1
 
 
+def verdicts(checks: list[tuple[bool, str]]) -> int:
+    """Each requirement on a line (`ok` or `MISS`), then the verdict over them all."""
+    for ok, text in checks:
+        print(("  ok   " if ok else "  MISS ") + text)
+    return verdict(all(ok for ok, _ in checks), "; ".join(text for _, text in checks))
+
+
 def check(ok: bool, what: str) -> None:
     """A sanity check of the benchmark's data or results: FAIL (exit 1) when it does not hold."""
     if not ok:

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import ROOT, verdict
+from _common import ROOT, verdicts
 from _gateway import LEGACY, free_port, gateway_installed, start_gateway, stop_gateway
 
 TOKEN = "serve-bench-token-3f9c"
@@ -356,9 +356,7 @@ def main() -> int:
                 + " the gateway's (>= 5x)",
             ),
         ]
-        for ok, text in checks:
-            print(("  ok   " if ok else "  MISS ") + text)
-        return verdict(all(ok for ok, _ in checks), "; ".join(text for _, text in checks))
+        return verdicts(checks)
     finally:
         if gateway_state is not None:
             stop_gateway(gateway_state)
