@@ -11,7 +11,6 @@ by method, and sends the events a test pushes to every live socket.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import copy
 import hashlib
@@ -34,16 +33,16 @@ def recorded(step: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (WS / f"{step}.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
-def _received(step: str) -> Iterator[dict[str, Any]]:
+def received(step: str) -> Iterator[dict[str, Any]]:
     return (line["frame"] for line in recorded(step) if line["dir"] == "<")
 
 
-CHALLENGE = next(f for f in _received("handshake") if f.get("event") == "connect.challenge")
-HELLO = next(f for f in _received("handshake") if f["type"] == "res")
-PAIRING = next(f for f in _received("pairing_required") if f["type"] == "res")
-MISMATCH = next(f for f in _received("token_mismatch") if f["type"] == "res")
-SUBSCRIBED = next(f for f in _received("sessions_subscribe") if f["type"] == "res")
-CHANGED = [f for f in _received("sessions_subscribe") if f.get("event") == "sessions.changed"]
+CHALLENGE = next(f for f in received("handshake") if f.get("event") == "connect.challenge")
+HELLO = next(f for f in received("handshake") if f["type"] == "res")
+PAIRING = next(f for f in received("pairing_required") if f["type"] == "res")
+MISMATCH = next(f for f in received("token_mismatch") if f["type"] == "res")
+SUBSCRIBED = next(f for f in received("sessions_subscribe") if f["type"] == "res")
+CHANGED = [f for f in received("sessions_subscribe") if f.get("event") == "sessions.changed"]
 
 
 def _raw(b64: str) -> bytes:
@@ -123,7 +122,7 @@ class FakeGateway:
 
 
 ANSWERS = WS.parent / "answers"
-HISTORY = next(f for f in _received("chat_history") if f["type"] == "res")
+HISTORY = next(f for f in received("chat_history") if f["type"] == "res")
 PAGE_APPLIED = 3
 """The gateway's page, whatever limit is asked (the recorded answer applied 3)."""
 
@@ -148,7 +147,6 @@ class ReplayGateway(FakeGateway):
 
     rows: list[dict[str, Any]] = field(default_factory=roster_rows)
     calls: list[tuple[str, Any]] = field(default_factory=list)
-    called: asyncio.Event = field(default_factory=asyncio.Event)
 
     def methods(self, name: str) -> list[Any]:
         """The params of every call of `name` so far."""
@@ -193,7 +191,6 @@ class ReplayGateway(FakeGateway):
         async for message in ws:
             call = json.loads(message)
             self.calls.append((call["method"], call.get("params")))
-            self.called.set()
             ok, body = self.answer(call["method"], call.get("params"))
             frame = {"type": "res", "id": call["id"], "ok": ok, ("payload" if ok else "error"): body}
             await ws.send(json.dumps(frame))

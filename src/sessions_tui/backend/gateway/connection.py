@@ -335,13 +335,15 @@ class GatewayClient:
         or TLS), one more attempt offers the deviceToken too, as the gateway's own client does.
         A deviceToken the gateway refuses is forgotten.
         """
-        role = "operator"
-        stored = self._tokens.get(self.url, device_id=self.identity.device_id, role=role)
-        with_stored = False
+        stored: StoredDeviceToken | None = None
+        looked = with_stored = False
         while True:
-            auth, sign_token = self._auth(stored, with_stored=with_stored)
-            ws = await self._open()
+            ws = await self._open()  # first: what answers no upgrade never needs the identity
             try:
+                if not looked:
+                    stored = self._tokens.get(self.url, device_id=self.identity.device_id, role="operator")
+                    looked = True
+                auth, sign_token = self._auth(stored, with_stored=with_stored)
                 hello = await self._handshake(ws, auth, sign_token)
             except GatewayRefused as refused:
                 await ws.close()

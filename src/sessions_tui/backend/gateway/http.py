@@ -1,5 +1,9 @@
 """A real OpenClaw gateway as a backend: its `POST /tools/invoke` only, polled for changes.
 
+The fallback only: `--remote` speaks to a gateway over its WebSocket (`live.GatewaySocketBackend`,
+live, never polled), and comes here for a gateway that refuses the WebSocket upgrade (an HTTP
+status, or no HTTP/1.1 answer, for it) or when `--remote-http-only` asks (cli/remote.py `connect`).
+
 The gateway has no operator API and no event stream over HTTP, so the dashboard's reads are made
 from its `sessions_list` (every page of it, kept between polls), filtered, sorted and paged here
 with the same rules as the local table. A poll every `POLL_S` asks only for the sessions active in

@@ -83,7 +83,9 @@ _FAILED = (ConnectionLost, RequestFailed, TimeoutError)
 
 
 class NoGatewaySocket(BackendUnavailable):
-    """Something answers at the URL, but not a gateway's WebSocket (an HTTP status for the upgrade)."""
+    """Something answers at the URL, but not a gateway's WebSocket (the upgrade refused with an HTTP
+    status, or not answered as HTTP/1.1 answers it): a gateway that refuses WebSocket clients, for
+    which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
 class GatewaySocketBackend:
@@ -146,10 +148,13 @@ class GatewaySocketBackend:
             await self._drop_client()
             raise BackendUnavailable(refused.line) from None
         except Exception as exc:
+            from websockets.exceptions import InvalidHandshake
+
             await self._drop_client()
-            status = getattr(getattr(exc, "response", None), "status_code", None)
-            if isinstance(status, int):
-                raise NoGatewaySocket(f"{self.url}: no gateway WebSocket there (HTTP {status})") from None
+            if isinstance(exc, InvalidHandshake):  # an HTTP status, or no HTTP/1.1 answer, for the upgrade
+                status = getattr(getattr(exc, "response", None), "status_code", None)
+                said = f"HTTP {status}" if isinstance(status, int) else str(exc)
+                raise NoGatewaySocket(f"{self.url}: no gateway WebSocket there ({said})") from None
             raise BackendUnavailable(f"{self.url}: {type(exc).__name__}: {exc or 'no answer'}") from None
 
     async def _drop_client(self) -> None:
@@ -454,7 +459,9 @@ class GatewaySocketBackend:
         limit = args.get("limit")
         session = args.get("sessionKey")
         params = self._search_params(
-            str(args.get("query") or ""), session if isinstance(session, str) else None, limit if isinstance(limit, int) else 25
+            str(args.get("query") or ""),
+            session if isinstance(session, str) else None,
+            limit if isinstance(limit, int) else 25,
         )
         found = await self._call("sessions.search", params)
         if not isinstance(found, dict):
