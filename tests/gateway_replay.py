@@ -11,6 +11,7 @@ by method, and sends the events a test pushes to every live socket.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import copy
 import hashlib
@@ -211,3 +212,34 @@ async def replaying(gateway: FakeGateway) -> AsyncIterator[FakeGateway]:
     async with serve(gateway.handler, "127.0.0.1", 0) as server:
         gateway.port = next(iter(server.sockets)).getsockname()[1]
         yield gateway
+
+
+@asynccontextmanager
+async def with_http(gateway: FakeGateway) -> AsyncIterator[int]:
+    """A port in front of the stand-in that answers plain HTTP as the gateway does (a `POST` gets a
+    404: no sessions-tui operator API there) and hands an upgrade on to the stand-in."""
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.close()
+
+    async def front(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        if not head.startswith(b"GET "):
+            writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-type: text/plain\r\ncontent-length: 9\r\n\r\nNot Found")
+            await writer.drain()
+            writer.close()
+            return
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", gateway.port)
+        up_writer.write(head)
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    server = await asyncio.start_server(front, "127.0.0.1", 0)
+    async with server:
+        yield server.sockets[0].getsockname()[1]
