@@ -7,7 +7,9 @@ the same seed (tests/fixtures/openclaw-2026.9.6/legacy-state): `gateway`, with n
 
 What is checked: the recorded `POST /tools/invoke` answers still hold (a drift check for
 OpenClaw upgrades); `--remote` on a gateway prints what the gateway answers and refuses a wrong
-token; the gateway backend's table, events and dashboard; a send through `gateway.remote`.
+token; the gateway backend's table, events and dashboard; a send through `gateway.remote`. These
+are of the HTTP tool API, which `--remote` keeps as a fallback: they ask for it (`--remote-http-only`,
+`connect(http_only=True)`); the WebSocket backend's interop test is test_openclaw_ws.py.
 
 The tests run in file order: the drift check first, before the sends change the sessions.
 """
@@ -148,7 +150,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def test_the_gateway_backend_searches_with_the_gateways_tool(gateway: Gateway) -> None:
-    backend = connect(gateway.url, gateway.token)
+    backend = connect(gateway.url, gateway.token, http_only=True)
     try:
         assert isinstance(backend, OpenClawGatewayBackend)
         found = asyncio.run(backend.search(Requester(), "README"))
@@ -169,7 +171,7 @@ def test_the_gateway_backend_searches_with_the_gateways_tool(gateway: Gateway) -
 )
 def test_the_tool_command_prints_the_gateways_details(gateway: Gateway, tool: str, args: dict[str, Any]) -> None:
     before = details(gateway, tool, args)
-    done = cli("--remote", gateway.url, "--token", gateway.token, "tool", tool, json.dumps(args))
+    done = cli("--remote", gateway.url, "--remote-http-only", "--token", gateway.token, "tool", tool, json.dumps(args))
     after = details(gateway, tool, args)
     assert done.returncode == 0, done.stderr
     assert before == after, "the gateway's answer changed during the call"
@@ -180,7 +182,7 @@ def test_the_tool_command_prints_the_gateways_details(gateway: Gateway, tool: st
 
 
 def test_the_backend_lists_the_gateways_sessions_and_hears_a_send(gateway: Gateway) -> None:
-    backend = connect(gateway.url, gateway.token)
+    backend = connect(gateway.url, gateway.token, http_only=True)
     try:
         assert isinstance(backend, OpenClawGatewayBackend)  # no /sessions-tui/v1/info there
         page = asyncio.run(backend.browse(Requester(), BrowseQuery(), offset=0, limit=100))
@@ -287,7 +289,7 @@ def test_a_send_through_gateway_remote_is_accepted_by_the_gateway(
 
 
 def test_a_wrong_token_exits_2(gateway: Gateway) -> None:
-    done = cli("--remote", gateway.url, "--token", "not-the-token", "tool", "sessions_list", "{}")
+    done = cli("--remote", gateway.url, "--remote-http-only", "--token", "not-the-token", "tool", "sessions_list", "{}")
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "refused the token (401)" in done.stderr
     assert done.stdout == ""

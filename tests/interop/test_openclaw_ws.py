@@ -18,8 +18,11 @@ from pathlib import Path
 import pytest
 from test_openclaw_gateway import DEADLINE_SECONDS, Gateway, started_gateway
 
+from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
 from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
+from sessions_tui.backend.gateway.live import GatewaySocketBackend
+from sessions_tui.backend.values.vocabulary import EngineEvent, MessageAppended, SessionChanged
 
 pytestmark = pytest.mark.openclaw
 
@@ -58,3 +61,27 @@ async def test_a_send_by_another_client_arrives_as_sessions_changed(gateway: Gat
         assert payload["session"]["key"] == MAIN
     finally:
         await client.close()
+
+
+async def test_the_socket_backend_shows_a_send_by_another_client_live(gateway: Gateway, tmp_path: Path) -> None:
+    """The backend over the real gateway's socket: a `sessions.send` through OpenClaw's own CLI
+    arrives as `SessionChanged` and `MessageAppended` for that session, with no polling."""
+    backend = GatewaySocketBackend(f"ws://127.0.0.1:{gateway.port}", gateway.token, identity_dir=tmp_path / "id")
+    loop = asyncio.get_running_loop()
+    seen: asyncio.Queue[EngineEvent] = asyncio.Queue()
+    backend.subscribe(lambda event: loop.call_soon_threadsafe(seen.put_nowait, event))
+    await asyncio.wait_for(backend.connect(), DEADLINE_SECONDS)
+    try:
+        assert await backend.owner_key("main") == MAIN
+        history = await backend.call_tool("sessions_history", {"sessionKey": MAIN}, Requester())
+        assert history["messages"]  # and its transcript is followed from now on
+
+        await asyncio.to_thread(gateway.send, MAIN, f"interop socket backend {secrets.token_hex(4)}")
+        kinds: set[str] = set()
+        async with asyncio.timeout(DEADLINE_SECONDS):
+            while kinds != {"session_changed", "message_appended"}:
+                event = await seen.get()
+                if isinstance(event, (SessionChanged, MessageAppended)) and event.session_key == MAIN:
+                    kinds.add(event.type)
+    finally:
+        await backend.aclose()

@@ -202,3 +202,20 @@ def test_counts_fit_five_cells_at_any_size():
     assert {n: short_number(n) for n in cases} == cases
     assert short_number(0) == short_number(None) == ""
     assert all(len(short_number(10**e + d)) <= 5 for e in range(20) for d in (-1, 0, 1))
+
+
+async def test_the_header_says_when_a_gateway_link_is_not_up(tmp_path):
+    from sessions_tui.backend.values.vocabulary import LinkChanged
+    from sessions_tui.ui.messages import EngineEventMessage
+
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        header = app.main_screen.query_one("#status-header")
+        line = "gateway ws://h:1 asks its owner to approve this device: run `openclaw devices approve r1` …"
+        app.main_screen.post_message(EngineEventMessage(LinkChanged(location="ws://h:1", state="pairing", line=line)))
+        await until(pilot, lambda: "⚠ pairing" in text_of(header), "the header to say pairing")
+        assert "● live" not in text_of(header) and line in str(header.tooltip)
+        assert any("openclaw devices approve r1" in n.message for n in app._notifications)
+        app.main_screen.post_message(EngineEventMessage(LinkChanged(location="ws://h:1", state="connected")))
+        await until(pilot, lambda: text_of(header).rstrip().endswith("● live"), "the header to say live again")

@@ -14,6 +14,8 @@ from sessions_tui.cli.errors import EXIT_USAGE, redacted_line
 
 TOKEN_ENV = "SESSIONS_TUI_TOKEN"
 """The bearer token's variable: `serve`'s token, and `--remote`'s unless `--token` is given."""
+PASSWORD_ENV = "SESSIONS_TUI_PASSWORD"
+"""An OpenClaw gateway's password, unless `--password` is given."""
 
 
 DEMO_DIR = "<DEMO_DIR>"
@@ -98,6 +100,20 @@ def remote_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         default=argparse.SUPPRESS if suppress else None,
         help="the bearer token of the --remote given in the same place in order (one for all if only one; "
         "default $SESSIONS_TUI_TOKEN)",
+    )
+    parser.add_argument(
+        "--password",
+        metavar="PASSWORD",
+        default=argparse.SUPPRESS if suppress else None,
+        help="an OpenClaw gateway's password (gateway.auth.password) for every --remote gateway "
+        f"(default ${PASSWORD_ENV})",
+    )
+    parser.add_argument(
+        "--remote-http-only",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="speak to an OpenClaw gateway over its HTTP tool API, polled, not its WebSocket (for a gateway "
+        "that refuses WebSocket clients)",
     )
 
 

@@ -4,17 +4,32 @@ One URL gives a remote backend; several give one backend over all of them (each 
 with its server). The token of each URL is the `--token` in the same place (one token for all
 when only one is given), else `$SESSIONS_TUI_TOKEN`. What a remote face cannot do (import or
 follow an OpenClaw, the demo) is refused up front.
+
+What answers at a URL decides the backend (`connect`): `ws://` / `wss://` is an OpenClaw gateway's
+WebSocket (`GatewaySocketBackend`); at `http(s)://` a `sessions-tui serve` is asked first (its
+operator API), then an OpenClaw gateway over its WebSocket (the URL mapped to `ws(s)://`). Only
+when the upgrade is refused with an HTTP status, or with `--remote-http-only`, is the gateway
+spoken to over its HTTP tool API, polled (`OpenClawGatewayBackend`). While a gateway waits for
+its owner to approve this device, the pairing line (its request id, `openclaw devices approve
+<id>`) is said once on stderr, and the command waits.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.cli.errors import UsageError
-from sessions_tui.cli.options import TOKEN_ENV
+from sessions_tui.cli.options import PASSWORD_ENV, TOKEN_ENV
+from sessions_tui.terminal_text import visible_line
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.gateway.live import GatewaySocketBackend
+    from sessions_tui.backend.values.vocabulary import EngineEvent
 
 
 def remote_urls(opts: argparse.Namespace) -> list[str]:
@@ -28,8 +43,10 @@ def _checked_url(url: str) -> str:
         parts.port  # noqa: B018 - a port that is no number, or past 65535, raises here
     except ValueError as exc:
         raise UsageError(f"--remote {url!r}: not a URL: {exc}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--remote {url!r}: not an http:// or https:// URL with a host")
+    if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
+        raise UsageError(
+            f"--remote {url!r}: not an http:// or https:// URL (nor a gateway's ws:// or wss://) with a host"
+        )
     if parts.username or parts.password:
         raise UsageError(f"--remote {parts.hostname}: give the token with --token, not in the URL")
     return url.strip().rstrip("/")
@@ -57,9 +74,10 @@ def check_remote_command(opts: argparse.Namespace) -> None:
         raise UsageError("--remote and --demo do not go together: run the demo on the server (serve --demo)")
 
 
-def connect(url: str, token: str | None) -> Backend:
-    """A backend on `url`: a sessions-tui server, else (no operator API there) an OpenClaw gateway."""
-    from sessions_tui.backend.gateway.http import OpenClawGatewayBackend
+def connect(url: str, token: str | None, *, password: str | None = None, http_only: bool = False) -> Backend:
+    """A backend on `url`, found out by what answers there (see the module's docstring)."""
+    if urlsplit(url).scheme in ("ws", "wss"):
+        return gateway_socket(url, token, password)
     from sessions_tui.backend.remote.backend import NotSessionsTui, RemoteBackend
 
     ours = RemoteBackend(url, token)
@@ -71,6 +89,15 @@ def connect(url: str, token: str | None) -> Backend:
     except BaseException:
         ours.close()
         raise
+    if not http_only:
+        from sessions_tui.backend.gateway.live import NoGatewaySocket
+
+        try:
+            return gateway_socket(url, token, password)
+        except NoGatewaySocket:
+            pass  # HTTP answers, the WebSocket upgrade does not: the gateway's HTTP tool API
+    from sessions_tui.backend.gateway.http import OpenClawGatewayBackend
+
     gateway = OpenClawGatewayBackend(url, token)
     try:
         gateway.connect_blocking()
@@ -80,18 +107,44 @@ def connect(url: str, token: str | None) -> Backend:
     return gateway
 
 
+def gateway_socket(url: str, token: str | None, password: str | None) -> GatewaySocketBackend:
+    """An OpenClaw gateway over its WebSocket, connected; a pairing request said once on stderr."""
+    from sessions_tui.backend.gateway.live import GatewaySocketBackend
+    from sessions_tui.backend.values.vocabulary import LinkChanged
+
+    backend = GatewaySocketBackend(url, token, password=password)
+    said: set[str] = set()
+
+    def tell(event: EngineEvent) -> None:
+        if isinstance(event, LinkChanged) and event.state == "pairing" and event.line and event.line not in said:
+            said.add(event.line)
+            print(f"sessions-tui: {visible_line(event.line)}", file=sys.stderr, flush=True)
+
+    stop = backend.subscribe(tell)
+    try:
+        backend.connect_blocking()
+    except BaseException:
+        backend.close()
+        raise
+    finally:
+        stop()
+    return backend
+
+
 def open_remote(opts: argparse.Namespace) -> Backend:
     """The backend over the --remote URLs, connected (its public config read)."""
-    from sessions_tui.backend.remote.backend import RemoteError
+    from sessions_tui.backend.contract.types import BackendUnavailable
 
     check_remote_command(opts)
     urls = [_checked_url(u) for u in remote_urls(opts)]
     tokens = pair_tokens(urls, getattr(opts, "token", None))
+    password = getattr(opts, "password", None) or os.environ.get(PASSWORD_ENV) or None
+    http_only = bool(getattr(opts, "remote_http_only", False))
     backends: list[Backend] = []
     try:
         for url, token in zip(urls, tokens, strict=True):
-            backends.append(connect(url, token))
-    except RemoteError as exc:
+            backends.append(connect(url, token, password=password, http_only=http_only))
+    except BackendUnavailable as exc:
         for backend in backends:
             backend.close()
         raise UsageError(str(exc)) from exc

@@ -126,6 +126,17 @@ class FollowStatus(_Event):
     changed: int = 0  # sessions the tick brought up to date
 
 
+class LinkChanged(_Event):
+    """How a backend's connection to a server stands (a gateway's socket): `state` is `connecting`,
+    `connected`, `reconnecting`, `pairing` (waiting for the owner to approve this device), `refused`
+    or `closed`; `line` says what to do, when there is something to do (the pairing command, a refusal)."""
+
+    type: Literal["link_changed"] = "link_changed"
+    location: str
+    state: str
+    line: str | None = None
+
+
 EngineEvent = (
     SessionChanged
     | MessageAppended
@@ -139,6 +150,7 @@ EngineEvent = (
     | SendLedgerChanged
     | StoreChanged
     | FollowStatus
+    | LinkChanged
 )
 
 Subscriber = Callable[[EngineEvent], None]

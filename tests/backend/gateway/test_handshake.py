@@ -1,121 +1,22 @@
-"""The client against a tiny WebSocket server on loopback that answers with the recorded frames.
-
-The server plays the gateway: it sends the recorded `connect.challenge`, checks the client's
-`connect` as the gateway does (the device id from the public key, the v3 signature over the
-challenge), and answers with the recorded `hello-ok`, `PAIRING_REQUIRED` or `AUTH_TOKEN_MISMATCH`;
-after a hello it answers requests with the recorded responses and sends the recorded events.
-"""
+"""The client against a tiny WebSocket server on loopback that answers with the recorded frames
+(tests/gateway_replay.py `FakeGateway`: the handshake checked as the gateway checks it; after a
+hello, every call answered with the recorded roster and its recorded changes sent)."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import copy
-import hashlib
-import json
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from websockets.asyncio.server import ServerConnection, serve
+from websockets.asyncio.server import serve
 
+from gateway_replay import CHANGED, PAIRING, SUBSCRIBED, FakeGateway
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions, LinkState
 from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
-from sessions_tui.backend.gateway.identity import DeviceTokens, device_auth_payload
+from sessions_tui.backend.gateway.identity import DeviceTokens
 from sessions_tui.backend.gateway.refusals import GatewayRefused, PairingRequired
-
-WS = Path(__file__).resolve().parents[2] / "fixtures" / "openclaw-2026.9.6" / "ws"
-
-
-def recorded(step: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (WS / f"{step}.jsonl").read_text(encoding="utf-8").splitlines()]
-
-
-def _received(step: str) -> Iterator[dict[str, Any]]:
-    return (line["frame"] for line in recorded(step) if line["dir"] == "<")
-
-
-CHALLENGE = next(f for f in _received("handshake") if f.get("event") == "connect.challenge")
-HELLO = next(f for f in _received("handshake") if f["type"] == "res")
-PAIRING = next(f for f in _received("pairing_required") if f["type"] == "res")
-MISMATCH = next(f for f in _received("token_mismatch") if f["type"] == "res")
-SUBSCRIBED = next(f for f in _received("sessions_subscribe") if f["type"] == "res")
-CHANGED = [f for f in _received("sessions_subscribe") if f.get("event") == "sessions.changed"]
-
-
-def _raw(b64: str) -> bytes:
-    return base64.urlsafe_b64decode(b64 + "=" * (-len(b64) % 4))
-
-
-def verify_device_proof(params: dict[str, Any], nonce: str, ts: int) -> None:
-    """What the gateway checks of `connect.params.device` (it raises when the proof is wrong)."""
-    device, client, auth = params["device"], params["client"], params.get("auth") or {}
-    public = _raw(device["publicKey"])
-    assert device["id"] == hashlib.sha256(public).hexdigest()
-    assert (device["nonce"], device["signedAt"]) == (nonce, ts)
-    payload = device_auth_payload(
-        device_id=device["id"],
-        client_id=client["id"],
-        client_mode=client["mode"],
-        role=params["role"],
-        scopes=params["scopes"],
-        signed_at_ms=ts,
-        token=auth.get("token") or auth.get("deviceToken"),
-        nonce=nonce,
-        platform=client.get("platform"),
-        device_family=client.get("deviceFamily"),
-    )
-    Ed25519PublicKey.from_public_bytes(public).verify(_raw(device["signature"]), payload.encode())
-
-
-@dataclass
-class FakeGateway:
-    """Answers each connect with the next of `outcomes` (the last one repeats)."""
-
-    outcomes: list[str] = field(default_factory=lambda: ["hello"])
-    device_token: str = "dt-1"
-    tick_interval_ms: int | None = None
-    """Replaces the recorded hello's `policy.tickIntervalMs` (this fake never ticks)."""
-    connects: list[dict[str, Any]] = field(default_factory=list)
-    sockets: list[ServerConnection] = field(default_factory=list)
-    port: int = 0
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    async def handler(self, ws: ServerConnection) -> None:
-        challenge = copy.deepcopy(CHALLENGE)
-        challenge["payload"]["nonce"] = f"nonce-{len(self.connects)}"
-        await ws.send(json.dumps(challenge))
-        request = json.loads(await ws.recv())
-        params = request["params"]
-        self.connects.append(params)
-        verify_device_proof(params, challenge["payload"]["nonce"], challenge["payload"]["ts"])
-        outcome = self.outcomes[min(len(self.connects) - 1, len(self.outcomes) - 1)]
-        if outcome != "hello":
-            answer = copy.deepcopy(PAIRING if outcome == "pairing" else MISMATCH)
-            answer["id"] = request["id"]
-            await ws.send(json.dumps(answer))
-            await ws.close(1008, outcome)
-            return
-        hello = copy.deepcopy(HELLO)
-        hello["id"] = request["id"]
-        hello["payload"]["auth"]["deviceToken"] = self.device_token
-        if self.tick_interval_ms is not None:
-            hello["payload"]["policy"]["tickIntervalMs"] = self.tick_interval_ms
-        await ws.send(json.dumps(hello))
-        self.sockets.append(ws)
-        async for message in ws:
-            call = json.loads(message)
-            answer = copy.deepcopy(SUBSCRIBED)
-            answer["id"] = call["id"]
-            await ws.send(json.dumps(answer))
-            for event in CHANGED:
-                await ws.send(json.dumps(event))
 
 
 @pytest.fixture

@@ -335,13 +335,15 @@ class GatewayClient:
         or TLS), one more attempt offers the deviceToken too, as the gateway's own client does.
         A deviceToken the gateway refuses is forgotten.
         """
-        role = "operator"
-        stored = self._tokens.get(self.url, device_id=self.identity.device_id, role=role)
-        with_stored = False
+        stored: StoredDeviceToken | None = None
+        looked = with_stored = False
         while True:
-            auth, sign_token = self._auth(stored, with_stored=with_stored)
-            ws = await self._open()
+            ws = await self._open()  # first: what answers no upgrade never needs the identity
             try:
+                if not looked:
+                    stored = self._tokens.get(self.url, device_id=self.identity.device_id, role="operator")
+                    looked = True
+                auth, sign_token = self._auth(stored, with_stored=with_stored)
                 hello = await self._handshake(ws, auth, sign_token)
             except GatewayRefused as refused:
                 await ws.close()
@@ -472,16 +474,19 @@ class GatewayClient:
 
     # -- staying connected -------------------------------------------------------------------------
 
-    async def start(self) -> HelloOk:
+    async def start(self, *, fail_fast: bool = False) -> HelloOk:
         """Connect, and stay connected until `close()`; returns the first `hello-ok`.
 
         Waits through a pairing request (state `pairing`, its line) until the owner approves.
         A refusal no retry mends raises `GatewayRefused` here (state `refused`); once connected,
         the same refusal on a reconnect stops the client with state `refused` and its line.
+        `fail_fast`: before the first connect, an attempt that finds no gateway (refused, no
+        answer, an HTTP answer instead of the upgrade) raises its error here and the client stops;
+        a gateway starting up (a retryable refusal) is still waited for.
         """
         first: asyncio.Future[HelloOk] = asyncio.get_running_loop().create_future()
         self._closing.clear()
-        self._supervisor = asyncio.create_task(self._supervise(first), name="gateway-supervisor")
+        self._supervisor = asyncio.create_task(self._supervise(first, fail_fast), name="gateway-supervisor")
         return await first
 
     async def _pause(self, seconds: float) -> bool:
@@ -490,7 +495,7 @@ class GatewayClient:
             await asyncio.wait_for(self._closing.wait(), timeout=seconds)
         return self._closing.is_set()
 
-    async def _supervise(self, first: asyncio.Future[HelloOk]) -> None:
+    async def _supervise(self, first: asyncio.Future[HelloOk], fail_fast: bool = False) -> None:
         retry = 0
         ever = False
         while not self._closing.is_set():
@@ -504,11 +509,13 @@ class GatewayClient:
                         first.set_exception(refused)
                     return
                 delay = retry_delay(retry, base=_RECONNECT_BASE, cap=_RECONNECT_CAP, retry_after=refused.retry_after)
-            except (OSError, TimeoutError, FrameError, ValueError, ConnectionError) as exc:
-                log.debug("gateway %s: %s", self.url, exc)
-                delay = retry_delay(retry, base=_RECONNECT_BASE, cap=_RECONNECT_CAP)
-            except Exception as exc:  # websockets' handshake errors (InvalidStatus, InvalidMessage …)
+            except Exception as exc:  # OSError, a timeout, websockets' handshake errors (InvalidStatus …)
                 log.debug("gateway %s: %r", self.url, exc)
+                if fail_fast and not ever:
+                    self._set_state(LinkState.CLOSED)
+                    if not first.done():
+                        first.set_exception(exc)
+                    return
                 delay = retry_delay(retry, base=_RECONNECT_BASE, cap=_RECONNECT_CAP)
             else:
                 if isinstance(outcome, PairingRequired):

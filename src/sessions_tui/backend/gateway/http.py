@@ -1,5 +1,9 @@
 """A real OpenClaw gateway as a backend: its `POST /tools/invoke` only, polled for changes.
 
+The fallback only: `--remote` speaks to a gateway over its WebSocket (`live.GatewaySocketBackend`,
+live, never polled), and comes here for a gateway that refuses the WebSocket upgrade (an HTTP
+status, or no HTTP/1.1 answer, for it) or when `--remote-http-only` asks (cli/remote.py `connect`).
+
 The gateway has no operator API and no event stream over HTTP, so the dashboard's reads are made
 from its `sessions_list` (every page of it, kept between polls), filtered, sorted and paged here
 with the same rules as the local table. A poll every `POLL_S` asks only for the sessions active in
@@ -17,11 +21,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from sessions_tui.backend.contract.types import AbortOutcome, BackendUnavailable, Capability, Requester
-from sessions_tui.backend.gateway.row_sort import row_sort_key
+from sessions_tui.backend.gateway.listing import (
+    LACKS,
+    child_views,
+    filter_rows,
+    listed_rows,
+    operator_pairs,
+    owner_of,
+    search_outcome,
+    shape_row,
+)
 from sessions_tui.backend.remote.backend import RemoteBackend, RemoteError
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
-from sessions_tui.engine.search.matching import row_matches
-from sessions_tui.engine.sessions.entry import display_name
 
 if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport
@@ -37,15 +48,6 @@ RECENT_MINUTES = 1  # what a poll asks for: well over POLL_S, so a slow answer m
 PAGE = 200
 MAX_SESSIONS = 20_000
 GATEWAY_CAPABILITIES = frozenset({Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH})
-LACKS = {
-    Capability.ANNOUNCES: "an OpenClaw gateway reports no sub-agent announces",
-    Capability.CONTROL: "an OpenClaw gateway's /send is set in OpenClaw itself",
-    Capability.LEDGER: "an OpenClaw gateway keeps no send ledger",
-    Capability.EXPLAIN: "an OpenClaw gateway does not say why it refuses",
-    Capability.EXPORT: "export reads sessions-tui's own store; an OpenClaw gateway has none",
-    Capability.ABORT: "an OpenClaw gateway stops a run over its WebSocket only",
-}
-"""What the gateway has not, each as the line a face says for it (importing: as any server says)."""
 
 
 class OpenClawGatewayBackend(RemoteBackend):
@@ -87,7 +89,7 @@ class OpenClawGatewayBackend(RemoteBackend):
         offset = 0
         while len(rows) < MAX_SESSIONS:
             page = await self.call_tool("sessions_list", {"limit": PAGE, "offset": offset}, requester)
-            batch = [r for r in page.get("sessions") or [] if isinstance(r, dict) and isinstance(r.get("key"), str)]
+            batch = listed_rows(page)
             rows.extend(self._row(r) for r in batch)
             next_offset = page.get("nextOffset")
             if not page.get("hasMore") or not batch or not isinstance(next_offset, int) or next_offset <= offset:
@@ -97,29 +99,10 @@ class OpenClawGatewayBackend(RemoteBackend):
         return rows
 
     def _row(self, listed: dict[str, Any]) -> dict[str, Any]:
-        key = self.canonical(str(listed["key"]))
-        policy = listed.get("sendPolicy")
-        return {
-            **listed,
-            "key": self.display(key),
-            "_key": key,
-            "_send": policy if policy in ("allow", "deny") else "allow",
-            "_sendReason": "session override" if policy in ("allow", "deny") else "default",
-        }
+        return shape_row(listed, self.canonical, self.display)
 
     def _filtered(self, rows: list[dict[str, Any]], query: BrowseQuery) -> list[dict[str, Any]]:
-        since = self.now() - query.active_minutes * 60_000 if query.active_minutes else None
-        kept = [
-            r
-            for r in rows
-            if (query.include_archived or not r.get("archived"))
-            and (not query.kinds or r.get("kind") in query.kinds)
-            and (since is None or (r.get("updatedAt") or 0) >= since)
-            and (not query.search or row_matches(r, query.search))
-        ]
-        kept.sort(key=lambda r: r["_key"])
-        kept.sort(key=row_sort_key(query.order_by), reverse=query.descending)
-        return kept
+        return filter_rows(rows, query, self.now())
 
     async def browse(
         self,
@@ -154,31 +137,10 @@ class OpenClawGatewayBackend(RemoteBackend):
     # -- the operator's reads --------------------------------------------------------------------
 
     async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
-        rows = [r for r in await self._listed(Requester()) if not search or row_matches(r, search)]
-        return [(r["_key"], self.redact(display_name(r))) for r in rows[:limit]]
+        return operator_pairs(await self._listed(Requester()), search, limit, self.redact)
 
     async def children(self, requester_key: str) -> list[ChildView]:
-        from sessions_tui.engine.subagents.records import ChildView
-
-        parent = self.canonical(requester_key)
-        out = []
-        for r in await self._listed(Requester()):
-            if parent not in (r.get("spawnedBy"), r.get("parentSessionKey")):
-                continue
-            status = str(r.get("status") or "done")
-            out.append(
-                ChildView(
-                    run_id=str(r.get("sessionId") or r["_key"]),
-                    child_key=r["_key"],
-                    label=r.get("label"),
-                    task=display_name(r) or str(r["key"]),
-                    status="running" if status == "running" else "failed" if status == "failed" else "done",
-                    started_at=int(r.get("startedAt") or r.get("updatedAt") or 0),
-                    ended_at=r.get("endedAt") if isinstance(r.get("endedAt"), int) else None,
-                    total_tokens=r.get("totalTokens"),
-                )
-            )
-        return out
+        return child_views(await self._listed(Requester()), self.canonical(requester_key))
 
     # -- what it has not (`LACKS`): each refuses -------------------------------------------------
 
@@ -192,11 +154,7 @@ class OpenClawGatewayBackend(RemoteBackend):
         raise self._lacking(Capability.LEDGER)
 
     async def owner_key(self, key: str) -> str | None:
-        wanted = self.canonical(key)
-        for r in await self._listed(Requester()):
-            if r["_key"] == wanted or r.get("sessionId") == key.strip():
-                return str(r["_key"])
-        return None
+        return owner_of(await self._listed(Requester()), key, self.canonical)
 
     async def owner_command(self, key: str, text: str) -> str | None:
         raise self._lacking(Capability.CONTROL)
@@ -211,30 +169,12 @@ class OpenClawGatewayBackend(RemoteBackend):
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
     ) -> SearchOutcome:
         """The gateway's own `sessions_search` (25 hits at most, snippets unmarked, no message numbers)."""
-        from sessions_tui.tools.sessions_search import MAX_LIMIT, SearchHit, SearchOutcome, checked_query
+        from sessions_tui.tools.sessions_search import MAX_LIMIT, checked_query
 
         args: dict[str, Any] = {"query": checked_query(query), "limit": min(limit, MAX_LIMIT)}
         if session:
             args["sessionKey"] = session
-        found = await self.call_tool("sessions_search", args, requester)
-        if "results" not in found:
-            return SearchOutcome(refused=str(found.get("error") or found.get("status") or "refused"))
-        hits = [
-            SearchHit(
-                sessionKey=str(r.get("sessionKey", "")),
-                key=self.canonical(str(r.get("sessionKey", ""))),
-                sessionId=str(r.get("sessionId", "")),
-                messageId=r.get("messageId") if isinstance(r.get("messageId"), str) else None,
-                role=str(r.get("role", "")),
-                timestamp=int(r.get("timestamp") or 0),
-                snippet=self.redact(str(r.get("snippet", ""))),
-                score=float(r.get("score") or 0.0),
-            )
-            for r in found["results"]
-            if isinstance(r, dict)
-        ]
-        indexing, truncated = found.get("indexing") is True, found.get("truncated") is True
-        return SearchOutcome(hits=hits, indexing=indexing, truncated=truncated)
+        return search_outcome(await self.call_tool("sessions_search", args, requester), self.canonical, self.redact)
 
     async def export_session(self, key: str) -> SessionExport | None:
         raise self._lacking(Capability.EXPORT)
@@ -247,9 +187,7 @@ class OpenClawGatewayBackend(RemoteBackend):
         page = await self.call_tool("sessions_list", {"limit": PAGE, "activeMinutes": RECENT_MINUTES}, Requester())
         if page.get("hasMore"):
             return None
-        return [
-            self._row(r) for r in page.get("sessions") or [] if isinstance(r, dict) and isinstance(r.get("key"), str)
-        ]
+        return [self._row(r) for r in listed_rows(page)]
 
     def _merge(self, recent: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The kept list with the recent sessions' rows in place of theirs (a new one added),

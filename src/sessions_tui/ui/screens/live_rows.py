@@ -22,6 +22,7 @@ from sessions_tui.backend.values.vocabulary import (
     Announced,
     EngineEvent,
     FollowStatus,
+    LinkChanged,
     MessageAppended,
     RunEnded,
     RunStarted,
@@ -104,6 +105,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         if isinstance(event, FollowStatus):
             self._follow_status(event)
             return
+        if isinstance(event, LinkChanged):
+            self._link_changed(event)
+            return
         self.query_one(Composer).on_engine_event(event)
         self._spawn_panel_event(event)
         shown = self._shown_stream(event)
@@ -150,6 +154,22 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         elif was_failing and not event.failure:
             again = f"Following OpenClaw at {home_relative(event.root)} again."
             self.app.notify(again, title="OpenClaw", timeout=4, markup=False)
+
+    def _link_changed(self, event: LinkChanged) -> None:
+        """The header says when a gateway's link is not up; a pairing request or a refusal is a toast
+        with its line (the command that approves this device)."""
+        header = self.query_one(StatusHeader)
+        header.link = "" if event.state == "connected" else event.state
+        if event.line and event.line != header.link_line:
+            pairing = event.state == "pairing"
+            self.app.notify(
+                event.line,
+                title="OpenClaw gateway",
+                severity="warning" if pairing else "error",
+                timeout=30,
+                markup=False,
+            )
+        header.link_line = event.line or ""
 
     def _spawn_panel_event(self, event: EngineEvent) -> None:
         panel = self.query_one(SpawnPanel)

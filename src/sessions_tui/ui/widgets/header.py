@@ -3,7 +3,9 @@
 It fits its width: the state path (then the followed OpenClaw path) is elided in the middle, then
 shorter words are used; `● live` / `⏸ paused` is always shown. The paths show the home directory as
 `~`; the tooltip has them whole. Once the state database is found damaged, `✗ store damaged ·
-read-only` takes the place of `● live` (nothing more is written to it).
+read-only` takes the place of `● live` (nothing more is written to it); so does the link to a
+gateway while it is not up (`⟳ reconnecting…`, `⚠ pairing`: its line, the command that approves
+this device, in the tooltip).
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import elide_middle, visible
 
 MIN_PATH = 12  # a path elided to fewer cells than this says nothing: it is left out instead
+REMOTE_SCHEMES = ("http://", "https://", "ws://", "wss://")
+LINK_WORDS = {
+    "connecting": "⟳ connecting…",
+    "reconnecting": "⟳ reconnecting…",
+    "pairing": "⚠ pairing: approve this device",
+    "refused": "✗ gateway refused",
+    "closed": "✗ disconnected",
+}
 
 
 class StatusHeader(Static):
@@ -38,6 +48,8 @@ class StatusHeader(Static):
     follow_root: reactive[str] = reactive("")
     follow_failure: reactive[str] = reactive("")
     damaged: reactive[str] = reactive("")  # the line naming the damaged state database (its tooltip)
+    link: reactive[str] = reactive("")  # a gateway link's state while it is not connected ("": up, or none)
+    link_line: reactive[str] = reactive("")  # what to do about it (the pairing command), for the tooltip
 
     def watch_state_dir(self) -> None:
         self._set_tooltip()
@@ -48,10 +60,14 @@ class StatusHeader(Static):
     def watch_damaged(self) -> None:
         self._set_tooltip()
 
+    def watch_link_line(self) -> None:
+        self._set_tooltip()
+
     def _set_tooltip(self) -> None:
-        where = "remote" if self.state_dir.startswith(("http://", "https://")) else "state"
+        where = "remote" if self.state_dir.startswith(REMOTE_SCHEMES) else "state"
         lines = [f"{where} {self.state_dir}"] + ([f"OpenClaw {self.follow_root}"] if self.follow_root else [])
         lines += [self.damaged] if self.damaged else []
+        lines += [self.link_line] if self.link_line else []
         self.tooltip = "\n".join(lines)
 
     def render(self) -> Text:
@@ -74,6 +90,9 @@ class StatusHeader(Static):
             counts.append(f" ({self.running} running)", style="dim")
         state = Text("  ")
         live = ("⏸ paused", "header--paused") if self.paused else ("● live", "header--live")
+        if self.link:
+            words = LINK_WORDS.get(self.link, self.link)
+            live = (words[0] if compact else words, "header--follow-failed")
         if self.damaged:
             live = ("✗ read-only" if compact else "✗ store damaged · read-only", "header--damaged")
         state.append(live[0], style=self._style(live[1]))
@@ -95,7 +114,7 @@ class StatusHeader(Static):
         who.append("  as ", style="dim")
         who.append(acting, style="bold")
         who.append(sandboxed, style=self._style("header--sandboxed"))
-        remote = self.state_dir.startswith(("http://", "https://"))  # a server's address: --remote
+        remote = self.state_dir.startswith(REMOTE_SCHEMES)  # a server's address: --remote
         state_label = ("  remote " if remote else "  state ") if not compact else "  "
         state_path = visible(home_relative(self.state_dir))
         room = width - fixed - len(acting)

@@ -1,0 +1,551 @@
+"""An OpenClaw gateway as a backend over its own WebSocket (protocol 4): live, never polled.
+
+`GatewaySocketBackend` keeps one `GatewayClient` (connection.py) on an I/O loop of its own
+(`IoThread`, as the remote backend keeps its HTTP client), and a face calls it from any loop.
+At every (re)connect the client's `on_connected` hook reads the roster whole through
+`sessions.subscribe` (roster.py), follows the open transcripts again (transcripts.py) and, on a
+reconnect, publishes `StoreChanged` so the faces read again what they show. From then on the
+gateway's events keep it current: `sessions.changed` and `session.message` rows merge into the
+roster (`SessionChanged`, and `StoreChanged` when the set of sessions changed; a rowless change is
+one debounced `sessions.list` read), and the run frames become run events (runs.py: `RunStarted`,
+`RunStreamed` redacted a word at a time, `RunEnded`, `MessageAppended`). No request is made while
+nothing changes; the gateway's own keep-alive holds the socket.
+
+Where the link stands (`state`: connecting, connected, reconnecting, pairing, refused, closed) is
+published as `LinkChanged` with its line (the pairing command, a refusal), for a header or stderr.
+
+The table's reads come from the roster (listing.py shapes, filters and sorts them as the HTTP
+gateway backend does); `sessions_history` from `chat.history`, `sessions_search` from
+`sessions.search`, `agents_list` from `agents.list`, `sessions_list` from the roster. Sending and
+stopping a run go over the socket too (`sessions.send`, `sessions.abort`), wired in by
+`backend/gateway/sending.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from sessions_tui.backend.contract.types import (
+    AbortOutcome,
+    BackendUnavailable,
+    Capability,
+    EventCallback,
+    ImportSummary,
+    Requester,
+    RequesterView,
+    not_on,
+)
+from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions, LinkState
+from sessions_tui.backend.gateway.frames import EventFrame
+from sessions_tui.backend.gateway.listing import (
+    LACKS,
+    child_views,
+    filter_rows,
+    operator_pairs,
+    owner_of,
+    search_outcome,
+)
+from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
+from sessions_tui.backend.gateway.roster import Change, Roster
+from sessions_tui.backend.gateway.runs import RunEvents
+from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
+from sessions_tui.backend.local.describe import describe_requester
+from sessions_tui.backend.remote.io_thread import IoThread
+from sessions_tui.engine.config import Config
+from sessions_tui.engine.config.policies import ConfigPolicies
+from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged, StoreChanged
+from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.export import SessionExport
+    from sessions_tui.engine.messaging.ledger import LedgerEntry
+    from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
+    from sessions_tui.tools.explain import Explanation
+    from sessions_tui.tools.sessions_search import SearchOutcome
+
+log = logging.getLogger(__name__)
+
+SOCKET_CAPABILITIES = frozenset(
+    {Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH, Capability.ABORT}
+)
+REREAD_AFTER_S = 0.5
+"""A rowless `sessions.changed` is read after this long, however many come meanwhile (one read)."""
+ANSWERED_TOOLS = ("sessions_list", "sessions_history", "sessions_search", "agents_list", "sessions_send")
+_FAILED = (ConnectionLost, RequestFailed, TimeoutError)
+
+
+class NoGatewaySocket(BackendUnavailable):
+    """Something answers at the URL, but not a gateway's WebSocket (the upgrade refused with an HTTP
+    status, or not answered as HTTP/1.1 answers it): a gateway that refuses WebSocket clients, for
+    which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
+
+
+class GatewaySocketBackend:
+    """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        password: str | None = None,
+        identity_dir: Path | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout_s: float = 30.0,
+    ) -> None:
+        self.url = url.rstrip("/")
+        self._options = GatewayOptions(
+            url=self.url,
+            token=token,
+            password=password,
+            identity_dir=identity_dir,
+            headers=dict(headers or {}),
+            request_timeout=timeout_s,
+        )
+        self._io = IoThread(f"gateway {self.url}")
+        self._client: GatewayClient | None = None
+        self._policies = ConfigPolicies(Config())  # the gateway's config is its own: OpenClaw's defaults
+        self._roster = Roster(self.canonical, self.display)
+        self._runs = RunEvents(self.canonical, self.now)
+        self._transcripts = OpenTranscripts()
+        self._subscribers: list[EventCallback] = []
+        self._version = 0
+        self._skew_ms = 0  # the gateway's clock minus this machine's
+        self._connects = 0
+        self._reread: asyncio.Task[None] | None = None
+        self.state = LinkState.CLOSED
+        """Where the link stands, for a header (each change is published as `LinkChanged`)."""
+        self.state_line: str | None = None
+        """The line that goes with it: the pairing command, a refusal; None when all is well."""
+
+    # -- connecting ------------------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        """Connect (waiting through a pairing request until the owner approves), read the roster.
+
+        Raises `NoGatewaySocket` when the URL answers HTTP but refuses the upgrade, and
+        `BackendUnavailable` with one line for a refusal or when nothing answers."""
+        await self._io.run(self._connect())
+
+    async def _connect(self) -> None:
+        if self._client is not None:
+            return
+        client = GatewayClient(self._options, on_state=self._on_state)
+        client.subscribe(None, self._on_frame)
+        client.on_connected(self._resync)
+        self._client = client
+        try:
+            await client.start(fail_fast=True)
+        except GatewayRefused as refused:
+            await self._drop_client()
+            raise BackendUnavailable(refused.line) from None
+        except Exception as exc:
+            from websockets.exceptions import InvalidHandshake
+
+            await self._drop_client()
+            if isinstance(exc, InvalidHandshake):  # an HTTP status, or no HTTP/1.1 answer, for the upgrade
+                status = getattr(getattr(exc, "response", None), "status_code", None)
+                said = f"HTTP {status}" if isinstance(status, int) else str(exc)
+                raise NoGatewaySocket(f"{self.url}: no gateway WebSocket there ({said})") from None
+            raise BackendUnavailable(f"{self.url}: {type(exc).__name__}: {exc or 'no answer'}") from None
+
+    async def _drop_client(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
+    def connect_blocking(self, timeout_s: float | None = None) -> None:
+        """`connect()` from a thread with no loop running (a face's start-up); None: wait as long
+        as the owner takes to approve this device."""
+        self._io.call(self._connect(), timeout_s)
+
+    def _on_state(self, state: LinkState, line: str | None) -> None:
+        self.state = state
+        self.state_line = line if state in (LinkState.PAIRING, LinkState.REFUSED) else None
+        self._publish(LinkChanged(ts=self.now(), location=self.url, state=state.value, line=self.state_line))
+
+    async def _resync(self, client: GatewayClient) -> None:
+        """After every connect: the roster whole, the open transcripts again, the faces told."""
+        asked = time.time()
+        change = await self._roster.load(client)
+        if self._roster.server_ts is not None:
+            self._skew_ms = self._roster.server_ts - int((asked + time.time()) / 2 * 1000)
+        await self._transcripts.resubscribe(client)
+        self._connects += 1
+        if self._connects > 1:
+            self._publish_change(change)
+            self._publish(StoreChanged(ts=self.now()))
+
+    # -- events ----------------------------------------------------------------------------------
+
+    def _on_frame(self, frame: EventFrame) -> None:
+        """A gateway event, on the I/O loop: the roster merged, the engine's events published."""
+        name = frame.event
+        if name in ("sessions.changed", "session.message"):
+            change = self._roster.apply(frame.payload)
+            if change is not None:
+                self._publish_change(change)
+            elif name == "sessions.changed":
+                self._reread_soon()
+        for event in self._runs.events(name, frame.payload):
+            self._publish(event)
+
+    def _publish_change(self, change: Change) -> None:
+        now = self.now()
+        for key in change.keys:
+            self._publish(SessionChanged(ts=now, session_key=key))
+        if change.membership:
+            self._publish(StoreChanged(ts=now))
+
+    def _reread_soon(self) -> None:
+        if self._reread is None or self._reread.done():
+            self._reread = asyncio.get_running_loop().create_task(self._reread_later())
+
+    async def _reread_later(self) -> None:
+        await asyncio.sleep(REREAD_AFTER_S)
+        client = self._client
+        if client is None or not client.connected:
+            return  # the next connect reads it whole
+        try:
+            self._publish_change(await self._roster.reread(client))
+        except _FAILED as exc:
+            log.info("gateway %s: reading the roster again failed: %s", self.url, exc)
+
+    def _publish(self, event: EngineEvent) -> None:
+        self._version += 1
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("gateway event subscriber failed on %s", event.type)
+
+    def subscribe(self, callback: EventCallback) -> Callable[[], None]:
+        """Events are published from the backend's I/O thread, as they arrive."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    async def data_version(self) -> int:
+        """Moves with every event published."""
+        return self._version
+
+    def stream_redaction(self) -> None:
+        return None  # `RunStreamed` carries only what the redaction of the text so far shows (runs.py)
+
+    # -- calls on the socket ---------------------------------------------------------------------
+
+    async def _call(self, method: str, params: Any = None) -> Any:
+        """A request on the I/O loop; a failure is `BackendUnavailable` with its line."""
+
+        async def go() -> Any:
+            client = self._client
+            if client is None or not client.connected:
+                raise ConnectionLost(f"{self.url}: not connected ({self.state.value})")
+            return await client.request(method, params)
+
+        try:
+            return await self._io.run(go())
+        except RequestFailed as exc:
+            raise BackendUnavailable(exc.line) from None
+        except (ConnectionLost, TimeoutError) as exc:
+            raise BackendUnavailable(f"{self.url}: {method}: {exc or 'no answer'}") from None
+
+    # -- where, and the config a face shows ------------------------------------------------------
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """The session list, the tools it answers (`ANSWERED_TOOLS`), the spawn tree from the rows'
+        `spawnedBy`, its own search, and stopping a run."""
+        return SOCKET_CAPABILITIES
+
+    def not_offered(self, capability: Capability) -> str:
+        if capability is Capability.IMPORT:
+            return f"{self.url}: importing an OpenClaw state directory is done on the gateway's machine"
+        return f"{self.url}: {LACKS[capability]}" if capability in LACKS else not_on(self.url, capability)
+
+    def _lacking(self, capability: Capability) -> BackendUnavailable:
+        return BackendUnavailable(self.not_offered(capability))
+
+    @property
+    def location(self) -> str:
+        return self.url
+
+    @property
+    def config_warnings(self) -> list[str]:
+        return []
+
+    @property
+    def store_damage(self) -> str | None:
+        return None
+
+    @property
+    def keybindings(self) -> dict[str, str]:
+        return dict(self._policies.config.ui.keybindings)
+
+    @property
+    def theme(self) -> str | None:
+        return self._policies.config.ui.theme
+
+    def public_config(self) -> dict[str, Any]:
+        return {}
+
+    # -- keys and identity -----------------------------------------------------------------------
+
+    def now(self) -> int:
+        """The gateway's clock (from its roster's `ts`): ages agree with the times its rows carry."""
+        return int(time.time() * 1000) + self._skew_ms
+
+    def canonical(self, key: str) -> str:
+        return self._policies.canonical(key)
+
+    def display(self, key: str, viewer_agent_id: str | None = None) -> str:
+        return self._policies.shown_key(key, viewer_agent_id or DEFAULT_AGENT_ID)
+
+    def main_session_key(self) -> str:
+        return self._policies.main_session_key()
+
+    def is_sandboxed(self, key: str) -> bool:
+        return self._policies.is_sandboxed(key)
+
+    def describe_requester(self, requester: Requester) -> RequesterView:
+        return describe_requester(self._policies, requester)
+
+    def redact(self, text: str) -> str:
+        return self._policies.redactor.redact(text)
+
+    # -- the table, from the roster --------------------------------------------------------------
+
+    async def browse(
+        self,
+        requester: Requester,
+        query: BrowseQuery,
+        *,
+        offset: int,
+        limit: int,
+        after: tuple[Any, str] | None = None,
+        before: tuple[Any, str] | None = None,
+        count: bool = True,
+    ) -> BrowsePage:
+        from sessions_tui.tools.browse import BrowsePage
+
+        rows = filter_rows(self._roster.rows(), query, self.now())
+        return BrowsePage(rows=cast("list[BrowseRow]", rows[offset : offset + limit]), total=len(rows), offset=offset)
+
+    async def browse_count(
+        self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
+    ) -> int:
+        return len(filter_rows(self._roster.rows(), query, self.now()))
+
+    async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
+        return {key: row for key in keys if (row := self._roster.row(key)) is not None}
+
+    async def state_is_empty(self) -> bool:
+        return len(self._roster) == 0
+
+    async def operator_sessions(self, search: str | None, limit: int) -> list[tuple[str, str]]:
+        return operator_pairs(self._roster.rows(), search, limit, self.redact)
+
+    async def owner_key(self, key: str) -> str | None:
+        return owner_of(self._roster.rows(), key, self.canonical)
+
+    async def children(self, requester_key: str) -> list[ChildView]:
+        return child_views(self._roster.rows(), self.canonical(requester_key))
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    def tools_for(self, requester: Requester) -> list[str]:
+        return list(ANSWERED_TOOLS)
+
+    async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]:
+        """The tools a gateway's socket answers, shaped as our tools answer (`ANSWERED_TOOLS`)."""
+        if name == "sessions_history":
+            return await self._history(args)
+        if name == "sessions_list":
+            return self._list(args)
+        if name == "sessions_search":
+            return await self._search_tool(args)
+        if name == "agents_list":
+            return await self._agents()
+        if name == "sessions_send":
+            raise BackendUnavailable(f"{self.url}: sending over the gateway's WebSocket: not yet")
+        from sessions_tui.tools.registry import TOOLS, UnknownToolError
+
+        if name not in TOOLS:
+            raise UnknownToolError(name)
+        raise BackendUnavailable(f"{self.url}: {name} is not offered over an OpenClaw gateway's WebSocket")
+
+    async def _history(self, args: dict[str, Any]) -> dict[str, Any]:
+        from sessions_tui.tools.sessions_history import HistoryArgs
+
+        read = HistoryArgs.read(args)
+        key = owner_of(self._roster.rows(), read["session_key"], self.canonical)
+        if key is None:
+            return {"status": "error", "error": f"Session not found: {read['session_key']}"}
+        params = history_params(key, limit=read["limit"], offset=read["offset"])
+        try:
+            answer = await self._call("chat.history", params)
+        except BackendUnavailable as exc:
+            return {"status": "error", "error": str(exc)}
+        await self._io.run(self._follow(key))
+        return history_result(
+            answer,
+            self.display(key),
+            include_tools=read["include_tools"],
+            offset=read["offset"],
+            redactor=self._policies.redactor,
+        )
+
+    async def _follow(self, key: str) -> None:
+        client = self._client
+        if client is not None and client.connected:
+            await self._transcripts.open(client, key)
+
+    def _list(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`sessions_list` from the roster: rows as the gateway lists them, keys as shown."""
+        from sessions_tui.tools.browse import BrowseQuery
+        from sessions_tui.tools.sessions_list import ListArgs
+
+        read = ListArgs.read(args)
+        query = BrowseQuery(
+            kinds=list(read["kinds"] or []),
+            active_minutes=read["active_minutes"],
+            include_archived=read["include_archived"],
+        )
+        rows = filter_rows(self._roster.rows(), query, self.now())
+        offset, limit = read["offset"], read["limit"]
+        page = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows[offset : offset + limit]]
+        has_more = offset + limit < len(rows)
+        result: dict[str, Any] = {"count": len(page), "sessions": page, "offset": offset, "hasMore": has_more}
+        if has_more:
+            result["nextOffset"] = offset + len(page)
+        return result
+
+    async def _agents(self) -> dict[str, Any]:
+        """`agents_list` from `agents.list`: every agent the gateway has, the default one first."""
+        answer = await self._call("agents.list", {})
+        agents = [a for a in (answer.get("agents") if isinstance(answer, dict) else None) or [] if isinstance(a, dict)]
+        default = answer.get("defaultId") if isinstance(answer, dict) else None
+        requester = default if isinstance(default, str) and default else DEFAULT_AGENT_ID
+        listed = []
+        for agent in sorted(agents, key=lambda a: (a.get("id") != requester, str(a.get("id")))):
+            entry: dict[str, Any] = {"id": str(agent.get("id"))}
+            if isinstance(agent.get("name"), str) and agent["name"].strip():
+                entry["name"] = agent["name"].strip()
+            entry["configured"] = True
+            listed.append(entry)
+        return {"requester": requester, "allowAny": True, "agents": listed}
+
+    def _search_params(self, query: str, session: str | None, limit: int) -> dict[str, Any]:
+        from sessions_tui.tools.sessions_search import MAX_LIMIT, checked_query
+
+        params: dict[str, Any] = {"query": checked_query(query), "limit": max(1, min(limit, MAX_LIMIT))}
+        if session:
+            params["sessionKeys"] = [owner_of(self._roster.rows(), session, self.canonical) or self.canonical(session)]
+        return params
+
+    async def _search_tool(self, args: dict[str, Any]) -> dict[str, Any]:
+        limit = args.get("limit")
+        session = args.get("sessionKey")
+        params = self._search_params(
+            str(args.get("query") or ""),
+            session if isinstance(session, str) else None,
+            limit if isinstance(limit, int) else 25,
+        )
+        found = await self._call("sessions.search", params)
+        if not isinstance(found, dict):
+            return {"results": []}
+        results = [
+            {**r, "snippet": self.redact(str(r.get("snippet", "")))}
+            for r in found.get("results") or []
+            if isinstance(r, dict)
+        ]
+        return {**{k: v for k, v in found.items() if k != "sessions"}, "results": results}
+
+    async def search(
+        self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
+    ) -> SearchOutcome:
+        """The gateway's `sessions.search` (25 hits at most, snippets unmarked, no message numbers)."""
+        found = await self._call("sessions.search", self._search_params(query, session, limit))
+        return search_outcome(found, self.canonical, self.redact)
+
+    async def search_index_behind(self) -> int:
+        return 0  # the gateway keeps its own index
+
+    async def catch_up_search_index(self) -> None:
+        return None
+
+    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+        raise BackendUnavailable(f"{self.url}: stopping a run over the gateway's WebSocket: not yet")
+
+    # -- what it has not (`LACKS`): each refuses -------------------------------------------------
+
+    async def announcements(self, requester_key: str) -> list[AnnouncementView]:
+        raise self._lacking(Capability.ANNOUNCES)
+
+    async def run_label(self, run_id: str) -> str | None:
+        raise self._lacking(Capability.ANNOUNCES)
+
+    async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
+        raise self._lacking(Capability.LEDGER)
+
+    async def owner_command(self, key: str, text: str) -> str | None:
+        raise self._lacking(Capability.CONTROL)
+
+    async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
+        raise self._lacking(Capability.EXPLAIN)
+
+    async def export_session(self, key: str) -> SessionExport | None:
+        raise self._lacking(Capability.EXPORT)
+
+    async def import_openclaw(self, root: Path) -> ImportSummary:
+        raise self._lacking(Capability.IMPORT)
+
+    async def follow_openclaw(
+        self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool
+    ) -> None:
+        raise self._lacking(Capability.IMPORT)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.connect()
+
+    async def sweep(self) -> int:
+        return 0  # the gateway archives its own sub-agents
+
+    async def drain(self) -> None:
+        return None  # the work a tool starts runs on the gateway
+
+    def left_pending_line(self) -> str | None:
+        return None
+
+    async def aclose(self) -> None:
+        if self._io.loop.is_running():
+            with contextlib.suppress(RuntimeError):
+                await self._io.run(self._shutdown())
+        self._io.stop()
+
+    def close(self) -> None:
+        """Close from a thread with no loop running; closing again does nothing."""
+        if self._io.loop.is_running():
+            with contextlib.suppress(RuntimeError, TimeoutError):
+                self._io.call(self._shutdown(), timeout=10)
+        self._io.stop()
+
+    async def _shutdown(self) -> None:
+        if self._reread is not None:
+            self._reread.cancel()
+            await asyncio.gather(self._reread, return_exceptions=True)
+        await self._drop_client()
