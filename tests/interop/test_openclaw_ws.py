@@ -20,10 +20,12 @@ from test_openclaw_gateway import DEADLINE_SECONDS, Gateway, started_gateway
 
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
 from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
+from sessions_tui.backend.gateway.sending import abort, send_message
 
 pytestmark = pytest.mark.openclaw
 
 MAIN = "agent:main:main"
+GROUP = "agent:main:discord:group:123"
 
 
 @pytest.fixture(scope="module")
@@ -56,5 +58,32 @@ async def test_a_send_by_another_client_arrives_as_sessions_changed(gateway: Gat
                 if payload.get("sessionKey") == MAIN and payload.get("reason") == "send":
                     break
         assert payload["session"]["key"] == MAIN
+    finally:
+        await client.close()
+
+
+async def test_a_reply_by_hand_lands_in_the_transcript_and_an_abort_answers(gateway: Gateway, tmp_path: Path) -> None:
+    """`send_message` into the group session with the gateway's default config (no tools.allow)."""
+    client = GatewayClient(
+        GatewayOptions(url=f"ws://127.0.0.1:{gateway.port}", token=gateway.token, identity_dir=tmp_path / "id")
+    )
+    await asyncio.wait_for(client.start(), DEADLINE_SECONDS)
+    try:
+        text = f"reply by hand {secrets.token_hex(4)}"
+        result = await send_message(client, GROUP, text, timeout_seconds=int(DEADLINE_SECONDS))
+        # The gateway has no model provider: the run ends in its error, which the wait reports.
+        assert result["status"] == "error" and result["sessionKey"] == GROUP, result
+        assert "authentication source" in result["error"]
+        history = await client.request("chat.history", {"sessionKey": GROUP, "limit": 20})
+        ours = [m for m in history["messages"] if m.get("role") == "user" and m.get("content") == text]
+        assert ours and ours[-1]["idempotencyKey"] == f"{result['runId']}:user"
+
+        started = await send_message(client, GROUP, "to be stopped", timeout_seconds=0)
+        assert started["status"] == "accepted"
+        outcome = await abort(client, GROUP, clear_queued=True)
+        assert outcome.session_key == GROUP
+        # Without a model the run may have failed already: either answer is the gateway's own.
+        assert (outcome.aborted, outcome.status) in ((True, "aborted"), (False, "no-active-run"))
+        assert outcome.run_id == (started["runId"] if outcome.aborted else None)
     finally:
         await client.close()
