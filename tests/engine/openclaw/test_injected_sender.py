@@ -17,6 +17,8 @@ from openclaw_fake import copy_fixture
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw import gateway_send
 from sessions_tui.engine.openclaw.importer import import_openclaw
+from sessions_tui.tools.base import ToolCall
+from sessions_tui.tools.explain import explain_access
 
 GROUP = "agent:main:discord:group:123"
 
@@ -99,3 +101,12 @@ async def test_the_sender_is_closed_with_the_engine(tmp_path: Path) -> None:
     engine.openclaw_sender = sender = FakeSender(None)
     await engine.aclose()
     assert sender.closed
+
+
+def test_explain_says_its_own_gateway_decides(make_engine, root):
+    engine = imported(make_engine(), root)
+    engine.openclaw_sender = FakeSender(None)
+    (root / "openclaw.json").write_text('{"gateway": {"port": 19001}}', encoding="utf-8")
+    send = explain_access(ToolCall(engine=engine), GROUP).verdict("send")
+    assert (send.allowed, send.rule) == (True, "openclaw")
+    assert send.why.startswith(f"the session is OpenClaw's ({root}): its own gateway (ws://127.0.0.1:19001) runs")
