@@ -11,7 +11,10 @@ Waiting is for the event itself, with a deadline.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,11 +25,13 @@ from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
 from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
+from sessions_tui.backend.gateway.sending import abort, send_message
 from sessions_tui.backend.values.vocabulary import EngineEvent, MessageAppended, SessionChanged
 
 pytestmark = pytest.mark.openclaw
 
 MAIN = "agent:main:main"
+GROUP = "agent:main:discord:group:123"
 
 
 @pytest.fixture(scope="module")
@@ -85,3 +90,63 @@ async def test_the_socket_backend_shows_a_send_by_another_client_live(gateway: G
                     kinds.add(event.type)
     finally:
         await backend.aclose()
+
+
+async def test_a_reply_by_hand_lands_in_the_transcript_and_an_abort_answers(gateway: Gateway, tmp_path: Path) -> None:
+    """`send_message` into the group session with the gateway's default config (no tools.allow)."""
+    client = GatewayClient(
+        GatewayOptions(url=f"ws://127.0.0.1:{gateway.port}", token=gateway.token, identity_dir=tmp_path / "id")
+    )
+    await asyncio.wait_for(client.start(), DEADLINE_SECONDS)
+    try:
+        text = f"reply by hand {secrets.token_hex(4)}"
+        result = await send_message(client, GROUP, text, timeout_seconds=int(DEADLINE_SECONDS))
+        # The gateway has no model provider: the run ends in its error, which the wait reports.
+        assert result["status"] == "error" and result["sessionKey"] == GROUP, result
+        assert "authentication source" in result["error"]
+        history = await client.request("chat.history", {"sessionKey": GROUP, "limit": 20})
+        ours = [m for m in history["messages"] if m.get("role") == "user" and m.get("content") == text]
+        assert ours and ours[-1]["idempotencyKey"] == f"{result['runId']}:user"
+
+        started = await send_message(client, GROUP, "to be stopped", timeout_seconds=0)
+        assert started["status"] == "accepted"
+        outcome = await abort(client, GROUP, clear_queued=True)
+        assert outcome.session_key == GROUP
+        # Without a model the run may have failed already: either answer is the gateway's own.
+        assert (outcome.aborted, outcome.status) in ((True, "aborted"), (False, "no-active-run"))
+        assert outcome.run_id == (started["runId"] if outcome.aborted else None)
+    finally:
+        await client.close()
+
+
+async def test_openclaw_dir_send_goes_through_its_own_gateway(gateway: Gateway, tmp_path: Path) -> None:
+    """`sessions-tui --openclaw <the gateway's state dir> send`: no gateway.remote, no tools.allow.
+
+    The state's openclaw.json (written by openclaw-gateway.sh) names the port and `auth.mode: token`;
+    the token is in OPENCLAW_GATEWAY_TOKEN, where the gateway itself reads it.
+    """
+    text = f"hi from --openclaw {secrets.token_hex(4)}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SESSIONS_TUI_", "OPENCLAW_"))}
+    env |= {
+        "SESSIONS_TUI_HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),  # this install's device identity, apart
+        "OPENCLAW_GATEWAY_TOKEN": gateway.token,
+    }
+    command = [sys.executable, "-m", "sessions_tui", "--openclaw", str(gateway.state), "send", GROUP, text]
+    done = await asyncio.to_thread(
+        subprocess.run, [*command, "--timeout", "30"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.stdout.startswith(f"→ {GROUP}"), (done.stdout, done.stderr)
+    assert "lives in OpenClaw" not in done.stdout  # sent, not refused
+    # The gateway has no model provider: the run ends in its error, said in one line.
+    assert done.returncode == 1 and "error · ⚠️ Agent failed before reply" in done.stdout, done.stdout
+
+    client = GatewayClient(
+        GatewayOptions(url=f"ws://127.0.0.1:{gateway.port}", token=gateway.token, identity_dir=tmp_path / "id")
+    )
+    await asyncio.wait_for(client.start(), DEADLINE_SECONDS)
+    try:
+        history = await client.request("chat.history", {"sessionKey": GROUP, "limit": 20})
+    finally:
+        await client.close()
+    assert any(m.get("role") == "user" and m.get("content") == text for m in history["messages"]), history

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use
     from sessions_tui.engine.llm.registry import ModelRegistry
     from sessions_tui.engine.messaging.outbox import Outbox
     from sessions_tui.engine.messaging.send_service import SendService
+    from sessions_tui.engine.openclaw.gateway_send import OpenClawSender
     from sessions_tui.engine.runs.runs import RunRequest, Runs
     from sessions_tui.engine.runs.turns import ToolHost
     from sessions_tui.engine.store.tables.runs import RunRecord
@@ -106,6 +107,9 @@ class Engine(ConfigPolicies):
         self.serves_controls = False
         """Set by start-up (backend/local/opening.py): from this process's first run on, it serves the
         kills and steers other processes ask of its runs."""
+        self.openclaw_sender: OpenClawSender | None = None
+        """Set by whoever opens the engine (backend/local): sends into OpenClaw-owned sessions through
+        their own gateway (openclaw/gateway_send.py); closed with the engine."""
         self._background: set[asyncio.Task[Any]] = set()
         # What opening warned about: the state directory made its owner's only, and what loading the
         # config file warned about (a value clamped, an unknown choice, added by `open`), for a front
@@ -208,6 +212,8 @@ class Engine(ConfigPolicies):
             await self.outbox.aclose()  # deliveries under way stay pending, for the next process
         if self.built("models"):  # a run asked for a model
             await self.models.aclose()
+        if self.openclaw_sender is not None:
+            await self.openclaw_sender.aclose()
         self.close()
 
     # -- background work ----------------------------------------------------------------------

@@ -106,8 +106,15 @@ def _send(call: ToolCall, ctx: RequesterContext, target: str) -> Ruling:
         if configured(engine.config.gateway.remote) is not None:
             why = f"the session is OpenClaw's ({owner}): gateway.remote runs the send, and its gateway decides"
             return Ruling(True, "openclaw", f"{why}; {seen.why}")
+        if engine.openclaw_sender is not None:
+            from sessions_tui.engine.openclaw.gateway_address import GatewayAddress, read_gateway_address
+
+            address = read_gateway_address(owner)
+            if isinstance(address, GatewayAddress):
+                why = f"the session is OpenClaw's ({owner}): its own gateway ({address.url}) runs the send, and decides"
+                return Ruling(True, "openclaw", f"{why}; {seen.why}")
         refused = OwnedByOpenClaw(target, owner)
-        why = f"the session is OpenClaw's ({owner}) and no gateway.remote is configured (docs/decisions.md D17)"
+        why = f"the session is OpenClaw's ({owner}): no gateway.remote, no gateway in its openclaw.json (D17)"
         return Ruling(False, "openclaw", why, str(refused))
     verdict = engine.send_verdict(target)
     rule = "sendPolicy.override" if verdict.why.startswith("the session's override") else "sendPolicy"

@@ -200,12 +200,20 @@ async def _send(call: ToolCall, ctx: RequesterContext, args: SendArgs, resolved:
     if refused is not None:
         return refused
     send = engine.sends.send(requester=requester_key, target=key, message=args.message, via=via, chain=chain)
-    if engine.owner_of(key) is not None:
-        from sessions_tui.engine.openclaw.gateway_send import configured, send_through_gateway
+    owner = engine.owner_of(key)
+    if owner is not None:
+        from sessions_tui.engine.openclaw.gateway_send import send_to_openclaw
 
-        gateway = configured(engine.config.gateway.remote)
-        if gateway is not None:  # the session is OpenClaw's: its gateway runs the send
-            answer = await send_through_gateway(gateway, key, args.message, args.timeout_seconds, display)
+        answer = await send_to_openclaw(
+            engine.config.gateway.remote,
+            engine.openclaw_sender,
+            owner,
+            key,
+            args.message,
+            args.timeout_seconds,
+            display,
+        )
+        if answer is not None:  # the session is OpenClaw's: its gateway ran the send
             run_id = str(answer.get("runId") or new_run_id())
             send.answered_by_gateway(run_id, answer)
             return answer

@@ -400,4 +400,5 @@ def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> Loc
             if loosened and not engine.store.loosened:  # tightened by the first opening: said all the same
                 engine.store.loosened = loosened
                 engine.config_warnings.insert(0, tightened_notice(engine.state_dir, loosened))
+    engine.openclaw_sender = opening.GatewaySenderOnFirstUse()  # OpenClaw-owned sessions: through their gateway
     return LocalBackend(engine)

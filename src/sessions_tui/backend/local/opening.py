@@ -1,5 +1,5 @@
-"""Bringing an engine to life: the state directory checked, the tool layer attached, and what a
-crash left behind picked up.
+"""Bringing an engine to life: the state directory checked, the tool layer attached, what a
+crash left behind picked up, and sends into OpenClaw-owned sessions given to their own gateway.
 
 The local backend opens its engine through here (`open_local`), so a state
 directory that cannot be used is one line naming it (never a traceback, never a file changed),
@@ -12,6 +12,7 @@ import os
 import sqlite3
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
@@ -19,6 +20,9 @@ from sessions_tui.engine.inputs.files import NotRegularFile, check_regular, kind
 from sessions_tui.engine.store import DB_NAME
 from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruption, record_damage
 from sessions_tui.tools.host import EngineToolHost
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.gateway.openclaw_sender import GatewaySocketSender
 
 
 class StateDirError(Exception):
@@ -98,3 +102,24 @@ async def start(engine: Engine) -> None:
     engine.outbox.resume()  # deliveries a stopped or dead process left pending
     engine.subagents.recover()
     engine.subagents.sweep()
+
+
+class GatewaySenderOnFirstUse:
+    """The engine's `OpenClawSender`: `backend.gateway.openclaw_sender`'s, loaded on the first send into
+    an OpenClaw-owned session (a command that sends into none loads no gateway code)."""
+
+    def __init__(self) -> None:
+        self._sender: GatewaySocketSender | None = None
+
+    async def send(
+        self, owner: Path, key: str, message: str, *, timeout_seconds: int, display: str
+    ) -> dict[str, Any] | None:
+        if self._sender is None:
+            from sessions_tui.backend.gateway.openclaw_sender import GatewaySocketSender
+
+            self._sender = GatewaySocketSender()
+        return await self._sender.send(owner, key, message, timeout_seconds=timeout_seconds, display=display)
+
+    async def aclose(self) -> None:
+        if self._sender is not None:
+            await self._sender.aclose()

@@ -35,7 +35,7 @@ from sessions_tui.backend.values.vocabulary import (
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError, require
-from sessions_tui.terminal_text import visible
+from sessions_tui.terminal_text import visible, visible_line
 
 _DELIVERY_WORDS = {
     "recorded": "recorded in the outbox",
@@ -203,6 +203,10 @@ async def _run_send(opts: argparse.Namespace) -> int:
     message = message_of(opts)
     backend = face_backend(opts)
     try:
+        openclaw = getattr(opts, "openclaw_root", None)
+        if openclaw is not None:  # its sessions as they are now, as `tool` does; the send goes to its gateway
+            for problem in (await backend.import_openclaw(openclaw)).problems:
+                print(f"warning: {visible_line(problem)}", file=sys.stderr)
         await backend.start()
         reporter = SendReporter(backend, sys.stdout)
         as_requester = requester_of(backend, opts.as_key, False)

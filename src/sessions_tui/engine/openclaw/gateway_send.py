@@ -5,15 +5,55 @@ With `gateway.remote.url` and `gateway.remote.token` configured (OpenClaw's own 
 gateway, through its `POST /tools/invoke`: the gateway runs the agent, waits, plays the ping-pong
 and the announce, and its answer is the tool's result. The follower brings the new lines in.
 httpx loads only when such a send happens.
+
+Without it, the engine's `openclaw_sender` (an `OpenClawSender`, set by whoever opens the engine:
+the local backend sets one that speaks the gateway's WebSocket) sends as that OpenClaw's operator
+through the gateway its own openclaw.json names; it answers None when it has no gateway for that
+OpenClaw, and the engine runs the turn itself as before. `gateway.remote` configured by hand wins.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from sessions_tui.engine.config import GatewayRemoteConfig
 from sessions_tui.engine.config.secret_refs import secret_text
+
+
+class OpenClawSender(Protocol):
+    """Sends into the sessions of an OpenClaw state directory through that OpenClaw's gateway."""
+
+    async def send(
+        self, owner: Path, key: str, message: str, *, timeout_seconds: int, display: str
+    ) -> dict[str, Any] | None:
+        """A `sessions_send` result (its `sessionKey` = `display`), or None: no gateway for `owner`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close what it opened (called when the engine closes)."""
+        ...
+
+
+async def send_to_openclaw(
+    remote: GatewayRemoteConfig,
+    sender: OpenClawSender | None,
+    owner: Path,
+    key: str,
+    message: str,
+    timeout_s: int,
+    display: str,
+) -> dict[str, Any] | None:
+    """The answer of `owner`'s gateway: through `gateway.remote` when configured, else `sender`;
+    None when neither reaches one (the engine runs the turn itself)."""
+    gateway = configured(remote)
+    if gateway is not None:
+        return await send_through_gateway(gateway, key, message, timeout_s, display)
+    if sender is None:
+        return None
+    return await sender.send(owner, key, message, timeout_seconds=timeout_s, display=display)
+
 
 SLACK_S = 30.0
 """Beyond the send's own wait: the gateway's run start and its answer's way back."""
