@@ -125,6 +125,9 @@ class FakeGateway:
 ANSWERS = WS.parent / "answers"
 HISTORY = next(f for f in received("chat_history") if f["type"] == "res")
 PAGE_APPLIED = 3
+SENT_OK = [f for f in received("sending/send_ok") if f["type"] == "res"]
+"""The recorded answers of a reply that worked: `chat.send`'s, `agent.wait`'s (with the reply)."""
+ABORTED = next(f for f in received("sessions_abort") if f["type"] == "res")
 """The gateway's page, whatever limit is asked (the recorded answer applied 3)."""
 
 
@@ -173,6 +176,12 @@ class ReplayGateway(FakeGateway):
             return True, {"subscribed": method.endswith(".subscribe"), "key": params.get("key")}
         if method == "chat.history":
             return True, copy.deepcopy(HISTORY["payload"])
+        if method == "chat.send":  # the run id is the idempotency key, as the gateway makes it
+            return True, {**SENT_OK[0]["payload"], "runId": params.get("idempotencyKey")}
+        if method == "agent.wait":
+            return True, {**copy.deepcopy(SENT_OK[1]["payload"]), "runId": params.get("runId")}
+        if method == "sessions.abort":
+            return True, copy.deepcopy(ABORTED["payload"])
         if method == "agents.list":
             return True, {"defaultId": "main", "mainKey": "main", "scope": "per-sender", "agents": [{"id": "main"}]}
         if method == "sessions.search":

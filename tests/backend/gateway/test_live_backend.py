@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gateway_replay import CHANGED, ReplayGateway, event, received, replaying
-from sessions_tui.backend.contract.types import BackendUnavailable, Capability, Requester
+from sessions_tui.backend.contract.types import Capability, Requester
 from sessions_tui.backend.gateway.connection import LinkState
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
 from sessions_tui.backend.values.views import BrowseQuery
@@ -28,6 +28,7 @@ from sessions_tui.backend.values.vocabulary import (
     SessionChanged,
     StoreChanged,
 )
+from sessions_tui.tools.base import ToolInputError
 
 MAIN = "agent:main:main"
 GROUP = "agent:main:discord:group:123"
@@ -91,6 +92,22 @@ async def test_the_roster_comes_from_subscribe_paged_through_the_list(backend, g
     assert await backend.owner_key("main") == MAIN and not await backend.state_is_empty()
     listed = await backend.call_tool("sessions_list", {"limit": 2}, Requester())
     assert listed["count"] == 2 and listed["hasMore"] and not any(k.startswith("_") for k in listed["sessions"][0])
+
+
+async def test_socket_rows_speak_sessions_lists_words(backend):
+    """The socket's `kind` is direct/group and its `classification` main/subagent/hook…: the table
+    and `sessions_list` show our kinds and channel, and only the fields our rows have."""
+    page = await backend.browse(Requester(), BrowseQuery(), offset=0, limit=100)
+    kinds = {r["_key"]: r["kind"] for r in page.rows}
+    assert kinds[MAIN] == "main" and kinds[GROUP] == "group" and kinds[SUBAGENT] == "other"
+    assert kinds["agent:main:hook:plain"] == "hook"
+    assert next(r for r in page.rows if r["_key"] == GROUP)["channel"] == "discord"
+    listed = await backend.call_tool("sessions_list", {"limit": 200}, Requester())
+    group = next(r for r in listed["sessions"] if r["key"] == backend.display(GROUP))
+    assert group["kind"] == "group" and group["channel"] == "discord" and group["sessionId"]
+    assert not {"classification", "agentRuntime", "thinkingLevels"} & set(group)
+    hooks = await backend.call_tool("sessions_list", {"kinds": ["hook"]}, Requester())
+    assert [r["kind"] for r in hooks["sessions"]] == ["hook"] * hooks["count"] and hooks["count"] >= 1
 
 
 async def test_sessions_changed_updates_a_row_and_a_rowless_one_is_read_once(backend, gateway):
@@ -195,8 +212,25 @@ async def test_history_comes_from_chat_history_and_follows_the_transcript(backen
     assert [h.key for h in found.hits] == [GROUP] and gateway.methods("sessions.search")[-1]["sessionKeys"] == [GROUP]
     agents = await backend.call_tool("agents_list", {}, Requester())
     assert agents["requester"] == "main" and agents["agents"] == [{"id": "main", "configured": True}]
-    with pytest.raises(BackendUnavailable, match="not yet"):
-        await backend.call_tool("sessions_send", {"sessionKey": "main", "message": "x"}, Requester())
+
+
+async def test_a_reply_by_hand_goes_by_chat_send_and_waits_on_the_run(backend, gateway):
+    sent = await backend.call_tool("sessions_send", {"sessionKey": "discord:group:123", "message": "hi"}, Requester())
+    assert sent["status"] == "ok" and sent["reply"] == "pong from the scripted model"
+    assert sent["sessionKey"] == backend.display(GROUP)
+    [send] = gateway.methods("chat.send")
+    assert send["sessionKey"] == GROUP and send["message"] == "hi"
+    assert gateway.methods("agent.wait") == [{"runId": send["idempotencyKey"], "timeoutMs": 30_000}]
+    missing = await backend.call_tool("sessions_send", {"sessionKey": "agent:main:nope", "message": "x"}, Requester())
+    assert missing == {"status": "error", "error": "No session found: agent:main:nope"}
+
+
+async def test_stopping_a_run_is_sessions_abort(backend, gateway):
+    outcome = await backend.abort_run("discord:group:123", clear_queued=True)
+    assert gateway.methods("sessions.abort") == [{"key": GROUP, "clearQueued": True}]
+    assert (outcome.aborted, outcome.status, outcome.session_key) == (False, "no-active-run", backend.display(GROUP))
+    with pytest.raises(ToolInputError):
+        await backend.abort_run("agent:main:nope")
 
 
 async def test_a_dropped_socket_reconnects_resubscribes_and_events_resume(backend, gateway):

@@ -11,14 +11,17 @@ through these functions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sessions_tui.backend.contract.types import Capability
 from sessions_tui.backend.gateway.row_sort import row_sort_key
+from sessions_tui.engine.run_end import SESSION_STATUSES
 from sessions_tui.engine.search.matching import row_matches
 from sessions_tui.engine.sessions.entry import display_name
+from sessions_tui.engine.sessions.keys import entry_channel
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.sessions.entry import SessionEntry
     from sessions_tui.engine.subagents.records import ChildView
     from sessions_tui.tools.browse import BrowseQuery
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -43,9 +46,31 @@ def listed_rows(answer: Any) -> list[Row]:
     return [r for r in rows or [] if isinstance(r, dict) and isinstance(r.get("key"), str)]
 
 
+OUR_KINDS = ("main", "group", "cron", "hook", "node")
+"""The kinds sessions_list names besides `other` (engine/sessions/keys.py `classify_session_kind`)."""
+
+
+def in_our_words(listed: Row, key: str) -> Row:
+    """A WebSocket row's `kind`, `channel` and `status` in sessions_list's words: the socket's `kind`
+    is `direct|group|global|unknown` and its `classification` `main|group|subagent|hook|cron…`; a
+    run under way is its `hasActiveRun`. (Rows of the HTTP tool API use our words already.)"""
+    if "classification" not in listed:
+        return listed
+    classification = listed.get("classification")
+    kind = str(classification) if classification in OUR_KINDS else "group" if listed.get("kind") == "group" else "other"
+    out = {**listed, "kind": kind, "channel": entry_channel(key, kind, cast("SessionEntry", listed))}
+    if listed.get("hasActiveRun") is True:
+        out["status"] = "running"
+    elif listed.get("status") not in SESSION_STATUSES:
+        out.pop("status", None)
+    return out
+
+
 def shape_row(listed: Row, canonical: Callable[[str], str], display: Callable[[str], str]) -> Row:
-    """A gateway row as the table's: its own fields, `key` as shown, `_key` canonical, the send policy."""
+    """A gateway row as the table's: its own fields in our words, `key` as shown, `_key` canonical,
+    the send policy."""
     key = canonical(str(listed["key"]))
+    listed = in_our_words(listed, key)
     policy = listed.get("sendPolicy")
     return {
         **listed,

@@ -27,9 +27,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sessions_tui.backend.contract.types import (
     AbortOutcome,
@@ -54,6 +54,7 @@ from sessions_tui.backend.gateway.listing import (
 from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
 from sessions_tui.backend.gateway.roster import Change, Roster
 from sessions_tui.backend.gateway.runs import RunEvents
+from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
 from sessions_tui.backend.local.describe import describe_requester
 from sessions_tui.backend.remote.io_thread import IoThread
@@ -61,6 +62,7 @@ from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged, StoreChanged
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
+from sessions_tui.tools.base import ToolInputError
 
 if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport
@@ -78,6 +80,7 @@ SOCKET_CAPABILITIES = frozenset(
 )
 REREAD_AFTER_S = 0.5
 """A rowless `sessions.changed` is read after this long, however many come meanwhile (one read)."""
+T = TypeVar("T")
 ANSWERED_TOOLS = ("sessions_list", "sessions_history", "sessions_search", "agents_list", "sessions_send")
 _FAILED = (ConnectionLost, RequestFailed, TimeoutError)
 
@@ -248,19 +251,23 @@ class GatewaySocketBackend:
 
     async def _call(self, method: str, params: Any = None) -> Any:
         """A request on the I/O loop; a failure is `BackendUnavailable` with its line."""
-
-        async def go() -> Any:
-            client = self._client
-            if client is None or not client.connected:
-                raise ConnectionLost(f"{self.url}: not connected ({self.state.value})")
-            return await client.request(method, params)
-
         try:
-            return await self._io.run(go())
+            return await self._on_socket(lambda client: client.request(method, params))
         except RequestFailed as exc:
             raise BackendUnavailable(exc.line) from None
         except (ConnectionLost, TimeoutError) as exc:
             raise BackendUnavailable(f"{self.url}: {method}: {exc or 'no answer'}") from None
+
+    async def _on_socket(self, act: Callable[[GatewayClient], Awaitable[T]]) -> T:
+        """`act` on the live client, on the I/O loop (`ConnectionLost` when the link is not up)."""
+
+        async def go() -> T:
+            client = self._client
+            if client is None or not client.connected:
+                raise ConnectionLost(f"{self.url}: not connected ({self.state.value})")
+            return await act(client)
+
+        return await self._io.run(go())
 
     # -- where, and the config a face shows ------------------------------------------------------
 
@@ -373,18 +380,48 @@ class GatewaySocketBackend:
         if name == "sessions_history":
             return await self._history(args)
         if name == "sessions_list":
-            return self._list(args)
+            return list_result(self._roster.rows(), args, self.now())
         if name == "sessions_search":
             return await self._search_tool(args)
         if name == "agents_list":
             return await self._agents()
         if name == "sessions_send":
-            raise BackendUnavailable(f"{self.url}: sending over the gateway's WebSocket: not yet")
+            return await self._send(args)
         from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
         if name not in TOOLS:
             raise UnknownToolError(name)
         raise BackendUnavailable(f"{self.url}: {name} is not offered over an OpenClaw gateway's WebSocket")
+
+    async def _send(self, args: dict[str, Any]) -> dict[str, Any]:
+        """`sessions_send` as the gateway's operator (sending.py): into any session, with the
+        gateway's default config; the texts redacted as a local result's are."""
+        from sessions_tui.backend.gateway.sending import send_message
+        from sessions_tui.tools.resolution import NO_SESSION_FOUND
+        from sessions_tui.tools.sessions_send import SendArgs
+
+        read = SendArgs.read(args)
+        rows = self._roster.rows()
+        if read["session_key"] is not None:
+            key = owner_of(rows, read["session_key"], self.canonical)
+            missing = NO_SESSION_FOUND.format(key=read["session_key"])
+        else:
+            labelled = [
+                r["_key"] for r in rows if read["label"] is not None and r.get("label") == read["label"].strip()
+            ]
+            key = labelled[0] if len(labelled) == 1 else None
+            missing = f"No session found with label: {read['label']}"
+        if key is None:
+            return {"status": "error", "error": self.redact(missing)}
+        try:
+            result = await self._on_socket(
+                lambda client: send_message(client, key, read["message"], timeout_seconds=read["timeout_seconds"])
+            )
+        except ConnectionLost as lost:
+            result = {"status": "error", "error": str(lost)}
+        result["sessionKey"] = self.display(key)
+        shown: dict[str, Any] = self._policies.redactor.redact_strings(result)
+        return shown
 
     async def _history(self, args: dict[str, Any]) -> dict[str, Any]:
         from sessions_tui.tools.sessions_history import HistoryArgs
@@ -412,40 +449,8 @@ class GatewaySocketBackend:
         if client is not None and client.connected:
             await self._transcripts.open(client, key)
 
-    def _list(self, args: dict[str, Any]) -> dict[str, Any]:
-        """`sessions_list` from the roster: rows as the gateway lists them, keys as shown."""
-        from sessions_tui.tools.browse import BrowseQuery
-        from sessions_tui.tools.sessions_list import ListArgs
-
-        read = ListArgs.read(args)
-        query = BrowseQuery(
-            kinds=list(read["kinds"] or []),
-            active_minutes=read["active_minutes"],
-            include_archived=read["include_archived"],
-        )
-        rows = filter_rows(self._roster.rows(), query, self.now())
-        offset, limit = read["offset"], read["limit"]
-        page = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows[offset : offset + limit]]
-        has_more = offset + limit < len(rows)
-        result: dict[str, Any] = {"count": len(page), "sessions": page, "offset": offset, "hasMore": has_more}
-        if has_more:
-            result["nextOffset"] = offset + len(page)
-        return result
-
     async def _agents(self) -> dict[str, Any]:
-        """`agents_list` from `agents.list`: every agent the gateway has, the default one first."""
-        answer = await self._call("agents.list", {})
-        agents = [a for a in (answer.get("agents") if isinstance(answer, dict) else None) or [] if isinstance(a, dict)]
-        default = answer.get("defaultId") if isinstance(answer, dict) else None
-        requester = default if isinstance(default, str) and default else DEFAULT_AGENT_ID
-        listed = []
-        for agent in sorted(agents, key=lambda a: (a.get("id") != requester, str(a.get("id")))):
-            entry: dict[str, Any] = {"id": str(agent.get("id"))}
-            if isinstance(agent.get("name"), str) and agent["name"].strip():
-                entry["name"] = agent["name"].strip()
-            entry["configured"] = True
-            listed.append(entry)
-        return {"requester": requester, "allowAny": True, "agents": listed}
+        return agents_result(await self._call("agents.list", {}))
 
     def _search_params(self, query: str, session: str | None, limit: int) -> dict[str, Any]:
         from sessions_tui.tools.sessions_search import MAX_LIMIT, checked_query
@@ -487,7 +492,19 @@ class GatewaySocketBackend:
         return None
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
-        raise BackendUnavailable(f"{self.url}: stopping a run over the gateway's WebSocket: not yet")
+        """`sessions.abort` of the session's running turn (sending.py `abort`)."""
+        from sessions_tui.backend.gateway.sending import abort
+
+        target = owner_of(self._roster.rows(), key, self.canonical)
+        if target is None:
+            raise ToolInputError(f"No session found: {self.redact(key)}")
+        try:
+            done = await self._on_socket(lambda client: abort(client, target, clear_queued=clear_queued))
+        except RequestFailed as exc:
+            raise BackendUnavailable(exc.line) from None
+        except (ConnectionLost, TimeoutError) as exc:
+            raise BackendUnavailable(f"{self.url}: sessions.abort: {exc or 'no answer'}") from None
+        return done.model_copy(update={"session_key": self.display(target)})
 
     # -- what it has not (`LACKS`): each refuses -------------------------------------------------
 
