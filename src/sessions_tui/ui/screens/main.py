@@ -21,7 +21,7 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable
 from sessions_tui.backend.values.views import BrowsePage, SearchHit
-from sessions_tui.backend.values.vocabulary import ToolInputError
+from sessions_tui.backend.values.vocabulary import StoreDamaged, ToolInputError
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
@@ -526,7 +526,7 @@ class MainScreen(LiveRows):
     async def _stop(self, key: str, shown: str) -> None:
         try:
             outcome = await self.backend.abort_run(key)
-        except (BackendUnavailable, ToolInputError) as exc:
+        except (BackendUnavailable, ToolInputError, StoreDamaged) as exc:  # damaged: the stop is not written
             self.app.notify(str(exc), title="Not stopped", severity="warning", markup=False)
             return
         line = outcome_line(outcome, shown)
