@@ -277,6 +277,15 @@ async def help_screen(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def stop_confirm(pilot: Any) -> None:
+    """`x` on the Discord group: the box asking before its running turn is stopped."""
+    await settle(pilot)
+    await select(pilot, DEV)
+    await pilot.press("x")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "StopScreen", "the stop box")
+    await settle(pilot)
+
+
 Scene = Callable[[Any], Awaitable[None]]
 
 # name -> (scene, demo model latency in ms)

@@ -52,7 +52,7 @@ def test_a_local_backend_does_everything(tmp_path):
 def test_a_remote_backend_offers_all_but_importing_here():
     remote = RemoteBackend("http://127.0.0.1:9", None)
     try:
-        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.ABORT}
+        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
         assert remote.not_offered(Capability.IMPORT) == (
             "http://127.0.0.1:9: importing an OpenClaw state directory is done on the server's machine"
         )
@@ -64,7 +64,7 @@ def test_several_backends_have_what_any_of_them_has_but_importing():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
         both = SeveralBackends([one, two])
-        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.ABORT}
+        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
     finally:
         one.close()
         two.close()

@@ -54,6 +54,8 @@ BAD_BODIES = [
     ("owner_command", b'{"key":"agent:main:nope","text":"/send off"}', "key: No session found: agent:main:nope"),
     ("owner_command", b'{"key":"main"}', "text: Field required"),
     ("owner_command", b'{"key":5,"text":"/send off"}', "key: Input should be a valid string"),
+    ("abort_run", b'{"key":"agent:main:nope"}', "key: No session found: agent:main:nope"),
+    ("abort_run", b'{"key":"main","clear_queued":"all"}', "clear_queued: Input should be a valid boolean"),
     ("browse", b'{"requester":{},"query":{},"after":[{"x":1},"k"]}', "after.0."),
     ("browse", b'{"requester":{},"query":{},"before":[[1],"k"]}', "before.0."),
     ("browse", b'{"requester":{},"query":{},"after":[1e400,"k"]}', "after.0."),

@@ -9,7 +9,7 @@ the same scenes (scripts/screenshots.py). After a deliberate change run
 
 import pytest
 
-from scenes import SMALL_SCENES, SMALL_SIZES
+from scenes import SMALL_SCENES, SMALL_SIZES, STATE_UNDER_HOME, demo_app, stop_confirm
 from ui_support import SIZE, scene_app
 
 SCENE_NAMES = [
@@ -37,3 +37,11 @@ def test_screen(snap_compare, monkeypatch, tmp_path, name, size):
     monkeypatch.setenv("HOME", str(home))  # the screen shows the state as ~/.local/share/sessions-tui
     app, scene = scene_app(name, home)
     assert snap_compare(app, terminal_size=size, run_before=scene)
+
+
+def test_stop_confirmation_80x24(snap_compare, monkeypatch, tmp_path):
+    """`x`: the box asking before the open session's running turn is stopped, on a small terminal."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    app = demo_app(home / STATE_UNDER_HOME, seed="stop-confirm")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=stop_confirm)

@@ -178,6 +178,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         )
 
     add_read_commands(sub, on_demo, wanted)
+    add_session_command(sub, on_demo, wanted)
 
     demo = subcommand(
         sub,
@@ -373,3 +374,37 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         search.add_argument("--session", metavar="KEY", help="search this session only (a key, main, or a sessionId)")
         search.add_argument("--limit", type=int, default=20, metavar="N", help="at most N messages (default 20)")
         search.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def add_session_command(sub: Any, on_demo: str, wanted: Callable[[str], bool] = lambda command: True) -> None:
+    """Declare `session` and its actions on `sub` (one sub-command each, run by commands/session.py
+    `ACTIONS`), with their options when `wanted` says `session` may be given."""
+    session = subcommand(
+        sub,
+        "session",
+        "act on one session as its operator: abort its running turn",
+        "ACTION is one of the actions below; 'sessions-tui session ACTION --help' for its options.",
+        epilog="example: sessions-tui session abort agent:main:discord:group:dev",
+    )
+    if not wanted("session"):
+        return
+    actions = session.add_subparsers(dest="session_command", metavar="ACTION", parser_class=CommandParser)
+    actions.required = True
+    abort = subcommand(
+        actions,
+        "abort",
+        "stop the session's running turn, in whichever process runs it",
+        (
+            "The process running the turn (the dashboard, a serve, a send in another shell) is asked to stop "
+            "it and this waits until it has (at most 10 s). Prints one line: 'aborted run R in KEY', 'no run in "
+            "progress in KEY', or 'asked run R in KEY to stop; still running'. The messages queued behind the "
+            "turn stay (the next one runs) unless --clear-queued. Each stop is written to the audit log.\n\n"
+            "Exit status: 0 when stopped or nothing was running, 1 when the backend cannot stop runs or the run "
+            "had not stopped within the wait, 2 for a key that names no session or a bad option."
+        ),
+        epilog="example: sessions-tui session abort agent:main:discord:group:dev --clear-queued",
+    )
+    face_options(abort, demo=on_demo)
+    abort.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
+    abort.add_argument("--clear-queued", action="store_true", help="drop the messages queued behind the turn too")
+    abort.add_argument("--json", action="store_true", help="print the outcome as JSON")

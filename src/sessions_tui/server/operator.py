@@ -1,7 +1,8 @@
 """`POST /sessions-tui/v1/<op>`: the operator's reads and commands, for a remote dashboard.
 
 The tools alone do not make a dashboard: it pages through sessions filtered and sorted, counts
-them, lists a session's sub-agents and announces, and carries out the owner's `/send` command.
+them, lists a session's sub-agents and announces, carries out the owner's `/send` command and
+stops a session's running turn.
 Each op is a `Backend` method; its request and answer are the models of backend/remote/wire.py. A body
 is read as `/tools/invoke` reads one (2 MB at most, within the body timeout, `NaN` is not JSON, bytes
 that are not UTF-8 and lone surrogates read as U+FFFD: `loads_body`) and
@@ -80,6 +81,7 @@ class OperatorApi:
             "run_label": (w.RunRequest, self._run_label),
             "owner_key": (w.KeyRequest, self._owner_key),
             "owner_command": (w.CommandRequest, self._owner_command),
+            "abort_run": (w.AbortRequest, self._abort_run),
             "data_version": (w.Empty, self._data_version),
             "sends": (w.SendsRequest, self._sends),
             "explain": (w.ExplainRequest, self._explain),
@@ -203,6 +205,15 @@ class OperatorApi:
             return w.Text(value=await self.backend.owner_command(self.backend.canonical(req.key), req.text))
         except ToolInputError as exc:  # a key that names no session
             raise FieldError("key", str(exc)) from None
+
+    async def _abort_run(self, req: w.AbortRequest) -> w.AbortAnswer:
+        from sessions_tui.backend.values.vocabulary import ToolInputError
+
+        try:
+            done = await self.backend.abort_run(self.backend.canonical(req.key), clear_queued=req.clear_queued)
+        except ToolInputError as exc:  # a key that names no session
+            raise FieldError("key", str(exc)) from None
+        return w.AbortAnswer.model_validate({**done.model_dump(), "session_key": self._redact(done.session_key)})
 
     async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
         session = self.backend.canonical(req.session) if req.session else req.session

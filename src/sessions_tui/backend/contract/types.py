@@ -101,7 +101,9 @@ class ImportSummary(LazyModel):
 
 class AbortOutcome(LazyModel):
     """What stopping a session's running turn did: `aborted` with the run it stopped, or not
-    (`status` says why: `no-active-run`, as OpenClaw's `sessions.abort` says it)."""
+    (`status` says why: `no-active-run`, as OpenClaw's `sessions.abort` says it, or
+    `still-running`: `run_id` was asked to stop and had not within the wait); `cleared_queued`:
+    how many turns waiting behind it were dropped."""
 
     model_config = ConfigDict(frozen=True)
 

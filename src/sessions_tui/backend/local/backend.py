@@ -238,23 +238,18 @@ class LocalBackend:
         return await self._store(run_owner_command, self.engine, target, text)
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
-        """The session's running turn killed (and, with `clear_queued`, the turns queued behind it)."""
+        """The session's running turn stopped in whichever process runs it (and, with
+        `clear_queued`, the turns waiting behind it in every process): engine/subagents/run_controls.py."""
         target = await self.owner_key(key)
         if target is None:
             raise ToolInputError(f"No session found: {key}")
-        runs = self.engine.runs
-        queued = runs.queued(target)
-        active = runs.active_run(target)
-        if clear_queued:
-            for run_id in queued:
-                await runs.kill(run_id)
-        stopped = active is not None and await runs.kill(active)
+        done = await self.engine.run_controls.abort_session(target, clear_queued=clear_queued)
         return AbortOutcome(
             session_key=target,
-            aborted=stopped,
-            run_id=active if stopped else None,
-            status="aborted" if stopped else "no-active-run",
-            cleared_queued=len(queued) if clear_queued else 0,
+            aborted=done.status == "aborted",
+            run_id=done.run_id,
+            status=done.status,
+            cleared_queued=len(done.cleared),
         )
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:

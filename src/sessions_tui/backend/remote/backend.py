@@ -138,8 +138,8 @@ class RemoteBackend:
     @property
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
-        following an OpenClaw, which is done on the server's machine (nor yet stopping a run)."""
-        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.ABORT}
+        following an OpenClaw, which is done on the server's machine."""
+        return EVERY_CAPABILITY - {Capability.IMPORT}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
@@ -302,7 +302,9 @@ class RemoteBackend:
         return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text, field="key")).value
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
-        raise BackendUnavailable(self.not_offered(Capability.ABORT))
+        request = w.AbortRequest(key=key, clear_queued=clear_queued)
+        answer = await self._post("abort_run", request, w.AbortAnswer, field="key")
+        return AbortOutcome.model_validate(answer.model_dump())
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import Explanation

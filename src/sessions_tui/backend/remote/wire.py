@@ -159,6 +159,21 @@ class CommandRequest(WireModel):
     text: str
 
 
+class AbortRequest(WireModel):
+    key: str
+    clear_queued: bool = False
+
+
+class AbortAnswer(WireModel):
+    """`contract.types.AbortOutcome` on the wire, its key redacted by the server."""
+
+    session_key: str
+    aborted: bool
+    run_id: str | None = None
+    status: str
+    cleared_queued: int = 0
+
+
 class ChildViews(WireModel):
     children: list[dict[str, Any]]
 

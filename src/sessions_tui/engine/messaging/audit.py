@@ -1,7 +1,9 @@
-"""The audit log: every send the policy refused, with where it came from and why."""
+"""The audit log: every send the policy refused, with where it came from and why, and every run the
+operator stopped."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.events import PolicyRefused
@@ -37,6 +39,22 @@ def record_refusal(
     engine.events.publish(PolicyRefused(ts=now, session_key=session_key, via=via, reason=reason))
 
 
+def record_abort(
+    engine: AuditHost, session_key: str, *, status: str, run_id: str | None, cleared: list[str], via: str = "operator"
+) -> None:
+    """Log the operator's stop of a session's turn (`status`: `aborted`, `still-running`), with the
+    run it asked to stop, the waiting runs it dropped and the process that asked."""
+    engine.store.audit.add_audit(
+        ts=engine.now(),
+        kind="run_aborted",
+        session_key=session_key,
+        requester=None,
+        via=via,
+        reason=status,
+        data={"runId": run_id, "clearedQueued": cleared, "pid": os.getpid()},
+    )
+
+
 def audit_entries(engine: AuditHost, limit: int = 100) -> list[AuditEntry]:
-    """The newest refusals, newest first."""
+    """The newest entries (refusals, stops), newest first."""
     return engine.store.audit.audit_rows(limit)

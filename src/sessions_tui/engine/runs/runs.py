@@ -200,6 +200,11 @@ class Runs(Generic[HostT]):
         engine = self.engine
         try:
             while not self._try_start(record):
+                if record.run_id in self._killing:  # killed while another process ran its turn: it never starts
+                    self._killing.discard(record.run_id)
+                    record.status, record.error = "killed", KILLED
+                    self._finish(record)
+                    return
                 await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
         except StoreDamaged as exc:  # never started: it ends, saying why
             record.status, record.error = "error", str(exc)
@@ -297,6 +302,23 @@ class Runs(Generic[HostT]):
         if active is not None and await self.kill(active):
             killed.append(active)
         return killed
+
+    async def abort_session(
+        self, session_key: str, run_id: str | None, *, clear_queued: bool
+    ) -> tuple[bool, list[str]]:
+        """The operator's stop, this process's part: with `clear_queued`, every run it holds waiting
+        in the session (queued, or waiting for another process's turn to end) killed first; then
+        `run_id` killed if this process is executing it. Returns (whether `run_id` was stopped, the
+        waiting runs killed)."""
+        cleared: list[str] = []
+        if clear_queued:
+            active = self.active_run(session_key)
+            waiting = self.queued(session_key) + ([active] if active is not None and active not in self._inner else [])
+            for waiting_id in waiting:
+                if await self.kill(waiting_id):
+                    cleared.append(waiting_id)
+        stopped = run_id is not None and run_id in self._inner and await self.kill(run_id)
+        return stopped, cleared
 
     async def wait(self, run_id: str, timeout_ms: int) -> WaitResult:
         """Wait up to `timeout_ms` for a run to end; a timeout never stops the run."""

@@ -1,4 +1,4 @@
-"""Kill and steer across processes: a run is controlled by the process executing it.
+"""Kill, steer and abort across processes: a run is controlled by the process executing it.
 
 A run's tasks live in the process that runs it (the dashboard, `serve`, a `send`); the store says
 which (`runs.pid`). Asked to kill or steer a run another live process executes, a process records
@@ -8,6 +8,11 @@ event loop, woken by the store's `data_version` (it moves when another process c
 or steer is carried out there, as if asked locally, and the result written back. Runs a dead
 process left are the start-up's orphans (`Runs.recover_interrupted`): they are ended as
 interrupted and announced `unknown`, never "killed" by a process that did not run them.
+
+The operator's stop of a session's turn (`abort_session`, OpenClaw's `sessions.abort`) goes the
+same way: the process the runs registry names as running the turn is asked (an `abort` row), and
+with `clear_queued` so is every process holding runs waiting behind it; each answers once its
+part has ended, and the stop is written to the audit log.
 """
 
 from __future__ import annotations
@@ -18,17 +23,19 @@ import logging
 import os
 import sqlite3
 from collections.abc import Coroutine
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sessions_tui.engine.hosts import EngineFloor
+from sessions_tui.engine.messaging.audit import record_abort
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.runs.processes import pid_alive
+from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.runs.recovery import recover_interrupted
-from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, KILLED, RunRequest, Runs
+from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, KILLED, TERMINAL, RunRequest, Runs
 from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import SendLedger
-    from sessions_tui.engine.store import Store
     from sessions_tui.engine.store.tables.run_controls import RunControlRow
     from sessions_tui.engine.subagents.registry import SubagentRegistry
 
@@ -39,16 +46,32 @@ CONTROL_WAIT_SECONDS = 10.0
 CONTROL_POLL_SECONDS = 2 * CROSS_PROCESS_POLL_SECONDS  # the watcher's tick: one PRAGMA, 10 a second
 
 
+CLEAR_QUEUED = "clear-queued"
+"""An `abort` row's message when the runs waiting behind the turn are to be dropped too."""
+
+ABORTED, NO_ACTIVE_RUN, STILL_RUNNING = "aborted", "no-active-run", "still-running"
+
+
+@dataclass(frozen=True)
+class SessionAbort:
+    """What the operator's stop of a session's turn did: `status` is `aborted` (`run_id` stopped),
+    `no-active-run`, or `still-running` (`run_id` was asked to stop and had not within the wait);
+    `cleared` the waiting runs dropped."""
+
+    session_key: str
+    status: str
+    run_id: str | None = None
+    cleared: list[str] = field(default_factory=list)
+
+
 class ControlFailed(Exception):
     """A kill or steer the process running the run did not carry out (it stopped, or did not answer)."""
 
 
-class ControlsHost(Protocol):
-    """What control needs of the engine: its store, its runs, the send ledger (the reap ends the
-    sends of dead processes too), the sub-agent registry, background work."""
-
-    @property
-    def store(self) -> Store: ...
+class ControlsHost(EngineFloor, Protocol):
+    """What control needs of the engine: its floor (the store; the clock for the audit log), its
+    runs, the send ledger (the reap ends the sends of dead processes too), the sub-agent registry,
+    background work."""
 
     @property
     def runs(self) -> Runs[Any]: ...
@@ -170,6 +193,65 @@ class RunControls:
         queued = answer.get("queuedRunId")
         return queued if isinstance(queued, str) else None
 
+    async def abort_session(self, session_key: str, *, clear_queued: bool = False) -> SessionAbort:
+        """Stop the session's running turn wherever it runs (with `clear_queued`, the runs waiting
+        behind it too, in every process holding one), waiting at most `CONTROL_WAIT_SECONDS` for
+        each process's part to end; audited when it asked anything of a run."""
+        engine = self.engine
+        live = engine.store.runs.live_runs(session_key)
+        if any(stopped(run.pid) for run in live):  # a dead process's runs end as interrupted, not stopped
+            self.reap()
+            live = engine.store.runs.live_runs(session_key)
+        running = next((run for run in live if run.status == "running"), None)
+        cleared: list[str] = []
+        if clear_queued:  # those first, so none of them starts once the turn ends
+            holders: dict[int | None, str] = {}
+            for run in live:
+                if run.status == "queued" and (running is None or run.pid != running.pid):
+                    holders.setdefault(run.pid, run.run_id)
+            for pid, pointer in holders.items():
+                with contextlib.suppress(TimeoutError):  # a holder that did not answer keeps its runs
+                    cleared += (await self._abort_in(pid, session_key, pointer, clear_queued=True))[1]
+        status, run_id = NO_ACTIVE_RUN, None
+        if running is not None:
+            run_id = running.run_id
+            try:
+                was, dropped = await self._abort_in(running.pid, session_key, run_id, clear_queued=clear_queued)
+            except TimeoutError:
+                was, dropped = True, []
+            cleared += dropped
+            record = engine.store.runs.get_run(run_id)
+            if record is not None and record.status not in TERMINAL:
+                status = STILL_RUNNING
+            elif was and record is not None and record.status == KILLED:
+                status = ABORTED
+            else:
+                run_id = None  # it ended by itself meanwhile
+        if run_id is not None or cleared:
+            record_abort(engine, session_key, status=status, run_id=run_id, cleared=cleared)
+        return SessionAbort(session_key, status, run_id, cleared)
+
+    async def _abort_in(
+        self, pid: int | None, session_key: str, run_id: str, *, clear_queued: bool
+    ) -> tuple[bool, list[str]]:
+        """One process's part of a stop: here, or asked of the live process `pid` (its answer).
+        Raises `TimeoutError` when its part has not ended within the wait (or it could not)."""
+        if pid is not None and self.elsewhere(pid):
+            try:
+                answer = await self.request(pid, run_id, "abort", CLEAR_QUEUED if clear_queued else None)
+            except ControlFailed as exc:
+                if pid_alive(pid):
+                    raise TimeoutError(str(exc)) from None
+                self.reap()  # it stopped meanwhile: its runs end as interrupted
+                return False, []
+            if "error" in answer:  # it could not: what the run's record says is the outcome
+                raise TimeoutError(str(answer["error"]))
+            return answer.get("stopped") is True, [str(one) for one in answer.get("cleared") or []]
+        if pid is not None and pid != self.pid:  # a dead process's run, reaped above: nothing runs it
+            return False, []
+        part = self.engine.runs.abort_session(session_key, run_id, clear_queued=clear_queued)
+        return await asyncio.wait_for(asyncio.shield(asyncio.ensure_future(part)), CONTROL_WAIT_SECONDS)
+
     def reap(self) -> dict[str, int]:
         """Runs dead processes left queued or running end as interrupted (the start-up's orphan
         handling), their sub-agents announced `unknown`; returns {registered run id: its dead pid}."""
@@ -249,6 +331,14 @@ class RunControls:
 
     async def _serve(self, row: RunControlRow) -> dict[str, Any]:
         engine = self.engine
+        if row.action == "abort":
+            record = engine.store.runs.get_run(row.run_id)
+            if record is None:
+                return {"error": f"Unknown run: {row.run_id}"}
+            was, cleared = await engine.runs.abort_session(
+                record.session_key, row.run_id, clear_queued=row.message == CLEAR_QUEUED
+            )
+            return {"stopped": was, "cleared": cleared}
         run = engine.subagents.get(row.run_id)
         if run is None:
             return {"error": f"Unknown subagent run: {row.run_id}"}

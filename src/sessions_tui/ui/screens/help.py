@@ -77,6 +77,7 @@ GROUPS: list[tuple[str, list[Entry]]] = [
             ("wait", "seconds the send waits for the reply; 0: do not wait (the run goes on)"),
             ("/send on|off|inherit", "typed as the message: set the session's send policy"),
             ("esc", "leave the message for the table"),
+            "stop",
         ],
     ),
     (
@@ -159,8 +160,10 @@ class DashboardCommands(Provider):
     def _commands(self) -> list[tuple[str, BoundKey]]:
         """(title, the binding) of each command, keys as in force."""
         out = []
-        for binding_id, bound in binding_table(self.app, self.screen).items():
-            if binding_id not in PALETTE_SKIP:
+        screen = self.screen
+        for binding_id, bound in binding_table(self.app, screen).items():
+            offered = bound.owner is not screen or screen.check_action(bound.action, ()) is not False
+            if binding_id not in PALETTE_SKIP and offered:  # not what the backend cannot do (main_keys.NEEDS)
                 out.append((bound.description[:1].upper() + bound.description[1:], bound))
         return out
 

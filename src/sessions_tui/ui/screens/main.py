@@ -1,7 +1,7 @@
 """The main screen: filters and the session table, the transcript or spawn panel, the composer,
 and the keys that act on them (the app keeps the app-wide ones: help, quit, the next pane).
 
-The views it opens (Sends, Why, Search, Export, act as, Steer) are pushed from here, on its keys or
+The views it opens (Sends, Why, Search, Export, act as, Steer, Stop) are pushed from here, on its keys or
 on a widget's message: widgets never open a screen.
 """
 
@@ -19,7 +19,9 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
 from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable
 from sessions_tui.backend.values.views import BrowsePage, SearchHit
+from sessions_tui.backend.values.vocabulary import StoreDamaged, ToolInputError
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
@@ -30,6 +32,7 @@ from sessions_tui.ui.screens.main_keys import MAIN_KEYS, NEEDS
 from sessions_tui.ui.screens.search import SearchScreen
 from sessions_tui.ui.screens.sends import SendsScreen
 from sessions_tui.ui.screens.steer import SteerScreen
+from sessions_tui.ui.screens.stop import StopScreen, outcome_line
 from sessions_tui.ui.screens.table_count import TableCounted
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.composer import Composer
@@ -504,6 +507,33 @@ class MainScreen(LiveRows):
         key = self._open_key("export writes the open session")
         if key:
             self.app.push_screen(ExportScreen(self.backend, key, self.display_key(key)))
+
+    def action_stop(self) -> None:
+        """`x`: stop the open session's running turn, once confirmed; the outcome on the composer's
+        state line when it shows that session, else in a toast."""
+        key = self._open_key("stop asks the open session's running turn")
+        if not key:
+            return
+        shown = self.display_key(key)
+
+        def answered(stop: bool | None) -> None:
+            if stop:
+                self._stop(key, shown)
+
+        self.app.push_screen(StopScreen(shown), answered)
+
+    @work(group="stop", exit_on_error=False)
+    async def _stop(self, key: str, shown: str) -> None:
+        try:
+            outcome = await self.backend.abort_run(key)
+        except (BackendUnavailable, ToolInputError, StoreDamaged) as exc:  # damaged: the stop is not written
+            self.app.notify(str(exc), title="Not stopped", severity="warning", markup=False)
+            return
+        line = outcome_line(outcome, shown)
+        composer = self.query_one(Composer)
+        style = "bold $success" if outcome.aborted else ("bold $warning" if outcome.run_id else "dim")
+        if composer.key != key or not composer.show_status(literal(line, style)):
+            self.app.notify(line, title="Stop", timeout=6, markup=False)
 
     @on(SpawnPanel.SteerAsked)
     def _steer_asked(self, event: SpawnPanel.SteerAsked) -> None:

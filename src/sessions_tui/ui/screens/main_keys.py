@@ -38,6 +38,7 @@ MAIN_KEYS: list[BindingType] = [
     Binding(
         "g,ctrl+f", "search", "search", id="search", tooltip="search the transcripts the acting-as session may read"
     ),
+    Binding("x", "stop", "stop", id="stop", tooltip="stop the open session's running turn (asks first)"),
     Binding("E", "export", "export", show=False, id="export", tooltip="export the open session (redacted)"),
     Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
     Binding("r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"),
@@ -72,5 +73,6 @@ NEEDS: dict[str, Capability] = {
     "why": Capability.EXPLAIN,
     "search": Capability.SEARCH,
     "export": Capability.EXPORT,
+    "stop": Capability.ABORT,
 }
 """The actions that need a capability of the backend: without it, their key is hidden."""

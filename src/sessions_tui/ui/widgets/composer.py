@@ -291,6 +291,14 @@ class Composer(ReportsWorkerErrors, Vertical):
             text.append(f"   ·   run {self.waiting_run[:8]}… running", style="dim")
         self._outcome(text)
 
+    def show_status(self, text: Text) -> bool:
+        """Another action's outcome on the state line (the stop's), unless a send is counting down
+        there; returns whether it is shown."""
+        if self._timer is not None:
+            return False
+        self._outcome(text)
+        return True
+
     def _outcome(self, text: Text) -> None:
         """The send's state line (with the countdown while it waits); its row is gone when empty."""
         self.query_one("#outcome", Static).update(text)

@@ -1,4 +1,4 @@
-"""The `audit` table: the log of sends the policy refused."""
+"""The `audit` table: the log of sends the policy refused and of runs the operator stopped."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from sessions_tui.engine.store.connection import Database
 
 
 class AuditEntry(LazyModel):
-    """One row of `audit`: a refused send, where it came from and why."""
+    """One row of `audit`: a refused send, where it came from and why (`send_refused`), or a run the
+    operator stopped (`run_aborted`)."""
 
     model_config = ConfigDict(frozen=True)
 

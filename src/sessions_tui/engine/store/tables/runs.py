@@ -91,6 +91,16 @@ class RunsRepository:
             row = conn.execute("SELECT pid FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return row["pid"] if row is not None else None
 
+    def live_runs(self, session_key: str) -> list[RunRecord]:
+        """A session's runs still queued or running, oldest first."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                """SELECT * FROM runs WHERE session_key = ? AND status IN ('queued', 'running')
+                   ORDER BY created_at, rowid""",
+                (session_key,),
+            ).fetchall()
+        return [_run(row) for row in rows]
+
     def unfinished_runs(self) -> list[tuple[str, int | None]]:
         """(run id, pid) of every run still queued or running."""
         with self.db.read() as conn:

@@ -1,0 +1,93 @@
+"""`sessions-tui session ACTION …`: the operator's actions on one session, one sub-command each
+(`ACTIONS`; their options in parser.py `add_session_command`). Today `abort`: stop the session's
+running turn, wherever it runs (`Backend.abort_run`).
+
+`abort` prints one line (`aborted run R in KEY`, `no run in progress in KEY`, or `asked run R in
+KEY to stop; still running`), or with `--json` the outcome as an object. Exit status: 0 when
+stopped or nothing was running, 1 when the backend cannot stop runs (its one line on stderr) or
+the run had not stopped within the wait, 2 for bad input (a key that names no session).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TextIO
+
+from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import AbortOutcome, BackendUnavailable, Capability
+from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
+from sessions_tui.cli.backends import face_backend
+from sessions_tui.cli.errors import EXIT_OK, UsageError, require, said
+from sessions_tui.terminal_text import json_text, visible_line
+
+EXIT_REFUSED = 1
+
+Action = Callable[[Backend, argparse.Namespace, TextIO], Awaitable[int]]
+"""A sub-command: it acts on the backend as the parsed arguments say, prints, and returns the exit status."""
+
+
+def session_key(value: str) -> str:
+    """KEY as typed, checked: a session key (any spelling), `main`, or a sessionId."""
+    key = value.strip()
+    if key == "current" or not key or not (looks_like_session_key(key) or looks_like_session_id(key)):
+        raise UsageError(f"KEY: not a session key or sessionId: {value!r}")
+    return key
+
+
+def refused(line: str) -> int:
+    """What the backend cannot do, said on stderr: exit 1."""
+    print(f"sessions-tui: {line}", file=sys.stderr)
+    return EXIT_REFUSED
+
+
+def abort_line(outcome: AbortOutcome, shown: str) -> str:
+    """The outcome as one line; `shown`: the session's key as the backend shows it."""
+    dropped = f"; dropped {outcome.cleared_queued} queued" if outcome.cleared_queued else ""
+    if outcome.status == "still-running":
+        return f"asked run {outcome.run_id} in {shown} to stop; still running{dropped}"
+    if outcome.aborted:
+        return f"aborted run {outcome.run_id} in {shown}{dropped}"
+    return f"no run in progress in {shown}{dropped}"
+
+
+async def abort(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
+    """`session abort KEY [--clear-queued] [--json]`."""
+    from sessions_tui.backend.values.vocabulary import ToolInputError
+
+    key = session_key(opts.key)
+    try:
+        require(backend, Capability.ABORT)
+        outcome = await backend.abort_run(key, clear_queued=opts.clear_queued)
+    except UsageError as exc:  # `require`: the backend's line for what it cannot do
+        return refused(said(exc))
+    except BackendUnavailable as exc:  # a server that cannot, or did not answer
+        return refused(said(exc))
+    except ToolInputError as exc:
+        raise UsageError(str(exc)) from exc
+    shown_key = backend.redact(outcome.session_key)
+    if opts.json:
+        data = outcome.model_dump(mode="json")
+        out.write(json_text({**data, "session_key": shown_key}, terminal=out.isatty()) + "\n")
+    else:
+        out.write(visible_line(abort_line(outcome, backend.redact(backend.display(outcome.session_key)))) + "\n")
+    return EXIT_REFUSED if outcome.status == "still-running" else EXIT_OK
+
+
+ACTIONS: dict[str, Action] = {"abort": abort}
+"""Each sub-command of `session` to what runs it."""
+
+
+async def _run(opts: argparse.Namespace) -> int:
+    action = ACTIONS[opts.session_command]
+    backend = face_backend(opts)
+    try:
+        return await action(backend, opts, sys.stdout)
+    finally:
+        await backend.aclose()
+
+
+def run(opts: argparse.Namespace) -> int:
+    return asyncio.run(_run(opts))
