@@ -87,7 +87,6 @@ class Watcher:
         self.target = target
         self.out = out
         self.as_json = as_json
-        self.terminal = out.isatty()
         self.changes = StoreChanges(backend, requester, backend.now(), self.wanted)
         self.streamed = backend.stream_redaction()
         self.stop = asyncio.Event()
@@ -175,7 +174,7 @@ class Watcher:
         while True:
             event = await self._queue.get()
             try:
-                records = await self._records(event)
+                records = await self.records_of(event)
             except (BackendUnavailable, StoreError) as exc:
                 self._warn(type(exc).__name__, str(exc))
                 continue
@@ -187,7 +186,7 @@ class Watcher:
                 self.stop.set()
                 return
 
-    async def _records(self, event: EngineEvent) -> list[Record]:
+    async def records_of(self, event: EngineEvent) -> list[Record]:
         if isinstance(event, StoreChanged):
             self._look_pending = False
             return await self.changes.look()
@@ -209,7 +208,7 @@ class Watcher:
         return self.backend.display(key)
 
     def emit(self, record: Record) -> None:
-        line = record.json_line(terminal=self.terminal) if self.as_json else record.text_line()
+        line = record.json_line() if self.as_json else record.text_line()
         try:
             self.out.write(line + "\n")
             self.out.flush()

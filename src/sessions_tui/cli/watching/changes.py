@@ -5,8 +5,9 @@ store moving (a local state directory's `data_version`, a server's `store_change
 of the sessions updated last are read again (`browse`, newest first) and compared with what was
 seen: a session not seen before is new, one whose status, tokens, label or archiving moved is
 changed, and the messages its transcript gained are read (`sessions_history`, the newest first).
-A session's status leaving or reaching `running` there is a run ending or starting, said as such
-(without a run id: another process ran it). An event naming a session (`session_changed`,
+A session's status reaching or leaving `running` there is a run starting or ending, and a reply
+in a session not seen running, a run that came and went between two looks: said as such (without
+a run id: another process ran it; runs in a row between two looks are said as one). An event naming a session (`session_changed`,
 `message_appended`) reads only that one.
 """
 
@@ -115,14 +116,21 @@ class StoreChanges:
             changes = {name: [before[name], now[name]] for name in TRACKED if before[name] != now[name]}
             if changes:
                 records.append(Record(at, "session_changed", shown, {"new": False, "changes": changes}))
+        messages_now = await self.tail(key) if messages and _moved(before, now) else []
         was, status = (before or {}).get("status"), now["status"]
-        if runs and status == RUNNING and was != RUNNING:
+        replied = any(r.fields.get("role") == "assistant" for r in messages_now)
+        started = runs and status == RUNNING and was != RUNNING
+        ended = runs and status != RUNNING and (was == RUNNING or (replied and before is not None))
+        if started or (ended and was != RUNNING):  # a run that came and went between two looks
             records.append(Record(at, "run_started", shown, {"run_id": None, "lane": ""}))
-        if runs and was == RUNNING and status != RUNNING:
+        records += messages_now
+        if ended:
             records.append(Record(at, "run_ended", shown, {"run_id": None, "status": status, "error": None}))
-        if messages and (before is None or before.get("updatedAt") != now.get("updatedAt")):
-            records += await self.tail(key)
         return records
+
+
+def _moved(before: dict[str, Any] | None, now: dict[str, Any]) -> bool:
+    return before is None or before.get("updatedAt") != now.get("updatedAt")
 
 
 def _seen(row: dict[str, Any]) -> dict[str, Any]:

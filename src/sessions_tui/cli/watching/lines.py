@@ -62,11 +62,11 @@ class Record:
     session: str | None
     fields: dict[str, Any] = field(default_factory=dict)
 
-    def json_line(self, *, terminal: bool) -> str:
-        """The record as one JSON object: `ts`, `type`, `session`, then its fields."""
-        return json_text(
-            {"ts": self.ts, "type": self.type, "session": self.session, **self.fields}, indent=None, terminal=terminal
-        )
+    def json_line(self) -> str:
+        """The record as one JSON object: `ts`, `type`, `session`, then its fields. Every control
+        and format character escaped, a pipe's reader being a terminal as often as not."""
+        value = {"ts": self.ts, "type": self.type, "session": self.session, **self.fields}
+        return json_text(value, indent=None, terminal=True)
 
     def text_line(self) -> str:
         """The record as one line for a person: time (UTC), type, session, what happened."""
