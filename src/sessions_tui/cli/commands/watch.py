@@ -164,9 +164,16 @@ class Watcher:
 
     def _followed(self, root: Path, tick: FollowTick) -> None:
         failure = "stopped: the state database is damaged" if tick.stopped else "; ".join(tick.failures) or None
+        now = self.backend.now()
         if tick.first or failure != self._follow_failure:
             self._follow_failure = failure
-            self._queue.put_nowait(FollowStatus(ts=self.backend.now(), root=str(root), failure=failure))
+            self._queue.put_nowait(FollowStatus(ts=now, root=str(root), failure=failure))
+        if tick.first:
+            return  # every session is looked at once: the import just before brought them up to date
+        for key, lines in tick.report.changed.items():  # a transcript may grow with its entry unchanged
+            self._queue.put_nowait(SessionChanged(ts=now, session_key=key))
+            if lines:
+                self._queue.put_nowait(MessageAppended(ts=now, session_key=key))
 
     # -- what goes out --------------------------------------------------------------------------
 
