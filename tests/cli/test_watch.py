@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -231,3 +232,24 @@ async def test_streamed_text_is_printed_only_as_its_redaction_shows_it(tmp_path)
     assert shown == "the key is sk-abc…3456 \x1b[31mred "
     assert SECRET not in "".join(out) and "\x1b" not in "".join(out)
     assert records[3].fields["text"] == "said sk-abc…3456" and records[3].session == DEV
+
+
+def test_watch_openclaw_follows_it_and_prints_what_it_writes(tmp_path):
+    root = tmp_path / "openclaw"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "openclaw-2026.9.6" / "legacy-state", root)
+    transcript = root / "agents" / "main" / "sessions" / "11111111-1111-4111-8111-111111111111.jsonl"
+    with watching("--openclaw", str(root), "--state", str(tmp_path / "mirror"), "watch", "--json") as watch:
+        assert watch.until(lambda records: bool(records))[0]["type"] == "follow_status"
+        line = {
+            "type": "message",
+            "id": "w1",
+            "parentId": "1111000c",
+            "timestamp": "2026-11-21T23:00:00.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": f"later {SECRET}"}], "timestamp": 2**41},
+        }
+        with transcript.open("a") as file:
+            file.write(json.dumps(line) + "\n")
+        records = watch.until(lambda records: any(r["type"] == "message_appended" for r in records))
+        assert watch.stop()[0] == 0
+    message = records[-1]
+    assert message["session"] == "main" and message["text"] == "later sk-abc…3456"
