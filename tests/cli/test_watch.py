@@ -30,10 +30,7 @@ from sessions_tui.cli.watching.lines import Record
 DEV = "agent:main:discord:group:dev"
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz123456"
 TOKEN = "watch-token-5c1e"
-FAST = (
-    "{ models: { demo: { latencyMs: 0, chunkMs: 0 } }, "
-    "gateway: { tools: { allow: ['sessions_send'] } } }"
-)
+FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } }, gateway: { tools: { allow: ['sessions_send'] } } }"
 
 
 def _env() -> dict[str, str]:

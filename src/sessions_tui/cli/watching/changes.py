@@ -7,8 +7,8 @@ seen: a session not seen before is new, one whose status, tokens, label or archi
 changed, and the messages its transcript gained are read (`sessions_history`, the newest first).
 A session's status reaching or leaving `running` there is a run starting or ending, and a reply
 in a session not seen running, a run that came and went between two looks: said as such (without
-a run id: another process ran it; runs in a row between two looks are said as one). An event naming a session (`session_changed`,
-`message_appended`) reads only that one.
+a run id: another process ran it; runs in a row between two looks are said as one). An event
+naming a session (`session_changed`, `message_appended`) reads only that one.
 """
 
 from __future__ import annotations
