@@ -182,8 +182,8 @@ class Watcher:
             event = await self._queue.get()
             try:
                 records = await self.records_of(event)
-            except (BackendUnavailable, StoreError) as exc:
-                self._warn(type(exc).__name__, str(exc))
+            except Exception as exc:  # noqa: BLE001 - a read that failed (a server gone): said once, and on
+                self._warn(type(exc).__name__, f"reading what changed failed: {exc}")
                 continue
             try:
                 for record in records:

@@ -198,10 +198,9 @@ def _send(fields: dict[str, Any]) -> str:
     parts = [_run(fields), str(fields.get("phase") or "")]
     if fields.get("turn") is not None:
         parts.append(f"turn {fields['turn']}/{fields.get('max_turns') or '?'}")
-    if fields.get("speaker"):
-        parts.append(f"{fields['speaker']}:")
     if fields.get("text"):
-        parts.append(one_line(str(fields["text"])))
+        speaker = f"{fields['speaker']}: " if fields.get("speaker") else ""
+        parts.append(speaker + one_line(str(fields["text"])))
     return " ".join(p for p in parts if p)
 
 
