@@ -68,3 +68,19 @@ def test_several_backends_have_what_any_of_them_has_but_importing():
     finally:
         one.close()
         two.close()
+
+
+def test_only_a_local_backend_must_be_polled_for_other_writers(tmp_path):
+    """A face that follows changes polls `data_version` only where the events do not say them all."""
+    from sessions_tui.backend.local.backend import open_local
+
+    local = open_local(tmp_path / "state", tmp_path / "none.json5")
+    one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
+    try:
+        assert local.pushes_events is False
+        assert one.pushes_events is True
+        assert SeveralBackends([one, two]).pushes_events is True
+    finally:
+        local.close()
+        one.close()
+        two.close()

@@ -369,6 +369,10 @@ class SeveralBackends:
 
         return deliver
 
+    @property
+    def pushes_events(self) -> bool:
+        return all(b.pushes_events for b in self.backends.values())
+
     async def data_version(self) -> int:
         return sum(await asyncio.gather(*(b.data_version() for b in self.backends.values())))
 

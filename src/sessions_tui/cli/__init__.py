@@ -1,6 +1,6 @@
 """The `sessions-tui` command: `main` (`entry` as installed), and the table of which module runs each subcommand (the
 dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `session`, `demo`,
-`import-openclaw`, `serve`); their options and help texts are in `parser.py`, each command in `commands/<name>.py`.
+`import-openclaw`, `serve`, `watch`); their options and help texts are in `parser.py`, each command in `commands/<name>.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
 line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
@@ -33,6 +33,7 @@ HANDLERS: dict[str | None, str] = {
     "demo": "demo",
     "import-openclaw": "import_openclaw",
     "serve": "serve",
+    "watch": "watch",
 }
 """Each command (None: no command, the dashboard) to its module under `commands/`, whose `run`
 runs it. A module is loaded only when its command is the one given: a `tool` call loads neither the

@@ -121,7 +121,7 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
 
 
 READING_TOOLS = frozenset({"sessions_list", "sessions_history", "sessions_search", "agents_list"})
-READING_COMMANDS = frozenset({"sends", "search", "export", "explain"})
+READING_COMMANDS = frozenset({"sends", "search", "export", "explain", "watch"})
 
 
 def writes(opts: argparse.Namespace) -> bool:

@@ -180,6 +180,31 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     add_read_commands(sub, on_demo, wanted)
     add_session_command(sub, on_demo, wanted)
 
+    watch = subcommand(
+        sub,
+        "watch",
+        "print what happens in the sessions as it happens, one line each, until Ctrl+C",
+        (
+            "Session changes (a new session; status, tokens, label), messages (role and text, one line, cut), "
+            "streamed text (word by word, redacted), runs starting and ending, sends' progress and announces, "
+            "from the local state directory (what other processes write included), a --remote server or "
+            "--openclaw DIR (followed as the dashboard follows it). Texts are redacted; control characters are "
+            "made visible (escaped in JSON). Lines are flushed one by one.\n\n"
+            "--json prints one JSON object a line: ts (epoch ms), type (session_changed, message_appended, "
+            "run_started, run_streamed, run_ended, send_progress, announced, policy_refused, delivery_changed, "
+            "follow_status), session (its display key) and the event's own fields.\n\n"
+            "Exit status: 0 on Ctrl+C or SIGTERM, and when the reader of its output goes away; 2 for a bad option."
+        ),
+        epilog="example: sessions-tui watch --session agent:main:discord:group:dev --json",
+    )
+    if wanted("watch"):
+        face_options(watch, demo=on_demo, requester="watch what this session may see (default: main)")
+        watch.add_argument(
+            "--session", metavar="KEY", help="only this session's events (a key in any spelling, main, or a sessionId)"
+        )
+        watch.add_argument("--json", action="store_true", help="print JSON lines, one object per event")
+        watch.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
+
     demo = subcommand(
         sub,
         "demo",

@@ -116,6 +116,12 @@ class Streaming(Protocol):
     async def data_version(self) -> int:
         """A number that moves when another process writes the state."""
 
+    @property
+    def pushes_events(self) -> bool:
+        """Whether the events say every change, other writers' too (a server's stream, a gateway's):
+        a face that follows changes listens and never polls `data_version`. False: another process's
+        writes show only as `data_version` moving (a local state directory), to poll off the loop."""
+
 
 class Living(Protocol):
     """Start, sweep, drain and close: every backend."""

@@ -240,6 +240,10 @@ class GatewaySocketBackend:
 
         return unsubscribe
 
+    @property
+    def pushes_events(self) -> bool:
+        return True  # the gateway's own events say every change
+
     async def data_version(self) -> int:
         """Moves with every event published."""
         return self._version

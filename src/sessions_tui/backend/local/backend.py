@@ -320,6 +320,10 @@ class LocalBackend:
     async def data_version(self) -> int:
         return await self._store(self.engine.data_version)
 
+    @property
+    def pushes_events(self) -> bool:
+        return False  # other processes' writes show only in `data_version`
+
     # -- OpenClaw --------------------------------------------------------------------------------
 
     async def import_openclaw(self, root: Path) -> ImportSummary:

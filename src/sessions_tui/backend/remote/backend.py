@@ -366,6 +366,10 @@ class RemoteBackend:
         for callback in list(self._subscribers):
             callback(event)
 
+    @property
+    def pushes_events(self) -> bool:
+        return True  # the server's stream (or a gateway backend's own reading) says every change
+
     async def data_version(self) -> int:
         """Moves with every event the stream brings (the server reports its other writers' commits
         as `StoreChanged`)."""
