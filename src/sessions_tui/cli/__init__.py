@@ -1,6 +1,7 @@
 """The `sessions-tui` command: `main` (`entry` as installed), and the table of which module runs each subcommand (the
 dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `session`, `demo`,
-`import-openclaw`, `serve`, `watch`); their options and help texts are in `parser.py`, each command in `commands/<name>.py`.
+`import-openclaw`, `serve`, `watch`); their options and help texts are in `parser.py`, each command
+in `commands/<name>.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
 line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
