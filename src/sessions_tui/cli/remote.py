@@ -131,6 +131,36 @@ def gateway_socket(url: str, token: str | None, password: str | None) -> Gateway
     return backend
 
 
+def connect_all(urls: list[str], tokens: list[str | None], *, password: str | None, http_only: bool) -> list[Backend]:
+    """Every URL connected at once (each backend has its own I/O thread, so five gateways take
+    as long as the slowest, not as all of them); the first failure, in the URLs' order, is a
+    `UsageError` and closes the rest."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sessions_tui.backend.contract.types import BackendUnavailable
+
+    with ThreadPoolExecutor(max_workers=len(urls), thread_name_prefix="connect") as pool:
+        futures = [
+            pool.submit(connect, url, token, password=password, http_only=http_only)
+            for url, token in zip(urls, tokens, strict=True)
+        ]
+    backends: list[Backend] = []
+    failure: BaseException | None = None
+    for future in futures:
+        exc = future.exception()
+        if exc is None:
+            backends.append(future.result())
+        elif failure is None:
+            failure = exc
+    if failure is not None:
+        for backend in backends:
+            backend.close()
+        if isinstance(failure, BackendUnavailable):
+            raise UsageError(str(failure)) from failure
+        raise failure
+    return backends
+
+
 def open_remote(opts: argparse.Namespace) -> Backend:
     """The backend over the --remote URLs, connected (its public config read)."""
     from sessions_tui.backend.contract.types import BackendUnavailable
@@ -140,16 +170,12 @@ def open_remote(opts: argparse.Namespace) -> Backend:
     tokens = pair_tokens(urls, getattr(opts, "token", None))
     password = getattr(opts, "password", None) or os.environ.get(PASSWORD_ENV) or None
     http_only = bool(getattr(opts, "remote_http_only", False))
-    backends: list[Backend] = []
-    try:
-        for url, token in zip(urls, tokens, strict=True):
-            backends.append(connect(url, token, password=password, http_only=http_only))
-    except BackendUnavailable as exc:
-        for backend in backends:
-            backend.close()
-        raise UsageError(str(exc)) from exc
-    if len(backends) == 1:
-        return backends[0]
+    if len(urls) == 1:
+        try:
+            return connect(urls[0], tokens[0], password=password, http_only=http_only)
+        except BackendUnavailable as exc:
+            raise UsageError(str(exc)) from exc
+    backends = connect_all(urls, tokens, password=password, http_only=http_only)
     from sessions_tui.backend.several import SeveralBackends
 
     return SeveralBackends(backends)

@@ -164,3 +164,31 @@ async def test_a_silent_socket_is_closed_after_two_ticks_and_reconnected(fake: F
     await asyncio.wait_for(reconnected.wait(), 5)
     assert fake.sockets[0].close_code == 4000 and fake.sockets[0].close_reason == "tick timeout"
     await client.close()
+
+
+async def test_a_gateway_that_fails_every_resubscribe_is_asked_again_with_back_off(
+    fake: FakeGateway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hello comes, the connect hook fails: the client waits before the next connect, longer
+    each time, instead of asking again in a tight loop."""
+    pauses: list[float] = []
+    enough = asyncio.Event()
+
+    async def pause(self: GatewayClient, seconds: float) -> bool:
+        pauses.append(seconds)
+        if len(pauses) == 3:
+            enough.set()
+            return True  # as if closed: the supervisor stops
+        return False
+
+    async def failing(client: GatewayClient) -> None:
+        raise TimeoutError("the roster did not come")
+
+    monkeypatch.setattr(GatewayClient, "_pause", pause)
+    client = _client(fake, tmp_path, token="shared")
+    client.on_connected(failing)
+    started = asyncio.ensure_future(client.start())
+    await asyncio.wait_for(enough.wait(), 10)
+    assert all(p > 0 for p in pauses) and pauses[2] > pauses[0], pauses
+    started.cancel()
+    await client.close()

@@ -87,3 +87,29 @@ def test_device_tokens_are_kept_per_gateway_device_and_role(tmp_path: Path) -> N
     assert tokens.get("ws://elsewhere:1", device_id="d1", role="operator") is None
     tokens.forget(url)
     assert tokens.get(url, device_id="d1", role="operator") is None
+
+
+def test_installs_first_identity_is_one_however_many_threads_ask_at_once(tmp_path):
+    """Several gateways connected at once each ask for the identity: one is made, all get it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(8) as pool:
+        made = list(pool.map(lambda _: load_or_create_identity(tmp_path / "id"), range(8)))
+    assert len({m.device_id for m in made}) == 1
+    assert load_or_create_identity(tmp_path / "id").device_id == made[0].device_id
+    assert not [p.name for p in (tmp_path / "id").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_tokens_stored_at_once_for_several_gateways_are_all_kept(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    tokens = DeviceTokens(tmp_path / "id")
+    urls = [f"ws://127.0.0.1:{18000 + n}" for n in range(12)]
+
+    def put(url: str) -> None:
+        DeviceTokens(tmp_path / "id").put(url, StoredDeviceToken(f"t-{url}", "dev", "operator", ("operator.read",)))
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(put, urls))
+    assert [tokens.get(u, device_id="dev", role="operator").token for u in urls] == [f"t-{u}" for u in urls]
+    assert oct((tmp_path / "id" / "device-tokens.json").stat().st_mode & 0o777) == "0o600"

@@ -6,9 +6,13 @@ gateways in one backend, each over its own socket."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +25,8 @@ from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.backend.several import SeveralBackends
 from sessions_tui.backend.values.views import BrowseQuery
 from sessions_tui.backend.values.vocabulary import EngineEvent, SessionChanged
-from sessions_tui.cli.remote import connect
+from sessions_tui.cli.errors import UsageError
+from sessions_tui.cli.remote import connect, connect_all
 
 
 @pytest.fixture(autouse=True)
@@ -112,3 +117,36 @@ def test_several_gateways_each_over_its_own_socket() -> None:
             several.close()
         changed = [e for e in got if isinstance(e, SessionChanged)]
         assert changed[0].session_key == f"127.0.0.1:{two.port}/{two.rows[0]['key']}"
+
+
+@dataclass
+class Meeting(ReplayGateway):
+    """A stand-in that answers `sessions.subscribe` only once every gateway of the meeting has
+    been asked it: connected one after the other, the first would wait for ever."""
+
+    meeting: threading.Barrier | None = None
+
+    def answer(self, method: str, params: Any) -> tuple[bool, Any]:
+        if method == "sessions.subscribe" and self.meeting is not None:
+            self.meeting.wait()
+        return super().answer(method, params)
+
+
+def test_several_gateways_are_connected_at_once_and_one_that_fails_closes_the_rest() -> None:
+    meeting = threading.Barrier(2, timeout=10)
+    with in_thread(Meeting(meeting=meeting)) as (one, _), in_thread(Meeting(meeting=meeting)) as (two, _):
+        urls = [f"ws://127.0.0.1:{g.port}" for g in (one, two)]
+        backends = connect_all(urls, ["shared", "shared"], password=None, http_only=False)
+        try:
+            assert [b.location for b in backends] == urls
+        finally:
+            for backend in backends:
+                backend.close()
+
+        with socket.socket() as spare:  # a port nothing listens on
+            spare.bind(("127.0.0.1", 0))
+            dead = f"ws://127.0.0.1:{spare.getsockname()[1]}"
+        one.meeting = two.meeting = None
+        with pytest.raises(UsageError, match=dead.removeprefix("ws://")):
+            connect_all([urls[0], dead], ["shared", "shared"], password=None, http_only=False)
+        assert len(one.sockets) == 2  # the first connected and was closed again

@@ -522,11 +522,13 @@ class GatewayClient:
                     self._set_state(LinkState.PAIRING, outcome.line)
                     delay = min(retry_delay(retry, base=_RECONNECT_BASE, cap=_RECONNECT_CAP), _PAIRING_POLL_CAP)
                 else:
-                    retry = 0
                     if await self._connected(first):
-                        ever = True
+                        retry, ever = 0, True
                         await self._socket_done.wait()
-                    continue
+                        continue  # a connection that lived: reconnect at once
+                    # The hello came but re-subscribing failed: back off as from a refused connect,
+                    # or a gateway that always fails there is asked again in a tight loop.
+                    delay = retry_delay(retry, base=_RECONNECT_BASE, cap=_RECONNECT_CAP)
             retry += 1
             if await self._pause(delay):
                 break

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import stat
-from collections.abc import Sequence
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +49,8 @@ _KEY_FILE = "device-ed25519.json"
 _TOKENS_FILE = "device-tokens.json"
 _DIR_MODE = 0o700
 _FILE_MODE = 0o600
+_THREADS = threading.Lock()
+"""One read-modify-write of the tokens file at a time in this process (`flock` orders processes)."""
 
 
 class IdentityError(RuntimeError):
@@ -120,24 +125,62 @@ def _secure_dir(directory: Path) -> None:
     os.chmod(directory, _DIR_MODE)
 
 
-def _write_private(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON to `path` atomically, the file 0600 from its first byte."""
+def _written_beside(path: Path, data: dict[str, Any]) -> Path:
+    """`data` as JSON in a new file beside `path` (0600 from its first byte, a name no other
+    thread or process uses), synced; its path."""
     _secure_dir(path.parent)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)  # 0600
+    tmp = Path(name)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle, indent=2, sort_keys=True)
             handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def _write_private(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON to `path` atomically, the file 0600 from its first byte."""
+    tmp = _written_beside(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def _create_private(path: Path, data: dict[str, Any]) -> bool:
+    """Write JSON to `path` only if no file is there (atomically, across threads and processes);
+    False when another got there first."""
+    tmp = _written_beside(path, data)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """`path`'s read-modify-write held by this thread alone, and by this process alone among
+    those on the same file (several gateways store their tokens at once)."""
+    _secure_dir(path.parent)
+    with _THREADS, open(path.with_name(f".{path.name}.lock"), "a", opener=_private_opener) as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def _private_opener(name: str, flags: int) -> int:
+    return os.open(name, flags, _FILE_MODE)
 
 
 def _read_private(path: Path) -> dict[str, Any] | None:
@@ -223,8 +266,12 @@ def load_or_create_identity(directory: Path | None = None) -> DeviceIdentity:
     if data is not None:
         return DeviceIdentity._from_json(data, path)
     identity = DeviceIdentity.generate()
-    _write_private(path, identity._to_json())
-    return identity
+    if _create_private(path, identity._to_json()):
+        return identity
+    made = _read_private(path)  # another thread or process made it first: this install's is that one
+    if made is None:
+        raise IdentityError(f"{path} vanished while it was made")
+    return DeviceIdentity._from_json(made, path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,17 +311,19 @@ class DeviceTokens:
 
     def put(self, url: str, stored: StoredDeviceToken) -> None:
         """Keep `stored` as `url`'s token (replacing the one before)."""
-        gateways = self._all()
-        gateways[url] = {
-            "token": stored.token,
-            "deviceId": stored.device_id,
-            "role": stored.role,
-            "scopes": list(stored.scopes),
-        }
-        _write_private(self.path, {"version": 1, "gateways": gateways})
+        with _locked(self.path):
+            gateways = self._all()
+            gateways[url] = {
+                "token": stored.token,
+                "deviceId": stored.device_id,
+                "role": stored.role,
+                "scopes": list(stored.scopes),
+            }
+            _write_private(self.path, {"version": 1, "gateways": gateways})
 
     def forget(self, url: str) -> None:
         """Drop `url`'s token (the gateway refused it)."""
-        gateways = self._all()
-        if gateways.pop(url, None) is not None:
-            _write_private(self.path, {"version": 1, "gateways": gateways})
+        with _locked(self.path):
+            gateways = self._all()
+            if gateways.pop(url, None) is not None:
+                _write_private(self.path, {"version": 1, "gateways": gateways})
