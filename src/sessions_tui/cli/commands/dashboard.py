@@ -4,16 +4,37 @@ of the command line that imports the Textual app, and only when it runs."""
 from __future__ import annotations
 
 import argparse
+import threading
+from concurrent.futures import Future
 
+from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.toolkit.keys import looks_like_session_key
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError
+from sessions_tui.cli.remote import remote_urls
+
+
+def connecting(opts: argparse.Namespace) -> Future[Backend]:
+    """The servers of `--remote` connected on a thread of their own (a daemon: Ctrl+C while a
+    gateway waits for its owner's approval is not held up by it), so the dashboard's code loads
+    while they answer: most of connecting is waiting on the network."""
+    future: Future[Backend] = Future()
+
+    def connect() -> None:
+        try:
+            future.set_result(face_backend(opts))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, which raises it
+            future.set_exception(exc)
+
+    threading.Thread(target=connect, name="connecting", daemon=True).start()
+    return future
 
 
 def run(opts: argparse.Namespace) -> int:
+    pending = connecting(opts) if remote_urls(opts) else None
     from sessions_tui.ui.app import SessionsApp
 
-    backend = face_backend(opts)
+    backend = pending.result() if pending is not None else face_backend(opts)
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
