@@ -4,18 +4,18 @@ One gateway (`scripts/openclaw-gateway.sh start`, seeded from the fixture's lega
 measured in one run:
 
 1. Event latency. A bare protocol client (`backend.gateway.connection.GatewayClient`: frames parsed
-   and dispatched, nothing else) and `sessions-tui --remote ws://… watch --json` (a subprocess, as
-   a script runs it) follow the same gateway. The bare client sends `chat.send` into the group session
-   `SENDS` times, `GAP_S` apart (each run fails at once for want of a model provider, which makes the
-   gateway send its events all the same). For every `sessions.changed` event that carries the
-   gateway's `ts` (the time it built the event, on this machine's clock), the latency is when the line
-   or frame arrived here minus that `ts`: the bare client's is the floor, `watch`'s is ours.
+   and dispatched, nothing else) and `sessions-tui --remote ws://… watch --json --session <group>`
+   (a subprocess, as a script runs it) follow the same gateway. The bare client sends `chat.send`
+   into the group session `SENDS` times, `GAP_S` apart (each run fails at once for want of a model
+   provider; the message is in the transcript all the same). For each message, the latency is when
+   its `session.message` event (the bare client) or its `message_appended` line (`watch`) arrived
+   here minus the message's own `timestamp` (the gateway's clock, this machine's): the bare client's
+   is the floor, `watch`'s is ours.
 2. A message sent through the gateway's own CLI (`openclaw gateway call sessions.send`), to when
    `watch` prints it, from when the CLI call returned (`CLI_SENDS` times).
-3. Idle: `watch` connected to the gateway for `IDLE_S` seconds with nothing happening: the requests
-   it sends (counted by the gateway's own log of its methods is not possible from outside, so the
-   socket backend runs in this process with a frame tap: requests sent while idle) and the CPU of
-   the `watch` process (share of one core).
+3. Idle for `IDLE_S` seconds with nothing happening: the requests the socket backend sends (one
+   in this process, its roster subscribed and a transcript open, every frame tapped) and the CPU of
+   the `watch` process beside it (share of one core).
 
 Requirements: event latency p50 at most 1.2x the floor's and under 150 ms; a CLI-sent message shown
 under 300 ms p50 after the call returns; no request beyond the keep-alive over 60 s idle; under 1 %
@@ -43,13 +43,14 @@ from typing import Any
 from _common import ROOT, verdicts
 from _gateway import gateway_call, gateway_installed, start_gateway, stop_gateway
 
+from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
 from sessions_tui.backend.gateway.frames import EventFrame
 
 TOKEN = "gateway-live-bench-" + secrets.token_hex(6)
 GROUP = "agent:main:discord:group:123"
 MAIN = "agent:main:main"
-SENDS, GAP_S = 30, 0.4
+SENDS, GAP_S = 20, 1.5  # a run ends (fails) within the gap: a message sent during one would steer it
 CLI_SENDS = 8
 IDLE_S = 60.0
 
@@ -77,7 +78,22 @@ class Watch:
         )
         self.lines: list[tuple[float, dict[str, Any]]] = []
         self.changed = threading.Condition()
+        self.watching = threading.Event()
+        self.said: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            line = raw.decode(errors="replace")
+            self.said.append(line)
+            if line.startswith("watching "):
+                self.watching.set()
+
+    def started(self, timeout: float) -> bool:
+        """Whether it said it is watching (connected, subscribed) within `timeout` seconds."""
+        return self.watching.wait(timeout)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -104,11 +120,20 @@ class Watch:
     def stop(self) -> str:
         self.proc.terminate()
         try:
-            _, err = self.proc.communicate(timeout=10)
+            self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            _, err = self.proc.communicate()
-        return err.decode(errors="replace")
+            self.proc.wait()
+        return "".join(self.said)
+
+
+def message_text(content: Any) -> str | None:
+    """A transcript message's text: string content, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return None
 
 
 def cpu_seconds(pid: int) -> float:
@@ -121,40 +146,46 @@ def p50(samples: list[float]) -> float:
 
 
 async def floor_and_watch(url: str, config_home: Path) -> tuple[list[float], list[float]]:
-    """Latencies (ms) of the `sessions.changed` events with a `ts`: the bare client's, then watch's."""
-    floor: dict[tuple[str, int], float] = {}
+    """Latencies (ms) of each sent message's `session.message` event, from the message's own
+    `timestamp` (the gateway's clock, which is this machine's) to its arrival: the bare client's,
+    then `watch`'s (its `message_appended` line carries the same timestamp)."""
+    floor: dict[str, float] = {}
 
-    def on_changed(frame: EventFrame) -> None:
+    def on_message(frame: EventFrame) -> None:
         payload = frame.payload if isinstance(frame.payload, dict) else {}
-        ts, key = payload.get("ts"), payload.get("sessionKey")
-        if isinstance(ts, int) and isinstance(key, str):
-            floor.setdefault((key, ts), now_ms() - ts)
+        message = payload.get("message") if isinstance(payload.get("message"), dict) else {}
+        text, ts = message_text(message.get("content")), message.get("timestamp")
+        if isinstance(text, str) and text.startswith("bench ") and isinstance(ts, int):
+            floor.setdefault(text, now_ms() - ts)
 
     client = GatewayClient(GatewayOptions(url=url, token=TOKEN, identity_dir=config_home / "bare"))
-    client.subscribe("sessions.changed", on_changed)
+    client.subscribe("session.message", on_message)
     await client.start()
     await client.request("sessions.subscribe", {"limit": 50, "sortBy": "activity"})
-    watch = Watch(url, config_home)
+    await client.request("sessions.messages.subscribe", {"key": GROUP})
+    watch = Watch(url, config_home, "--session", GROUP)
     try:
-        if await asyncio.to_thread(watch.wait_for, lambda line: True, 60) is None:
-            raise SystemExit(f"FAIL: watch printed nothing in 60 s: {watch.stop()[-800:]}")
+        if not await asyncio.to_thread(watch.started, 60):
+            raise SystemExit(f"FAIL: watch did not start in 60 s: {watch.stop()[-800:]}")
         for n in range(SENDS):
             await client.request(
                 "chat.send", {"sessionKey": GROUP, "message": f"bench {n}", "idempotencyKey": secrets.token_hex(8)}
             )
             await asyncio.sleep(GAP_S)
-        await asyncio.sleep(2.0)  # the last runs' events
+        await asyncio.to_thread(watch.wait_for, lambda line: line.get("text") == f"bench {SENDS - 1}", 10)
     finally:
         err = watch.stop()
         await client.close()
-    ours: dict[tuple[str, int], float] = {}
+    ours: dict[str, float] = {}
     for at, line in watch.lines:
-        ts, key = line.get("ts"), line.get("key") or line.get("session")
-        if line.get("type") == "session_changed" and isinstance(ts, int) and isinstance(key, str):
-            ours.setdefault((key, ts), at - ts)
+        text, ts = line.get("text"), line.get("ts")
+        if line.get("type") == "message_appended" and isinstance(text, str) and isinstance(ts, int):
+            ours.setdefault(text, at - ts)
     shared = sorted(set(floor) & set(ours))
-    if not shared:
-        raise SystemExit(f"FAIL: no event seen by both (floor {len(floor)}, watch {len(ours)}): {err[-800:]}")
+    if len(shared) < SENDS // 2:
+        raise SystemExit(
+            f"FAIL: {len(shared)} messages seen by both (floor {len(floor)}, watch {len(ours)}): {err[-800:]}"
+        )
     return [floor[k] for k in shared], [ours[k] for k in shared]
 
 
@@ -163,8 +194,8 @@ def cli_sends(url: str, state: Path, config_home: Path) -> list[float]:
     watch = Watch(url, config_home)
     out: list[float] = []
     try:
-        if watch.wait_for(lambda line: True, 60) is None:
-            raise SystemExit(f"FAIL: watch printed nothing in 60 s: {watch.stop()[-800:]}")
+        if not watch.started(60):
+            raise SystemExit(f"FAIL: watch did not start in 60 s: {watch.stop()[-800:]}")
         for n in range(CLI_SENDS):
             text = f"from the gateway's own CLI {n} {secrets.token_hex(3)}"
             gateway_call(state, "sessions.send", json.dumps({"key": MAIN, "message": text}))
@@ -179,19 +210,27 @@ def cli_sends(url: str, state: Path, config_home: Path) -> list[float]:
 
 
 async def idle(url: str, config_home: Path) -> tuple[int, list[str], float]:
-    """Requests the socket backend sends while idle, which, and the `watch` process's CPU share (%)."""
-    from sessions_tui.cli.remote import connect
+    """Requests the socket backend sends while idle (a backend in this process, its frames
+    tapped), which, and the CPU share (%) of a `watch` process beside it."""
+    from sessions_tui.backend.gateway.live import GatewaySocketBackend
 
     sent: list[str] = []
+
+    def tap(direction: str, text: str) -> None:
+        if direction == ">":
+            frame = json.loads(text)
+            if frame.get("type") == "req":
+                sent.append(str(frame.get("method")))
+
     watch = Watch(url, config_home)
-    backend = await asyncio.to_thread(connect, url.replace("http://", "ws://"), TOKEN)
+    backend = GatewaySocketBackend(
+        url.replace("http://", "ws://"), TOKEN, identity_dir=config_home / "idle-id", tap=tap
+    )
     try:
-        tap = getattr(backend, "tap_requests", None)
-        if tap is None:
-            raise SystemExit("FAIL: the socket backend has no request tap (tap_requests)")
-        tap(sent.append)
-        if await asyncio.to_thread(watch.wait_for, lambda line: True, 60) is None:
-            raise SystemExit(f"FAIL: watch printed nothing in 60 s: {watch.stop()[-800:]}")
+        await backend.connect()
+        await backend.call_tool("sessions_history", {"sessionKey": MAIN}, Requester())  # a transcript open
+        if not await asyncio.to_thread(watch.started, 60):
+            raise SystemExit(f"FAIL: watch did not start in 60 s: {watch.stop()[-800:]}")
         await asyncio.sleep(3.0)  # settled
         sent.clear()
         cpu0, t0 = cpu_seconds(watch.proc.pid), time.monotonic()
@@ -214,7 +253,7 @@ def main() -> int:
         print(f"gateway: ready {ready_s:.1f} s after spawn ({url})")
         floor, ours = asyncio.run(floor_and_watch(url, tmp / "config"))
         print(
-            f"event latency (sessions.changed, n={len(ours)}): bare client p50 {p50(floor):6.1f} ms,"
+            f"event latency (session.message, n={len(ours)}): bare client p50 {p50(floor):6.1f} ms,"
             f" watch p50 {p50(ours):6.1f} ms ({p50(ours) / p50(floor):.2f}x)"
         )
         cli = cli_sends(url, state, tmp / "config")

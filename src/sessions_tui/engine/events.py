@@ -34,6 +34,9 @@ class MessageAppended(_Event):
     session_key: str
     role: str = ""
     seq: int | None = None
+    text: str | None = None
+    """The message's text, redacted, when the event brought it (a gateway's `session.message`);
+    None: read the transcript for it."""
 
 
 class RunStarted(_Event):

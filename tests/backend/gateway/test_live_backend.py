@@ -184,7 +184,8 @@ async def test_the_recorded_runs_start_and_fail_and_a_seq_gap_rereads(backend, g
     ended = {e.session_key: e for e in got if isinstance(e, RunEnded)}
     assert {e.session_key for e in got if isinstance(e, RunStarted)} == {MAIN, GROUP}
     assert ended[MAIN].status == "error" and "authentication" in (ended[MAIN].error or "")
-    assert any(isinstance(e, MessageAppended) and e.session_key == GROUP and e.role == "user" for e in got)
+    [ours] = [e for e in got if isinstance(e, MessageAppended) and e.session_key == GROUP and e.role == "user"]
+    assert (ours.text, ours.seq, ours.ts) == ("hello from sessions-tui", 5, 1795727626222)  # the message's own
     assert (await backend.browse_rows(Requester(), [GROUP]))[GROUP]["status"] == "failed"
 
     run = {"runId": "r3", "sessionKey": SUBAGENT, "stream": "run_status", "data": {"phase": "x"}}
@@ -192,6 +193,17 @@ async def test_the_recorded_runs_start_and_fail_and_a_seq_gap_rereads(backend, g
     await gateway.push(event("agent", {**run, "seq": 5}))  # frames 3 and 4 were missed
     got = await seen.until(lambda e: isinstance(e, MessageAppended) and e.session_key == SUBAGENT)
     assert [e.type for e in got if getattr(e, "session_key", None) == SUBAGENT] == ["run_started", "message_appended"]
+
+
+async def test_a_message_event_carries_its_text_redacted(backend, gateway):
+    seen = Seen()
+    backend.subscribe(seen)
+    secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2
+    message = {"role": "user", "content": [{"type": "text", "text": f"key {secret}"}], "timestamp": 1}
+    await gateway.push(event("session.message", {"sessionKey": GROUP, "messageSeq": 9, "message": message}))
+    got = await seen.until(lambda e: isinstance(e, MessageAppended) and e.seq == 9)
+    [appended] = [e for e in got if isinstance(e, MessageAppended) and e.seq == 9]
+    assert appended.text is not None and appended.text.startswith("key ") and secret not in appended.text
 
 
 async def test_history_comes_from_chat_history_and_follows_the_transcript(backend, gateway):

@@ -41,7 +41,7 @@ from sessions_tui.backend.contract.types import (
     RequesterView,
     not_on,
 )
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions, LinkState
+from sessions_tui.backend.gateway.connection import FrameTap, GatewayClient, GatewayOptions, LinkState
 from sessions_tui.backend.gateway.frames import EventFrame
 from sessions_tui.backend.gateway.listing import (
     LACKS,
@@ -103,8 +103,12 @@ class GatewaySocketBackend:
         identity_dir: Path | None = None,
         headers: Mapping[str, str] | None = None,
         timeout_s: float = 30.0,
+        tap: FrameTap | None = None,
     ) -> None:
+        """`tap(direction, text)`, when given, sees every frame that crosses (`>` sent, `<`
+        received), on the I/O thread: a trace, or a count of the requests made."""
         self.url = url.rstrip("/")
+        self._tap = tap
         self._options = GatewayOptions(
             url=self.url,
             token=token,
@@ -141,7 +145,7 @@ class GatewaySocketBackend:
     async def _connect(self) -> None:
         if self._client is not None:
             return
-        client = GatewayClient(self._options, on_state=self._on_state)
+        client = GatewayClient(self._options, on_state=self._on_state, tap=self._tap)
         client.subscribe(None, self._on_frame)
         client.on_connected(self._resync)
         self._client = client
@@ -195,14 +199,16 @@ class GatewaySocketBackend:
         if name in ("sessions.changed", "session.message"):
             change = self._roster.apply(frame.payload)
             if change is not None:
-                self._publish_change(change)
+                stamped = frame.payload.get("ts") if isinstance(frame.payload, dict) else None
+                self._publish_change(change, at=stamped if isinstance(stamped, int) else None)
             elif name == "sessions.changed":
                 self._reread_soon()
         for event in self._runs.events(name, frame.payload):
             self._publish(event)
 
-    def _publish_change(self, change: Change) -> None:
-        now = self.now()
+    def _publish_change(self, change: Change, *, at: int | None = None) -> None:
+        """`at`: when the gateway says the change happened (its event's `ts`), else now."""
+        now = at if at is not None else self.now()
         for key in change.keys:
             self._publish(SessionChanged(ts=now, session_key=key))
         if change.membership:

@@ -28,6 +28,7 @@ from sessions_tui.engine.events import EngineEvent, MessageAppended, RunEnded, R
 from sessions_tui.engine.redaction.redact import default_redactor
 from sessions_tui.engine.redaction.stream import StreamRedaction
 from sessions_tui.engine.run_end import RunEnd
+from sessions_tui.engine.sessions.message_text import message_text
 
 MAX_RUNS = 256
 """Runs remembered at once (their start, end and last agent seq); the oldest is forgotten."""
@@ -76,10 +77,16 @@ class RunEvents:
         if name == "session.message":
             seq = payload.get("messageSeq")
             message = payload.get("message")
-            role = str(message.get("role") or "") if isinstance(message, dict) else ""
+            if not isinstance(message, dict):
+                return [MessageAppended(ts=self._now(), session_key=session, seq=seq if isinstance(seq, int) else None)]
+            stamp = message.get("timestamp")
             return [
                 MessageAppended(
-                    ts=self._now(), session_key=session, role=role, seq=seq if isinstance(seq, int) else None
+                    ts=stamp if isinstance(stamp, int) else self._now(),
+                    session_key=session,
+                    role=str(message.get("role") or ""),
+                    seq=seq if isinstance(seq, int) else None,
+                    text=self.redaction.redactor.redact(message_text(message)),
                 )
             ]
         run_id = payload.get("runId")

@@ -200,6 +200,8 @@ class Watcher:
         if isinstance(event, SessionChanged):
             return await self.changes.session(event.session_key)
         if isinstance(event, MessageAppended):
+            if event.text is not None and event.seq is not None:  # the event brought it: said at once
+                return self.changes.carried(event.session_key, event.ts, event.role, event.seq, event.text)
             return await self.changes.tail(event.session_key)
         wanted = any(self.wanted(key) for key in event_keys(event) if key) or isinstance(event, FollowStatus)
         delta = ""

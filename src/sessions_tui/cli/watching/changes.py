@@ -18,9 +18,10 @@ from typing import Any
 
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, Requester
+from sessions_tui.backend.toolkit.messages import message_text
 from sessions_tui.backend.values.views import BrowseQuery
 from sessions_tui.backend.values.vocabulary import ToolInputError
-from sessions_tui.cli.watching.lines import JSON_TEXT_CHARS, Record, cut, message_text
+from sessions_tui.cli.watching.lines import JSON_TEXT_CHARS, Record, cut
 
 TRACKED = ("status", "totalTokens", "label", "archived")
 """What of a row a person watching cares about: a change to any of them is said."""
@@ -66,6 +67,15 @@ class StoreChanges:
         found = await self.backend.browse_rows(self.requester, [key])
         row = found.get(key)
         return await self._compare(key, row, runs=False, messages=False) if row is not None else []
+
+    def carried(self, key: str, at: int, role: str, seq: int, text: str) -> list[Record]:
+        """A message whose event brought it (a gateway's), said as it came: no read of the
+        transcript (a later `tail` does not say it again)."""
+        if not self.wanted(key) or seq <= (self.last_seq.get(key) or 0):
+            return []
+        self.last_seq[key] = seq
+        fields = {"role": role, "seq": seq, "text": cut(text, JSON_TEXT_CHARS)}
+        return [Record(at, "message_appended", self.backend.display(key), fields)]
 
     async def tail(self, key: str) -> list[Record]:
         """The messages a session's transcript gained since last read."""
