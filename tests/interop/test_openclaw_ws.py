@@ -150,3 +150,27 @@ async def test_openclaw_dir_send_goes_through_its_own_gateway(gateway: Gateway, 
     finally:
         await client.close()
     assert any(m.get("role") == "user" and m.get("content") == text for m in history["messages"]), history
+
+
+async def test_a_reply_from_our_cli_over_remote_lands_in_the_gateways_transcript(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    """`sessions-tui --remote ws://… send` into a group session, the gateway's config as it comes
+    (no `gateway.tools.allow`): the message is in the gateway's transcript."""
+    text = f"hi from --remote {secrets.token_hex(4)}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SESSIONS_TUI_", "OPENCLAW_"))}
+    env |= {"XDG_CONFIG_HOME": str(tmp_path / "config"), "SESSIONS_TUI_TOKEN": gateway.token}
+    url = f"ws://127.0.0.1:{gateway.port}"
+    command = [sys.executable, "-m", "sessions_tui", "--remote", url, "send", GROUP, text, "--timeout", "30"]
+    done = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, env=env, timeout=120)
+    assert done.stdout.startswith(f"→ {GROUP}"), (done.stdout, done.stderr)
+    # The gateway has no model provider: the run ends in its error, said in one line (exit 1).
+    assert done.returncode == 1 and "error" in done.stdout, done.stdout
+
+    client = GatewayClient(GatewayOptions(url=url, token=gateway.token, identity_dir=tmp_path / "id"))
+    await asyncio.wait_for(client.start(), DEADLINE_SECONDS)
+    try:
+        history = await client.request("chat.history", {"sessionKey": GROUP, "limit": 20})
+    finally:
+        await client.close()
+    assert any(m.get("role") == "user" and m.get("content") == text for m in history["messages"]), history
