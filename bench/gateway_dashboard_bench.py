@@ -125,11 +125,12 @@ def cpu_seconds(pid: int) -> float:
 
 FLOOR = """
 import asyncio, sys, time
+from pathlib import Path
 t0 = time.monotonic()
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
 
 async def one(url):
-    client = GatewayClient(GatewayOptions(url=url, token=sys.argv[1], identity_dir=sys.argv[2]))
+    client = GatewayClient(GatewayOptions(url=url, token=sys.argv[1], identity_dir=Path(sys.argv[2])))
     await client.start(fail_fast=True)
     await client.request("sessions.subscribe", {"limit": 200})
     await client.close()
@@ -158,6 +159,7 @@ def five(tmp: Path) -> tuple[float, float]:
             [sys.executable, "-c", FLOOR, TOKEN, str(tmp / "floor-id"), *ws],
             env=environment(tmp / "config"),
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         )
         dashboard = Dashboard(urls, tmp / "config")
@@ -166,7 +168,9 @@ def five(tmp: Path) -> tuple[float, float]:
             painted = dashboard.until(labels, 60)
             if painted is None:
                 raise SystemExit(f"FAIL: the dashboard did not show all {GATEWAYS} gateways in 60 s")
-            out, _ = floor.communicate(timeout=60)
+            out, err = floor.communicate(timeout=60)
+            if floor.returncode != 0:
+                raise SystemExit(f"FAIL: the floor's client failed: {err[-800:]}")
             return painted - dashboard.started, float(out.strip())
         finally:
             dashboard.stop()
