@@ -94,7 +94,18 @@ async def test_the_roster_comes_from_subscribe_paged_through_the_list(backend, g
     assert listed["count"] == 2 and listed["hasMore"] and not any(k.startswith("_") for k in listed["sessions"][0])
 
 
-async def test_socket_rows_speak_sessions_lists_words(backend):
+async def wait_for_row(backend: GatewaySocketBackend, key: str, check: Callable[[dict[str, Any]], bool]) -> None:
+    """Until the row of `key` passes `check` (the event is merged on the backend's I/O thread)."""
+    seen = Seen()
+    backend.subscribe(seen)
+    row = (await backend.browse_rows(Requester(), [key])).get(key)
+    if row is None or not check(row):
+        await seen.until(lambda e: isinstance(e, SessionChanged) and e.session_key == key)
+        row = (await backend.browse_rows(Requester(), [key]))[key]
+    assert check(row), row
+
+
+async def test_socket_rows_speak_sessions_lists_words(backend, gateway):
     """The socket's `kind` is direct/group and its `classification` main/subagent/hook…: the table
     and `sessions_list` show our kinds and channel, and only the fields our rows have."""
     page = await backend.browse(Requester(), BrowseQuery(), offset=0, limit=100)
@@ -102,6 +113,10 @@ async def test_socket_rows_speak_sessions_lists_words(backend):
     assert kinds[MAIN] == "main" and kinds[GROUP] == "group" and kinds[SUBAGENT] == "other"
     assert kinds["agent:main:hook:plain"] == "hook"
     assert next(r for r in page.rows if r["_key"] == GROUP)["channel"] == "discord"
+    row = dict(next(r for r in gateway.rows if r["key"] == GROUP), inputTokens=1700, outputTokens=6)
+    row.pop("totalTokens", None)
+    await gateway.push(event("sessions.changed", {"sessionKey": row["key"], "session": row}))
+    await wait_for_row(backend, row["key"], lambda r: r.get("totalTokens") == 1706)  # the table's TOKENS
     listed = await backend.call_tool("sessions_list", {"limit": 200}, Requester())
     group = next(r for r in listed["sessions"] if r["key"] == backend.display(GROUP))
     assert group["kind"] == "group" and group["channel"] == "discord" and group["sessionId"]
@@ -235,6 +250,22 @@ async def test_a_reply_by_hand_goes_by_chat_send_and_waits_on_the_run(backend, g
     assert gateway.methods("agent.wait") == [{"runId": send["idempotencyKey"], "timeoutMs": 30_000}]
     missing = await backend.call_tool("sessions_send", {"sessionKey": "agent:main:nope", "message": "x"}, Requester())
     assert missing == {"status": "error", "error": "No session found: agent:main:nope"}
+
+
+async def test_a_sub_agent_is_killed_and_steered_over_the_socket(backend, gateway):
+    """The spawn panel's `x` and `e` (the `subagents` tool) on one of main's sub-agents, named by its
+    key or its label: kill is `sessions.abort` of its run, steer a `chat.send` in steer mode."""
+    killed = await backend.call_tool("subagents", {"action": "kill", "target": SUBAGENT}, Requester())
+    assert gateway.methods("sessions.abort") == [{"key": SUBAGENT, "clearQueued": True}]
+    assert killed["status"] == "done" and "not running" in killed["text"]  # the recorded answer: no-active-run
+    steered = await backend.call_tool(
+        "subagents", {"action": "steer", "target": "count-words", "message": "shorter, please"}, Requester()
+    )
+    assert steered["status"] == "accepted" and steered["text"] == "steered count-words."
+    [send] = gateway.methods("chat.send")
+    assert (send["sessionKey"], send["message"], send["queueMode"]) == (SUBAGENT, "shorter, please", "steer")
+    unknown = await backend.call_tool("subagents", {"action": "kill", "target": "nobody"}, Requester())
+    assert unknown["status"] == "error" and unknown["error"] == "Unknown subagent: nobody"
 
 
 async def test_stopping_a_run_is_sessions_abort(backend, gateway):

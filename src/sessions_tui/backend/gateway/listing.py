@@ -17,7 +17,7 @@ from sessions_tui.backend.contract.types import Capability
 from sessions_tui.backend.gateway.row_sort import row_sort_key
 from sessions_tui.engine.run_end import SESSION_STATUSES
 from sessions_tui.engine.search.matching import row_matches
-from sessions_tui.engine.sessions.entry import display_name
+from sessions_tui.engine.sessions.entry import display_name, is_number
 from sessions_tui.engine.sessions.keys import entry_channel
 
 if TYPE_CHECKING:
@@ -53,12 +53,16 @@ OUR_KINDS = ("main", "group", "cron", "hook", "node")
 def in_our_words(listed: Row, key: str) -> Row:
     """A WebSocket row's `kind`, `channel` and `status` in sessions_list's words: the socket's `kind`
     is `direct|group|global|unknown` and its `classification` `main|group|subagent|hook|cron…`; a
-    run under way is its `hasActiveRun`. (Rows of the HTTP tool API use our words already.)"""
+    run under way is its `hasActiveRun`; its tokens come as `inputTokens` and `outputTokens`.
+    (Rows of the HTTP tool API use our words already.)"""
     if "classification" not in listed:
         return listed
     classification = listed.get("classification")
     kind = str(classification) if classification in OUR_KINDS else "group" if listed.get("kind") == "group" else "other"
     out = {**listed, "kind": kind, "channel": entry_channel(key, kind, cast("SessionEntry", listed))}
+    tokens = [listed.get(k) for k in ("inputTokens", "outputTokens")]
+    if not is_number(listed.get("totalTokens")) and any(is_number(t) for t in tokens):
+        out["totalTokens"] = sum(t for t in tokens if is_number(t))  # the socket's rows count them apart
     if listed.get("hasActiveRun") is True:
         out["status"] = "running"
     elif listed.get("status") not in SESSION_STATUSES:

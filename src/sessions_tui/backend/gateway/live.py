@@ -51,6 +51,7 @@ from sessions_tui.backend.gateway.listing import (
     owner_of,
     search_outcome,
 )
+from sessions_tui.backend.gateway.operator_tools import send_tool, subagents_tool
 from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
 from sessions_tui.backend.gateway.roster import Change, Roster
 from sessions_tui.backend.gateway.runs import RunEvents
@@ -65,9 +66,11 @@ from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.tools.base import ToolInputError
 
 if TYPE_CHECKING:
+    from sessions_tui.backend.gateway.listing import Row
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.redaction.redact import Redactor
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
     from sessions_tui.tools.explain import Explanation
@@ -81,7 +84,7 @@ SOCKET_CAPABILITIES = frozenset(
 REREAD_AFTER_S = 0.5
 """A rowless `sessions.changed` is read after this long, however many come meanwhile (one read)."""
 T = TypeVar("T")
-ANSWERED_TOOLS = ("sessions_list", "sessions_history", "sessions_search", "agents_list", "sessions_send")
+ANSWERED_TOOLS = ("sessions_list", "sessions_history", "sessions_search", "agents_list", "sessions_send", "subagents")
 _FAILED = (ConnectionLost, RequestFailed, TimeoutError)
 
 
@@ -262,13 +265,13 @@ class GatewaySocketBackend:
     async def _call(self, method: str, params: Any = None) -> Any:
         """A request on the I/O loop; a failure is `BackendUnavailable` with its line."""
         try:
-            return await self._on_socket(lambda client: client.request(method, params))
+            return await self.on_socket(lambda client: client.request(method, params))
         except RequestFailed as exc:
             raise BackendUnavailable(exc.line) from None
         except (ConnectionLost, TimeoutError) as exc:
             raise BackendUnavailable(f"{self.url}: {method}: {exc or 'no answer'}") from None
 
-    async def _on_socket(self, act: Callable[[GatewayClient], Awaitable[T]]) -> T:
+    async def on_socket(self, act: Callable[[GatewayClient], Awaitable[T]]) -> T:
         """`act` on the live client, on the I/O loop (`ConnectionLost` when the link is not up)."""
 
         async def go() -> T:
@@ -380,6 +383,15 @@ class GatewaySocketBackend:
     async def children(self, requester_key: str) -> list[ChildView]:
         return child_views(self._roster.rows(), self.canonical(requester_key))
 
+    @property
+    def redactor(self) -> Redactor:
+        """The built-in rules (a gateway's custom patterns are its own), for a whole result."""
+        return self._policies.redactor
+
+    def rows(self) -> list[Row]:
+        """The roster's rows, as the table reads them (listing.py `shape_row`)."""
+        return self._roster.rows()
+
     # -- tools -----------------------------------------------------------------------------------
 
     def tools_for(self, requester: Requester) -> list[str]:
@@ -396,42 +408,14 @@ class GatewaySocketBackend:
         if name == "agents_list":
             return await self._agents()
         if name == "sessions_send":
-            return await self._send(args)
+            return await send_tool(self, args)
+        if name == "subagents":
+            return await subagents_tool(self, args, requester)
         from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
         if name not in TOOLS:
             raise UnknownToolError(name)
         raise BackendUnavailable(f"{self.url}: {name} is not offered over an OpenClaw gateway's WebSocket")
-
-    async def _send(self, args: dict[str, Any]) -> dict[str, Any]:
-        """`sessions_send` as the gateway's operator (sending.py): into any session, with the
-        gateway's default config; the texts redacted as a local result's are."""
-        from sessions_tui.backend.gateway.sending import send_message
-        from sessions_tui.tools.resolution import NO_SESSION_FOUND
-        from sessions_tui.tools.sessions_send import SendArgs
-
-        read = SendArgs.read(args)
-        rows = self._roster.rows()
-        if read["session_key"] is not None:
-            key = owner_of(rows, read["session_key"], self.canonical)
-            missing = NO_SESSION_FOUND.format(key=read["session_key"])
-        else:
-            labelled = [
-                r["_key"] for r in rows if read["label"] is not None and r.get("label") == read["label"].strip()
-            ]
-            key = labelled[0] if len(labelled) == 1 else None
-            missing = f"No session found with label: {read['label']}"
-        if key is None:
-            return {"status": "error", "error": self.redact(missing)}
-        try:
-            result = await self._on_socket(
-                lambda client: send_message(client, key, read["message"], timeout_seconds=read["timeout_seconds"])
-            )
-        except ConnectionLost as lost:
-            result = {"status": "error", "error": str(lost)}
-        result["sessionKey"] = self.display(key)
-        shown: dict[str, Any] = self._policies.redactor.redact_strings(result)
-        return shown
 
     async def _history(self, args: dict[str, Any]) -> dict[str, Any]:
         from sessions_tui.tools.sessions_history import HistoryArgs
@@ -509,7 +493,7 @@ class GatewaySocketBackend:
         if target is None:
             raise ToolInputError(f"No session found: {self.redact(key)}")
         try:
-            done = await self._on_socket(lambda client: abort(client, target, clear_queued=clear_queued))
+            done = await self.on_socket(lambda client: abort(client, target, clear_queued=clear_queued))
         except RequestFailed as exc:
             raise BackendUnavailable(exc.line) from None
         except (ConnectionLost, TimeoutError) as exc:
