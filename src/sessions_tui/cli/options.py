@@ -84,14 +84,16 @@ def global_options(
 
 
 def remote_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
-    """--remote and --token: the dashboard, tool and send on servers instead of a state directory."""
+    """--remote and --token: the dashboard and the commands that read or act on sessions, on servers
+    instead of a state directory."""
     parser.add_argument(
         "--remote",
         metavar="URL",
         action="append",
         default=argparse.SUPPRESS if suppress else None,
-        help="dashboard, tool, send: a 'sessions-tui serve' or an OpenClaw gateway (http://host:port) instead "
-        "of a state directory; give it again for several (the dashboard shows them all)",
+        help="a 'sessions-tui serve' (http://host:port) or an OpenClaw gateway (ws://host:port, or http://) "
+        "instead of a state directory, for the dashboard and every command but demo, import-openclaw and "
+        "serve; give it again for several (the dashboard shows them all)",
     )
     parser.add_argument(
         "--token",
