@@ -161,6 +161,31 @@ def connect_all(urls: list[str], tokens: list[str | None], *, password: str | No
     return backends
 
 
+def open_remote_unwaited(opts: argparse.Namespace) -> Backend | None:
+    """The backend over --remote URLs that all name a gateway's socket (`ws://`, `wss://`), each
+    connecting in the background from now on: the dashboard starts its screens meanwhile and meets
+    each outcome (a refusal included) when it starts the backend. None for any other URL (what
+    answers there is found out first, by `open_remote`)."""
+    check_remote_command(opts)
+    urls = [_checked_url(u) for u in remote_urls(opts)]
+    if not urls or any(urlsplit(url).scheme not in ("ws", "wss") for url in urls):
+        return None
+    from sessions_tui.backend.gateway.live import GatewaySocketBackend
+
+    tokens = pair_tokens(urls, getattr(opts, "token", None))
+    password = getattr(opts, "password", None) or os.environ.get(PASSWORD_ENV) or None
+    backends: list[Backend] = []
+    for url, token in zip(urls, tokens, strict=True):
+        backend = GatewaySocketBackend(url, token, password=password)
+        backend.connect_in_background()
+        backends.append(backend)
+    if len(backends) == 1:
+        return backends[0]
+    from sessions_tui.backend.several import SeveralBackends
+
+    return SeveralBackends(backends)
+
+
 def open_remote(opts: argparse.Namespace) -> Backend:
     """The backend over the --remote URLs, connected (its public config read)."""
     from sessions_tui.backend.contract.types import BackendUnavailable

@@ -25,10 +25,10 @@ from textual.notifications import SeverityLevel
 from textual.worker import WorkerCancelled
 
 from sessions_tui.backend.contract.protocols import Backend
-from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.contract.types import BackendUnavailable, Requester
 from sessions_tui.backend.toolkit.keys import agent_id_of
 from sessions_tui.backend.toolkit.openclaw import FollowTick
-from sessions_tui.backend.values.vocabulary import EngineEvent, FollowStatus, StoreDamaged
+from sessions_tui.backend.values.vocabulary import EngineEvent, FollowStatus, LinkChanged, StoreDamaged
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.collector import Collector
 from sessions_tui.ui.damage import SaysStoreDamage
@@ -97,6 +97,9 @@ class SessionsApp(SaysStoreDamage):
         self.collector = Collector()
         self._unsubscribe: Callable[[], None] | None = None
         self._main: MainScreen | None = None
+        self.start_refused: str | None = None
+        """Why the backend would not start (a gateway that refused while the screens started), for
+        the command line to say once the terminal is its again."""
 
     # -- identity -------------------------------------------------------------------------------
 
@@ -144,7 +147,15 @@ class SessionsApp(SaysStoreDamage):
         keymap = self.backend.keybindings
         if keymap:
             self.set_keymap(keymap)
-        await self.backend.start()
+        waiting = self.backend.subscribe(self._on_start_event)  # a pairing request while it starts
+        try:
+            await self.backend.start()
+        except BackendUnavailable as exc:  # a server connecting while the screens started refused
+            self.start_refused = str(exc)
+            self.exit(return_code=2)
+            return
+        finally:
+            waiting()
         # The search index, if it is behind (a store from before it): in the background, while the dashboard runs.
         self.run_worker(self.backend.catch_up_search_index(), group="search-index", exit_on_error=False)
         self._unsubscribe = self.backend.subscribe(self._on_engine_event)
@@ -205,6 +216,14 @@ class SessionsApp(SaysStoreDamage):
             self._follow_failure = failure
             self._on_engine_event(
                 FollowStatus(ts=self.backend.now(), root=str(root), failure=failure, changed=len(tick.report.changed))
+            )
+
+    def _on_start_event(self, event: EngineEvent) -> None:
+        """Before the main screen: a gateway asking its owner to approve this device says so (the
+        command) while the dashboard waits. From the backend's thread."""
+        if isinstance(event, LinkChanged) and event.state == "pairing" and event.line:
+            self.call_from_thread(
+                self.notify, event.line, title="OpenClaw gateway", severity="warning", timeout=60, markup=False
             )
 
     def _on_engine_event(self, event: EngineEvent) -> None:

@@ -131,6 +131,7 @@ class GatewaySocketBackend:
         self._skew_ms = 0  # the gateway's clock minus this machine's
         self._connects = 0
         self._reread: asyncio.Task[None] | None = None
+        self._connecting: asyncio.Future[None] | None = None
         self.state = LinkState.CLOSED
         """Where the link stands, for a header (each change is published as `LinkChanged`)."""
         self.state_line: str | None = None
@@ -145,9 +146,19 @@ class GatewaySocketBackend:
         `BackendUnavailable` with one line for a refusal or when nothing answers."""
         await self._io.run(self._connect())
 
+    def connect_in_background(self) -> None:
+        """Begin connecting now, on the I/O thread, and return at once: a face that starts its
+        screens meanwhile meets the outcome in `start()` (a gateway just started answers slowly)."""
+        self._io.submit(self._connect())
+
     async def _connect(self) -> None:
-        if self._client is not None:
-            return
+        """One connect for however many ask (`connect`, `start`, `connect_in_background`): a second
+        caller waits for the first's outcome, a refusal included."""
+        if self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._connect_once())
+        await asyncio.shield(self._connecting)
+
+    async def _connect_once(self) -> None:
         client = GatewayClient(self._options, on_state=self._on_state, tap=self._tap)
         client.subscribe(None, self._on_frame)
         client.on_connected(self._resync)

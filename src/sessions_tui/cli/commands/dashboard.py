@@ -11,7 +11,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.toolkit.keys import looks_like_session_key
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError
-from sessions_tui.cli.remote import remote_urls
+from sessions_tui.cli.remote import open_remote_unwaited, remote_urls
 
 
 def connecting(opts: argparse.Namespace) -> Future[Backend]:
@@ -31,13 +31,21 @@ def connecting(opts: argparse.Namespace) -> Future[Backend]:
 
 
 def run(opts: argparse.Namespace) -> int:
-    pending = connecting(opts) if remote_urls(opts) else None
+    unwaited = open_remote_unwaited(opts) if remote_urls(opts) else None
+    pending = connecting(opts) if remote_urls(opts) and unwaited is None else None
     from sessions_tui.ui.app import SessionsApp
 
-    backend = pending.result() if pending is not None else face_backend(opts)
+    if unwaited is not None:
+        backend = unwaited
+    else:
+        backend = pending.result() if pending is not None else face_backend(opts)
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
-    SessionsApp(backend, acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root).run()
+    app = SessionsApp(backend, acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root)
+    app.run()
+    if app.start_refused is not None:  # a gateway connecting meanwhile refused: one line, as before the screens
+        backend.close()
+        raise UsageError(app.start_refused)
     warn_left_pending(backend)  # once the terminal is the shell's again
     return EXIT_OK
