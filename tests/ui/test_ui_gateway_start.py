@@ -46,3 +46,32 @@ async def test_a_gateway_that_refuses_while_the_screens_start_ends_the_dashboard
             backend.close()
         assert app.return_code == 2
         assert app.start_refused is not None and "token" in app.start_refused.lower()
+
+
+def test_the_dashboard_command_over_ws_starts_at_once_and_says_a_refusal_in_one_line(monkeypatch, capsys) -> None:
+    """`sessions-tui --remote ws://…`: the backend comes unconnected (no wait before the screens);
+    the refusal the app met when it started the backend is one line and exit 2."""
+    import threading
+
+    from sessions_tui import cli
+    from sessions_tui.backend.remote.io_thread import IoThread
+
+    io = IoThread("replayed gateway")
+    gateway = ReplayGateway(outcomes=["mismatch"])
+    serving = replaying(gateway)
+    io.call(serving.__aenter__(), 10)
+    opened: list[SessionsApp] = []
+
+    def run(self: SessionsApp, *args: object, **kwargs: object) -> None:
+        opened.append(self)
+        assert threading.current_thread() is threading.main_thread()
+        self.start_refused = "gateway refused: the token does not match"
+
+    monkeypatch.setattr(SessionsApp, "run", run)
+    try:
+        assert cli.main(["--remote", gateway.url, "--token", "wrong"]) == 2
+    finally:
+        io.call(serving.__aexit__(None, None, None), 10)
+        io.stop()
+    assert isinstance(opened[0].backend, GatewaySocketBackend) and opened[0].openclaw is None
+    assert capsys.readouterr().err.strip().endswith("gateway refused: the token does not match")

@@ -37,6 +37,7 @@ def run(opts: argparse.Namespace) -> int:
 
     if unwaited is not None:
         backend = unwaited
+        opts.openclaw_root = None  # the servers' sessions: nothing followed here (as face_backend says)
     else:
         backend = pending.result() if pending is not None else face_backend(opts)
     as_key = opts.as_key or "main"
