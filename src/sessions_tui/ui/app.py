@@ -17,6 +17,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.app import App
@@ -27,7 +28,6 @@ from textual.worker import WorkerCancelled
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, Requester
 from sessions_tui.backend.toolkit.keys import agent_id_of
-from sessions_tui.backend.toolkit.openclaw import FollowTick
 from sessions_tui.backend.values.vocabulary import EngineEvent, FollowStatus, LinkChanged, StoreDamaged
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.collector import Collector
@@ -37,6 +37,9 @@ from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
 from sessions_tui.ui.screens.main import MainScreen
 from sessions_tui.ui.theme import THEME
+
+if TYPE_CHECKING:  # a dashboard that follows nothing (a gateway's, a server's) does not load the follow
+    from sessions_tui.backend.toolkit.openclaw import FollowTick
 
 STORE_POLL_SECONDS = 0.25
 SWEEP_SECONDS = 60.0
