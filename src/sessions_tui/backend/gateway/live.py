@@ -132,6 +132,7 @@ class GatewaySocketBackend:
         self._connects = 0
         self._reread: asyncio.Task[None] | None = None
         self._connecting: asyncio.Future[None] | None = None
+        self._resynced: Change | None = None
         self.state = LinkState.CLOSED
         """Where the link stands, for a header (each change is published as `LinkChanged`)."""
         self.state_line: str | None = None
@@ -192,6 +193,10 @@ class GatewaySocketBackend:
         self.state = state
         self.state_line = line if state in (LinkState.PAIRING, LinkState.REFUSED) else None
         self._publish(LinkChanged(ts=self.now(), location=self.url, state=state.value, line=self.state_line))
+        resynced, self._resynced = self._resynced, None
+        if state is LinkState.CONNECTED and resynced is not None:  # the faces read again, the link up
+            self._publish_change(resynced)
+            self._publish(StoreChanged(ts=self.now()))
 
     async def _resync(self, client: GatewayClient) -> None:
         """After every connect: the roster whole, the open transcripts again, the faces told."""
@@ -201,9 +206,8 @@ class GatewaySocketBackend:
             self._skew_ms = self._roster.server_ts - int((asked + time.time()) / 2 * 1000)
         await self._transcripts.resubscribe(client)
         self._connects += 1
-        if self._connects > 1:
-            self._publish_change(change)
-            self._publish(StoreChanged(ts=self.now()))
+        if self._connects > 1:  # said once the client says the link is up (`_on_state`)
+            self._resynced = change
 
     # -- events ----------------------------------------------------------------------------------
 
