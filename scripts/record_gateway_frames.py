@@ -29,7 +29,8 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -203,18 +204,14 @@ async def record(state: Path, port: int, token: str, ids: Path, rec: Recorder) -
             rec.secret(stored.token, "<deviceToken>")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=FIXTURE / "ws")
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
-    port = args.port or _free_port()
-    token = secrets.token_urlsafe(24)
+@contextmanager
+def seeded_gateway(port: int, token: str, config: dict[str, Any]) -> Iterator[Path]:
+    """The real gateway on `port`, seeded from the fixture, `config` its openclaw.json, in a
+    temporary directory (its state in `state/`) that is yielded; stopped and removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="record-gw-") as tmp:
         base = Path(tmp)
         state = base / "state"
-        config = base / "openclaw.json"
-        config.write_text(json.dumps({"gateway": {"mode": "local", "trustedProxies": ["127.0.0.1"]}}), encoding="utf-8")
+        (base / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
         _script(
             "start",
             "--state",
@@ -226,14 +223,25 @@ def main() -> int:
             "--seed-from",
             str(FIXTURE / "legacy-state"),
             "--config",
-            str(config),
+            str(base / "openclaw.json"),
         )
-        rec = Recorder()
-        rec.secret(tmp, "/tmp/record")
         try:
-            asyncio.run(record(state, port, token, base / "ids", rec))
+            yield base
         finally:
             _script("stop", "--state", str(state), timeout=60)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=FIXTURE / "ws")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    port = args.port or _free_port()
+    token = secrets.token_urlsafe(24)
+    with seeded_gateway(port, token, {"gateway": {"mode": "local", "trustedProxies": ["127.0.0.1"]}}) as base:
+        rec = Recorder()
+        rec.secret(str(base), "/tmp/record")
+        asyncio.run(record(base / "state", port, token, base / "ids", rec))
         rec.write(args.out)
     return 0
 

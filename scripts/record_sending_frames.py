@@ -27,14 +27,13 @@ import asyncio
 import json
 import secrets
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from record_gateway_frames import FIXTURE, GROUP, Recorder, _free_port, _script  # noqa: E402
+from record_gateway_frames import FIXTURE, GROUP, Recorder, _free_port, seeded_gateway  # noqa: E402
 
 from openai_server import Reply, ScriptedOpenAIServer  # noqa: E402  (the tests' scripted model server)
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions  # noqa: E402
@@ -164,30 +163,10 @@ def main() -> int:
     token = secrets.token_urlsafe(24)
     model = _model()
     try:
-        with tempfile.TemporaryDirectory(prefix="record-send-") as tmp:
-            base = Path(tmp)
-            state = base / "state"
-            config = base / "openclaw.json"
-            config.write_text(json.dumps(_model_config(model.url)), encoding="utf-8")
-            _script(
-                "start",
-                "--state",
-                str(state),
-                "--port",
-                str(port),
-                "--token",
-                token,
-                "--seed-from",
-                str(FIXTURE / "legacy-state"),
-                "--config",
-                str(config),
-            )
+        with seeded_gateway(port, token, _model_config(model.url)) as base:
             rec = _AnswersOnly()
-            rec.secret(tmp, "/tmp/record")
-            try:
-                asyncio.run(record(port, token, base / "ids", rec))
-            finally:
-                _script("stop", "--state", str(state), timeout=60)
+            rec.secret(str(base), "/tmp/record")
+            asyncio.run(record(port, token, base / "ids", rec))
             rec.frames.pop("handshake_sending", None)
             rec.write(args.out)
     finally:

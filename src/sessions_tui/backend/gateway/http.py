@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend.contract.types import AbortOutcome, BackendUnavailable, Capability, Requester
 from sessions_tui.backend.gateway.listing import (
@@ -28,6 +28,7 @@ from sessions_tui.backend.gateway.listing import (
     listed_rows,
     operator_pairs,
     owner_of,
+    page_of,
     search_outcome,
     shape_row,
 )
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
 
@@ -115,12 +116,7 @@ class OpenClawGatewayBackend(RemoteBackend):
         before: tuple[Any, str] | None = None,
         count: bool = True,
     ) -> BrowsePage:
-        from sessions_tui.tools.browse import BrowsePage
-
-        rows = self._filtered(await self._listed(requester), query)
-        # The gateway's sessions_list rows, with what `_row` adds: table rows (plain dicts here,
-        # as `Backend.browse_rows` hands them on).
-        return BrowsePage(rows=cast("list[BrowseRow]", rows[offset : offset + limit]), total=len(rows), offset=offset)
+        return page_of(await self._listed(requester), query, self.now(), offset, limit)
 
     async def browse_count(
         self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None

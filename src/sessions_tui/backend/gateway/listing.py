@@ -23,7 +23,7 @@ from sessions_tui.engine.sessions.keys import entry_channel
 if TYPE_CHECKING:
     from sessions_tui.engine.sessions.entry import SessionEntry
     from sessions_tui.engine.subagents.records import ChildView
-    from sessions_tui.tools.browse import BrowseQuery
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
     from sessions_tui.tools.sessions_search import SearchOutcome
 
 Row = dict[str, Any]
@@ -99,6 +99,15 @@ def filter_rows(rows: Iterable[Row], query: BrowseQuery, now_ms: int) -> list[Ro
     kept.sort(key=lambda r: r["_key"])
     kept.sort(key=row_sort_key(query.order_by), reverse=query.descending)
     return kept
+
+
+def page_of(rows: Iterable[Row], query: BrowseQuery, now_ms: int, offset: int, limit: int) -> BrowsePage:
+    """A browse page of the rows: filtered and sorted (`filter_rows`), `limit` from `offset`, the
+    filtered set counted (table rows, plain dicts here, as `Backend.browse_rows` hands them on)."""
+    from sessions_tui.tools.browse import BrowsePage
+
+    kept = filter_rows(rows, query, now_ms)
+    return BrowsePage(rows=cast("list[BrowseRow]", kept[offset : offset + limit]), total=len(kept), offset=offset)
 
 
 def operator_pairs(

@@ -29,7 +29,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sessions_tui.backend.contract.types import (
     AbortOutcome,
@@ -38,7 +38,6 @@ from sessions_tui.backend.contract.types import (
     EventCallback,
     ImportSummary,
     Requester,
-    RequesterView,
     not_on,
 )
 from sessions_tui.backend.gateway.connection import FrameTap, GatewayClient, GatewayOptions, LinkState
@@ -49,6 +48,7 @@ from sessions_tui.backend.gateway.listing import (
     filter_rows,
     operator_pairs,
     owner_of,
+    page_of,
     search_outcome,
 )
 from sessions_tui.backend.gateway.operator_tools import send_tool, subagents_tool
@@ -57,12 +57,11 @@ from sessions_tui.backend.gateway.roster import Change, Roster
 from sessions_tui.backend.gateway.runs import RunEvents
 from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
-from sessions_tui.backend.local.describe import describe_requester
+from sessions_tui.backend.remote.config_identity import ConfigIdentity
 from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged, StoreChanged
-from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.tools.base import ToolInputError
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.redact import Redactor
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
+    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
 
@@ -94,7 +93,7 @@ class NoGatewaySocket(BackendUnavailable):
     which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
-class GatewaySocketBackend:
+class GatewaySocketBackend(ConfigIdentity):
     """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
 
     def __init__(
@@ -203,7 +202,7 @@ class GatewaySocketBackend:
         asked = time.time()
         change = await self._roster.load(client)
         if self._roster.server_ts is not None:
-            self._skew_ms = self._roster.server_ts - int((asked + time.time()) / 2 * 1000)
+            self._clock_from(self._roster.server_ts, asked)
         await self._transcripts.resubscribe(client)
         self._connects += 1
         if self._connects > 1:  # said once the client says the link is up (`_on_state`)
@@ -338,28 +337,6 @@ class GatewaySocketBackend:
 
     # -- keys and identity -----------------------------------------------------------------------
 
-    def now(self) -> int:
-        """The gateway's clock (from its roster's `ts`): ages agree with the times its rows carry."""
-        return int(time.time() * 1000) + self._skew_ms
-
-    def canonical(self, key: str) -> str:
-        return self._policies.canonical(key)
-
-    def display(self, key: str, viewer_agent_id: str | None = None) -> str:
-        return self._policies.shown_key(key, viewer_agent_id or DEFAULT_AGENT_ID)
-
-    def main_session_key(self) -> str:
-        return self._policies.main_session_key()
-
-    def is_sandboxed(self, key: str) -> bool:
-        return self._policies.is_sandboxed(key)
-
-    def describe_requester(self, requester: Requester) -> RequesterView:
-        return describe_requester(self._policies, requester)
-
-    def redact(self, text: str) -> str:
-        return self._policies.redactor.redact(text)
-
     # -- the table, from the roster --------------------------------------------------------------
 
     async def browse(
@@ -373,10 +350,7 @@ class GatewaySocketBackend:
         before: tuple[Any, str] | None = None,
         count: bool = True,
     ) -> BrowsePage:
-        from sessions_tui.tools.browse import BrowsePage
-
-        rows = filter_rows(self._roster.rows(), query, self.now())
-        return BrowsePage(rows=cast("list[BrowseRow]", rows[offset : offset + limit]), total=len(rows), offset=offset)
+        return page_of(self._roster.rows(), query, self.now(), offset, limit)
 
     async def browse_count(
         self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None

@@ -27,16 +27,14 @@ from sessions_tui.backend.contract.types import (
     EventCallback,
     ImportSummary,
     Requester,
-    RequesterView,
     not_on,
 )
-from sessions_tui.backend.local.describe import describe_requester
 from sessions_tui.backend.remote import wire as w
+from sessions_tui.backend.remote.config_identity import ConfigIdentity
 from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
-from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
@@ -64,7 +62,7 @@ class ToolNotAvailable(ToolInputError):
     """The server offers no such tool to this requester (unknown, or denied over HTTP)."""
 
 
-class RemoteBackend:
+class RemoteBackend(ConfigIdentity):
     """A `Backend` over HTTP. `connect()` (or `start()`) reads the server's public config first."""
 
     def __init__(self, url: str, token: str | None, *, timeout_s: float = 30.0) -> None:
@@ -87,7 +85,7 @@ class RemoteBackend:
         """Read the server's public config (raises `RemoteError` when it cannot)."""
         asked = time.time()
         info = await self._post("info", w.Empty(), w.Info)
-        self._skew_ms = info.now - int((asked + time.time()) / 2 * 1000)
+        self._clock_from(info.now, asked)
         config = Config.model_validate(info.config)
         self._info = info
         self._policies = ConfigPolicies(config)  # its redactor: the built-in rules
@@ -171,28 +169,6 @@ class RemoteBackend:
         return dict(self._info.config) if self._info else {}
 
     # -- keys and identity -----------------------------------------------------------------------
-
-    def now(self) -> int:
-        """The server's clock: ages and countdowns agree with the times its events carry."""
-        return int(time.time() * 1000) + self._skew_ms
-
-    def canonical(self, key: str) -> str:
-        return self._policies.canonical(key)
-
-    def display(self, key: str, viewer_agent_id: str | None = None) -> str:
-        return self._policies.shown_key(key, viewer_agent_id or DEFAULT_AGENT_ID)
-
-    def main_session_key(self) -> str:
-        return self._policies.main_session_key()
-
-    def is_sandboxed(self, key: str) -> bool:
-        return self._policies.is_sandboxed(key)
-
-    def describe_requester(self, requester: Requester) -> RequesterView:
-        return describe_requester(self._policies, requester)
-
-    def redact(self, text: str) -> str:
-        return self._policies.redactor.redact(text)
 
     def stream_redaction(self) -> None:
         return None  # the server passes on only what its redaction of the text so far shows
