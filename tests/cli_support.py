@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 GUARD = 60  # seconds: only there so a regression fails instead of hanging the suite
 FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } } }"
 
@@ -34,3 +36,11 @@ def one_error_line(stderr: str) -> str:
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def as_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the dashboard command in this process as if on a terminal (pytest's stdin and stdout are
+    none): for the tests that replace `SessionsApp.run` and look at what the command did around it."""
+    from sessions_tui.cli.commands import dashboard
+
+    monkeypatch.setattr(dashboard, "on_a_terminal", lambda: True)

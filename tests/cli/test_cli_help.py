@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import as_on_a_terminal
 from sessions_tui import cli
 from sessions_tui.cli.parser import tool_example, tool_summary
 from sessions_tui.engine.demo.state import HELPER_KEY
@@ -49,7 +50,7 @@ def test_top_level_help_describes_every_command(home):
     for name, summary in COMMANDS.items():
         assert f"{name} {summary}" in text, name
     assert "Without a COMMAND it opens the dashboard" in text
-    assert "dashboard, tool, send: use the demo" in text
+    assert "open the dashboard on the demo" in text  # issue 28: the top level speaks of the dashboard
 
 
 @pytest.mark.parametrize("name", COMMANDS)
@@ -139,6 +140,7 @@ def test_dashboard_demo_opens_on_the_demo_directory_with_config_warnings_kept(ho
     from sessions_tui.ui.app import SessionsApp
 
     opened = []
+    as_on_a_terminal(monkeypatch)
     monkeypatch.setattr(SessionsApp, "run", lambda self, *a, **k: opened.append(self.backend.engine))
     assert cli.main(["--demo"]) == 0
     demo = home / "data" / "sessions-tui-demo"

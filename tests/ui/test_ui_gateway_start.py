@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_support import as_on_a_terminal
 from gateway_replay import ReplayGateway, replaying
 from scenes import until
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
@@ -68,6 +69,7 @@ def test_the_dashboard_command_over_ws_starts_at_once_and_says_a_refusal_in_one_
         self.start_refused = "gateway refused: the token does not match"
 
     monkeypatch.setattr(SessionsApp, "run", run)
+    as_on_a_terminal(monkeypatch)
     try:
         assert cli.main(["--remote", gateway.url, "--token", "wrong"]) == 2
     finally:

@@ -1,19 +1,24 @@
-"""Options several `sessions-tui` commands share, and how a subcommand and its help are declared
-(parser.py builds the command line from them)."""
+"""Options several `sessions-tui` commands share (each declared once, its help in the words of the
+command it is under), how a subcommand and its help are declared (parser.py builds the command line
+from them), and the parser every one is: options only by their whole name, and a mistyped command
+or option answered with the closest one (`did you mean`)."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from sessions_tui.cli.errors import EXIT_USAGE, redacted_line
 
 TOKEN_ENV = "SESSIONS_TUI_TOKEN"
 """The bearer token's variable: `serve`'s token, and `--remote`'s unless `--token` is given."""
+TOKEN_FILE = "serve.token"
+"""Where in its state directory a `serve` given no token writes the one it makes (mode 600)."""
 PASSWORD_ENV = "SESSIONS_TUI_PASSWORD"
 """An OpenClaw gateway's password, unless `--password` is given."""
 
@@ -32,10 +37,26 @@ def with_demo_dir(text: str) -> str:
     return text.replace(DEMO_DIR, str(demo_state_dir()))
 
 
+UNRECOGNIZED = "unrecognized arguments: "
+"""How argparse begins its error for what no parser took (`parse_args`)."""
+
+
 class RedactingParser(argparse.ArgumentParser):
     """A parser whose error repeats what was typed redacted (an option's value, an unknown
     argument, a mistyped command may be a pasted token), with its usage line; exit 2. Its help
-    names the demo's state directory where a text has `DEMO_DIR`."""
+    names the demo's state directory where a text has `DEMO_DIR`.
+
+    An option is taken by its whole name only (`--stat` is not `--state`: `allow_abbrev=False`),
+    and a command, a choice or an option that is none is answered with the closest there is
+    (Python 3.11's argparse has no `suggest_on_error`). `argv`: what it parses (build_parser sets
+    it), to tell an unknown option from the command after it (`--stat /tmp`: `/tmp` is no command,
+    `--stat` is what was mistyped)."""
+
+    argv: Sequence[str] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def format_help(self) -> str:
         for action in self._actions:
@@ -44,8 +65,51 @@ class RedactingParser(argparse.ArgumentParser):
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith(UNRECOGNIZED):
+            message += self.did_you_mean(message.removeprefix(UNRECOGNIZED).split(" "))
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {redacted_line(message)}\n")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        unknown = self._unknown_option_before(str(value))
+        if unknown is not None:  # `--stat /tmp`: the option was mistyped, its value taken for the command
+            self.error(f"{UNRECOGNIZED}{unknown} {value}")
+        choices = [str(choice) for choice in action.choices]
+        close = difflib.get_close_matches(str(value), choices, n=1)
+        if close:
+            listed = ", ".join(map(repr, choices))
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r}, did you mean {close[0]!r}? (choose from {listed})"
+            )
+        super()._check_value(action, value)
+
+    def _unknown_option_before(self, value: str) -> str | None:
+        words = list(self.argv)
+        if value not in words or words.index(value) == 0:
+            return None
+        before = words[words.index(value) - 1]
+        known = before.split("=", 1)[0] in self._option_string_actions
+        return before if before.startswith("--") and not known else None
+
+    def did_you_mean(self, words: list[str]) -> str:
+        """` (did you mean --state?)` for each unknown option among `words` close to a known one,
+        of this parser or a command's under it; nothing when none is close."""
+        options = sorted({option for parser in self.parsers() for option in parser._option_string_actions})
+        hints: list[str] = []
+        for word in words:
+            if word.startswith("-"):
+                hints += difflib.get_close_matches(word.split("=", 1)[0], options, n=1)
+        return f" (did you mean {', '.join(hints)}?)" if hints else ""
+
+    def parsers(self) -> Iterator[argparse.ArgumentParser]:
+        """This parser and every command's under it (only those build_parser gave their options)."""
+        yield self
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for parser in action.choices.values():
+                    yield from parser.parsers() if isinstance(parser, RedactingParser) else (parser,)
 
 
 class CommandParser(RedactingParser):
@@ -83,17 +147,17 @@ def global_options(
         parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS if suppress else False, help=demo)
 
 
-def remote_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+def remote_options(parser: argparse.ArgumentParser, *, suppress: bool, doing: str) -> None:
     """--remote and --token: the dashboard and the commands that read or act on sessions, on servers
-    instead of a state directory."""
+    instead of a state directory. `doing`: what the command does there, in its help (`search`:
+    "the server to search")."""
     parser.add_argument(
         "--remote",
         metavar="URL",
         action="append",
         default=argparse.SUPPRESS if suppress else None,
-        help="a 'sessions-tui serve' (http://host:port) or an OpenClaw gateway (ws://host:port, or http://) "
-        "instead of a state directory, for the dashboard and every command but demo, import-openclaw and "
-        "serve; give it again for several (the dashboard shows them all)",
+        help=f"the server to {doing}: a 'sessions-tui serve' (http://host:port; a bare host:port is http://) or "
+        "an OpenClaw gateway (ws://host:port), instead of a state directory; give it again for several",
     )
     parser.add_argument(
         "--token",
@@ -149,14 +213,20 @@ def wrapped(text: str) -> str:
 
 
 def face_options(
-    parser: argparse.ArgumentParser, *, demo: str, requester: str | None = None, sandboxed: str | None = None
+    parser: argparse.ArgumentParser,
+    *,
+    doing: str,
+    demo: str,
+    requester: str | None = None,
+    sandboxed: str | None = None,
 ) -> None:
-    """A command that runs on a backend: --state, --config, --demo, --remote, --token; `requester`:
-    the help of its --as, `sandboxed`: of its --sandboxed (None: the command takes none). SUPPRESS:
-    given before the command (`sessions-tui --as X tool …`) they count too; a subcommand's own
-    default would otherwise overwrite them."""
+    """A command that runs on a backend: --state, --config, --demo, --remote, --token; `doing`: what
+    it does on a --remote server (`remote_options`), `requester`: the help of its --as, `sandboxed`:
+    of its --sandboxed (None: the command takes none). SUPPRESS: given before the command
+    (`sessions-tui --as X tool …`) they count too; a subcommand's own default would otherwise
+    overwrite them."""
     global_options(parser, suppress=True, demo=demo)
-    remote_options(parser, suppress=True)
+    remote_options(parser, suppress=True, doing=doing)
     if requester is not None:
         parser.add_argument("--as", dest="as_key", metavar="SESSION_KEY", default=argparse.SUPPRESS, help=requester)
     if sandboxed is not None:

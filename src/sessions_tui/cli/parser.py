@@ -40,6 +40,7 @@ _EXAMPLES: dict[str, dict[str, Any]] = {
     "sessions_history": {"sessionKey": "main", "limit": 20, "includeTools": True},
     "sessions_send": {"sessionKey": "agent:main:discord:group:dev", "message": "status?", "timeoutSeconds": 30},
     "sessions_spawn": {"task": "count the words in: a b c", "label": "words"},
+    "sessions_search": {"query": "deploy slow", "limit": 5},
     "agents_list": {},
 }
 _PLACEHOLDERS = {"string": "…", "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
@@ -98,23 +99,25 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="sessions-tui",
         description="Watch and drive AI-agent sessions: a terminal dashboard on an embedded "
         "OpenClaw-compatible session engine. Without a COMMAND it opens the dashboard.",
-        epilog="Run 'sessions-tui COMMAND --help' for a command's options and examples.",
+        epilog="Run 'sessions-tui COMMAND --help' for a command's options and examples. An option given "
+        "before a COMMAND counts for it as well, where the command takes it.",
     )
+    parser.argv = [] if argv is None else list(argv)
     parser.add_argument("--version", action="version", version=f"sessions-tui {__version__}")
     global_options(
         parser,
         suppress=False,
         demo=(
-            f"dashboard, tool, send: use the demo, in a state directory of its own ({demo_dir} unless --state), "
+            f"open the dashboard on the demo, in a state directory of its own ({demo_dir} unless --state), "
             "filled with the demo sessions and config on first use"
         ),
     )
     parser.add_argument(
-        "--as", dest="as_key", metavar="SESSION_KEY", help="dashboard, tool, send: act as this session (default: main)"
+        "--as", dest="as_key", metavar="SESSION_KEY", help="act as this session in the dashboard (default: main)"
     )
-    parser.add_argument("--sandboxed", action="store_true", help="dashboard, tool: act as a sandboxed requester")
+    parser.add_argument("--sandboxed", action="store_true", help="act as a sandboxed requester in the dashboard")
     parser.add_argument("--openclaw", metavar="DIR", help=_OPENCLAW_HELP)
-    remote_options(parser, suppress=False)
+    remote_options(parser, suppress=False, doing="show in the dashboard")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     on_demo = f"act on the demo's own state directory ({demo_dir} unless --state), filled with the demo first"
 
@@ -132,6 +135,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     if wanted("tool"):
         face_options(
             tool,
+            doing="run the tool on",
             demo=on_demo,
             requester="the requester session (default: main)",
             sandboxed="treat the requester as sandboxed",
@@ -155,7 +159,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         epilog="example: sessions-tui send agent:main:discord:group:dev 'status?'",
     )
     if wanted("send"):
-        face_options(send, demo=on_demo, requester="send on behalf of this session (enables the ping-pong with it)")
+        face_options(
+            send,
+            doing="send through",
+            demo=on_demo,
+            requester="send on behalf of this session (enables the ping-pong with it)",
+        )
         send.add_argument("key", metavar="KEY", help="the target session: a key, main, or a sessionId")
         send.add_argument(
             "message",
@@ -198,7 +207,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         epilog="example: sessions-tui watch --session agent:main:discord:group:dev --json",
     )
     if wanted("watch"):
-        face_options(watch, demo=on_demo, requester="watch what this session may see (default: main)")
+        face_options(watch, doing="watch", demo=on_demo, requester="watch what this session may see (default: main)")
         watch.add_argument(
             "--session", metavar="KEY", help="only this session's events (a key in any spelling, main, or a sessionId)"
         )
@@ -300,7 +309,7 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         epilog="example: sessions-tui sends --session agent:main:discord:group:dev --reached late_reply",
     )
     if wanted("sends"):
-        face_options(sends, demo=on_demo)
+        face_options(sends, doing="list the sends of", demo=on_demo)
         sends.add_argument(
             "--session", metavar="KEY", help="only sends this session made or received (a key or sessionId)"
         )
@@ -331,7 +340,7 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         epilog="example: sessions-tui explain agent:ops:main agent:main:discord:group:dev --json",
     )
     if wanted("explain"):
-        face_options(explain, demo=on_demo, sandboxed="treat FROM as sandboxed")
+        face_options(explain, doing="ask", demo=on_demo, sandboxed="treat FROM as sandboxed")
         explain.add_argument("from_key", metavar="FROM", help="the requester session: a key or main")
         explain.add_argument("target", metavar="TO", help="the target session: a key")
         explain.add_argument(
@@ -358,7 +367,7 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         epilog="example: sessions-tui export agent:main:discord:group:dev --format html -o dev.html",
     )
     if wanted("export"):
-        face_options(export, demo=on_demo)
+        face_options(export, doing="export from", demo=on_demo)
         export.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
         export.add_argument(
             "--format", choices=("md", "html", "jsonl"), default="md", help="md (default), html or jsonl"
@@ -393,7 +402,11 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
     )
     if wanted("search"):
         face_options(
-            search, demo=on_demo, requester="search as this session", sandboxed="treat the requester as sandboxed"
+            search,
+            doing="search",
+            demo=on_demo,
+            requester="search as this session",
+            sandboxed="treat the requester as sandboxed",
         )
         search.add_argument("query", nargs="+", metavar="QUERY", help="the words to find")
         search.add_argument("--session", metavar="KEY", help="search this session only (a key, main, or a sessionId)")
@@ -429,7 +442,7 @@ def add_session_command(sub: Any, on_demo: str, wanted: Callable[[str], bool] = 
         ),
         epilog="example: sessions-tui session abort agent:main:discord:group:dev --clear-queued",
     )
-    face_options(abort, demo=on_demo)
+    face_options(abort, doing="abort the turn on", demo=on_demo)
     abort.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
     abort.add_argument("--clear-queued", action="store_true", help="drop the messages queued behind the turn too")
     abort.add_argument("--json", action="store_true", help="print the outcome as JSON")

@@ -1,8 +1,9 @@
-"""`--remote URL [--token T]`: the dashboard, `tool` and `send` on servers instead of a state directory.
+"""`--remote URL [--token T]`: the dashboard and the commands on servers instead of a state directory.
 
-One URL gives a remote backend; several give one backend over all of them (each session marked
-with its server). The token of each URL is the `--token` in the same place (one token for all
-when only one is given), else `$SESSIONS_TUI_TOKEN`. What a remote face cannot do (import or
+A URL without a scheme (`host:port`) is `http://host:port`. One URL gives a remote backend;
+several give one backend over all of them (each session marked with its server). The token of
+each URL is the `--token` in the same place (one token for all when only one is given), else
+`$SESSIONS_TUI_TOKEN`. What a remote face cannot do (import or
 follow an OpenClaw, the demo) is refused up front.
 
 What answers at a URL decides the backend (`connect`): `ws://` / `wss://` is an OpenClaw gateway's
@@ -11,7 +12,8 @@ operator API), then an OpenClaw gateway over its WebSocket (the URL mapped to `w
 when the upgrade is refused with an HTTP status, or with `--remote-http-only`, is the gateway
 spoken to over its HTTP tool API, polled (`OpenClawGatewayBackend`). While a gateway waits for
 its owner to approve this device, the pairing line (its request id, `openclaw devices approve
-<id>`) is said once on stderr, and the command waits.
+<id>`) is said once on stderr, and the command waits. A server that cannot be reached, or that asks
+for a token none was given for, is said in one line (`refusal_line`: where `serve` wrote its token).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import BackendUnavailable, TokenRefused
 from sessions_tui.cli.errors import UsageError
-from sessions_tui.cli.options import PASSWORD_ENV, TOKEN_ENV
+from sessions_tui.cli.options import PASSWORD_ENV, TOKEN_ENV, TOKEN_FILE
 from sessions_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
@@ -37,9 +40,13 @@ def remote_urls(opts: argparse.Namespace) -> list[str]:
 
 
 def _checked_url(url: str) -> str:
-    """`url` trimmed, or `UsageError` saying why it is not a server's address."""
+    """`url` trimmed (`http://` before a `host:port` without a scheme), or `UsageError` saying why it
+    is not a server's address."""
+    url = url.strip()
+    if "://" not in url:
+        url = f"http://{url}"
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(url)
         parts.port  # noqa: B018 - a port that is no number, or past 65535, raises here
     except ValueError as exc:
         raise UsageError(f"--remote {url!r}: not a URL: {exc}") from None
@@ -49,7 +56,23 @@ def _checked_url(url: str) -> str:
         )
     if parts.username or parts.password:
         raise UsageError(f"--remote {parts.hostname}: give the token with --token, not in the URL")
-    return url.strip().rstrip("/")
+    return url.rstrip("/")
+
+
+def refusal_line(exc: BackendUnavailable) -> str:
+    """What a server's refusal to connect is said as: its own line, and where a token is to be found
+    when none was given (`serve` given none writes one into its state directory)."""
+    if not isinstance(exc, TokenRefused) or exc.given:
+        return str(exc)
+    from sessions_tui.backend.toolkit.state_dir import resolve_state_dir
+    from sessions_tui.cli.backends import demo_state_dir
+
+    here = [path for path in (resolve_state_dir(None) / TOKEN_FILE, demo_state_dir() / TOKEN_FILE) if path.is_file()]
+    where = f"here: {here[0]}" if here else f"by default {resolve_state_dir(None) / TOKEN_FILE}"
+    return (
+        f"{exc}: give it with --token, or set ${TOKEN_ENV}; a serve started without one wrote it to "
+        f"{TOKEN_FILE} in its state directory ({visible_line(where)})"
+    )
 
 
 def pair_tokens(urls: list[str], tokens: list[str] | None) -> list[str | None]:
@@ -137,8 +160,6 @@ def connect_all(urls: list[str], tokens: list[str | None], *, password: str | No
     `UsageError` and closes the rest."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from sessions_tui.backend.contract.types import BackendUnavailable
-
     with ThreadPoolExecutor(max_workers=len(urls), thread_name_prefix="connect") as pool:
         futures = [
             pool.submit(connect, url, token, password=password, http_only=http_only)
@@ -156,7 +177,7 @@ def connect_all(urls: list[str], tokens: list[str | None], *, password: str | No
         for backend in backends:
             backend.close()
         if isinstance(failure, BackendUnavailable):
-            raise UsageError(str(failure)) from failure
+            raise UsageError(refusal_line(failure)) from failure
         raise failure
     return backends
 
@@ -188,8 +209,6 @@ def open_remote_unwaited(opts: argparse.Namespace) -> Backend | None:
 
 def open_remote(opts: argparse.Namespace) -> Backend:
     """The backend over the --remote URLs, connected (its public config read)."""
-    from sessions_tui.backend.contract.types import BackendUnavailable
-
     check_remote_command(opts)
     urls = [_checked_url(u) for u in remote_urls(opts)]
     tokens = pair_tokens(urls, getattr(opts, "token", None))
@@ -199,7 +218,7 @@ def open_remote(opts: argparse.Namespace) -> Backend:
         try:
             return connect(urls[0], tokens[0], password=password, http_only=http_only)
         except BackendUnavailable as exc:
-            raise UsageError(str(exc)) from exc
+            raise UsageError(refusal_line(exc)) from exc
     backends = connect_all(urls, tokens, password=password, http_only=http_only)
     from sessions_tui.backend.several import SeveralBackends
 

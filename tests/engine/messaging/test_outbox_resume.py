@@ -227,11 +227,13 @@ async def test_a_delivery_under_way_when_the_dashboard_quits_is_left_pending_and
 
 
 def test_the_dashboard_command_prints_the_left_pending_line_after_the_app(tmp_path, monkeypatch, capsys):
+    from cli_support import as_on_a_terminal
     from sessions_tui import cli
     from sessions_tui.backend.local.backend import LocalBackend
     from sessions_tui.ui.app import SessionsApp
 
     shown: list[str] = []
+    as_on_a_terminal(monkeypatch)
     monkeypatch.setattr(SessionsApp, "run", lambda self: shown.append("app ran"))
     monkeypatch.setattr(
         LocalBackend, "left_pending_line", lambda self: shown.append("asked") or "warning: \x1b[2J left"

@@ -8,6 +8,7 @@ listed apart, in vocabulary.py.
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Callable
 
 from pydantic import ConfigDict
@@ -89,6 +90,41 @@ class RequesterView(LazyModel):
 class BackendUnavailable(Exception):
     """The backend cannot do what was asked now: a server unreachable, a token refused. The
     message says which, for a face to show as it is."""
+
+
+class ServerUnreachable(BackendUnavailable):
+    """Nothing answers at the server's address (a closed port, a name that resolves to nothing):
+    `<url>: the server is not reachable (<why, briefly>)`."""
+
+    @classmethod
+    def at(cls, url: str, exc: BaseException) -> ServerUnreachable:
+        return cls(f"{url}: the server is not reachable ({_innermost_os_error(exc)})")
+
+
+class TokenRefused(BackendUnavailable):
+    """The server asks for a token (401): the one given is not its own, or none was given
+    (`given`), which a face may follow with where the token is to be found."""
+
+    def __init__(self, url: str, *, given: bool) -> None:
+        said = "the server refused the token" if given else "no token was given and the server asks for one"
+        super().__init__(f"{url}: {said} (401)")
+        self.given = given
+
+
+def _innermost_os_error(exc: BaseException) -> str:
+    """What the operating system said last in `exc`'s chain (`Connection refused`, `Name or
+    service not known`), else `exc`'s own words."""
+    said = str(exc) or type(exc).__name__
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and isinstance(cause.errno, int) and cause.errno > 0:
+            said = os.strerror(cause.errno)  # not asyncio's "Connect call failed (…)"
+        elif isinstance(cause, OSError) and cause.strerror:  # a name's lookup: a negative errno
+            said = cause.strerror
+        cause = cause.__cause__ or cause.__context__
+    return said
 
 
 class ImportSummary(LazyModel):

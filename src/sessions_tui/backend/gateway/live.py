@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -38,6 +39,7 @@ from sessions_tui.backend.contract.types import (
     EventCallback,
     ImportSummary,
     Requester,
+    ServerUnreachable,
     not_on,
 )
 from sessions_tui.backend.gateway.connection import FrameTap, GatewayClient, GatewayOptions, LinkState
@@ -176,6 +178,8 @@ class GatewaySocketBackend(ConfigIdentity):
                 status = getattr(getattr(exc, "response", None), "status_code", None)
                 said = f"HTTP {status}" if isinstance(status, int) else str(exc)
                 raise NoGatewaySocket(f"{self.url}: no gateway WebSocket there ({said})") from None
+            if isinstance(exc, OSError) and not isinstance(exc, ssl.SSLError):  # refused, no route, no such name
+                raise ServerUnreachable.at(self.url, exc) from None
             raise BackendUnavailable(f"{self.url}: {type(exc).__name__}: {exc or 'no answer'}") from None
 
     async def _drop_client(self) -> None:

@@ -27,6 +27,8 @@ from sessions_tui.backend.contract.types import (
     EventCallback,
     ImportSummary,
     Requester,
+    ServerUnreachable,
+    TokenRefused,
     not_on,
 )
 from sessions_tui.backend.remote import wire as w
@@ -106,10 +108,12 @@ class RemoteBackend(ConfigIdentity):
 
         try:
             response = await self._io.run(go())
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise ServerUnreachable.at(self.url, exc) from exc
         except httpx.HTTPError as exc:
             raise RemoteError(f"{self.url}: {type(exc).__name__}: {exc or 'no answer'}") from exc
         if response.status_code == 401:
-            raise RemoteError(f"{self.url}: the server refused the token (401)")
+            raise TokenRefused(self.url, given=bool(self._headers))
         if response.status_code == 429:
             wait = response.headers.get("retry-after", "?")
             raise RemoteError(f"{self.url}: locked out after failed tokens; retry in {wait} s (429)")

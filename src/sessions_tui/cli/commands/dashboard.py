@@ -1,9 +1,10 @@
 """`sessions-tui` with no command: the dashboard, on the backend the options choose. The one module
-of the command line that imports the Textual app, and only when it runs."""
+of the command line that imports the Textual app, and only when it runs, and only on a terminal."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 from concurrent.futures import Future
 
@@ -30,7 +31,22 @@ def connecting(opts: argparse.Namespace) -> Future[Backend]:
     return future
 
 
+NO_TERMINAL = (
+    "the dashboard needs a terminal (stdin and stdout): use `tool`, `watch` or `serve` instead "
+    "(sessions-tui --help lists every command)"
+)
+
+
+def on_a_terminal() -> bool:
+    """Whether both stdin and stdout are a terminal: the dashboard reads keys from one and draws on
+    the other. Without (`sessions-tui </dev/null >out`, a pipe, cron) Textual would write its escape
+    codes elsewhere and wait for keys that never come."""
+    return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+
+
 def run(opts: argparse.Namespace) -> int:
+    if not on_a_terminal():  # before Textual loads or a server is asked anything
+        raise UsageError(NO_TERMINAL)
     unwaited = open_remote_unwaited(opts) if remote_urls(opts) else None
     pending = connecting(opts) if remote_urls(opts) and unwaited is None else None
     from sessions_tui.ui.app import SessionsApp

@@ -82,7 +82,7 @@ def print_outcome(outcome: SearchOutcome, out: TextIO, *, bold: bool, damaged: b
     for hit in outcome.hits:
         print("\n".join(hit_lines(hit, bold=bold)), file=out)
     if outcome.truncated:
-        print(f"(more match: --limit raises the {len(outcome.hits)} shown)", file=out)
+        print(f"more matches: showing the first {len(outcome.hits)}; --limit N shows more", file=out)
     if outcome.indexing and damaged:
         print(f"({BEHIND_ON_DAMAGED})", file=out)
     elif outcome.indexing:

@@ -26,13 +26,12 @@ from sessions_tui.backend.toolkit.state_dir import ConfigError, StateDirError
 from sessions_tui.backend.values.vocabulary import StoreError
 from sessions_tui.cli.backends import open_backend
 from sessions_tui.cli.errors import EXIT_OK, UsageError, run_reporting
-from sessions_tui.cli.options import TOKEN_ENV
+from sessions_tui.cli.options import TOKEN_ENV, TOKEN_FILE
 from sessions_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
     from sessions_tui.server.settings import ServerSettings
 
-TOKEN_FILE = "serve.token"
 EXIT_FAILED = 1
 """A worker of several ended while no stop was asked."""
 
