@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -39,11 +39,21 @@ def describe(backend: Backend, key: str, sandboxed: bool) -> str:
 
 
 class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
-    """The picker opens on the current requester; `enter` (in the list or the filter) picks the
-    highlighted session. The sandboxed switch is the user's choice and stays as set while the
-    highlight moves; an agent whose `sandbox.mode` sandboxes the session shows it on and locked."""
+    """The picker opens on the current requester with the filter focused, as fzf's and k9s's do:
+    typing narrows the list at once, ↑↓ (and page up/down) move its highlight from the filter,
+    `enter` (in the list or the filter) picks the highlighted session, `esc` cancels; what is typed
+    while the list itself has focus goes to the filter. The sandboxed switch is the user's choice
+    and stays as set while the highlight moves; an agent whose `sandbox.mode` sandboxes the session
+    shows it on and locked."""
 
-    BINDINGS = [Binding("escape", "cancel", "cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "cancel"),
+        # The list's own keys, for when the filter has focus (the focused list answers them itself).
+        Binding("up", "move('cursor_up')", show=False),
+        Binding("down", "move('cursor_down')", show=False),
+        Binding("pageup", "move('page_up')", show=False),
+        Binding("pagedown", "move('page_down')", show=False),
+    ]
 
     def __init__(self, backend: Backend, current: str, sandboxed: bool) -> None:
         super().__init__()
@@ -61,9 +71,14 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="acting-as"):
             yield Static(
-                span("Act as", style="bold") + span("   enter picks · esc cancels", style="dim"), classes="panel-title"
+                span("Act as", style="bold")
+                + span("   type to filter · ↑↓ move · enter picks · esc cancels", style="dim"),
+                classes="panel-title",
             )
-            yield Field(placeholder="filter sessions, or type any session key", id="acting-filter")
+            # Not selected on focus: a character typed on the list is added to the filter, not put in its place.
+            yield Field(
+                placeholder="filter sessions, or type any session key", id="acting-filter", select_on_focus=False
+            )
             yield OptionList(id="acting-options")
             with Horizontal(id="acting-controls"):
                 yield Label("sandboxed")
@@ -84,7 +99,23 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
     def on_mount(self) -> None:
         self._fill("")
         self._show_choice()
-        self.query_one("#acting-options", OptionList).focus()
+        self.query_one("#acting-filter", Field).focus()
+
+    def action_move(self, action: str) -> None:
+        """Move the list's highlight (`cursor_up`, `cursor_down`, `page_up`, `page_down`)."""
+        options = self.query_one("#acting-options", OptionList)
+        getattr(options, f"action_{action}")()
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed on the list goes to the filter, which takes the focus (as fzf's does)."""
+        options = self.query_one("#acting-options", OptionList)
+        if self.focused is options and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            field = self.query_one("#acting-filter", Field)
+            field.focus()
+            field.cursor_position = len(field.value)
+            field.insert_text_at_cursor(event.character)
 
     def _fill(self, search: str) -> None:
         """Read the sessions for `search` off the UI thread (the store is SQLite)."""

@@ -58,6 +58,8 @@ _DELIVERY = {
     "forbidden": "blocked by the send policy",
     "none": "no channel to post to",
 }
+SELF_SEND = "cannot target the calling session"
+"""OpenClaw's `sessions_send` refusing a send from a session into itself: the hint says how to reply."""
 
 
 class Composer(ReportsWorkerErrors, Vertical):
@@ -320,7 +322,25 @@ class Composer(ReportsWorkerErrors, Vertical):
 
         else:
             text = Text(str(status), style=themed("bold $error")) + Text(" · ") + literal(result.get("error", ""))
+        if SELF_SEND in str(result.get("error", "")):
+            text.append("\n")
+            text.append_text(span(self._self_send_hint(), style="dim"))
         self._outcome(text)
+
+    def _self_send_hint(self) -> str:
+        """How to reply into the session the tools run as: as another session (the acting-as key)."""
+        key = next(
+            (
+                self.app.get_key_display(active.binding)
+                for active in self.screen.active_bindings.values()
+                if active.binding.action == "acting_as"
+            ),
+            "a",
+        )
+        return (
+            f"To reply there, act as another session ({key}) and send from it, or reach the gateway "
+            "over its WebSocket (--remote ws://…), where a send goes in as its operator."
+        )
 
     def on_engine_event(self, event: EngineEvent) -> None:
         """Engine events about this composer's send: its run, ping-pong turns, the announce."""

@@ -83,7 +83,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self.first_seq = 0  # the oldest and newest message shown (0: none)
         self.last_seq = 0
         self._generation = 0  # bumped by every open/reload: older results are dropped
-        self._total = 0
+        self._total: int | None = None  # the history's own count of its messages, when it gives one
         self._flags: dict[str, bool] = {}
         self._page_pending = False
         self._tail_wanted = False
@@ -223,7 +223,8 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             self._show_error(result)
             return
         messages: list[dict[str, Any]] = [m for m in result.get("messages", []) if isinstance(m, dict)]
-        self._total = int(result.get("totalMessages") or 0)
+        total = result.get("totalMessages")  # an OpenClaw gateway's HTTP `sessions_history` has none
+        self._total = total if isinstance(total, int) and not isinstance(total, bool) else None
         if event.kind == "first" or any(message_seq(m) <= 0 for m in messages):
             await self._replace(event.kind, result, messages)
         else:
@@ -311,8 +312,14 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         if self.key is not None:
             self._update_header()  # the key is elided to the width
 
+    def _shown_count(self) -> int:
+        """The messages the header counts: the history's total, and never fewer than are shown
+        (a history that gives no total, or counts 0, still has what it answered)."""
+        shown = len(self.query_one(MessageScroll).query_children(MessageView))
+        return max(self._total or 0, shown)
+
     def _update_header(self) -> None:
-        rest = Text(f"   {message_count(self._total)}", style="dim")
+        rest = Text(f"   {message_count(self._shown_count())}", style="dim")
         if self.next_offset is not None:
             rest.append("   m: older", style="dim")
         # One line: the key gives up its middle (the tooltip has it whole), the count stays.
