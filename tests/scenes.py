@@ -286,6 +286,14 @@ async def stop_confirm(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def sorted_by_channel(pilot: Any) -> None:
+    """`<` twice from the first sort (UPDATED): sorted by CHANNEL, a column small terminals drop."""
+    await settle(pilot)
+    for _ in range(2):
+        await pilot.press("less_than_sign")
+        await settle(pilot)
+
+
 Scene = Callable[[Any], Awaitable[None]]
 
 # name -> (scene, demo model latency in ms)

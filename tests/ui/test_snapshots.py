@@ -9,7 +9,7 @@ the same scenes (scripts/screenshots.py). After a deliberate change run
 
 import pytest
 
-from scenes import SMALL_SCENES, SMALL_SIZES, STATE_UNDER_HOME, demo_app, stop_confirm
+from scenes import SMALL_SCENES, SMALL_SIZES, STATE_UNDER_HOME, demo_app, sorted_by_channel, stop_confirm
 from ui_support import SIZE, scene_app
 
 SCENE_NAMES = [
@@ -26,9 +26,11 @@ SCENE_NAMES = [
     "search-opened",
     "help",
 ]
-CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [
-    pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}") for name in SMALL_SCENES for size in SMALL_SIZES
-]
+CASES = (
+    [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES]
+    + [pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}") for name in SMALL_SCENES for size in SMALL_SIZES]
+    + [pytest.param("main", (200, 50), id="main-200x50")]  # a large terminal: the columns take its width
+)
 
 
 @pytest.mark.parametrize(("name", "size"), CASES)
@@ -45,3 +47,12 @@ def test_stop_confirmation_80x24(snap_compare, monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(home))
     app = demo_app(home / STATE_UNDER_HOME, seed="stop-confirm")
     assert snap_compare(app, terminal_size=(80, 24), run_before=stop_confirm)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_sorted_by_a_hidden_column(snap_compare, monkeypatch, tmp_path, size):
+    """Sorted by CHANNEL, which these widths drop: the line under the table says the sort."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    app = demo_app(home / STATE_UNDER_HOME, seed="sorted-by-channel")
+    assert snap_compare(app, terminal_size=size, run_before=sorted_by_channel)

@@ -13,7 +13,7 @@ async def test_pages_forward_and_back_show_the_pages_by_position(tmp_path):
         app.engine.store.sessions.create(
             f"agent:main:discord:group:g{i:03}", {"updatedAt": 5_000 + i // 7}
         )  # runs of ties
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await settle(pilot)
         screen = app.main_screen
         total = screen.total
@@ -29,16 +29,43 @@ async def test_pages_forward_and_back_show_the_pages_by_position(tmp_path):
             assert ordered_keys(app) == by_position[page]
             last = min(first + 99, total)
             assert f"rows {first}–{last} of {total}" in text_of(screen.query_one("#page-info"))
-        await pilot.press("right_square_bracket")  # the last page: stays
+        await pilot.press("right_square_bracket")  # the last page: stays, and says so
         await settle(pilot)
         assert ordered_keys(app) == by_position[2]
+        assert toasts(app)[-1] == "No next page: rows 201–250 of 250 are the last."
         for page in (1, 0):
             await pilot.press("left_square_bracket")
             await settle(pilot)
             assert ordered_keys(app) == by_position[page]
-        await pilot.press("left_square_bracket")  # the first page: stays
+        await pilot.press("left_square_bracket")  # the first page: stays, and says so
         await settle(pilot)
         assert ordered_keys(app) == by_position[0] and screen.page_offset == 0
+        assert toasts(app)[-1] == "No previous page: this is the first."
+
+
+def toasts(app):
+    return [n.message for n in app._notifications]
+
+
+async def test_paging_keys_on_the_only_page_say_why_nothing_turned(tmp_path):
+    """Issue 28 item 25: `]` and `[` on the only page answer (a toast naming the count), with the
+    count's word as the count wants it (item 9)."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        await pilot.press("right_square_bracket")
+        await until(pilot, lambda: toasts(app), "a toast")
+        assert toasts(app)[-1] == "No next page: all 9 sessions shown."
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert toasts(app)[-1] == "No previous page: all 9 sessions shown."
+        assert screen.page_offset == 0
+        screen.query_one("#filter").value = "nightly"
+        await until(pilot, lambda: screen.counted and screen.total == 1, "the filter's count")
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert toasts(app)[-1] == "No next page: the one session is shown."
 
 
 async def test_another_process_writing_refreshes_the_shown_page_by_keyset_and_counts_after(tmp_path):

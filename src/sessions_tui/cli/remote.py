@@ -28,6 +28,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, TokenRefused
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.cli.options import PASSWORD_ENV, TOKEN_ENV, TOKEN_FILE
+from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ def pair_tokens(urls: list[str], tokens: list[str] | None) -> list[str | None]:
     if len(given) == 1:
         return [given[0] for _ in urls]
     if len(given) != len(urls):
-        raise UsageError(f"--token: {len(given)} tokens for {len(urls)} --remote URLs: give one, or one each")
+        raise UsageError(
+            f"--token: {plural(len(given), 'token')} for {plural(len(urls), '--remote URL')}: give one, or one each"
+        )
     return list(given)
 
 

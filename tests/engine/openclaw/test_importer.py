@@ -681,7 +681,7 @@ def test_cli_import_openclaw_prints_summary_and_problems(legacy, tmp_path):
     assert proc.stdout.strip().splitlines() == [
         f"read {root / 'agents' / 'main' / 'sessions' / 'sessions.json'}",
         f"read {root / 'agents' / 'ops' / 'sessions' / 'sessions.json'}",
-        f"imported 5 sessions, updated 0, unchanged 0; {lines_total} transcript lines; 1 problems",
+        f"imported 5 sessions, updated 0, unchanged 0; {lines_total} transcript lines; 1 problem",
     ]
     assert proc.stderr.strip().splitlines() == [
         f"{s.path}:{len(s.lines) + 1}: invalid JSON (Expecting value at column 1); line skipped"

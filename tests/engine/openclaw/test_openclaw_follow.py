@@ -265,7 +265,7 @@ def test_follow_command_prints_changes_and_stops_cleanly_on_sigterm(tmp_path):
         assert seen[2] == "imported 10 sessions, updated 0, unchanged 0; 64 transcript lines; 0 problems"
         gateway.append(GROUP, {"role": "user", "content": "while following"})
         line = proc.stdout.readline().strip()
-        assert line.endswith(f"{GROUP}  +1 lines")
+        assert line.endswith(f"{GROUP}  +1 line")  # issue 28 item 9: one line, not `1 lines`
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=20)
     finally:

@@ -23,6 +23,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.toolkit.openclaw import FollowTick
 from sessions_tui.cli.backends import open_backend
 from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
+from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
 
@@ -56,7 +57,9 @@ class FollowPrinter:
             self.say(self.out, report.summary())
             return
         for key, lines in report.changed.items():
-            self.say(self.out, f"{_now()}  {self.show_key(key)}  " + (f"+{lines} lines" if lines else "changed"))
+            self.say(
+                self.out, f"{_now()}  {self.show_key(key)}  " + (f"+{plural(lines, 'line')}" if lines else "changed")
+            )
 
     @staticmethod
     def say(stream: IO[str], text: str) -> None:

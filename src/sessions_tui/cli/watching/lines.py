@@ -25,6 +25,7 @@ from sessions_tui.backend.values.vocabulary import (
     RunStreamed,
     SendProgress,
 )
+from sessions_tui.counting import plural
 from sessions_tui.terminal_text import json_text, visible_line
 
 LINE_TEXT_CHARS = 200
@@ -199,7 +200,7 @@ def _delivery(fields: dict[str, Any]) -> str:
 def _follow(fields: dict[str, Any]) -> str:
     if fields.get("failure"):
         return f"{fields.get('root')} failing: {one_line(str(fields['failure']))}"
-    changed = f" ({fields['changed']} sessions brought up to date)" if fields.get("changed") else ""
+    changed = f" ({plural(int(fields['changed']), 'session')} brought up to date)" if fields.get("changed") else ""
     return f"following {fields.get('root')}{changed}"
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from sessions_tui.counting import plural
 from sessions_tui.engine.openclaw.agent_db import parse_line
 from sessions_tui.engine.redaction.cut import redact_then_cut
 from sessions_tui.engine.redaction.redact import default_redactor
@@ -63,9 +64,9 @@ class ImportReport(BaseModel):
 
     def summary(self) -> str:
         return (
-            f"imported {self.sessions_imported} sessions, updated {self.sessions_updated}, "
-            f"unchanged {self.sessions_unchanged}; {self.lines_imported} transcript lines; "
-            f"{len(self.problems)} problems"
+            f"imported {plural(self.sessions_imported, 'session')}, updated {self.sessions_updated}, "
+            f"unchanged {self.sessions_unchanged}; {plural(self.lines_imported, 'transcript line')}; "
+            f"{plural(len(self.problems), 'problem')}"
         )
 
 

@@ -33,8 +33,8 @@ from sessions_tui.ui.screens.search import SearchScreen
 from sessions_tui.ui.screens.sends import SendsScreen
 from sessions_tui.ui.screens.steer import SteerScreen
 from sessions_tui.ui.screens.stop import StopScreen, outcome_line
-from sessions_tui.ui.screens.table_count import TableCounted
-from sessions_tui.ui.text import literal, span
+from sessions_tui.ui.screens.table_count import TableCounted, no_page_note, page_info
+from sessions_tui.ui.text import literal
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
 from sessions_tui.ui.widgets.footer import DashboardFooter
@@ -203,12 +203,22 @@ class MainScreen(LiveRows):
                 literal(" " + self.empty_note(), style="$warning"), layout=False
             )
             return
-        first, last = self.page_offset + 1, self.page_offset + table.row_count
-        of = f"{self.total:,}" if self.counted else "…"
-        text = span(f" rows {first:,}–{last:,} of {of}", style="dim")
-        if self.total > PAGE_SIZE or self.page_offset or (not self.counted and table.row_count >= PAGE_SIZE):
-            text.append("   [ previous page   ] next page", style="dim")
-        self.query_one("#page-info", Static).update(text, layout=False)  # one line, its size fixed: no layout
+        info = self.query_one("#page-info", Static)
+        paged = self.total > PAGE_SIZE or bool(self.page_offset) or (not self.counted and table.row_count >= PAGE_SIZE)
+        first, last, total = self.page_offset + 1, self.page_offset + table.row_count, self.shown_total
+        text = page_info(first, last, total, self.sort_words(), paged=paged, room=info.size.width)
+        info.update(text, layout=False)  # one line, its size fixed: no layout
+
+    @property
+    def shown_total(self) -> int | None:
+        """The filtered set's size, None until it is counted."""
+        return self.total if self.counted else None
+
+    def sort_words(self) -> str:
+        """The table's sort as words: `channel ▲`, `updated ▼` (its column's name)."""
+        query = self.query_state
+        name = next((c.key for c in COLUMNS if c.sort == query.order_by), query.order_by)
+        return f"{name} {'▼' if query.descending else '▲'}"
 
     def empty_note(self, long: bool = False) -> str:
         """Why the table is empty, and what to do about it."""
@@ -276,6 +286,7 @@ class MainScreen(LiveRows):
         self.query_state.order_by, self.query_state.descending = order_by, descending
         self.query_one(TableHeader).show_sort(order_by, descending)
         self.page_offset = 0
+        self._update_counts()  # the sort said at once; the page follows
         self.reload_table()
 
     def action_prev_page(self) -> None:
@@ -290,6 +301,9 @@ class MainScreen(LiveRows):
         if (step > 0 and (not self.counted or self.page_offset + PAGE_SIZE >= self.total)) or (
             step < 0 and not self.page_offset
         ):
+            shown = self.query_one(SessionTable).row_count
+            note = no_page_note(step, self.page_offset, shown, self.shown_total, PAGE_SIZE)
+            self.app.notify(note, timeout=3, markup=False)
             return
         self._from = (self._last, None) if step > 0 else (None, self._first)
         self.page_offset = max(0, self.page_offset + (1 if step > 0 else -1) * PAGE_SIZE)

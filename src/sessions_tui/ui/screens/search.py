@@ -28,6 +28,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, Requester
 from sessions_tui.backend.toolkit.matching import marked_parts
 from sessions_tui.backend.values.vocabulary import SearchUnreadable, ToolInputError
+from sessions_tui.counting import plural
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
@@ -151,7 +152,7 @@ class SearchScreen(Screen["SearchHit | None"]):
             table.focus()
         self.note = event.problem or (outcome.refused or "" if outcome else "")
         if outcome and not outcome.refused:
-            count = f"{len(self.hits)} message{'s' if len(self.hits) != 1 else ''}"
+            count = plural(len(self.hits), "message")
             more = " (more match: showing the best)" if outcome.truncated else ""
             indexing = "   indexing: results may be incomplete" if outcome.indexing else ""
             self.note = f"{count}{more}{indexing}"

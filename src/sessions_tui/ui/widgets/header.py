@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from sessions_tui.counting import plural
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import elide_middle, visible
 
@@ -86,7 +87,7 @@ class StatusHeader(Static):
             counts.append(f"  {self.total:,}", style="")
             counts.append(f" ({self.running} ▶)", style="dim")
         else:
-            counts.append(f"  {self.total:,} sessions", style="")
+            counts.append(f"  {plural(self.total, 'session')}", style="")
             counts.append(f" ({self.running} running)", style="dim")
         state = Text("  ")
         live = ("⏸ paused", "header--paused") if self.paused else ("● live", "header--live")

@@ -20,6 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
+from sessions_tui.counting import plural
 from sessions_tui.ui.text import ROLE_STYLES, clock_time, literal, one_line, span
 from sessions_tui.ui.theme import themed
 
@@ -44,7 +45,7 @@ def clip_lines(text: str, lines: int = TOOL_TEXT_LINES) -> str:
     parts = text.splitlines()
     if len(parts) <= lines:
         return text
-    return "\n".join(parts[:lines]) + f"\n… ({len(parts) - lines} more lines)"
+    return "\n".join(parts[:lines]) + f"\n… ({plural(len(parts) - lines, 'more line')})"
 
 
 def draw(parts: list[Part]) -> RenderableType:
@@ -163,12 +164,12 @@ class MessageView(Widget):
             thought = block.get("thinking", "")
             thought = thought if isinstance(thought, str) else str(thought)
             is_open = index in self.open_thinking
-            label = span(f"{'▼' if is_open else '▶'} thinking · {len(thought):,} chars", style="dim")
+            label = span(f"{'▼' if is_open else '▶'} thinking · {plural(len(thought), 'char')}", style="dim")
             label.stylize(Style.from_meta({"@click": f"toggle_thinking({index})"}))
             return [(BODY, label), (NESTED, literal(thought, style="italic dim"))] if is_open else [(BODY, label)]
         if kind == "image":
             size = block.get("bytes")
-            size_text = f" · {size:,} bytes" if isinstance(size, int) else ""
+            size_text = f" · {plural(size, 'byte')}" if isinstance(size, int) else ""
             mime = one_line(block.get("mimeType") or "image", 60)
             return [(BODY, span(f"[{mime} omitted{size_text}]", style="dim"))]
         if kind == "toolCall" and self.tools:

@@ -26,7 +26,15 @@ from textual.widgets.data_table import ColumnKey, RowDoesNotExist, RowKey
 
 from sessions_tui.ui.widgets.table_line import COLUMNS as COLUMNS
 from sessions_tui.ui.widgets.table_line import DROP_ORDER as DROP_ORDER
-from sessions_tui.ui.widgets.table_line import GAP, cells, compose_line, fit_columns, line_width, shown_fields
+from sessions_tui.ui.widgets.table_line import (
+    GAP,
+    cells,
+    compose_line,
+    content_widths,
+    fit_columns,
+    line_width,
+    shown_fields,
+)
 
 if TYPE_CHECKING:
     from sessions_tui.backend.values.views import BrowseRow
@@ -125,7 +133,9 @@ class SessionTable(DataTable[Any]):
         self.rows_by_key: dict[str, BrowseRow] = {}
         self.lines_by_key: dict[str, _Line] = {}
         self.now_ms = 0
-        self.widths = fit_columns(10_000)  # the columns shown and their widths
+        self.room = 10_000  # the width the columns fit in (the table's, once laid out)
+        self.content: dict[str, int] | None = None  # the widest values of the rows shown (`content_widths`)
+        self.widths = fit_columns(self.room)  # the columns shown and their widths
         # Recently shown rows' cells and line by what they show (`shown_fields`) at the current
         # widths: the next keystroke or page shows many of the same rows.
         self._composed: dict[tuple[Any, ...], tuple[dict[str, Text], Text]] = {}
@@ -164,16 +174,24 @@ class SessionTable(DataTable[Any]):
 
     def on_resize(self, _: Resize) -> None:
         """Show the columns that fit the new width (the rows are recomposed, none rebuilt)."""
-        widths = fit_columns(self.scrollable_content_region.width)
+        self.room = self.scrollable_content_region.width
+        self._refit()
+
+    def _refit(self, rows: list[BrowseRow] | None = None) -> None:
+        """Fit the columns to the room and to the content of `rows` (those shown when None); when
+        the widths change, the shown rows are recomposed (none rebuilt) and the titles follow."""
+        self.content = content_widths(self.rows_by_key.values() if rows is None else rows)
+        widths = fit_columns(self.room, self.content)
         if widths == self.widths:
             return
         self.widths = widths
         self._composed.clear()
         self.columns[ColumnKey(LINE)].width = line_width(widths)
-        for key, line in self.lines_by_key.items():
-            self.lines_by_key[key] = _Line(self, line.row, line.now_ms)
-            self.update_cell(key, LINE, self.lines_by_key[key], update_width=True)
-        self.refresh(layout=True)
+        if rows is None:
+            for key, line in self.lines_by_key.items():
+                self.lines_by_key[key] = _Line(self, line.row, line.now_ms)
+                self.update_cell(key, LINE, self.lines_by_key[key], update_width=True)
+            self.refresh(layout=True)
         for header in self.screen.query(TableHeader):
             header.show_columns(widths)
 
@@ -213,6 +231,7 @@ class SessionTable(DataTable[Any]):
             self.refresh()  # painted again as it is: from DataTable's line cache
             return
         current = self.current_key()
+        self._refit(rows)  # before the rows are added: each is composed at the new widths
         self.clear()
         self.rows_by_key.clear()
         self.lines_by_key.clear()
@@ -262,6 +281,8 @@ class SessionTable(DataTable[Any]):
                 self.update_cell(key, LINE, line)
                 self.lines_by_key[key] = line
             self.rows_by_key[key] = row
+        if changed:
+            self._refit()
         if order is not None:
             self.order_by_keys(order)
 

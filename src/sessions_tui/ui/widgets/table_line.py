@@ -2,28 +2,35 @@
 fit a width. Each row is composed once into a single line, so the table renders one cell per row
 instead of one per column.
 
-The columns that fit the table's width are shown; the others drop in `DROP_ORDER` (MODEL first:
-the same for most sessions; CHANNEL next: usually spelled in the key; SEND: a `deny` also shows
-as `⊘` beside the key; then TOKENS, KIND, LABEL, UPDATED). KEY and ST always stay, and KEY takes
-the width left over, up to `KEY_MAX`.
+Columns fit their content: each is as wide as its widest value on the page (`content_widths`; its
+title at least), never wider than its default while room is short. The columns that fit the
+table's width are shown; the others drop in `DROP_ORDER` (MODEL first: the same for most sessions;
+CHANNEL next: usually spelled in the key; SEND: a `deny` also shows as `⊘` beside the key; then
+TOKENS, KIND, LABEL, UPDATED). KEY and ST always stay. What width is left goes to the columns whose
+values are cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL, then KEY
+whole), then to KEY up to `KEY_MAX`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from sessions_tui.backend.values.rows import display_name
+from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import (
     STATUS_ICONS,
     literal,
     relative_time,
     short_number,
     span,
+    visible,
 )
-from sessions_tui.ui.widgets.column_fit import fit_widths
+from sessions_tui.ui.widgets.column_fit import drop_to_fit, grow_into
 
 if TYPE_CHECKING:
     from sessions_tui.backend.values.views import BrowseRow
@@ -50,17 +57,50 @@ COLUMNS = [
     Column("send", "SEND", None, 6),  # "allow*" / "deny*": the override mark always shows
 ]
 DROP_ORDER = ["model", "channel", "send", "tokens", "kind", "label", "updated"]
+FITTED = ("key", "channel", "label", "model", "send")  # the columns as wide as their content
+GROW_ORDER = ("label", "channel", "model")  # after KEY up to KEY_MAX, before KEY whole
 KEY_MAX = 48
 GAP = "  "
 
 
-def fit_columns(width: int) -> dict[str, int]:
+def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[str, int]:
     """The columns shown in `width` cells (in table order) and each one's width.
 
-    Columns drop in `DROP_ORDER` until the rest fit; KEY then takes what is left, up to `KEY_MAX`.
+    `content`: the widest value of each of the `FITTED` columns (`content_widths`); without it,
+    each column has its default width. A column is as wide as its content wants (its title at
+    least), but no wider than its default until the columns that drop have dropped; what is left
+    then goes to the columns whose values are cut, KEY first (up to `KEY_MAX`), and last to KEY.
     """
-    widths = {c.key: c.width for c in COLUMNS}
-    return fit_widths(widths, DROP_ORDER, width, flexible="key", flexible_max=KEY_MAX, between=len(GAP))
+    content = content or {}
+    wanted = {c.key: max(len(c.title), content.get(c.key, c.width)) for c in COLUMNS}
+    shown = drop_to_fit({c.key: min(c.width, wanted[c.key]) for c in COLUMNS}, DROP_ORDER, width, between=len(GAP))
+    steps = [("key", min(wanted["key"], KEY_MAX))]
+    steps += [(key, wanted[key]) for key in GROW_ORDER]
+    steps += [("key", wanted["key"]), ("key", KEY_MAX)]
+    return grow_into(shown, width, steps, between=len(GAP))
+
+
+def content_widths(rows: Iterable[BrowseRow]) -> dict[str, int]:
+    """The widest value of each of the `FITTED` columns over `rows`, in cells, as `cells` shows them."""
+    widths = dict.fromkeys(FITTED, 0)
+    for row in rows:
+        denied = row.get("_send") == "deny"
+        overridden = row.get("sendPolicy") in ("allow", "deny")
+        for key, value in (
+            ("key", _shown_len(row["key"]) + (2 if denied else 0)),
+            ("channel", _shown_len(row.get("channel", ""))),
+            ("label", _shown_len(display_name(row))),
+            ("model", _shown_len(row.get("model") or "")),
+            ("send", (4 if denied else 5) + (1 if overridden else 0)),
+        ):
+            if value > widths[key]:
+                widths[key] = value
+    return widths
+
+
+def _shown_len(value: object) -> int:
+    """The cells `literal` shows `value` in."""
+    return cell_len(visible(home_relative(value if isinstance(value, str) else str(value))))
 
 
 def line_width(widths: dict[str, int]) -> int:

@@ -28,6 +28,7 @@ from textual.worker import get_current_worker
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.values.vocabulary import ToolInputError
+from sessions_tui.counting import plural
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.text import elide_middle, literal, span
 from sessions_tui.ui.theme import themed
@@ -49,7 +50,7 @@ MIN_KEY_CELLS = 12  # a key elided below this says nothing: the title wraps inst
 
 
 def message_count(count: int) -> str:
-    return f"{count:,} message{'' if count == 1 else 's'}"
+    return plural(count, "message")
 
 
 class TranscriptPane(ReportsWorkerErrors, Vertical):
