@@ -24,7 +24,8 @@ PANES = {
     3: "the transcript, or the spawn panel's runs while it is open",
     4: "the composer",
 }
-"""The panes by number (lazygit): each key focuses its pane; the number stands in its border title."""
+"""The panes by number (lazygit): each key focuses its pane, with alt from a text field (the spawn
+form's fields too: its runs list is `alt+3` away); the number stands in its border title."""
 
 MAIN_KEYS: list[BindingType] = [
     Binding("down", "leave_filter", show=False),
@@ -56,10 +57,17 @@ MAIN_KEYS: list[BindingType] = [
     ),
     *(
         Binding(
-            str(number), f"pane({number})", f"pane {number}", show=False, id=f"pane_{number}", tooltip=f"focus {what}"
+            str(number),
+            f"pane({number})",
+            f"pane {number}",
+            show=False,
+            id=f"pane_{number}",
+            tooltip=f"focus {what} (alt+{number} from a text field)",
         )
         for number, what in PANES.items()
     ),
+    # the same from a text field, where a digit is typed: alt+1 … alt+4 (a terminal's esc, then the digit)
+    *(Binding(f"alt+{number}", f"pane({number})", show=False, priority=True) for number in PANES),
     Binding(
         "plus",
         "layout(1)",
@@ -115,10 +123,11 @@ MAIN_KEYS: list[BindingType] = [
     *(
         Binding(
             KIND_KEYS[kind],
-            f"toggle_kind('{kind}')",
+            f"toggle_kind('{kind}')",  # priority: before a field types the letter a terminal sends with it
             kind,
             show=False,
             id=f"kind_{kind}",
+            priority=True,
             tooltip=f"show or hide the {kind} sessions",
         )
         for kind in SESSION_KINDS

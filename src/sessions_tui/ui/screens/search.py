@@ -1,4 +1,4 @@
-"""The Search view (`g`, `ctrl+f`): every message the acting-as requester may read that says the
+"""The Search view (`f`, `ctrl+f`): every message the acting-as requester may read that says the
 words typed, best first, matched words highlighted in their context; `enter` opens the session at
 that message.
 
@@ -28,6 +28,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, Requester
 from sessions_tui.backend.toolkit.matching import marked_parts
 from sessions_tui.backend.values.vocabulary import SearchUnreadable, ToolInputError
+from sessions_tui.ui.screens.panes import move_cursor
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
@@ -60,6 +61,10 @@ class SearchScreen(Screen["SearchHit | None"]):
         Binding("escape", "close", "back", id="search_back", tooltip="back to the sessions"),
         Binding("enter", "choose", "open", id="search_open", tooltip="open the session at this message"),
         Binding("down", "results", show=False, id="search_results", tooltip="from the words to the results"),
+        Binding("j", "move('down')", show=False),  # j k g G on the results, as on the dashboard's tables
+        Binding("k", "move('up')", show=False),
+        Binding("g", "move('top')", show=False),
+        Binding("G", "move('bottom')", show=False),
     ]
 
     class Found(Message):
@@ -97,6 +102,9 @@ class SearchScreen(Screen["SearchHit | None"]):
         self.query_one("#search-query", Field).focus()
         if self.initial.strip():
             self.search(self.initial)
+
+    def action_move(self, where: str) -> None:
+        move_cursor(self.focused, where)
 
     # -- searching ------------------------------------------------------------------------------
 
