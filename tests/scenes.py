@@ -29,7 +29,7 @@ from sessions_tui.ui.app import SessionsApp
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
 SIZE = (160, 48)  # the README's screenshots and the snapshots without a size in their name
-SMALL_SIZES = [(80, 24), (100, 30)]  # the key scenes are snapshot at these too (`main-80x24`…)
+SMALL_SIZES = [(80, 24), (100, 30), (120, 40)]  # the key scenes are snapshot at these too (`main-80x24`…)
 SMALL_SCENES = ["main", "transcript-tools-off", "spawn-announcement"]
 NOW_MS = 1_776_081_600_000  # 2026-04-13T12:00:00Z
 STATE_UNDER_HOME = Path(".local/share/sessions-tui")  # the default state directory on Linux
@@ -247,9 +247,9 @@ async def why_scene(pilot: Any) -> None:
 
 
 async def search_scene(pilot: Any) -> None:
-    """`g`, "deploy": every message that says it, best first, the word highlighted in its context."""
+    """`f`, "deploy": every message that says it, best first, the word highlighted in its context."""
     await settle(pilot)
-    await pilot.press("g")
+    await pilot.press("f")
     await until(pilot, lambda: type(pilot.app.screen).__name__ == "SearchScreen", "the Search view")
     screen = pilot.app.screen
     for char in "deploy":

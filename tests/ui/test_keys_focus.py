@@ -304,9 +304,13 @@ async def test_the_footer_shows_send_help_and_quit_at_80_columns_and_more_when_w
         assert ("t", "toggle_tools") not in keys
         footer = app.main_screen.query_one(DashboardFooter)
         assert sum(key.outer_size.width for key in footer.query(FooterKey)) <= 80
-        await pilot.resize_terminal(160, 48)
-        await until(pilot, lambda: ("p", "toggle_pause") in footer_keys(app), "the wide footer")
+        await pilot.resize_terminal(160, 48)  # issue 28: from 140 columns m, E and [ ] too, and all of it fits
+        await until(pilot, lambda: ("m", "older") in footer_keys(app), "the wide footer")
         assert ("t", "toggle_tools") in footer_keys(app) and ("^s", "send") in footer_keys(app)
+        assert {("E", "export"), ("[", "prev_page"), ("]", "next_page"), ("q", "quit")} <= set(footer_keys(app))
+        assert sum(key.outer_size.width for key in footer.query(FooterKey)) <= 160
+        await pilot.resize_terminal(200, 50)
+        await until(pilot, lambda: ("p", "toggle_pause") in footer_keys(app), "the widest footer")
 
 
 def footer_words(app):

@@ -388,14 +388,14 @@ async def test_a_hit_stays_in_view_when_the_messages_above_it_are_laid_out_again
         assert found.seq == 40
         await until(pilot, lambda: in_view(app, found), "the message scrolled into view")
 
-        def below_top() -> int:  # within the messages' view (the filters take 1 row at 160 columns, 2 at 110)
+        def from_top() -> int:  # lines below the top of the messages (the panes above may change height)
             return found.region.y - scroll_of(app).region.y
 
-        top = below_top()
+        top = from_top()
         await pilot.resize_terminal(SIZE[0] - 50, SIZE[1])  # every message above it wraps to more lines
-        await until(pilot, lambda: in_view(app, found) and below_top() == top, "the message kept at the top")
+        await until(pilot, lambda: in_view(app, found) and from_top() == top, "the message kept at the top")
         scroll_of(app).scroll_relative(y=-3, animate=False)  # the reader scrolls: the view is theirs again
-        await until(pilot, lambda: below_top() == top + 3, "the message moved down three lines")
+        await until(pilot, lambda: from_top() == top + 3, "the message moved down three lines")
 
 
 async def test_a_line_id_that_is_not_there_says_so(tmp_path):

@@ -15,14 +15,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
+from textual.screen import Screen
 from textual.worker import WorkerCancelled
 
 from sessions_tui.backend.contract.protocols import Backend
@@ -258,6 +259,11 @@ class SessionsApp(SaysStoreDamage):
         return self._main
 
     # -- app-wide keys ------------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Of Textual's own palette commands only the theme: its Keys, Maximize and Screenshot are
+        not the dashboard's, and Quit is ours already (DashboardCommands)."""
+        yield SystemCommand("Change theme", "Change the current theme", self.action_change_theme)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

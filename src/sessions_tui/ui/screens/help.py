@@ -1,5 +1,6 @@
 """Help (`?`) and the command palette's own commands (`ctrl+p`): both from the bindings of the
-main screen (screens/main_keys.py) and the app.
+main screen (screens/main_keys.py), the app and (help only) the focusable widgets', each binding
+in its section (main_keys.SECTION_OF).
 
 Every key shown is read from the bindings with the config's keymap applied, so a remapped key
 shows as remapped in help, the palette and the footer alike. Help adds what bindings cannot say:
@@ -22,77 +23,55 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
+from sessions_tui.ui.screens.main_keys import APP, FILTER, NAVIGATE, SECTION_OF, SECTIONS, SEND, SPAWN, TRANSCRIPT
 from sessions_tui.ui.text import span
 from sessions_tui.ui.theme import themed
+from sessions_tui.ui.widgets.composer import Composer
+from sessions_tui.ui.widgets.spawn_runs import RunsTable
 
 ESC = (
     "back: leaves the composer, the filters or the transcript for the table (the filter stays); "
     "in the filter input it clears the filter; in the spawn panel it closes the panel; on the "
     "table it clears the filter, then closes the spawn panel"
 )
-Entry = str | tuple[str, str]  # a binding id, or (keys, what they do) for keys widgets handle
-GROUPS: list[tuple[str, list[Entry]]] = [
-    (
-        "Navigate",
-        [
-            ("↑ ↓", "move the cursor; its session opens once the cursor rests"),
-            "open",
-            "focus_next_pane",
-            ("shift+tab", "previous pane"),
-            "back",
-        ],
-    ),
-    (
-        "Filter and sort",
-        [
-            "filter",
-            ("enter  ↓", "in the filter: back to the table, keeping the filter"),
-            ("Kinds", "toggle a kind (click, or tab to it and press space): on ● shown, off ○ hidden"),
-            ("Active", "only the sessions updated within that time (5 min … 7 days)"),
-            "sort_prev",
-            "sort_next",
-            "sort_reverse",
-            ("click a title", "sort by that column; again: reverse"),
-            "prev_page",
-            "next_page",
-        ],
-    ),
-    (
-        "Transcript",
-        [
-            "tools",
-            "older",
-            ("home  end", "first / last message (in the transcript)"),
-            ("click", "open a collapsed thinking block"),
-        ],
-    ),
-    (
-        "Send",
-        [
-            ("enter", "in the message: send it (one line; there is no newline)"),
-            "send",
-            ("tab", "message → wait → Send"),
-            ("wait", "seconds the send waits for the reply; 0: do not wait (the run goes on)"),
-            ("/send on|off|inherit", "typed as the message: set the session's send policy"),
-            ("esc", "leave the message for the table"),
-            "stop",
-        ],
-    ),
-    (
-        "Spawn",
-        [
-            "spawn",
-            ("enter  ^s", "in the form: spawn (^s anywhere in the panel when it has the screen)"),
-            ("enter", "on a run: open its transcript"),
-            ("esc", "close the panel"),
-        ],
-    ),
-    ("App", ["acting_as", "pause", "refresh", "help", ("^p", "command palette: every command by name"), "quit"]),
-]
+EXTRAS: dict[str, list[tuple[str, str]]] = {
+    NAVIGATE: [
+        ("↑ ↓", "move the cursor; its session opens once the cursor rests"),
+        ("shift+tab", "previous pane"),
+    ],
+    FILTER: [
+        ("enter  ↓", "in the filter: back to the table, keeping the filter"),
+        ("Kinds", "toggle a kind (its alt key, a click, or tab to it and space): on ● shown, off ○ hidden"),
+        ("Active", "only the sessions updated within that time (5 min … 7 days)"),
+        ("click a title", "sort by that column; again: reverse"),
+    ],
+    TRANSCRIPT: [
+        ("home  end", "first / last message (in the transcript)"),
+        ("click", "open a collapsed thinking block"),
+    ],
+    SEND: [
+        ("enter", "in the message: send it (one line; there is no newline)"),
+        ("tab", "message → wait → Send"),
+        ("wait", "seconds the send waits for the reply; 0: do not wait (the run goes on)"),
+        ("/send on|off|inherit", "typed as the message: set the session's send policy"),
+        ("esc", "leave the message for the table"),
+    ],
+    SPAWN: [
+        ("enter  ^s", "in the form: spawn (^s anywhere in the panel when it has the screen)"),
+        ("enter", "on a run: open its transcript"),
+        ("esc", "close the panel"),
+    ],
+    APP: [("^p", "command palette: every command by name")],
+}
+"""What help says beside the bindings: the keys widgets handle themselves, and what the fields mean."""
+WIDGETS: tuple[type[Widget], ...] = (RunsTable, Composer)
+"""The focusable widgets whose own bindings help lists (their keys act where they have the focus)."""
 AppResult = TypeVar("AppResult")
 PALETTE_SKIP = {"back", "focus_next_pane"}  # keys that mean nothing from the palette
+OTHER = "Other"  # the section of a key SECTION_OF does not name (none: a test holds it)
 
 
 @dataclass(frozen=True)
@@ -100,24 +79,27 @@ class BoundKey:
     keys: str  # as shown, e.g. "^s / ^j"
     description: str  # what it does, e.g. "send the message"
     action: str
-    owner: DOMNode  # where the action runs: the screen or the app
+    owner: DOMNode | None  # where the action runs: the screen or the app (None: a widget's, not in the palette)
+    section: str  # help's section
 
 
 def binding_table(app: App[AppResult], screen: DOMNode | None) -> dict[str, BoundKey]:
-    """The bindings of `screen` (its own) and the app by id, in that order, with the keys in force
-    (after the config's keymap)."""
+    """Every binding with an id by id: `screen`'s own, the app's, then the focusable widgets' (`WIDGETS`),
+    with the keys in force (after the config's keymap)."""
     keymap: dict[str, str] = getattr(app, "_keymap", {}) or {}  # Textual keeps the keymap only there
     out: dict[str, BoundKey] = {}
-    owned: list[tuple[DOMNode, list[BindingType]]] = [(app, app.BINDINGS)]
+    owned: list[tuple[DOMNode | None, list[BindingType]]] = [(app, app.BINDINGS)]
     if screen is not None:
         owned.insert(0, (screen, screen.BINDINGS))
+    owned += [(None, widget.BINDINGS) for widget in WIDGETS]
     for owner, bindings in owned:
         for binding in bindings:
             if not isinstance(binding, Binding) or not binding.id or binding.id in out:
                 continue
             keys = keymap.get(binding.id, binding.key)
             shown = " / ".join(app.get_key_display(Binding(k.strip(), binding.action)) for k in keys.split(","))
-            out[binding.id] = BoundKey(shown, binding.tooltip or binding.description, binding.action, owner)
+            section = SECTION_OF.get(binding.id, OTHER)
+            out[binding.id] = BoundKey(shown, binding.tooltip or binding.description, binding.action, owner, section)
     return out
 
 
@@ -133,14 +115,17 @@ class HelpScreen(ModalScreen[None]):
         table = self.table
         table.add_column(style=themed("bold $text-primary"), justify="right", no_wrap=True)
         table.add_column()
-        for group, entries in GROUPS:
-            table.add_row(span(group, style="bold reverse"), "")
-            for entry in entries:
-                if isinstance(entry, tuple):
-                    table.add_row(entry[0], Text(entry[1]))
-                elif entry in self.bindings:
-                    bound = self.bindings[entry]
-                    table.add_row(bound.keys, Text(ESC if entry == "back" else bound.description))
+        for section in (*SECTIONS, OTHER):
+            rows = [
+                (bound.keys, ESC if binding_id == "back" else bound.description)
+                for binding_id, bound in self.bindings.items()
+                if bound.section == section
+            ]
+            rows += EXTRAS.get(section, [])
+            if rows:
+                table.add_row(span(section, style="bold reverse"), "")
+                for keys, description in rows:
+                    table.add_row(keys, Text(description))
         with VerticalScroll(id="help"):
             yield Static(
                 span("sessions-tui keys", style="bold") + span("   ↑↓ scroll · esc closes", style="dim"),
@@ -162,6 +147,8 @@ class DashboardCommands(Provider):
         out = []
         screen = self.screen
         for binding_id, bound in binding_table(self.app, screen).items():
+            if bound.owner is None:  # a widget's: it acts where that widget has the focus
+                continue
             offered = bound.owner is not screen or screen.check_action(bound.action, ()) is not False
             if binding_id not in PALETTE_SKIP and offered:  # not what the backend cannot do (main_keys.NEEDS)
                 out.append((bound.description[:1].upper() + bound.description[1:], bound))
@@ -185,6 +172,6 @@ class DashboardCommands(Provider):
 
     def _runner(self, bound: BoundKey) -> Callable[[], Coroutine[Any, Any, None]]:
         async def run() -> None:
-            await self.app.run_action(bound.action, bound.owner)
+            await self.app.run_action(bound.action, bound.owner or self.app)
 
         return run

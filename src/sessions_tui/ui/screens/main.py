@@ -28,7 +28,8 @@ from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.explain import ExplainScreen
 from sessions_tui.ui.screens.export import ExportScreen
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
-from sessions_tui.ui.screens.main_keys import MAIN_KEYS, NEEDS
+from sessions_tui.ui.screens.main_keys import KIND_KEYS, MAIN_KEYS, NEEDS
+from sessions_tui.ui.screens.panes import focus_pane, layout_mode, move_cursor, set_layout, title_panes
 from sessions_tui.ui.screens.search import SearchScreen
 from sessions_tui.ui.screens.sends import SendsScreen
 from sessions_tui.ui.screens.steer import SteerScreen
@@ -105,6 +106,7 @@ class MainScreen(LiveRows):
         self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation, await self._store_empty(first)))
         self.requester_changed(reload=False)
         self.query_one(SessionTable).focus()
+        title_panes(self)
         self.query_one(TableHeader).show_sort(self.query_state.order_by, self.query_state.descending)
         self.set_interval(5.0, self._tick_times)
 
@@ -421,6 +423,7 @@ class MainScreen(LiveRows):
     def action_toggle_spawn(self) -> None:
         switcher = self.query_one(ContentSwitcher)
         switcher.current = "spawn" if switcher.current == "transcript" else "transcript"
+        title_panes(self)
         if switcher.current == "spawn":
             self.query_one(SpawnPanel).refresh_runs()
             self.query_one("#spawn-task").focus()
@@ -446,6 +449,26 @@ class MainScreen(LiveRows):
             self.query_one(SpawnPanel).submit()
         else:
             self.query_one(Composer).send()
+
+    def action_move(self, where: str) -> None:
+        """`j k g G home end`: the focused table's cursor (the sessions, the spawn runs)."""
+        move_cursor(self.focused, where)
+
+    def action_pane(self, number: int) -> None:
+        """`1`–`4`: focus that pane (panes.py)."""
+        why_not = focus_pane(self, number)
+        if why_not:
+            self.app.notify(f"Pane {number}: {why_not}.", timeout=3, markup=False)
+
+    def action_layout(self, step: int) -> None:
+        """`+` / `_`: the next / previous layout mode (normal, side pane large, side pane full)."""
+        set_layout(self, layout_mode(self) + step)
+
+    def action_toggle_kind(self, kind: str) -> None:
+        """`alt+m` … `alt+o`: show or hide one kind of session, as its toggle does."""
+        shown = self.query_one(FilterBar).toggle_kind(kind)
+        note = "shown" if shown else f"hidden ({KIND_KEYS[kind]} shows them again)"
+        self.app.notify(f"{kind.capitalize()} sessions {note}.", timeout=2, markup=False)
 
     def action_toggle_tools(self) -> None:
         pane = self.query_one(TranscriptPane)
@@ -508,7 +531,7 @@ class MainScreen(LiveRows):
             self.app.push_screen(ExplainScreen(self.backend, self.requester(), key, self.display_key))
 
     def action_search(self) -> None:
-        """`g`/`ctrl+f`: search as the acting-as requester; the chosen hit opens its session at that message."""
+        """`f`/`ctrl+f`: search as the acting-as requester; the chosen hit opens its session at that message."""
 
         def chosen(hit: SearchHit | None) -> None:
             if hit is not None:

@@ -1,4 +1,5 @@
-"""The main screen's keys: each binding's id, keys, footer word and help text, in the footer's order.
+"""The main screen's keys: each binding's id, keys, footer word and help text, in the footer's order,
+and the help section of every key of the dashboard (the app's and its widgets' too).
 
 Help (`?`), the command palette and the footer read them from here (with the config's keymap,
 `ui.keybindings {id: keys}`, applied by id); the main screen handles their actions. The app's own
@@ -11,8 +12,20 @@ from __future__ import annotations
 from textual.binding import Binding, BindingType
 
 from sessions_tui.backend.contract.types import Capability
+from sessions_tui.backend.toolkit.keys import SESSION_KINDS
 
 SORT = Binding.Group("sort", compact=False)
+PAGES = Binding.Group("page", compact=False)
+KIND_KEYS = {"main": "alt+m", "group": "alt+g", "cron": "alt+c", "hook": "alt+h", "node": "alt+n", "other": "alt+o"}
+"""The kind toggles' keys: a letter of the kind's name with alt (a terminal's esc+letter is alt+letter)."""
+PANES = {
+    1: "the filters",
+    2: "the sessions",
+    3: "the transcript, or the spawn panel's runs while it is open",
+    4: "the composer",
+}
+"""The panes by number (lazygit): each key focuses its pane, with alt from a text field (the spawn
+form's fields too: its runs list is `alt+3` away); the number stands in its border title."""
 
 MAIN_KEYS: list[BindingType] = [
     Binding("down", "leave_filter", show=False),
@@ -22,24 +35,70 @@ MAIN_KEYS: list[BindingType] = [
     Binding("I", "sort_reverse", "reverse sort", show=False, id="sort_reverse", tooltip="reverse the sort"),
     Binding("escape", "step_back", "back", id="back", tooltip="back"),  # the footer: in a field only
     Binding("enter", "open", "open", show=True, id="open", tooltip="write to the highlighted session (the composer)"),
-    Binding("t", "toggle_tools", "tools", id="tools", tooltip="show or hide tool calls and results in the transcript"),
     Binding(
-        "m",
-        "older",
-        "older messages",
+        "j",
+        "move('down')",
+        "down",
         show=False,
-        id="older",
-        tooltip="older messages in the transcript (200 more)",
+        id="cursor_down",
+        tooltip="move the cursor down (a table, the runs list)",
     ),
+    Binding("k", "move('up')", "up", show=False, id="cursor_up", tooltip="move the cursor up (a table, the runs list)"),
+    Binding("g", "move('top')", "top", show=False, id="cursor_top", tooltip="the first row (a table, the runs list)"),
+    Binding(
+        "G", "move('bottom')", "bottom", show=False, id="cursor_bottom", tooltip="the last row (a table, the runs list)"
+    ),
+    # home / end before the table's own (which scroll sideways); elsewhere they stay the focused widget's
+    Binding(
+        "home", "move('top')", "top", show=False, id="table_home", priority=True, tooltip="the first row, on a table"
+    ),
+    Binding(
+        "end", "move('bottom')", "bottom", show=False, id="table_end", priority=True, tooltip="the last row, on a table"
+    ),
+    *(
+        Binding(
+            str(number),
+            f"pane({number})",
+            f"pane {number}",
+            show=False,
+            id=f"pane_{number}",
+            tooltip=f"focus {what} (alt+{number} from a text field)",
+        )
+        for number, what in PANES.items()
+    ),
+    # the same from a text field, where a digit is typed: alt+1 … alt+4 (a terminal's esc, then the digit)
+    *(Binding(f"alt+{number}", f"pane({number})", show=False, priority=True) for number in PANES),
+    Binding(
+        "plus",
+        "layout(1)",
+        "bigger",
+        show=False,
+        id="grow",
+        tooltip="more room for the transcript: half, then all of the body",
+    ),
+    Binding(
+        "underscore",
+        "layout(-1)",
+        "smaller",
+        show=False,
+        id="shrink",
+        tooltip="less room for the transcript: back to normal",
+    ),
+    Binding("t", "toggle_tools", "tools", id="tools", tooltip="show or hide tool calls and results in the transcript"),
+    Binding("m", "older", "older", id="older", tooltip="older messages in the transcript (200 more)"),
     Binding("s", "toggle_spawn", "spawn", id="spawn", tooltip="open or close the spawn panel"),
     Binding("a", "acting_as", "act as", id="acting_as", tooltip="act as another session, sandboxed or not"),
     Binding("l", "sends", "sends", id="sends", tooltip="the send ledger: every sessions_send of the open session"),
     Binding("w", "why", "why", id="why", tooltip="why: may the acting-as session list, read, send to, spawn here"),
     Binding(
-        "g,ctrl+f", "search", "search", id="search", tooltip="search the transcripts the acting-as session may read"
+        "f,ctrl+f",
+        "search",
+        "find",
+        id="search",
+        tooltip="find: search the transcripts the acting-as session may read",
     ),
     Binding("x", "stop", "stop", id="stop", tooltip="stop the open session's running turn (asks first)"),
-    Binding("E", "export", "export", show=False, id="export", tooltip="export the open session (redacted)"),
+    Binding("E", "export", "export", id="export", tooltip="export the open session (redacted)"),
     Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
     Binding("r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"),
     Binding(
@@ -53,18 +112,25 @@ MAIN_KEYS: list[BindingType] = [
     Binding(
         "left_square_bracket",
         "prev_page",
-        "page up",
-        show=False,
+        "page ←",
         id="prev_page",
+        group=PAGES,
         tooltip="previous page of sessions (100 a page)",
     ),
     Binding(
-        "right_square_bracket",
-        "next_page",
-        "page down",
-        show=False,
-        id="next_page",
-        tooltip="next page of sessions",
+        "right_square_bracket", "next_page", "page →", id="next_page", group=PAGES, tooltip="next page of sessions"
+    ),
+    *(
+        Binding(
+            KIND_KEYS[kind],
+            f"toggle_kind('{kind}')",  # priority: before a field types the letter a terminal sends with it
+            kind,
+            show=False,
+            id=f"kind_{kind}",
+            priority=True,
+            tooltip=f"show or hide the {kind} sessions",
+        )
+        for kind in SESSION_KINDS
     ),
 ]
 
@@ -76,3 +142,32 @@ NEEDS: dict[str, Capability] = {
     "stop": Capability.ABORT,
 }
 """The actions that need a capability of the backend: without it, their key is hidden."""
+
+NAVIGATE, FILTER, TRANSCRIPT, SEND, SPAWN, VIEWS, APP = (
+    "Navigate",
+    "Filter and sort",
+    "Transcript",
+    "Send",
+    "Spawn",
+    "Views",
+    "App",
+)
+SECTIONS = (NAVIGATE, FILTER, TRANSCRIPT, SEND, SPAWN, VIEWS, APP)
+"""Help's sections, in its order."""
+SECTION_OF: dict[str, str] = {
+    **dict.fromkeys(
+        ["open", "cursor_down", "cursor_up", "cursor_top", "cursor_bottom", "table_home", "table_end"], NAVIGATE
+    ),
+    **dict.fromkeys([f"pane_{number}" for number in PANES], NAVIGATE),
+    **dict.fromkeys(["focus_next_pane", "grow", "shrink", "back"], NAVIGATE),
+    **dict.fromkeys(["filter", "sort_prev", "sort_next", "sort_reverse", "prev_page", "next_page"], FILTER),
+    **dict.fromkeys([f"kind_{kind}" for kind in SESSION_KINDS], FILTER),
+    **dict.fromkeys(["tools", "older"], TRANSCRIPT),
+    **dict.fromkeys(["send", "stop"], SEND),
+    **dict.fromkeys(["spawn", "spawn_kill", "spawn_steer"], SPAWN),
+    **dict.fromkeys(["sends", "why", "search", "export"], VIEWS),
+    **dict.fromkeys(["acting_as", "pause", "refresh", "help", "quit"], APP),
+}
+"""The help section of every key with an id: the main screen's above, the app's (app.py) and the
+focusable widgets' (the spawn runs list: spawn_runs.py). Help lists every binding with a
+description; one missing here would stand under "Other" (a test forbids it)."""

@@ -1,4 +1,4 @@
-"""The Search view (`g`, `ctrl+f`): every message the acting-as requester may read that says the
+"""The Search view (`f`, `ctrl+f`): every message the acting-as requester may read that says the
 words typed, best first, matched words highlighted in their context; `enter` opens the session at
 that message.
 
@@ -29,6 +29,7 @@ from sessions_tui.backend.contract.types import BackendUnavailable, Requester
 from sessions_tui.backend.toolkit.matching import marked_parts
 from sessions_tui.backend.values.vocabulary import SearchUnreadable, ToolInputError
 from sessions_tui.counting import plural
+from sessions_tui.ui.screens.panes import move_cursor
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.field import Field
 
@@ -61,6 +62,10 @@ class SearchScreen(Screen["SearchHit | None"]):
         Binding("escape", "close", "back", id="search_back", tooltip="back to the sessions"),
         Binding("enter", "choose", "open", id="search_open", tooltip="open the session at this message"),
         Binding("down", "results", show=False, id="search_results", tooltip="from the words to the results"),
+        Binding("j", "move('down')", show=False),  # j k g G on the results, as on the dashboard's tables
+        Binding("k", "move('up')", show=False),
+        Binding("g", "move('top')", show=False),
+        Binding("G", "move('bottom')", show=False),
     ]
 
     class Found(Message):
@@ -98,6 +103,9 @@ class SearchScreen(Screen["SearchHit | None"]):
         self.query_one("#search-query", Field).focus()
         if self.initial.strip():
             self.search(self.initial)
+
+    def action_move(self, where: str) -> None:
+        move_cursor(self.focused, where)
 
     # -- searching ------------------------------------------------------------------------------
 
@@ -153,7 +161,7 @@ class SearchScreen(Screen["SearchHit | None"]):
         self.note = event.problem or (outcome.refused or "" if outcome else "")
         if outcome and not outcome.refused:
             count = plural(len(self.hits), "message")
-            more = " (more match: showing the best)" if outcome.truncated else ""
+            more = ": more match, the best are shown" if outcome.truncated else ""
             indexing = "   indexing: results may be incomplete" if outcome.indexing else ""
             self.note = f"{count}{more}{indexing}"
         self._show_detail()

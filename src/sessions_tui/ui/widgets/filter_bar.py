@@ -1,4 +1,4 @@
-"""Filters of the session table: free text (`/`), kind toggles, active minutes.
+"""Filters of the session table: free text (`/`), kind toggles (each with its alt key), active minutes.
 
 Two groups, the text and active filters and the kind toggles: side by side on a wide screen, one
 above the other below 140 columns (app.tcss), so every toggle stays on screen from 80 columns.
@@ -43,7 +43,7 @@ class FilterBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-row"):
-            yield Label("Filter", classes="filter-label")
+            yield Label(Content("[1] Filter"), classes="filter-label")  # pane 1 (screens/panes.py)
             yield Field(placeholder="/ by key, label… or ~words in messages", id="filter")
             yield Label("Active", classes="filter-label")
             yield Select(ACTIVE_CHOICES, value=0, allow_blank=False, id="active", compact=True)
@@ -75,6 +75,12 @@ class FilterBar(Horizontal):
     def _active(self, event: Select.Changed) -> None:
         event.stop()
         self._changed()
+
+    def toggle_kind(self, kind: str) -> bool:
+        """Turn the toggle of `kind` over (its key: main_keys.KIND_KEYS); returns whether it is on now."""
+        toggle = self.query_one(f"#kind-{kind}", KindToggle)
+        toggle.value = not toggle.value
+        return toggle.value
 
     def clear(self) -> bool:
         """Clear the text filter; returns whether there was anything to clear."""
