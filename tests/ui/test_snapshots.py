@@ -26,9 +26,16 @@ SCENE_NAMES = [
     "search-opened",
     "help",
 ]
-CASES = [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES] + [
-    pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}") for name in SMALL_SCENES for size in SMALL_SIZES
-]
+SIZED_SCENES = {"sends": [(80, 24), (120, 40)]}  # issue 28 item 3: the state column whole at each width
+CASES = (
+    [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES]
+    + [pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}") for name in SMALL_SCENES for size in SMALL_SIZES]
+    + [
+        pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}")
+        for name, sizes in SIZED_SCENES.items()
+        for size in sizes
+    ]
+)
 
 
 @pytest.mark.parametrize(("name", "size"), CASES)
