@@ -30,3 +30,18 @@ def test_no_user_text_cites_a_decision_number():
         if DECISION.search(text)
     ]
     assert not cited, cited
+
+
+def test_the_person_is_the_operator_in_every_face():
+    """Issue 28 item 23: the person was `owner` (`main → main [owner]`, `owner → …`) or `main`;
+    it is `operator` in the dashboard, the command line and the backend's words alike (the stored
+    and wire value `via: "owner"` stays)."""
+    from sessions_tui.backend.contract.types import Capability, not_on
+    from sessions_tui.backend.toolkit.operator import OPERATOR, via_shown
+    from sessions_tui.cli.parser import build_parser
+    from sessions_tui.tools.explain import CHAIN_NOTE
+
+    assert OPERATOR == "operator" and via_shown("owner") == "operator" and via_shown("agent") == "agent"
+    assert "the operator's /send" in not_on("http://x", Capability.CONTROL)
+    assert "the operator's calls" in CHAIN_NOTE
+    assert "as the operator" in build_parser().format_help()

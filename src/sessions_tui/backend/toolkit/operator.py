@@ -14,8 +14,3 @@ OPERATOR = "operator"
 def via_shown(via: str) -> str:
     """How a send was made, as the faces say it: `operator` (a person's send) or `agent` (a model's tool call)."""
     return OPERATOR if via == "owner" else via
-
-
-def sender_shown(requester: str | None, display: str) -> str:
-    """A send's sender: the requester session as `display` shows it, or the operator when there was none."""
-    return OPERATOR if requester is None else display
