@@ -42,11 +42,12 @@ def test_sends_prints_one_block_per_send_newest_first(sent_state):
     assert proc.returncode == 0, proc.stderr
     blocks = proc.stdout.strip().split("\n\n")
     assert len(blocks) == 3
-    assert "main → main  [owner]" in blocks[0] and "“note to self”" in blocks[0]
-    assert "main → agent:main:whatsapp:group:family  [owner]" in blocks[1]
+    # issue 28 item 23: the person is `operator` everywhere (it was `main → main  [owner]`)
+    assert "operator → main  run " in blocks[0] and "“note to self”" in blocks[0]
+    assert "operator → agent:main:whatsapp:group:family  run " in blocks[1]
     assert "forbidden        send blocked by session policy: rule 1 (channel=whatsapp)" in blocks[1]
     lines = blocks[2].splitlines()
-    assert f"main → {DEV}  [owner]  run " in lines[0]
+    assert f"main → {DEV}  [operator]  run " in lines[0]  # the operator acting as main
     assert lines[1] == "  “status? sk-abc…3456”"
     names = [line.split()[1] for line in lines[2:]]
     assert names[:3] == ["accepted", "started", "replied"] and "pingpong" in names and names[-1] == "announce"

@@ -26,10 +26,18 @@ SCENE_NAMES = [
     "search-opened",
     "help",
 ]
+SIZED_SCENES = {  # scenes whose layout matters at sizes of their own
+    "main": [(200, 50)],  # a large terminal: the columns take its width
+    "sends": [(80, 24), (120, 40)],  # the state column whole at each width
+}
 CASES = (
     [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES]
     + [pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}") for name in SMALL_SCENES for size in SMALL_SIZES]
-    + [pytest.param("main", (200, 50), id="main-200x50")]  # a large terminal: the columns take its width
+    + [
+        pytest.param(name, size, id=f"{name}-{size[0]}x{size[1]}")
+        for name, sizes in SIZED_SCENES.items()
+        for size in sizes
+    ]
 )
 
 

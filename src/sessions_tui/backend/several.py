@@ -129,6 +129,10 @@ class SeveralBackends:
     def theme(self) -> str | None:
         return self.backends[self.first].theme
 
+    @property
+    def send_wait(self) -> int:
+        return self.backends[self.first].send_wait
+
     def public_config(self) -> dict[str, Any]:
         return self.backends[self.first].public_config()
 

@@ -149,7 +149,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     send = subcommand(
         sub,
         "send",
-        "send a message into a session as the owner, printed readably",
+        "send a message into a session as the operator, printed readably",
         (
             "Prints the outcome (the reply, accepted, timeout, forbidden), then the agent-to-agent ping-pong and "
             "the announce as they happen. A standalone '/send on|off|inherit' sets the session's send policy.\n\n"
@@ -301,7 +301,7 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         "sends",
         "list the send ledger: every sessions_send and what became of it, newest first",
         (
-            "One block per send: when, from whom to whom (the owner's sends say so), the message's head, then "
+            "One block per send: when, from whom to whom (the operator's sends say so), the message's head, then "
             "each state of its life with its time (UTC): accepted, started, replied, timeout, error, forbidden, "
             "late_reply (a reply that came after the wait gave up), pingpong (one per turn), announce or "
             "announce_skipped, delivered or delivery_failed. Texts are redacted and cut as history text is."
@@ -333,7 +333,7 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
             "it spawned), agent-to-agent (tools.agentToAgent.enabled and allow), the send policy's rule or the "
             "session's /send override, the session being OpenClaw's (gateway.remote), and for spawn "
             "maxSpawnDepth, maxChildrenPerAgent, requireAgentId and allowAgents. The answers are the tools' own "
-            "checks. The chain guard never applies here: the owner's calls are in no run.\n\n"
+            "checks. The chain guard never applies here: the operator's calls are in no run.\n\n"
             "Exit status: 0 for every answer, 2 for a key or agent id that is not one, or a TO that names no "
             "session."
         ),
@@ -381,7 +381,7 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         export.add_argument(
             "--no-redact",
             action="store_true",
-            help="leave secrets in (only the state directory's owner, locally; a warning says so on stderr)",
+            help="leave secrets in (only on a local state directory that is yours; a warning says so on stderr)",
         )
 
     search = subcommand(

@@ -4,7 +4,7 @@ rule decides each.
 Every verdict comes from the functions the tools refuse by (the requester's context, the
 sandbox clamp of `resolution.py`, `VisibilityGuard.decide`, the engine's OpenClaw owner and send
 policy, `spawn_gate`), called in the tools' order, so an explanation cannot disagree with what
-the tool does. It is the owner's question: the owner's calls are in no run, so the chain guard
+the tool does. It is the operator's question: the operator's calls are in no run, so the chain guard
 (docs/decisions.md D19) never applies to them.
 """
 
@@ -22,7 +22,7 @@ from sessions_tui.tools.resolution import Failed, check_sandbox_visible, resolve
 from sessions_tui.tools.sessions_spawn import spawn_gate
 
 ExplainedAction = Literal["list", "history", "send", "spawn"]
-CHAIN_NOTE = "the chain guard does not apply: the owner's calls are in no run"
+CHAIN_NOTE = "the chain guard does not apply: the operator's calls are in no run"
 
 
 class Verdict(LazyModel):
@@ -114,7 +114,11 @@ def _send(call: ToolCall, ctx: RequesterContext, target: str) -> Ruling:
                 why = f"the session is OpenClaw's ({owner}): its own gateway ({address.url}) runs the send, and decides"
                 return Ruling(True, "openclaw", f"{why}; {seen.why}")
         refused = OwnedByOpenClaw(target, owner)
-        why = f"the session is OpenClaw's ({owner}): no gateway.remote, no gateway in its openclaw.json (D17)"
+        why = (
+            f"the session lives in OpenClaw ({owner}): sessions-tui only mirrors it and sends into it through "
+            "an OpenClaw gateway, and none is set (gateway.remote in the config) or named in its openclaw.json: "
+            "point gateway.remote at that OpenClaw's gateway, or send from OpenClaw itself"
+        )
         return Ruling(False, "openclaw", why, str(refused))
     verdict = engine.send_verdict(target)
     rule = "sendPolicy.override" if verdict.why.startswith("the session's override") else "sendPolicy"

@@ -71,6 +71,10 @@ class Placed(Protocol):
     def theme(self) -> str | None:
         """The dashboard's theme named in the config (`ui.theme`), None for the dashboard's own."""
 
+    @property
+    def send_wait(self) -> int:
+        """The seconds a send from the dashboard's composer waits unless changed for it (`ui.sendWait`)."""
+
     def public_config(self) -> dict[str, Any]:
         """The config a remote face may see (`wire.PUBLIC_CONFIG_SECTIONS`): never a secret or a URL."""
 

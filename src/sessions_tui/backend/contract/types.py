@@ -30,7 +30,7 @@ class Capability(enum.Enum):
     TOOLS = "tools"  # call the session tools as a requester (which ones: `tools_for`)
     SPAWN_TREE = "spawn tree"  # a session's sub-agents, live
     ANNOUNCES = "announces"  # sub-agent announces in a transcript, run labels
-    CONTROL = "control"  # the owner's `/send on|off|inherit` in a session
+    CONTROL = "control"  # the operator's `/send on|off|inherit` in a session
     LEDGER = "ledger"  # the send ledger: every send and what became of it
     EXPLAIN = "explain"  # which rule lets or refuses a requester list, read, send, spawn
     EXPORT = "export"  # a session's transcript and entry, for a file
@@ -49,7 +49,7 @@ _WHAT = {
     Capability.TOOLS: "the session tools",
     Capability.SPAWN_TREE: "the spawn tree",
     Capability.ANNOUNCES: "sub-agent announces",
-    Capability.CONTROL: "the owner's /send",
+    Capability.CONTROL: "the operator's /send",
     Capability.LEDGER: "the send ledger",
     Capability.EXPLAIN: "explaining refusals",
     Capability.EXPORT: "export",

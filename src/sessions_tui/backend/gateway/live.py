@@ -336,6 +336,10 @@ class GatewaySocketBackend(ConfigIdentity):
     def theme(self) -> str | None:
         return self._policies.config.ui.theme
 
+    @property
+    def send_wait(self) -> int:
+        return self._policies.config.ui.send_wait
+
     def public_config(self) -> dict[str, Any]:
         return {}
 

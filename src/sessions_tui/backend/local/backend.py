@@ -88,6 +88,10 @@ class LocalBackend:
     def theme(self) -> str | None:
         return self.engine.config.ui.theme
 
+    @property
+    def send_wait(self) -> int:
+        return self.engine.config.ui.send_wait
+
     def public_config(self) -> dict[str, Any]:
         from sessions_tui.backend.remote.wire import PUBLIC_CONFIG_SECTIONS, public_config
 

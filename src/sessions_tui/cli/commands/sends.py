@@ -1,6 +1,7 @@
 """`sessions-tui sends`: the send ledger on the command line — what happened to each message sent.
 
-Newest first, one block per send: when, who sent it to whom, the message's head, then each state
+Newest first, one block per send: when, who sent it to whom (the operator, or a session and how:
+`[operator]` or `[agent]`), the message's head, then each state
 of its life with its time (UTC) and what it carried. `--json` prints the entries as a list of
 `{runId, requester, target, message, states: [{state, at, detail?}], chain, via, createdAt}`.
 Texts come redacted and cut from the backend; what is printed as text has its control characters
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import Capability
 from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
+from sessions_tui.backend.toolkit.operator import OPERATOR, via_shown
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError, require
 from sessions_tui.terminal_text import json_text, visible_line
@@ -100,10 +102,13 @@ def state_line(state: LedgerState, show_key: Any) -> str:
 
 
 def entry_block(entry: LedgerEntry, backend: Backend) -> list[str]:
-    """One send as text: a header line, the message's head, a line per state."""
-    requester = backend.display(entry.requester or backend.main_session_key())
-    header = f"{_time(entry.created_at, date=True)}  {requester} → {backend.display(entry.target)}"
-    lines = [f"{header}  [{entry.via}]  run {entry.run_id}", f"  “{_head(entry.message)}”"]
+    """One send as text: a header line, the message's head, a line per state. A send the operator
+    made without a requester session is from `operator`; one from a session says who made it in
+    brackets, `[operator]` (the operator acting as it) or `[agent]` (its model's tool call)."""
+    sender = OPERATOR if entry.requester is None else backend.display(entry.requester)
+    how = "" if entry.requester is None else f"  [{via_shown(entry.via)}]"
+    header = f"{_time(entry.created_at, date=True)}  {sender} → {backend.display(entry.target)}{how}"
+    lines = [f"{header}  run {entry.run_id}", f"  “{_head(entry.message)}”"]
     lines += ["  " + state_line(s, backend.display) for s in entry.states]
     return [visible_line(line) for line in lines]
 

@@ -81,6 +81,7 @@ VALUE_RULES: dict[str, IntRange | Choice] = {
     "models.demo.latencyMs": IntRange(default=400, min=0, max=60_000),
     "models.demo.chunkMs": IntRange(default=40, min=0, max=10_000),
     "logging.redactSensitive": Choice(("off", "tools"), "tools"),
+    "ui.sendWait": IntRange(default=30, min=0, max=9999),
 }
 
 _ITEM = object()  # pattern segment: every element of an array

@@ -2,14 +2,14 @@
 
 from pydantic import Field
 
-from sessions_tui.engine.config.base import ConfigModel
+from sessions_tui.engine.config.base import ConfigModel, FlooredInt
 
 __all__ = ["UiConfig"]
 
 
 class UiConfig(ConfigModel):
     """sessions-tui's own section: `keybindings` maps an action name to key string(s); `theme` names
-    the dashboard's colours."""
+    the dashboard's colours; `sendWait` is the composer's wait each send starts with."""
 
     theme: str | None = Field(
         None,
@@ -21,4 +21,12 @@ class UiConfig(ConfigModel):
         default_factory=dict,
         description='Dashboard keys by binding id, e.g. {"send": "ctrl+enter,ctrl+s"} (comma-separated for '
         "several); default: the built-in keys.",
+    )
+
+    send_wait: FlooredInt = Field(
+        default=30,
+        alias="sendWait",
+        description="How long a send from the dashboard's composer waits for the reply unless changed for "
+        "that send (its `timeoutSeconds`), in seconds, 0–9999 (0: do not wait); default 30. The composer's "
+        "wait goes back to it whenever another session is opened.",
     )

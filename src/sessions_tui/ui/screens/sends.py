@@ -1,9 +1,12 @@
 """The Sends view (`l`): every `sessions_send` and what became of it, newest first.
 
-k9s-style: a full screen over the dashboard, `escape` back. Filter by session (the requester or
-the target) and by state (`f` cycles); a late reply or a failed delivery stands out in the table.
-The highlighted send's life is shown under the table, state by state with its time; `enter` opens
-the thread between its two sessions. The view follows the ledger live.
+k9s-style: a full screen over the dashboard, `escape` back. It opens on the table (`enter` opens
+the highlighted send's thread); `/` goes to the Session field (the requester or the target), `f`
+and `F` step the state filter forward and back, and the state chosen shows beside the field. A late
+reply or a failed delivery stands out in the table, whose state column is kept whole at every
+width (the others shrink, then drop). The highlighted send's life is shown under the table, state
+by state with its time. A send the operator made without a session of its own shows as the
+operator's. The view follows the ledger live.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.coordinate import Coordinate
+from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Label, Static
 
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable
+from sessions_tui.backend.toolkit.operator import OPERATOR, via_shown
 from sessions_tui.backend.values.vocabulary import EngineEvent
 from sessions_tui.ui.text import clock_time, literal, one_line, span, visible
 from sessions_tui.ui.widgets.field import Field
@@ -31,13 +36,46 @@ if TYPE_CHECKING:
     from sessions_tui.backend.values.vocabulary import LedgerEntry
 
 STATES = ("", "replied", "timeout", "late_reply", "error", "forbidden", "delivered", "delivery_failed")
-"""The state filter's cycle (`f`); "" is every send."""
+"""The state filter's cycle (`f` forward, `F` back); "" is every send."""
 
 OUTCOMES = {"replied", "timeout", "error", "forbidden"}
 WARN = {"late_reply", "timeout"}
 BAD = {"error", "forbidden", "delivery_failed"}
 LIMIT = 500
-HINT = "esc back   f state filter   enter thread   r refresh   session: type a key, enter"
+HINT = "esc back   enter thread   / session   f/F state   r refresh"
+WIDEST_STATE = "timeout · late_reply · delivery_failed"
+"""The longest state cell an entry makes (`outcome`): the state column is at least this wide."""
+CELL_PADDING = 1  # the DataTable's padding on each side of a cell
+SCROLLBAR = 2  # kept free for the table's vertical scrollbar, shown or not
+WHO_WIDTHS = (16, 48)  # the from → to column: the least it shrinks to, the most it grows to
+MESSAGE_WIDTHS = (12, 40)
+WHEN_WIDTH = 8
+
+
+def column_widths(width: int, state_width: int) -> dict[str, int]:
+    """The Sends table's columns in `width` cells, left to right, and each one's width: the state
+    always whole; without room the message drops first, then the time; the rest goes to from → to
+    and the message (three parts to two) up to their widest."""
+    pad = 2 * CELL_PADDING
+    shown = {"when": WHEN_WIDTH, "who": WHO_WIDTHS[0], "message": MESSAGE_WIDTHS[0], "state": state_width}
+
+    def spare() -> int:
+        return width - sum(w + pad for w in shown.values())
+
+    for name in ("message", "when"):
+        if spare() >= 0:
+            break
+        del shown[name]
+    room = spare()
+    if room < 0:  # narrower than the state and a short from → to: the sender's cell gives way
+        shown["who"] = max(1, shown["who"] + room)
+        return shown
+    share = room * 3 // 5 if "message" in shown else room
+    shown["who"] += min(WHO_WIDTHS[1] - WHO_WIDTHS[0], share)
+    if "message" in shown:
+        shown["message"] += min(MESSAGE_WIDTHS[1] - MESSAGE_WIDTHS[0], spare())
+    shown["who"] += min(WHO_WIDTHS[1] - shown["who"], max(0, spare()))
+    return shown
 
 
 def outcome(entry: LedgerEntry) -> str:
@@ -77,10 +115,13 @@ class SendsScreen(Screen[None]):
     in the field; the field's text left as shown still names it, and a key typed there is passed
     on as typed (a redacted one names its session: `Engine.canonical`)."""
 
+    AUTO_FOCUS = "#sends-table"  # `enter` opens a thread from the first key on; `/` goes to the field
     BINDINGS = [
         Binding("escape", "close", "back", id="sends_back", tooltip="back to the sessions"),
-        Binding("f", "cycle_state", "state", id="sends_state", tooltip="filter by state (cycles)"),
+        Binding("f", "cycle_state(1)", "state", id="sends_state", tooltip="filter by state: the next one"),
+        Binding("F", "cycle_state(-1)", "state back", id="sends_state_back", tooltip="filter by state: the one before"),
         Binding("enter", "thread", "thread", id="sends_thread", tooltip="the thread between the send's two sessions"),
+        Binding("slash", "session_field", "session", id="sends_session", tooltip="type a session to keep its sends"),
         Binding("r", "reload", "refresh", id="sends_refresh", tooltip="read the ledger again"),
     ]
 
@@ -105,6 +146,8 @@ class SendsScreen(Screen[None]):
         self.focus_run = run_id
         self.state = ""
         self.entries: dict[str, LedgerEntry] = {}
+        self.listed: list[LedgerEntry] = []  # the table's entries, in its order
+        self.widths: dict[str, int] = {}  # the table's columns and their widths (`column_widths`)
         self.problem: str | None = None
         self.generation = 0
         self._unsubscribe: Callable[[], None] | None = None
@@ -115,20 +158,21 @@ class SendsScreen(Screen[None]):
             with Horizontal(id="sends-filters"):
                 yield Label("Session ", id="sends-session-label")
                 yield Field(self.shown_session, placeholder="any session (enter to apply)", id="sends-session")
+                yield Static(id="sends-state")
             yield DataTable(id="sends-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="sends-detail-box"):
                 yield Static(id="sends-detail")
             yield Static(HINT, id="sends-hint")
 
     def on_mount(self) -> None:
-        table = self.query_one("#sends-table", DataTable)
-        # Fixed widths: the view reloads as the ledger moves, and widths fitted to each load would jump.
-        for title, width in (("when", 8), ("from → to", 48), ("message", 40), ("state", 28)):
-            table.add_column(title, width=width)
+        self._fit_columns(self.size.width)
         self._unsubscribe = self.backend.subscribe(self._on_event)
         self._title()
-        table.focus()
+        self.query_one("#sends-table", DataTable).focus()
         self.reload()
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit_columns(event.size.width)
 
     def on_unmount(self) -> None:
         if self._unsubscribe is not None:
@@ -148,6 +192,8 @@ class SendsScreen(Screen[None]):
         if self.state:
             parts.append(f"· state {self.state}")
         self.query_one("#sends-title", Static).update(literal(" ".join(parts), "bold"))
+        shown = span("State ", "dim") + span(self.state or "any", "bold" if self.state else "")
+        self.query_one("#sends-state", Static).update(shown + span("  f/F", "dim"))
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -171,24 +217,51 @@ class SendsScreen(Screen[None]):
     def on_sends_screen_loaded(self, event: Loaded) -> None:
         if event.generation != self.generation:
             return
-        table = self.query_one("#sends-table", DataTable)
-        shown = table.cursor_row
-        current = self.focus_run or (self._row_key(shown) if table.row_count else None)
-        table.clear()
         self.entries = {e.run_id: e for e in event.entries}
-        for entry in event.entries:
+        self.listed = event.entries
+        self.problem = event.problem
+        if self._state_width() > self.widths.get("state", 0):  # a state cell wider than thought: kept whole
+            self._fit_columns(self.size.width)
+        else:
+            self._fill()
+
+    def _state_width(self) -> int:
+        return max([len(WIDEST_STATE), *(len(outcome(e)) for e in self.listed)])
+
+    def _fit_columns(self, width: int) -> None:
+        """The columns for a screen `width` cells wide (the view's padding and the scrollbar's room
+        taken off), the rows drawn again in them when they change."""
+        widths = column_widths(max(0, width - 2 - SCROLLBAR), self._state_width())
+        if widths == self.widths:
+            return
+        self.widths = widths
+        table = self.query_one("#sends-table", DataTable)
+        current = self._row_key(table.cursor_row) if table.row_count else None
+        table.clear(columns=True)
+        titles = {"when": "when", "who": "from → to", "message": "message", "state": "state"}
+        for name, cells in widths.items():
+            table.add_column(titles[name], width=cells, key=name)
+        self._fill(current)
+
+    def _fill(self, current: str | None = None) -> None:
+        """The table's rows from the entries, the cursor kept on its send (or the one asked for)."""
+        table = self.query_one("#sends-table", DataTable)
+        if current is None and table.row_count:
+            current = self._row_key(table.cursor_row)
+        current = self.focus_run or current
+        table.clear()
+        for entry in self.listed:
             who = f"{self._shown(entry.requester)} → {self._shown(entry.target)}"
-            table.add_row(
-                span(clock_time(entry.created_at, seconds=True)),
-                literal(one_line(who, 48)),
-                literal(one_line(entry.message, 40)),
-                span(outcome(entry), style_of(entry)),
-                key=entry.run_id,
-            )
+            cells = {
+                "when": span(clock_time(entry.created_at, seconds=True)),
+                "who": literal(one_line(who, self.widths["who"])),
+                "message": literal(one_line(entry.message, self.widths.get("message", 0))),
+                "state": span(outcome(entry), style_of(entry)),
+            }
+            table.add_row(*(cells[name] for name in self.widths), key=entry.run_id)
         if current in self.entries:
             table.move_cursor(row=table.get_row_index(current))
             self.focus_run = None
-        self.problem = event.problem
         self._show_detail()
 
     def _row_key(self, row: int) -> str | None:
@@ -199,13 +272,19 @@ class SendsScreen(Screen[None]):
             return None
 
     def _shown(self, key: str | None) -> str:
-        return "owner" if key is None else str(self.display_key(key))
+        return OPERATOR if key is None else str(self.display_key(key))
 
     # -- the highlighted send -------------------------------------------------------------------
 
     @on(DataTable.RowHighlighted, "#sends-table")
     def _highlighted(self, _: DataTable.RowHighlighted) -> None:
         self._show_detail()
+
+    @on(DataTable.RowSelected, "#sends-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        """`enter` on the table (the table's own key): the highlighted send's thread."""
+        event.stop()
+        self.action_thread()
 
     def highlighted(self) -> LedgerEntry | None:
         table = self.query_one("#sends-table", DataTable)
@@ -220,7 +299,7 @@ class SendsScreen(Screen[None]):
             return
         text = Text()
         text.append_text(literal(f"{self._shown(entry.requester)} → {self._shown(entry.target)}", "bold"))
-        text.append_text(literal(f"   run {entry.run_id}   via {entry.via}\n", "dim"))
+        text.append_text(literal(f"   run {entry.run_id}   via {via_shown(entry.via)}\n", "dim"))
         if len(entry.chain) > 1:
             text.append_text(span("chain ", "dim"))
             text.append_text(literal(" → ".join(self._shown(k) for k in entry.chain) + "\n"))
@@ -249,10 +328,14 @@ class SendsScreen(Screen[None]):
         self.query_one("#sends-table", DataTable).focus()
         self.reload()
 
-    def action_cycle_state(self) -> None:
-        self.state = STATES[(STATES.index(self.state) + 1) % len(STATES)]
+    def action_cycle_state(self, step: int = 1) -> None:
+        """`f` the next state to keep, `F` the one before (after the last, every send again)."""
+        self.state = STATES[(STATES.index(self.state) + step) % len(STATES)]
         self._title()
         self.reload()
+
+    def action_session_field(self) -> None:
+        self.query_one("#sends-session", Input).focus()
 
     def action_reload(self) -> None:
         self.reload()

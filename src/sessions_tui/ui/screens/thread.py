@@ -2,6 +2,8 @@
 
 Drawn from the ledger, which holds every send between them with its life: the message, the
 reply (or the late reply), each ping-pong turn and the announce, with their times. `escape` back.
+The times make a column of their own: what was said, and every line it wraps to, starts under the
+speaker, never at the screen's edge.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -91,10 +94,12 @@ class ThreadScreen(Screen[None]):
             self.post_message(self.Loaded([]))
 
     def on_thread_screen_loaded(self, event: Loaded) -> None:
-        text = Text()
         lines = thread_lines(list(reversed(event.entries)), self.a, self.b)
+        grid = Table.grid(expand=True, padding=(0, 2, 0, 0))
+        grid.add_column(no_wrap=True)  # the time
+        grid.add_column(ratio=1)  # who, what, and what was said: its wrapped lines stay in this column
         for at, who, what, said in lines:
-            text.append_text(span(f"{clock_time(at, seconds=True)}  ", "dim"))
+            text = Text()
             if who:
                 text.append_text(literal(f"{self.display_key(who)} ", "bold"))
             style = (
@@ -106,11 +111,10 @@ class ThreadScreen(Screen[None]):
             )
             text.append_text(span(what, style))
             if said:
-                text.append_text(literal(f"\n    {said}"))
-            text.append("\n")
-        if not lines:
-            text.append_text(span("No sends between these two sessions.", "dim"))
-        self.query_one("#thread-text", Static).update(text)
+                text.append_text(literal(f"\n{said}"))
+            grid.add_row(span(clock_time(at, seconds=True), "dim"), text)
+        shown = grid if lines else span("No sends between these two sessions.", "dim")
+        self.query_one("#thread-text", Static).update(shown)
 
     def action_close(self) -> None:
         self.dismiss(None)

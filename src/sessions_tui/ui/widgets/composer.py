@@ -1,11 +1,13 @@
 """The composer: `sessions_send` into the selected session, with a live countdown and the outcome.
 
-A standalone `/send on|off|inherit` is the owner's command instead (docs/decisions.md D15). After the send
-returns, the ping-pong turns and the announce are added as they happen.
+A standalone `/send on|off|inherit` is the operator's command instead. After the send returns, the
+ping-pong turns and the announce are added as they happen.
 
 The message is one line: `enter` sends it, as `ctrl+s` does anywhere in the composer (a chat
 line, not an editor). `tab` goes message → wait → Send, then out of the composer; the wait is
-the send's own (`timeoutSeconds`), never a spawn's (the spawn panel has its run timeout).
+the send's own (`timeoutSeconds`), never a spawn's (the spawn panel has its run timeout). A wait
+changed is for the sends into that session: opening another session puts back the default
+(`ui.sendWait`, else 30 s).
 """
 
 from __future__ import annotations
@@ -43,12 +45,12 @@ from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
 
-DEFAULT_TIMEOUT = 30
+DEFAULT_TIMEOUT = 30  # the countdown bar's length until a send sets it
 TAB_ORDER = ("#message", "#timeout", "#send-button")
 PLACEHOLDER = "Message · enter sends (one line) · /send on|off|inherit sets the send policy"
 WAIT_TOOLTIP = (
-    "How long the send waits for the reply (sessions_send timeoutSeconds; 0: do not wait). "
-    "A spawn's run timeout is set in the spawn panel."
+    "How long the send waits for the reply (sessions_send timeoutSeconds; 0: do not wait); back to "
+    "the default (ui.sendWait) when another session opens. A spawn's run timeout is set in the spawn panel."
 )
 LOG_LINES = 6
 ENDED_KEPT = 32
@@ -69,7 +71,7 @@ class Composer(ReportsWorkerErrors, Vertical):
     ]
 
     class OwnerReplied(Message):
-        """The owner's `/send` command was carried out; `reply` says what it did."""
+        """The operator's `/send` command was carried out; `reply` says what it did."""
 
         def __init__(self, reply: str) -> None:
             super().__init__()
@@ -124,7 +126,7 @@ class Composer(ReportsWorkerErrors, Vertical):
             yield Label("Send to", classes="dim-label")
             yield Static(span("(no session)", style="dim"), id="composer-target")
             yield Label("wait", classes="dim-label")
-            yield Field(str(DEFAULT_TIMEOUT), id="timeout", type="integer", max_length=4)
+            yield Field(str(self.backend.send_wait), id="timeout", type="integer", max_length=4)
             yield Label("s", classes="dim-label")
             yield Button("Send ^s", id="send-button", compact=True)
         yield Field(placeholder=PLACEHOLDER, id="message")
@@ -155,9 +157,11 @@ class Composer(ReportsWorkerErrors, Vertical):
         outside.focus()
 
     def set_target(self, key: str | None, shown: str) -> None:
-        """Send to `key` from now on; another session's outcome and lines go."""
+        """Send to `key` from now on; another session's outcome and lines go, and its wait: the wait
+        goes back to the default (a long wait set for one slow session is not every send's)."""
         if key != self.key:
             self.clear_results()
+            self.query_one("#timeout", Input).value = str(self.backend.send_wait)
         self.key, self.shown_key = key, shown
         target = self.query_one("#composer-target", Static)
         target.update(literal(shown, style="bold") if key else span("(no session)", style="dim"))
@@ -167,7 +171,7 @@ class Composer(ReportsWorkerErrors, Vertical):
         try:
             return max(0, int(raw))
         except ValueError:
-            return DEFAULT_TIMEOUT
+            return self.backend.send_wait
 
     @on(Input.Submitted, "#message")
     @on(Button.Pressed, "#send-button")
@@ -220,7 +224,7 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     @work(group="owner-command", exit_on_error=False)
     async def _owner_command(self, key: str, text: str) -> None:
-        """The owner's `/send on|off|inherit` (it writes the store, off the loop in the backend): its
+        """The operator's `/send on|off|inherit` (it writes the store, off the loop in the backend): its
         reply is the outcome."""
         reply = await self.backend.owner_command(key, text)
         self.post_message(self.OwnerReplied(reply or ""))
