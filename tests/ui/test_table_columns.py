@@ -39,7 +39,7 @@ async def test_a_sort_by_a_hidden_column_is_said_and_reversed_in_sight(tmp_path)
 async def test_at_200_columns_the_width_goes_to_the_cut_columns(tmp_path):
     """Item 24: at 200x50 KEY and LABEL show their longest values whole (the demo's 56-cell
     sub-agent key, `Sandboxed helper`), SEND is as wide as its widest value, and the column titles
-    sit right under the filters (no empty row between)."""
+    sit right under the filters and the table's titled border (no empty row between)."""
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
@@ -55,7 +55,9 @@ async def test_at_200_columns_the_width_goes_to_the_cut_columns(tmp_path):
         for column in COLUMNS:  # each title over its column
             assert screen.query_one(f"#col-{column.key}").region.width >= table.widths[column.key]
         filters, header = screen.query_one("#filter-bar").region, screen.query_one("#table-header").region
-        assert header.y == filters.bottom  # no empty row above the table
+        pane = screen.query_one("#table-column")
+        assert pane.region.y == filters.bottom  # no empty row above the table: its titled border
+        assert header.y == pane.region.y + 1 and pane.border_title == "[2] Sessions"
         # A live change that makes a value longer widens its column, KEY keeping KEY_MAX at least.
         app.engine.store.sessions.patch(DEV, {"label": "a much longer label for the dev group"})
         screen._changed(DEV)
