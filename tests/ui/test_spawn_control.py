@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+from sessions_tui.backend.values.views import ChildView
 from sessions_tui.ui.screens.steer import SteerScreen
+from sessions_tui.ui.widgets.spawn_runs import status_cell, waiting_on
 from ui_support import SIZE, demo_app, settle, text_of, until
 
 
@@ -116,3 +118,63 @@ async def test_kill_and_steer_run_on_the_loop_the_runs_live_on(tmp_path):
         await pilot.press("x")
         await until(pilot, lambda: "killed" in runs_text(app), "the child killed")
         assert loops == [("steer", asyncio.get_running_loop()), ("kill", asyncio.get_running_loop())]
+
+
+def _child(key: str, status: str, depth: int, parent: str, label: str) -> ChildView:
+    return ChildView(
+        run_id=f"run-{key}",
+        child_key=key,
+        label=label,
+        task=label,
+        status=status,
+        started_at=0,
+        ended_at=None if status == "running" else 1000,
+        depth=depth,
+        parent_key=parent,
+    )
+
+
+def test_waiting_on_counts_every_running_descendant():
+    tree = [
+        _child("a", "done", 1, "main", "a"),
+        _child("b", "done", 2, "a", "b"),
+        _child("c", "running", 3, "b", "c"),
+        _child("d", "running", 2, "a", "d"),
+        _child("e", "done", 1, "main", "e"),
+    ]
+    assert waiting_on(tree) == {"a": 2, "b": 1, "c": 0, "d": 0, "e": 0}
+    assert str(status_cell("done", 1)) == "▶ waiting on 1 child"
+    assert str(status_cell("running", 2)) == "▶ waiting on 2 children"
+    assert str(status_cell("failed", 1)) == "✗ failed"  # as the subagents tool: a failed run stays failed
+    assert str(status_cell("done")) == "✓ done"
+
+
+async def test_a_done_parent_with_a_running_child_says_it_is_waiting(tmp_path):
+    """Issue 28 item 8: a finished parent whose child still runs shows `waiting on 1 child` (the
+    `subagents` tool's words), never `✓ done`; the STATUS column widens so it is not cut."""
+    app = demo_app(tmp_path / "s")
+    main = "agent:main:main"
+    tree = [
+        _child("agent:main:subagent:boss", "done", 1, main, "boss"),
+        _child("agent:main:subagent:leaf", "running", 2, "agent:main:subagent:boss", "leaf"),
+    ]
+
+    async def children(requester_key: str) -> list[ChildView]:
+        return list(tree)
+
+    async with app.run_test(size=SIZE) as pilot:
+        app.backend.children = children
+        await settle(pilot)
+        await pilot.press("s")
+        panel = app.main_screen.query_one("#spawn")
+        panel.refresh_runs()
+        await until(pilot, lambda: "boss" in runs_text(app), "the tree")
+        boss = runs_text(app).splitlines()[0]
+        assert "waiting on 1 child" in boss and "done" not in boss
+        tree.append(_child("agent:main:subagent:leaf2", "running", 2, "agent:main:subagent:boss", "leaf2"))
+        panel.refresh_runs()
+        await until(pilot, lambda: "waiting on 2 children" in runs_text(app), "two children waited on")
+        tree[:] = [tree[0], tree[1].model_copy(update={"status": "done"})]
+        panel.refresh_runs()
+        await until(pilot, lambda: "✓ done" in runs_text(app).splitlines()[0], "done at last")
+        assert "waiting" not in runs_text(app)

@@ -38,7 +38,7 @@ from sessions_tui.ui.text import (
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
 from sessions_tui.ui.widgets.spawn_control import SpawnControl
-from sessions_tui.ui.widgets.spawn_runs import RunsTable, cost_text, status_cell, tree_label
+from sessions_tui.ui.widgets.spawn_runs import RunsTable, cost_text, status_cell, tree_label, waiting_on
 
 FORM_TEXT_FIELDS = ("#spawn-task", "#spawn-label", "#spawn-model", "#spawn-timeout")
 SHORT_ROWS = 30  # below this the form, runs and announcements do not fit a side panel's height
@@ -292,6 +292,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         now = self.backend.now()
         wanted: dict[str, dict[str, Text]] = {}
         self._child_of_run = {}
+        waiting = waiting_on(event.children)
         for child in event.children:
             end = child.ended_at or now
             self._child_of_run[child.run_id] = child.child_key
@@ -299,7 +300,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
             wanted[child.run_id] = {
                 "label": literal(tree_label(one_line(child.label or child.task, 60), child.depth)),
                 "agent": Text(agent_id_of(child.child_key)),
-                "status": status_cell(child.status),
+                "status": status_cell(child.status, waiting.get(child.child_key, 0)),
                 "elapsed": Text(elapsed(max(0, end - child.started_at))),
                 "tokens": Text(short_number(tokens)),
                 "cost": Text(cost_text(child.tree_cost_usd)),
