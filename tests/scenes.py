@@ -294,6 +294,30 @@ async def sorted_by_channel(pilot: Any) -> None:
         await settle(pilot)
 
 
+async def kill_confirm(pilot: Any) -> None:
+    """`x` on a running sub-agent with two running children of its own: the box naming what dies
+    (the demo model slow, so all three run)."""
+    from sessions_tui.backend.contract.types import Requester
+
+    await settle(pilot)
+    await pilot.press("s")
+    app = pilot.app
+    spawn = {"task": "count the words in: gather the sources", "label": "research-1"}
+    first = await app.backend.call_tool("sessions_spawn", spawn, Requester())
+    for n in (1, 2):
+        part = {"task": f"count the words in: source {n}", "label": f"source-{n}"}
+        await app.backend.call_tool("sessions_spawn", part, Requester(key=first["childSessionKey"]))
+    screen = app.main_screen
+    screen.query_one("#spawn").refresh_runs()
+    runs = screen.query_one("#spawn-runs")
+    await until(pilot, lambda: runs.row_count >= 3 and "research-1" in str(runs.get_row_at(0)[0]), "the tree listed")
+    runs.focus()
+    runs.move_cursor(row=0)
+    await pilot.press("x")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "KillScreen", "the kill box")
+    await settle(pilot)
+
+
 Scene = Callable[[Any], Awaitable[None]]
 
 # name -> (scene, demo model latency in ms)

@@ -9,7 +9,15 @@ the same scenes (scripts/screenshots.py). After a deliberate change run
 
 import pytest
 
-from scenes import SMALL_SCENES, SMALL_SIZES, STATE_UNDER_HOME, demo_app, sorted_by_channel, stop_confirm
+from scenes import (
+    SMALL_SCENES,
+    SMALL_SIZES,
+    STATE_UNDER_HOME,
+    demo_app,
+    kill_confirm,
+    sorted_by_channel,
+    stop_confirm,
+)
 from ui_support import SIZE, scene_app
 
 SCENE_NAMES = [
@@ -64,3 +72,11 @@ def test_sorted_by_a_hidden_column(snap_compare, monkeypatch, tmp_path, size):
     monkeypatch.setenv("HOME", str(home))
     app = demo_app(home / STATE_UNDER_HOME, seed="sorted-by-channel")
     assert snap_compare(app, terminal_size=size, run_before=sorted_by_channel)
+
+
+def test_kill_confirmation_80x24(snap_compare, monkeypatch, tmp_path):
+    """Issue 28 item 13: `x` on a running sub-agent asks first, naming what dies, on a small terminal."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    app = demo_app(home / STATE_UNDER_HOME, latency_ms=60_000, seed="kill-confirm")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=kill_confirm)

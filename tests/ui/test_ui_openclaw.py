@@ -46,3 +46,30 @@ async def test_the_dashboard_follows_openclaw_live_and_says_so(tmp_path: Path):
             await until(pilot, lambda: "⇄ OpenClaw" in text_of(header), "the follow to recover")
     finally:
         gateway.close()
+
+
+async def test_a_spawn_from_a_followed_openclaw_session_is_refused_with_the_true_reason(tmp_path: Path):
+    """Issue 28 item 6: acting as OpenClaw's main, the spawn panel says the spawn is refused because
+    the session is OpenClaw's (not later, by the send policy), and no child is made."""
+    gateway = FakeGateway(tmp_path / "openclaw")
+    engine = Engine(tmp_path / "state")
+    app = SessionsApp(LocalBackend(engine), openclaw=tmp_path / "openclaw", steady=True)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            screen = app.main_screen
+            header = screen.query_one("#status-header")
+            await until(pilot, lambda: "10 sessions" in text_of(header), "follow")
+            await pilot.press("s")
+            screen.query_one("#spawn-task").value = "count the words in: a b"
+            screen.query_one("#spawn-task").focus()
+            await pilot.press("enter")
+            outcome = screen.query_one("#spawn-outcome")
+            await until(pilot, lambda: text_of(outcome).startswith("forbidden"), "the refusal")
+            assert "is OpenClaw's session (mirrored read-only from" in text_of(outcome)
+            assert "spawn from it in OpenClaw, or act as a session of this engine" in text_of(outcome)
+            why = lambda: [str(n.message) for n in app._notifications if n.title == "Why refused"]  # noqa: E731
+            await until(pilot, why, "the why toast")
+            assert why()[0].startswith("openclaw: the requester is OpenClaw's session")
+            assert engine.subagents.children(engine.main_session_key()) == []
+    finally:
+        gateway.close()

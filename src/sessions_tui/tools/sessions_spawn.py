@@ -138,7 +138,8 @@ class SpawnGate:
 
 
 def spawn_gate(call: ToolCall, ctx: RequesterContext, agent_id: str | None, sandbox: str = "inherit") -> SpawnGate:
-    """The access checks of `sessions_spawn`, in OpenClaw's order (depth, children, requireAgentId,
+    """The access checks of `sessions_spawn`: ours first (a requester that is OpenClaw's session spawns
+    in OpenClaw, docs/decisions.md D17), then OpenClaw's order (depth, children, requireAgentId,
     allowAgents, sandbox): the tool refuses by them and `explain` shows them."""
     engine = call.engine
     requester = ctx.effective_requester_key
@@ -151,6 +152,14 @@ def spawn_gate(call: ToolCall, ctx: RequesterContext, agent_id: str | None, sand
     def gate(allowed: bool, rule: str, why: str, error: str = "") -> SpawnGate:
         return SpawnGate(Ruling(allowed, rule, why, error), target, child_key, depth)
 
+    owner = engine.owner_of(requester)
+    if owner is not None:  # its child would run here and announce into a session we never run (D17)
+        error = (
+            f"sessions_spawn: {requester} is OpenClaw's session (mirrored read-only from {owner}): "
+            "spawn from it in OpenClaw, or act as a session of this engine"
+        )
+        why = f"the requester is OpenClaw's session ({owner}): a child here could never announce back to it (D17)"
+        return gate(False, "openclaw", why, error)
     max_depth = subagents.max_spawn_depth
     if depth >= max_depth:
         error = f"sessions_spawn is not allowed at this depth (current depth: {depth}, max: {max_depth})"

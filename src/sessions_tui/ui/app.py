@@ -33,6 +33,7 @@ from sessions_tui.backend.values.vocabulary import EngineEvent, FollowStatus, Li
 from sessions_tui.terminal_text import visible
 from sessions_tui.ui.collector import Collector
 from sessions_tui.ui.damage import SaysStoreDamage
+from sessions_tui.ui.focus_keys import move_focus_now
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged, StoreDamageFound
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
@@ -181,6 +182,8 @@ class SessionsApp(SaysStoreDamage):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown)):
             self.collector.active()
+        if isinstance(event, events.Key) and await move_focus_now(self, event):
+            return
         await super().on_event(event)
 
     async def on_unmount(self) -> None:

@@ -108,3 +108,38 @@ def test_send_command_refuses_with_exit_1(root, tmp_path):
     )
     assert proc.returncode == 1
     assert "forbidden" in proc.stdout and "lives in OpenClaw" in proc.stdout
+
+
+def test_a_spawn_from_an_openclaw_session_is_refused_up_front(make_engine, root):
+    """Issue 28 item 6: the child would run here and its announce into OpenClaw's session be
+    refused, leaving it among OpenClaw's sessions for good: refused before anything is made."""
+    engine = imported(make_engine(), root)
+    main = engine.main_session_key()
+    assert engine.owner_of(main) == root
+    before = {s.key for s in engine.store.browse.list_sessions(limit=500)[0]}
+    result = run_tool(engine, "sessions_spawn", {"task": "count the words in: a b"}, as_key=GROUP)
+    assert result == {
+        "status": "forbidden",
+        "error": f"sessions_spawn: {GROUP} is OpenClaw's session (mirrored read-only from {root}): "
+        "spawn from it in OpenClaw, or act as a session of this engine",
+    }
+    assert run_tool(engine, "sessions_spawn", {"task": "x"})["status"] == "forbidden"  # main is OpenClaw's too
+    assert {s.key for s in engine.store.browse.list_sessions(limit=500)[0]} == before
+    assert engine.subagents.children(GROUP) == []
+
+
+def test_explain_names_the_openclaw_rule_for_a_spawn(make_engine, root):
+    from sessions_tui.tools.base import ToolCall
+    from sessions_tui.tools.explain import explain_access
+
+    engine = imported(make_engine(), root)
+    verdict = explain_access(ToolCall(engine=engine, agent_session_key=GROUP), GROUP).verdict("spawn")
+    assert (verdict.allowed, verdict.rule) == (False, "openclaw")
+    assert verdict.error is not None and "spawn from it in OpenClaw" in verdict.error
+
+
+def test_our_own_session_still_spawns_beside_followed_ones(make_engine, root):
+    engine = imported(make_engine(), root)
+    engine.store.sessions.create("agent:main:discord:group:ours", {"chatType": "group"})
+    result = run_tool(engine, "sessions_spawn", {"task": "x"}, as_key="agent:main:discord:group:ours")
+    assert result["status"] == "accepted"

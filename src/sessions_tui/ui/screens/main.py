@@ -27,6 +27,7 @@ from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.explain import ExplainScreen
 from sessions_tui.ui.screens.export import ExportScreen
+from sessions_tui.ui.screens.kill import KillScreen
 from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
 from sessions_tui.ui.screens.main_keys import KIND_KEYS, MAIN_KEYS, NEEDS
 from sessions_tui.ui.screens.panes import focus_pane, layout_mode, move_cursor, set_layout, title_panes
@@ -571,6 +572,17 @@ class MainScreen(LiveRows):
         style = "bold $success" if outcome.aborted else ("bold $warning" if outcome.run_id else "dim")
         if composer.key != key or not composer.show_status(literal(line, style)):
             self.app.notify(line, title="Stop", timeout=6, markup=False)
+
+    @on(SpawnPanel.KillAsked)
+    def _kill_asked(self, event: SpawnPanel.KillAsked) -> None:
+        """`x` on a sub-agent: the box naming what dies; the panel kills the subtree on yes."""
+        event.stop()
+
+        def kill(yes: bool | None) -> None:
+            if yes:
+                self.query_one(SpawnPanel).kill(event.key)
+
+        self.app.push_screen(KillScreen(event.question), kill)
 
     @on(SpawnPanel.SteerAsked)
     def _steer_asked(self, event: SpawnPanel.SteerAsked) -> None:

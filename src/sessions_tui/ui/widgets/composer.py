@@ -148,13 +148,14 @@ class Composer(ReportsWorkerErrors, Vertical):
         if focused not in fields:
             raise SkipAction()
         index = fields.index(focused) + step
+        # Focused at once (not `focus()`, deferred behind the keys already queued: ui/focus_keys.py).
         if 0 <= index < len(fields):
-            fields[index].focus()
+            self.screen.set_focus(fields[index])
             return
         chain = self.screen.focus_chain
         mine = [chain.index(field) for field in fields if field in chain]
         outside = chain[(max(mine) + 1) % len(chain)] if step > 0 else chain[min(mine) - 1]
-        outside.focus()
+        self.screen.set_focus(outside)
 
     def set_target(self, key: str | None, shown: str) -> None:
         """Send to `key` from now on; another session's outcome and lines go, and its wait: the wait

@@ -1,6 +1,8 @@
 """Kill and steer from the spawn panel's runs list (`x`, `e`), through the `subagents` tool; and
-why a spawn was refused. What to steer with is the screen's to ask (`SteerAsked`): a widget opens
-no screen.
+why a spawn was refused. Whether to kill (`KillAsked`, naming what dies) and what to steer with
+(`SteerAsked`) are the screen's to ask: a widget opens no screen. A run with nothing running in its
+subtree is said at once to be finished (`x`), one that is not running to be past steering (`e`),
+before any box opens.
 
 A part of `SpawnPanel` (kept apart, as one concept): the tool runs as the panel's requester, in a
 worker on the app's event loop, as a send or a spawn does: that is where the engine's runs live,
@@ -12,6 +14,7 @@ rule (`explain`'s spawn verdict) is a "Why refused" toast, as a refused send's i
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from textual import on, work
@@ -25,12 +28,35 @@ from sessions_tui.ui.text import one_line
 from sessions_tui.ui.widgets.spawn_runs import RunsTable
 
 
+@dataclass(frozen=True)
+class ShownRun:
+    """A run as the runs list shows it: what `x` and `e` say before they act."""
+
+    child_key: str
+    name: str  # its label, or its task, on one line
+    running: bool
+    running_below: int  # its descendants still running
+
+
+def _descendants(count: int) -> str:
+    return f"{count} descendant{'' if count == 1 else 's'}"
+
+
+def kill_question(run: ShownRun) -> str:
+    """What `x` kills, asked: `kill research-1 and its 2 descendants?`; a finished run's running
+    descendants alone when it has ended itself."""
+    if not run.running:
+        return f"kill the running {_descendants(run.running_below)} of {run.name}? (it has finished itself)"
+    below = f" and its {_descendants(run.running_below)}" if run.running_below else ""
+    return f"kill {run.name}{below}?"
+
+
 class SpawnControl(Widget):
     """The panel's kill and steer; the panel provides what is declared here."""
 
     backend: Backend
     call_as: Callable[[], Requester]
-    _child_of_run: dict[str, str]
+    _runs: dict[str, ShownRun]
 
     class Controlled(Message):
         """What a kill or steer answered."""
@@ -38,6 +64,14 @@ class SpawnControl(Widget):
         def __init__(self, action: str, status: str, said: str) -> None:
             super().__init__()
             self.action, self.status, self.said = action, status, said
+
+    class KillAsked(Message):
+        """`x` on a run with something running below or in it: the screen asks `question` (what dies),
+        then calls `kill`."""
+
+        def __init__(self, key: str, question: str) -> None:
+            super().__init__()
+            self.key, self.question = key, question
 
     class SteerAsked(Message):
         """`e` on a run: the screen asks what to steer the sub-agent `key` with, then calls `steer`."""
@@ -51,15 +85,26 @@ class SpawnControl(Widget):
 
     @on(RunsTable.Control)
     def _control(self, event: RunsTable.Control) -> None:
-        """`x` kills the sub-agent and its subtree; `e` asks what to steer it with."""
+        """`x` asks whether to kill the sub-agent and its subtree; `e` what to steer it with. A run
+        past either says so at once (the `subagents` tool stays the judge of a run ended since)."""
         event.stop()
-        key = self._child_of_run.get(event.run_id)
-        if not key:
+        run = self._runs.get(event.run_id)
+        if run is None:
             return
         if event.action == "kill":
-            self._subagents({"action": "kill", "target": key})
+            if run.running or run.running_below:
+                self.post_message(self.KillAsked(run.child_key, kill_question(run)))
+            else:
+                self.app.notify(f"{run.name} is already finished: nothing to kill.", title="Kill", markup=False)
+        elif run.running:
+            self.post_message(self.SteerAsked(run.child_key, self.backend.display(run.child_key)))
         else:
-            self.post_message(self.SteerAsked(key, self.backend.display(key)))
+            said = f"{run.name} has finished: it cannot be steered (only a running sub-agent takes a steer)."
+            self.app.notify(said, title="Steer", severity="warning", markup=False)
+
+    def kill(self, key: str) -> None:
+        """Kill the sub-agent `key` and its subtree (what the screen was told yes to, on `KillAsked`)."""
+        self._subagents({"action": "kill", "target": key})
 
     def steer(self, key: str, text: str) -> None:
         """Queue `text` into the running sub-agent `key` (what the screen asked for, on `SteerAsked`)."""

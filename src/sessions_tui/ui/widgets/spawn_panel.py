@@ -37,8 +37,8 @@ from sessions_tui.ui.text import (
 )
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.field import Field
-from sessions_tui.ui.widgets.spawn_control import SpawnControl
-from sessions_tui.ui.widgets.spawn_runs import RunsTable, cost_text, status_cell, tree_label
+from sessions_tui.ui.widgets.spawn_control import ShownRun, SpawnControl
+from sessions_tui.ui.widgets.spawn_runs import RunsTable, cost_text, status_cell, tree_label, waiting_on
 
 FORM_TEXT_FIELDS = ("#spawn-task", "#spawn-label", "#spawn-model", "#spawn-timeout")
 SHORT_ROWS = 30  # below this the form, runs and announcements do not fit a side panel's height
@@ -101,7 +101,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         self.call_as = requester
         self.requester: str = ""
         self._announced: set[str] = set()
-        self._child_of_run: dict[str, str] = {}
+        self._runs: dict[str, ShownRun] = {}
         self._runs_asked = 0
         self._runs_shown = 0
 
@@ -167,7 +167,7 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         self.requester = requester
         self.query_one("#spawn-outcome", Static).update("")
         self.query_one("#spawn-runs", RunsTable).show({})
-        self._child_of_run = {}
+        self._runs = {}
         self._load_agents()
         self.refresh_runs()
         self._load_announcements()
@@ -291,15 +291,18 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
         self._runs_shown = event.asked
         now = self.backend.now()
         wanted: dict[str, dict[str, Text]] = {}
-        self._child_of_run = {}
+        self._runs = {}
+        waiting = waiting_on(event.children)
         for child in event.children:
             end = child.ended_at or now
-            self._child_of_run[child.run_id] = child.child_key
+            below = waiting.get(child.child_key, 0)
+            name = one_line(child.label or child.task, 40)
+            self._runs[child.run_id] = ShownRun(child.child_key, name, child.status == "running", below)
             tokens = child.tree_tokens if child.tree_tokens is not None else child.total_tokens
             wanted[child.run_id] = {
                 "label": literal(tree_label(one_line(child.label or child.task, 60), child.depth)),
                 "agent": Text(agent_id_of(child.child_key)),
-                "status": status_cell(child.status),
+                "status": status_cell(child.status, below),
                 "elapsed": Text(elapsed(max(0, end - child.started_at))),
                 "tokens": Text(short_number(tokens)),
                 "cost": Text(cost_text(child.tree_cost_usd)),
@@ -309,9 +312,9 @@ class SpawnPanel(SpawnControl, ReportsWorkerErrors, Vertical):
     @on(RunsTable.Chosen)
     def _chosen(self, event: RunsTable.Chosen) -> None:
         event.stop()
-        key = self._child_of_run.get(event.run_id)
-        if key:
-            self.post_message(self.ChildChosen(key))
+        run = self._runs.get(event.run_id)
+        if run is not None:
+            self.post_message(self.ChildChosen(run.child_key))
 
     @on(Input.Submitted, ", ".join(FORM_TEXT_FIELDS))
     @on(Button.Pressed, "#spawn-button")

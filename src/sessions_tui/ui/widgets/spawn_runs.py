@@ -2,13 +2,15 @@
 
 A child's grandchildren stand indented under it; TOKENS and COST are rolled up over each subtree.
 
-A status is never cut: its column is as wide as the longest status it shows (`⏱ timed out`), and
-columns drop by `RUN_DROP` (AGENT, COST, TOKENS, ELAPSED) when the panel is narrow. A row
-opens on enter or a single click (`RunsTable.Chosen`).
+A status is never cut: its column is as wide as the longest status it shows (`⏱ timed out` at
+least, `▶ waiting on 2 children` while a finished parent's descendants still run, as the
+`subagents` tool says), and columns drop by `RUN_DROP` (AGENT, COST, TOKENS, ELAPSED) when the
+panel is narrow. A row opens on enter or a single click (`RunsTable.Chosen`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +20,7 @@ from textual.events import Click, Resize
 from textual.message import Message
 from textual.widgets import DataTable
 
+from sessions_tui.backend.values.views import ChildView
 from sessions_tui.ui.text import STATUS_ICONS, span
 from sessions_tui.ui.widgets.column_fit import fit_widths
 
@@ -25,8 +28,29 @@ STATUS_WORDS = {"running": "running", "done": "done", "failed": "failed", "kille
 STATUS_WIDTH = max(len(f"{STATUS_ICONS.get(s, '·')} {w}") for s, w in STATUS_WORDS.items())
 
 
-def status_cell(status: str) -> Text:
-    """`▶ running`, `⏱ timed out`…; a status word too long for the column shows as its icon alone."""
+def waiting_on(children: Sequence[ChildView]) -> dict[str, int]:
+    """Each run's descendants still running (child key → count), over a spawn tree flattened parent
+    first (`parent_key` names each row's parent), as the `subagents` tool counts `pendingDescendants`."""
+    parent_of = {child.child_key: child.parent_key for child in children}
+    waiting = dict.fromkeys(parent_of, 0)
+    for child in children:
+        if child.status != "running":
+            continue
+        seen = {child.child_key}
+        ancestor = child.parent_key
+        while ancestor in waiting and ancestor not in seen:
+            seen.add(ancestor)
+            waiting[ancestor] += 1
+            ancestor = parent_of[ancestor]
+    return waiting
+
+
+def status_cell(status: str, waiting: int = 0) -> Text:
+    """`▶ running`, `⏱ timed out`…; a running or done run with descendants still running is
+    `▶ waiting on 1 child` (the `subagents` tool's words). An unknown status word too long for the
+    narrowest column shows as its icon alone."""
+    if waiting and status in ("running", "done"):
+        return span(f"{STATUS_ICONS['running']} waiting on {waiting} {'child' if waiting == 1 else 'children'}", "bold")
     icon = STATUS_ICONS.get(status, "·")
     word = STATUS_WORDS.get(status, status)
     shown = f"{icon} {word}" if len(word) + 2 <= STATUS_WIDTH else icon
@@ -67,9 +91,10 @@ LABEL_MAX = 24
 PADDING = 1  # DataTable's cell padding, each side
 
 
-def fit_run_columns(width: int) -> dict[str, int]:
-    """The runs columns shown in `width` cells and their widths; LABEL takes what is left, up to LABEL_MAX."""
-    widths = {c.key: c.width for c in RUN_COLUMNS}
+def fit_run_columns(width: int, status_width: int = STATUS_WIDTH) -> dict[str, int]:
+    """The runs columns shown in `width` cells and their widths (STATUS `status_width` wide, its
+    longest); LABEL takes what is left, up to LABEL_MAX."""
+    widths = {c.key: max(c.width, status_width) if c.key == "status" else c.width for c in RUN_COLUMNS}
     return fit_widths(widths, RUN_DROP, width, flexible="label", flexible_max=LABEL_MAX, per_column=2 * PADDING)
 
 
@@ -107,8 +132,15 @@ class RunsTable(DataTable[Text]):
         self.widths: dict[str, int] = {}
 
     def on_resize(self, _: Resize) -> None:
-        widths = fit_run_columns(self.scrollable_content_region.width)
+        self._fit()
+
+    def _fit(self) -> bool:
+        """Fit the columns to the width and the longest status shown; whether they changed (then
+        every row was added again)."""
+        status_width = max((self.values[run_id]["status"].cell_len for run_id in self.values), default=0)
+        widths = fit_run_columns(self.scrollable_content_region.width, status_width)
         if widths != self.widths:
+            current = self.coordinate_to_cell_key(self.cursor_coordinate).row_key if self.row_count else None
             self.widths = widths
             self.clear(columns=True)
             for column in RUN_COLUMNS:
@@ -116,6 +148,10 @@ class RunsTable(DataTable[Text]):
                     self.add_column(column.title, key=column.key, width=widths[column.key])
             for run_id, values in self.values.items():
                 self.add_row(*self._cells(values), key=run_id)
+            if current is not None and current.value in self.values:
+                self.move_cursor(row=self.get_row_index(current), animate=False)
+            return True
+        return False
 
     def _cells(self, values: dict[str, Text]) -> list[Text]:
         out = []
@@ -132,6 +168,8 @@ class RunsTable(DataTable[Text]):
         before, self.values = self.values, dict(wanted)
         if not self.widths:
             return  # not laid out yet: on_resize adds the rows
+        if self._fit():
+            return  # a status wider or narrower than the column was: laid out again, every row added
         if list(before) != list(wanted):
             current = self.coordinate_to_cell_key(self.cursor_coordinate).row_key if self.row_count else None
             self.clear()
