@@ -33,6 +33,7 @@ from sessions_tui.ui.screens.main_keys import KIND_KEYS, MAIN_KEYS, NEEDS
 from sessions_tui.ui.screens.panes import focus_pane, layout_mode, move_cursor, set_layout, title_panes
 from sessions_tui.ui.screens.search import SearchScreen
 from sessions_tui.ui.screens.sends import SendsScreen
+from sessions_tui.ui.screens.sorting import clicked, sort_words, stepped
 from sessions_tui.ui.screens.steer import SteerScreen
 from sessions_tui.ui.screens.stop import StopScreen, outcome_line
 from sessions_tui.ui.screens.table_count import TableCounted, no_page_note, page_info
@@ -41,12 +42,10 @@ from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar
 from sessions_tui.ui.widgets.footer import DashboardFooter
 from sessions_tui.ui.widgets.header import StatusHeader
-from sessions_tui.ui.widgets.session_table import COLUMNS, SessionTable, TableHeader
+from sessions_tui.ui.widgets.session_table import SessionTable, TableHeader
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
-SORTS = [column.sort for column in COLUMNS if column.sort]  # the table's order, for < and >
-NEWEST_FIRST = ("updated", "tokens")  # sorted descending when first chosen
 OPEN_DELAY_SECONDS = 0.12
 OPEN_AFTER_TYPING_SECONDS = 0.4
 
@@ -209,19 +208,14 @@ class MainScreen(LiveRows):
         info = self.query_one("#page-info", Static)
         paged = self.total > PAGE_SIZE or bool(self.page_offset) or (not self.counted and table.row_count >= PAGE_SIZE)
         first, last, total = self.page_offset + 1, self.page_offset + table.row_count, self.shown_total
-        text = page_info(first, last, total, self.sort_words(), paged=paged, room=info.size.width)
+        sort = sort_words(self.query_state.order_by, self.query_state.descending)
+        text = page_info(first, last, total, sort, paged=paged, room=info.size.width)
         info.update(text, layout=False)  # one line, its size fixed: no layout
 
     @property
     def shown_total(self) -> int | None:
         """The filtered set's size, None until it is counted."""
         return self.total if self.counted else None
-
-    def sort_words(self) -> str:
-        """The table's sort as words: `channel ▲`, `updated ▼` (its column's name)."""
-        query = self.query_state
-        name = next((c.key for c in COLUMNS if c.sort == query.order_by), query.order_by)
-        return f"{name} {'▼' if query.descending else '▲'}"
 
     def empty_note(self, long: bool = False) -> str:
         """Why the table is empty, and what to do about it."""
@@ -265,22 +259,13 @@ class MainScreen(LiveRows):
     @on(SessionTable.SortRequested)
     def _sort(self, event: SessionTable.SortRequested) -> None:
         """A column title clicked: sort by it, or the other way round when it already sorts."""
-        if self.query_state.order_by == event.order_by:
-            self.set_sort(event.order_by, not self.query_state.descending)
-        else:
-            self.set_sort(event.order_by, event.order_by in NEWEST_FIRST)
+        self.set_sort(*clicked(self.query_state.order_by, self.query_state.descending, event.order_by))
 
     def action_sort_prev(self) -> None:
-        self.sort_step(-1)
+        self.set_sort(*stepped(self.query_state.order_by, -1))
 
     def action_sort_next(self) -> None:
-        self.sort_step(1)
-
-    def sort_step(self, step: int) -> None:
-        """`<` / `>`: sort by the previous / next column, in its natural direction."""
-        index = SORTS.index(self.query_state.order_by) if self.query_state.order_by in SORTS else 0
-        order_by = SORTS[(index + step) % len(SORTS)]
-        self.set_sort(order_by, order_by in NEWEST_FIRST)
+        self.set_sort(*stepped(self.query_state.order_by, 1))
 
     def action_sort_reverse(self) -> None:
         self.set_sort(self.query_state.order_by, not self.query_state.descending)
