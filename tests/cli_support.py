@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -16,11 +17,25 @@ FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } } }"
 
 
 def cli(
-    *args: str, state: Path | None = None, input: str | bytes | None = None, env_extra: dict[str, str] | None = None
+    *args: str,
+    state: Path | None = None,
+    input: str | bytes | None = None,
+    env_extra: dict[str, str] | None = None,
+    terminal: bool = False,
 ) -> subprocess.CompletedProcess[str]:
+    """`sessions-tui ARGS` in a process of its own; `terminal`: its stdin and stdout a pseudo-terminal
+    (what the dashboard needs before it does anything), its stderr captured."""
     env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
     env.update(env_extra or {})
     argv = [sys.executable, "-m", "sessions_tui", *(["--state", str(state)] if state else []), *args]
+    if terminal:
+        leader, follower = pty.openpty()
+        try:
+            proc = subprocess.run(argv, stdin=follower, stdout=follower, stderr=subprocess.PIPE, env=env, timeout=GUARD)
+        finally:
+            os.close(follower)
+            os.close(leader)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, "", proc.stderr.decode())
     if isinstance(input, bytes):
         proc = subprocess.run(argv, capture_output=True, input=input, env=env, timeout=GUARD)
         return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())

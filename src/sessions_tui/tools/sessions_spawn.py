@@ -158,7 +158,7 @@ def spawn_gate(call: ToolCall, ctx: RequesterContext, agent_id: str | None, sand
             f"sessions_spawn: {requester} is OpenClaw's session (mirrored read-only from {owner}): "
             "spawn from it in OpenClaw, or act as a session of this engine"
         )
-        why = f"the requester is OpenClaw's session ({owner}): a child here could never announce back to it (D17)"
+        why = f"the requester is OpenClaw's session ({owner}): a child here could never announce back to it"
         return gate(False, "openclaw", why, error)
     max_depth = subagents.max_spawn_depth
     if depth >= max_depth:

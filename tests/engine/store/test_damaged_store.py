@@ -62,7 +62,7 @@ WRITING = {
 def test_a_command_that_writes_refuses_a_damaged_store_and_leaves_it_as_it_was(damaged, command):
     db = damaged / DB_NAME
     before = digest(db)
-    proc = cli(*WRITING[command], state=damaged)
+    proc = cli(*WRITING[command], state=damaged, terminal=command == "the dashboard")
     assert proc.returncode == 2, proc.stderr
     line = one_error_line(proc.stderr)
     assert line.startswith(f"{db}: the state database is damaged (")
