@@ -164,12 +164,17 @@ async def test_escape_in_the_filter_clears_it_and_on_the_table_clears_it_too(tmp
 
 
 async def test_escape_in_the_spawn_panel_closes_it_and_keeps_the_filter(tmp_path):
+    """esc in the form goes to the runs list (one key from the form to x and e, issue 28 item 12);
+    esc there closes the panel."""
     app = demo_app(tmp_path / "s")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main_screen.query_one("#filter").value = "dev"
         await pilot.press("s")
         assert app.focused.id == "spawn-task"
+        await pilot.press("escape")
+        assert app.main_screen.query_one("#side").current == "spawn"
+        assert app.focused is app.main_screen.query_one("#spawn-runs")
         await pilot.press("escape")
         assert app.main_screen.query_one("#side").current == "transcript"
         assert app.focused is app.main_screen.query_one("#sessions")
@@ -329,7 +334,7 @@ async def test_in_a_field_the_footer_offers_esc_and_says_what_ctrl_s_does_there(
         assert ("esc", "back") in footer_words(app) and ("/", "filter") not in footer_words(app)
         await pilot.press("slash")
         assert app.main_screen.query_one("#spawn-task").value == "/"
-        await pilot.press("escape", "enter")  # the panel closes; enter opens the composer
+        await pilot.press("escape", "escape", "enter")  # the runs list, the panel closed; enter opens the composer
         await until(pilot, lambda: app.focused.id == "message", "the composer")
         await until(pilot, lambda: ("^s", "send") in footer_words(app), "ctrl+s named send")
         assert ("esc", "back") in footer_words(app)
@@ -426,7 +431,7 @@ async def test_help_says_how_to_sort_filter_by_kind_and_activity_what_esc_does_a
             "Active only the sessions updated",
             "esc back: leaves the composer",
             "in the filter input it clears the filter",
-            "in the spawn panel it closes the panel",
+            "in the spawn form it goes to the runs list, on the runs list it closes the panel",
             "enter in the message: send it (one line; there is no newline)",
             "^s / ^j send the message",
         ):

@@ -209,7 +209,7 @@ async def test_narrow_gives_the_panel_the_body_and_escape_gives_it_back(tmp_path
         assert not screen.query_one("#composer").display  # its session is out of sight: room for the panel
         assert screen.query_one(SpawnPanel).region.height >= 20
         assert screen.query_one("#announcements").region.height >= 8
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # the form → the runs list → the panel closed
         await until(pilot, lambda: table_column.display, "the table to come back")
         assert inside(screen.query_one("#composer"), (80, 24))
         assert app.focused is screen.query_one("#sessions")
@@ -267,7 +267,7 @@ async def test_a_short_terminal_gives_the_panel_the_body_at_any_width(tmp_path):
         assert panel.region.width == 160 and not screen.query_one("#composer").display
         assert screen.query_one("#announcements").region.height >= 8
         assert screen.query_one("#spawn-label").region.y == screen.query_one("#spawn-agent").region.y  # 2 a row
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # the form → the runs list → the panel closed
         await until(pilot, lambda: table_column.display, "the table to come back")
         assert screen.query_one("#composer").display and "-spawn-short" not in screen.classes
         await pilot.resize_terminal(160, 48)

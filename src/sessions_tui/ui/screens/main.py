@@ -478,13 +478,16 @@ class MainScreen(LiveRows):
     def action_step_back(self) -> None:
         """`esc` (binding id `back`; Textual's own `action_back` is another thing) acts on the
         focused part first: the composer, the filters and the transcript hand the focus back to the
-        table (the filter input clearing its text), the spawn panel closes, and on the table it
-        clears the text filter, then closes the spawn panel."""
+        table (the filter input clearing its text), the spawn form hands it to the panel's runs list
+        (one key from the form, whatever the terminal), the runs list closes the panel, and on the
+        table it clears the text filter, then closes the spawn panel."""
         focused = self.focused
         inside = {node.id for node in focused.ancestors_with_self} if focused is not None else set()
         table = self.query_one(SessionTable)
         switcher = self.query_one(ContentSwitcher)
-        if "spawn" in inside:
+        if "spawn-form" in inside:
+            self.query_one("#spawn-runs").focus()
+        elif "spawn" in inside:
             self.action_toggle_spawn()
         elif focused is table:
             if not self.query_one(FilterBar).clear() and switcher.current == "spawn":

@@ -24,8 +24,11 @@ PANES = {
     3: "the transcript, or the spawn panel's runs while it is open",
     4: "the composer",
 }
-"""The panes by number (lazygit): each key focuses its pane, with alt from a text field (the spawn
-form's fields too: its runs list is `alt+3` away); the number stands in its border title."""
+"""The panes by number (lazygit): each key focuses its pane; the number stands in its border title.
+In a text field a digit is typed: `esc` first (it leaves the field: the spawn form's for the runs
+list), or alt with the digit where the terminal tells them apart (the kitty keyboard protocol: kitty,
+WezTerm, foot, Ghostty, iTerm2); elsewhere a terminal's esc+digit reaches Textual as ¡ ™ £ ¢, which
+are text and stay so."""
 
 MAIN_KEYS: list[BindingType] = [
     Binding("down", "leave_filter", show=False),
@@ -62,11 +65,11 @@ MAIN_KEYS: list[BindingType] = [
             f"pane {number}",
             show=False,
             id=f"pane_{number}",
-            tooltip=f"focus {what} (alt+{number} from a text field)",
+            tooltip=f"focus {what} (from a text field: esc first, or alt+{number})",
         )
         for number, what in PANES.items()
     ),
-    # the same from a text field, where a digit is typed: alt+1 … alt+4 (a terminal's esc, then the digit)
+    # the same from a text field, where a digit is typed, in terminals that report alt with a digit
     *(Binding(f"alt+{number}", f"pane({number})", show=False, priority=True) for number in PANES),
     Binding(
         "plus",
