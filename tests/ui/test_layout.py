@@ -219,3 +219,26 @@ async def test_the_header_says_when_a_gateway_link_is_not_up(tmp_path):
         assert any("openclaw devices approve r1" in n.message for n in app._notifications)
         app.main_screen.post_message(EngineEventMessage(LinkChanged(location="ws://h:1", state="connected")))
         await until(pilot, lambda: text_of(header).rstrip().endswith("● live"), "the header to say live again")
+
+
+@pytest.mark.parametrize("width", [80, 160])
+async def test_search_results_give_the_snippet_the_width(tmp_path, width):
+    """The Search view's results at 80 columns drop `when` and narrow the session, so the
+    snippet (what was found) keeps its room; wide, every column shows and the snippet takes the rest."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f", *"deploy", "enter")
+        await until(pilot, lambda: type(app.screen).__name__ == "SearchScreen", "the Search view")
+        table = app.screen.query_one("#search-table")
+        await until(pilot, lambda: table.row_count > 0, "the hits")
+        titles = [str(column.label) for column in table.columns.values()]
+        widths = {str(column.label): column.width for column in table.columns.values()}
+        if width == 80:
+            assert titles == ["session", "#", "role", "snippet"]
+            assert widths["snippet"] >= 28
+        else:
+            assert titles == ["session", "#", "role", "when", "snippet"]
+            assert widths["snippet"] >= 70
+        cells = 2 * len(titles) + sum(widths.values())
+        assert cells <= width - 2  # no column runs off the screen

@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.coordinate import Coordinate
+from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -31,6 +32,7 @@ from sessions_tui.backend.values.vocabulary import SearchUnreadable, ToolInputEr
 from sessions_tui.counting import plural
 from sessions_tui.ui.screens.panes import move_cursor
 from sessions_tui.ui.text import literal, one_line, span
+from sessions_tui.ui.widgets.column_fit import fit_widths
 from sessions_tui.ui.widgets.field import Field
 
 if TYPE_CHECKING:
@@ -39,6 +41,9 @@ if TYPE_CHECKING:
 LIMIT = 200
 TYPING_PAUSE_S = 0.25
 HINT = "type words   enter search / open   ↓ results   esc back"
+COLUMNS = {"session": 34, "#": 6, "role": 9, "when": 16, "snippet": 24}
+"""The result columns at their widths; `when` then `role` go when the width is short, the session
+narrows below 100 columns, and the snippet (what was found) takes the rest."""
 HIT_STYLE = "bold $accent"
 
 
@@ -86,6 +91,7 @@ class SearchScreen(Screen["SearchHit | None"]):
         self.note = ""
         self._timer: Timer | None = None
         self._to_results = False  # enter in the field: the results take the focus when they come
+        self._widths: dict[str, int] = {}  # the columns shown, by title, and their widths
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-view"):
@@ -97,12 +103,41 @@ class SearchScreen(Screen["SearchHit | None"]):
             yield Static(HINT, id="search-hint")
 
     def on_mount(self) -> None:
-        table = self.query_one("#search-table", DataTable)
-        for title, width in (("session", 34), ("#", 6), ("role", 9), ("when", 16), ("snippet", 70)):
-            table.add_column(title, width=width)
+        self._fit_columns(self.app.size.width)
         self.query_one("#search-query", Field).focus()
         if self.initial.strip():
             self.search(self.initial)
+
+    def _fit_columns(self, width: int) -> None:
+        """The columns that fit `width` cells, the snippet as wide as the rest; the rows again."""
+        widths = dict(COLUMNS, session=COLUMNS["session"] if width >= 100 else 24)
+        fitted = fit_widths(widths, ("when", "role"), width - 4, flexible="snippet", flexible_max=200, per_column=2)
+        if fitted == self._widths:
+            return
+        self._widths = fitted
+        table = self.query_one("#search-table", DataTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        for title, cells in fitted.items():
+            table.add_column(title, width=cells, key=title)
+        self._fill(table)
+        if self.hits:
+            table.move_cursor(row=min(row, len(self.hits) - 1))
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit_columns(event.size.width)
+
+    def _fill(self, table: DataTable[Text]) -> None:
+        """The hits as rows, in the columns shown."""
+        for index, hit in enumerate(self.hits):
+            cells = {
+                "session": literal(one_line(self.display_key(hit.key), self._widths["session"])),
+                "#": span(f"#{hit.msg_seq}" if hit.msg_seq is not None else "", "dim"),
+                "role": span(hit.role),
+                "when": span(_when(hit.timestamp), "dim"),
+                "snippet": marked_text(hit.snippet, limit=self._widths["snippet"]),
+            }
+            table.add_row(*(cells[title] for title in self._widths), key=str(index))
 
     def action_move(self, where: str) -> None:
         move_cursor(self.focused, where)
@@ -146,15 +181,7 @@ class SearchScreen(Screen["SearchHit | None"]):
         self.hits = list(outcome.hits) if outcome else []
         table = self.query_one("#search-table", DataTable)
         table.clear()
-        for index, hit in enumerate(self.hits):
-            table.add_row(
-                literal(one_line(self.display_key(hit.key), 34)),
-                span(f"#{hit.msg_seq}" if hit.msg_seq is not None else "", "dim"),
-                span(hit.role),
-                span(_when(hit.timestamp), "dim"),
-                marked_text(hit.snippet, limit=70),
-                key=str(index),
-            )
+        self._fill(table)
         if self._to_results and self.hits:
             self._to_results = False
             table.focus()
