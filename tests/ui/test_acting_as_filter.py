@@ -65,3 +65,23 @@ async def test_item_14_keys_typed_on_the_picker_list_go_to_the_filter_and_esc_ca
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.main_screen, "the picker to close")
         assert app.requester_key == DEV  # nothing picked
+
+
+async def test_typing_main_picks_main_not_the_first_other_session_with_main_in_its_key(tmp_path):
+    """Main heads the list always; a search it matches highlights it (typing `main`, enter, acts as
+    main), one it does not match highlights the first match below it."""
+    app = demo_app(tmp_path / "s", acting_as=RESEARCH)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a", *"main")
+        modal = app.screen
+        await until(pilot, lambda: DEV in option_ids(modal), "the matches")
+        assert highlighted_id(modal) == MAIN
+        await pilot.press("ctrl+u", *"dev")
+        await until(pilot, lambda: option_ids(modal) == [MAIN, DEV], "the one match")
+        assert highlighted_id(modal) == DEV
+        await pilot.press("ctrl+u", *"main")
+        await until(pilot, lambda: len(option_ids(modal)) > 2 and highlighted_id(modal) == MAIN, "main highlighted")
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is app.main_screen, "the picker closed")
+        assert app.requester_key == MAIN

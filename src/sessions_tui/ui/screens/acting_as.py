@@ -154,8 +154,9 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
         if event.typed is not None:
             options.add_option(event.typed)
         ids = [option.id for option in options.options]
-        if event.search:  # the first match (main always heads the list)
-            options.highlighted = 1 if len(ids) > 1 else 0
+        if event.search:  # the first match: main always heads the list, highlighted only when it matches
+            main_matches = event.search.casefold() in event.rows[0][1].plain.casefold()
+            options.highlighted = 1 if len(ids) > 1 and not main_matches else 0
         else:
             options.highlighted = ids.index(self.choice) if self.choice in ids else 0
 
