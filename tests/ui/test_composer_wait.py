@@ -44,3 +44,28 @@ async def test_item_16_ui_send_wait_is_the_default_every_session_starts_with(tmp
         await pilot.press("ctrl+s")
         await until(pilot, lambda: bool(sent), "the send")
         assert sent[0]["sessionKey"] == FAMILY and sent[0]["timeoutSeconds"] == 5
+
+
+async def test_enter_in_the_wait_sends_with_that_wait(tmp_path):
+    """Message typed, tab to the wait, a wait typed, enter: sent with it (enter there did nothing)."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, DEV)
+        sent = []
+        call_tool = app.backend.call_tool
+
+        async def recording(name, arguments, requester):
+            if name == "sessions_send":
+                sent.append(arguments)
+            return await call_tool(name, arguments, requester)
+
+        app.backend.call_tool = recording
+        app.main_screen.query_one("#message").focus()
+        await pilot.press(*"hello", "tab")
+        assert app.focused is app.main_screen.query_one("#timeout")
+        app.focused.value = "0"
+        await pilot.press("enter")
+        outcome = app.main_screen.query_one("#outcome")
+        await until(pilot, lambda: str(outcome.render()).startswith("accepted"), "sent")
+        assert [a["message"] for a in sent] == ["hello"] and sent[0]["timeoutSeconds"] == 0

@@ -432,7 +432,7 @@ async def test_help_says_how_to_sort_filter_by_kind_and_activity_what_esc_does_a
             "esc back: leaves the composer",
             "in the filter input it clears the filter",
             "in the spawn form it goes to the runs list, on the runs list it closes the panel",
-            "enter in the message: send it (one line; there is no newline)",
+            "enter in the message: send it (one line; there is no newline); in the wait: the same",
             "^s / ^j send the message",
         ):
             assert words in plain, words

@@ -53,7 +53,7 @@ EXTRAS: dict[str, list[tuple[str, str]]] = {
         ("click", "open a collapsed thinking block"),
     ],
     SEND: [
-        ("enter", "in the message: send it (one line; there is no newline)"),
+        ("enter", "in the message: send it (one line; there is no newline); in the wait: the same"),
         ("tab", "message → wait → Send"),
         ("wait", "seconds the send waits for the reply; 0: do not wait (the run goes on)"),
         ("/send on|off|inherit", "typed as the message: set the session's send policy"),

@@ -175,6 +175,7 @@ class Composer(ReportsWorkerErrors, Vertical):
             return self.backend.send_wait
 
     @on(Input.Submitted, "#message")
+    @on(Input.Submitted, "#timeout")  # enter in the wait sends too: the message is typed, the wait set
     @on(Button.Pressed, "#send-button")
     def _submit(self, event: Input.Submitted | Button.Pressed) -> None:
         event.stop()
