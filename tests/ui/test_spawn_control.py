@@ -221,7 +221,7 @@ async def test_x_asks_naming_what_dies_and_n_kills_nothing(tmp_path):
         await running_tree(pilot)
         await pilot.press("x")
         await until(pilot, lambda: isinstance(app.screen, KillScreen), "the kill box")
-        assert text_of(app.screen.query_one("#kill-question")) == "kill research-1 and its 2 descendants?"
+        assert text_of(app.screen.query_one("#confirm-question")) == "kill research-1 and its 2 descendants?"
         await pilot.press("n")
         await until(pilot, lambda: not isinstance(app.screen, KillScreen), "the box closed")
         await settle(pilot)

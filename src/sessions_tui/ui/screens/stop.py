@@ -1,18 +1,13 @@
 """Stop (`x` on the open session): are you sure? y stops its running turn, n (or esc) leaves it be.
 
-The screen only asks; the main screen stops the turn (`Backend.abort_run`) once it is dismissed
-with yes, and shows what came of it (`outcome_line`).
+The screen only asks (screens/confirm.py); the main screen stops the turn (`Backend.abort_run`) once it is
+dismissed with yes, and shows what came of it (`outcome_line`).
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Static
-
 from sessions_tui.backend.contract.types import AbortOutcome
+from sessions_tui.ui.screens.confirm import ConfirmScreen
 from sessions_tui.ui.text import literal, span
 
 
@@ -25,31 +20,14 @@ def outcome_line(outcome: AbortOutcome, shown_key: str) -> str:
     return f"no run in progress in {shown_key}"
 
 
-class StopScreen(ModalScreen[bool]):
+class StopScreen(ConfirmScreen):
     """Asks before a session's running turn is stopped; dismissed with whether to stop it."""
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "stop", id="stop_yes", tooltip="stop the running turn"),
-        Binding("n,escape", "answer(False)", "keep running", id="stop_no", tooltip="leave it running"),
-    ]
-
     def __init__(self, shown_key: str) -> None:
-        super().__init__()
-        self.shown_key = shown_key
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="stop-box"):
-            yield Static(
-                span("Stop the running turn in ", "bold") + literal(self.shown_key, "bold") + span("?", "bold")
-            )
-            yield Static(
-                span(
-                    "Its run ends as killed, wherever it runs (this dashboard, a serve, a send in another "
-                    "shell); the messages queued behind it still run.",
-                    "dim",
-                )
-            )
-            yield Static(span("y", "bold") + " stop · " + span("n", "bold") + " / esc keep it running", id="stop-keys")
-
-    def action_answer(self, stop: bool) -> None:
-        self.dismiss(stop)
+        super().__init__(
+            span("Stop the running turn in ", "bold") + literal(shown_key, "bold") + span("?", "bold"),
+            "Its run ends as killed, wherever it runs (this dashboard, a serve, a send in another "
+            "shell); the messages queued behind it still run.",
+            yes="stop",
+            no="keep it running",
+        )
