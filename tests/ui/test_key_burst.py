@@ -10,9 +10,9 @@ from typing import Any
 
 from textual import events
 
-from ui_support import demo_app, settle
+from ui_support import demo_app, settle, text_of, until
 
-CHARACTERS = {"tab": None, "shift+tab": None}
+CHARACTERS = {"tab": None, "shift+tab": None, "ctrl+s": None}
 
 
 async def burst(pilot: Any, *keys: str) -> None:
@@ -65,3 +65,22 @@ async def test_a_burst_follows_the_composers_own_tab_order(tmp_path):
         assert app.focused is screen.query_one("#message")
         assert screen.query_one("#timeout").value == "45"
         assert screen.query_one("#message").value == "!"  # typed into the message (selected on focus)
+
+
+async def test_ctrl_s_at_the_end_of_a_burst_spawns_and_sends_what_was_typed_before_it(tmp_path):
+    """ctrl+s (a priority key, run as it arrives) acts once the field has taken the keys ahead of
+    it: the spawn form spawned "A sub-agent needs a task." with the task typed in the same burst."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        screen = app.main_screen
+        await burst(pilot, *"hello", "ctrl+s")
+        outcome = screen.query_one("#spawn-outcome")
+        await until(pilot, lambda: text_of(outcome).startswith("accepted · "), "the spawn accepted")
+        await pilot.press("escape", "escape", "enter")  # the panel closed, the composer on main
+        assert app.focused is screen.query_one("#message")
+        await burst(pilot, *"hi", "ctrl+s")
+        sent = screen.query_one("#outcome")
+        await until(pilot, lambda: text_of(sent).startswith("ok · replied"), "the reply")
+        assert "Received from agent:main:main: hi." in text_of(sent)

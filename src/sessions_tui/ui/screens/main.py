@@ -430,11 +430,14 @@ class MainScreen(LiveRows):
         return {"send": "spawn"} if self.ctrl_s_spawns else {}
 
     def action_send(self) -> None:
-        """ctrl+s: the spawn form or the composer (`ctrl_s_spawns`)."""
-        if self.ctrl_s_spawns:
-            self.query_one(SpawnPanel).submit()
+        """ctrl+s: the spawn form or the composer (`ctrl_s_spawns`). A priority key runs as it
+        arrives, ahead of the keys a burst (a paste, a macro) forwarded before it to the focused
+        field: it sends once that field has taken them (its queue reaches it)."""
+        submit = self.query_one(SpawnPanel).submit if self.ctrl_s_spawns else self.query_one(Composer).send
+        if self.focused is None:
+            submit()
         else:
-            self.query_one(Composer).send()
+            self.focused.call_later(submit)
 
     def action_move(self, where: str) -> None:
         """`j k g G home end`: the focused table's cursor (the sessions, the spawn runs)."""
