@@ -156,7 +156,10 @@ def test_dashboard_demo_opens_on_the_demo_directory_with_config_warnings_kept(ho
 @pytest.mark.parametrize(
     "argv, said",
     [
-        (["--demo", "demo"], "--demo goes with the dashboard, tool and send, not demo: it writes the demo already"),
+        (
+            ["--demo", "demo"],
+            "--demo goes with the commands that read or act on sessions, not demo: it writes the demo already",
+        ),
         (["--demo", "import-openclaw", "x"], "not import-openclaw: the demo has sessions of its own"),
         (["demo", "--demo"], "unrecognized arguments: --demo"),
         (["import-openclaw", "x", "--demo"], "unrecognized arguments: --demo"),

@@ -51,7 +51,9 @@ def check_arguments(opts: argparse.Namespace) -> None:
     given before a command they do not go with."""
     check_text_arguments(opts)
     if opts.demo and opts.command in _NO_DEMO:
-        raise UsageError(f"--demo goes with the dashboard, tool and send, not {opts.command}: {_NO_DEMO[opts.command]}")
+        raise UsageError(
+            f"--demo goes with the commands that read or act on sessions, not {opts.command}: {_NO_DEMO[opts.command]}"
+        )
     if getattr(opts, "remote", None) and opts.command in ("demo", "import-openclaw", "serve"):
         raise UsageError(f"--remote goes with the commands that read or act on sessions, not {opts.command}")
 
