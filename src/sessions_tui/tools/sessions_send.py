@@ -24,8 +24,8 @@ from sessions_tui.engine.messaging.a2a import (
 )
 from sessions_tui.engine.messaging.chain_guard import guard_send, next_chain
 from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.session_operations import ensure_main_session
 from sessions_tui.engine.sessions.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
-from sessions_tui.engine.sessions.operations import ensure_main_session
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (

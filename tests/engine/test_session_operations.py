@@ -9,10 +9,10 @@ import os
 import pytest
 
 from conftest import add_session, call_tool, run_tool
+from sessions_tui.engine import session_operations as ops
 from sessions_tui.engine.events import EngineEvent, SessionChanged
 from sessions_tui.engine.messaging.audit import audit_entries
-from sessions_tui.engine.sessions import operations as ops
-from sessions_tui.engine.sessions.operations import SessionOpInvalid, SessionOpRefused
+from sessions_tui.engine.session_operations import SessionOpInvalid, SessionOpRefused
 
 GROUP = "agent:main:discord:group:ops"
 
