@@ -22,8 +22,10 @@ from sessions_tui.backend.contract.types import (
     Capability,
     EventCallback,
     ImportSummary,
+    NewSession,
     Requester,
     RequesterView,
+    SessionOpOutcome,
     not_on,
 )
 from sessions_tui.backend.gateway.row_sort import row_sort_key
@@ -300,6 +302,35 @@ class SeveralBackends:
         label, bare = self.split(key)
         done = await self.backends[label].abort_run(bare or "", clear_queued=clear_queued)
         return done.model_copy(update={"session_key": f"{label}/{done.session_key}"})
+
+    def _marked(self, label: str, done: SessionOpOutcome) -> SessionOpOutcome:
+        return done.model_copy(update={"session_key": f"{label}/{done.session_key}"})
+
+    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+        """On the server the key names (`label/key`)."""
+        label, bare = self.split(request.key)
+        done = await self.backends[label].create_session(request.model_copy(update={"key": bare or ""}))
+        return self._marked(label, done)
+
+    async def reset_session(self, key: str) -> SessionOpOutcome:
+        label, bare = self.split(key)
+        return self._marked(label, await self.backends[label].reset_session(bare or ""))
+
+    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+        server, bare = self.split(key)
+        return self._marked(server, await self.backends[server].rename_session(bare or "", label))
+
+    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+        label, bare = self.split(key)
+        return self._marked(label, await self.backends[label].set_session_model(bare or "", model, thinking))
+
+    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+        label, bare = self.split(key)
+        return self._marked(label, await self.backends[label].archive_session(bare or "", archived))
+
+    async def delete_session(self, key: str) -> SessionOpOutcome:
+        label, bare = self.split(key)
+        return self._marked(label, await self.backends[label].delete_session(bare or ""))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """The server of `target` explains, for the requester as that server knows it."""

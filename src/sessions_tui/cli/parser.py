@@ -420,7 +420,7 @@ def add_session_command(sub: Any, on_demo: str, wanted: Callable[[str], bool] = 
     session = subcommand(
         sub,
         "session",
-        "act on one session as its operator: abort its running turn",
+        "act on one session as its operator: create, reset, rename, re-model, archive, delete it, abort its turn",
         "ACTION is one of the actions below; 'sessions-tui session ACTION --help' for its options.",
         epilog="example: sessions-tui session abort agent:main:discord:group:dev",
     )
@@ -446,3 +446,91 @@ def add_session_command(sub: Any, on_demo: str, wanted: Callable[[str], bool] = 
     abort.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
     abort.add_argument("--clear-queued", action="store_true", help="drop the messages queued behind the turn too")
     abort.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_session_operations(actions, on_demo)
+
+
+_OPS_EXIT = (
+    "\n\nExit status: 0 when done, 1 for a refusal (the key exists, the label is taken, an agent's main "
+    "session, a session an OpenClaw owns, a backend without session operations), 2 for bad input (a key "
+    "that names no session, a malformed key or label, an unknown thinking level)."
+)
+
+
+def _operation(actions: Any, name: str, summary: str, text: str, example: str, on_demo: str) -> Any:
+    """One operation's sub-command: its text, the face options, KEY and --json."""
+    parser = subcommand(actions, name, summary, text + _OPS_EXIT, epilog=f"example: sessions-tui session {example}")
+    face_options(parser, doing=f"{name} the session on", demo=on_demo)
+    return parser
+
+
+def add_session_operations(actions: Any, on_demo: str) -> None:
+    """`session new|reset|rename|model|archive|unarchive|delete` (commands/session.py runs them)."""
+    new = _operation(
+        actions,
+        "new",
+        "create a session: key, agent, label, model, thinking level, a first message",
+        "KEY is any key the key model allows (main, group/channel, cron, hook, node); a bare one belongs to "
+        "--agent (else agent main). A key that exists, or global/unknown, is refused. With --message the "
+        "operator's first message is sent into it (the run goes on; 'sessions-tui watch' follows it).",
+        "new agent:main:discord:group:ops --label ops",
+        on_demo,
+    )
+    new.add_argument("key", metavar="KEY", help="the new session's key")
+    new.add_argument("--agent", metavar="ID", help="the agent it belongs to (a bare KEY is this agent's)")
+    new.add_argument("--label", metavar="TEXT", help="its label (unique among the live sessions)")
+    new.add_argument("--model", metavar="M", help="its model (provider/model)")
+    new.add_argument("--thinking", metavar="L", help="its thinking level: off, minimal, low, medium, high, xhigh")
+    new.add_argument("--message", metavar="TEXT", help="the first message, sent as the operator")
+    reset = _operation(
+        actions,
+        "reset",
+        "start the session anew: a new sessionId under the same key (/new, /reset)",
+        "The old transcript is kept (under its sessionId, named in the entry's previousSessionId); label, "
+        "model and overrides stay.",
+        "reset agent:main:discord:group:ops",
+        on_demo,
+    )
+    rename = _operation(
+        actions,
+        "rename",
+        "set the session's label (unique among the live sessions), or clear it with ''",
+        "A label as OpenClaw takes it: trimmed, not empty, at most 512 characters; '' clears it.",
+        "rename agent:main:discord:group:ops 'ops room'",
+        on_demo,
+    )
+    model = _operation(
+        actions,
+        "model",
+        "set the session's model (default: the agent's) and/or thinking level",
+        "MODEL 'default' clears the override; --thinking off clears the thinking level.",
+        "model agent:main:discord:group:ops openai/gpt-5 --thinking low",
+        on_demo,
+    )
+    archive = _operation(
+        actions,
+        "archive",
+        "archive the session: out of the default list, its transcript kept",
+        "An agent's main session is never archived.",
+        "archive agent:main:discord:group:ops",
+        on_demo,
+    )
+    unarchive = _operation(
+        actions, "unarchive", "bring an archived session back", "", "unarchive agent:main:discord:group:ops", on_demo
+    )
+    delete = _operation(
+        actions,
+        "delete",
+        "delete the session: its turn stopped, its entry and lines removed (asks first; --yes does not)",
+        "As OpenClaw deletes: an agent's main session is refused; the transcript's mirror file is kept, "
+        "renamed <file>.deleted.<timestamp>.",
+        "delete agent:main:discord:group:ops --yes",
+        on_demo,
+    )
+    delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
+    for parser in (reset, rename, model, archive, unarchive, delete):
+        parser.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
+    rename.add_argument("label", metavar="LABEL", help="the new label ('' clears it)")
+    model.add_argument("model", metavar="MODEL", nargs="?", help="provider/model, or 'default'")
+    model.add_argument("--thinking", metavar="L", help="the thinking level: off, minimal, low, medium, high, xhigh")
+    for parser in (new, reset, rename, model, archive, unarchive, delete):
+        parser.add_argument("--json", action="store_true", help="print the outcome as JSON")

@@ -24,6 +24,7 @@ from sessions_tui.engine.messaging.a2a import (
 )
 from sessions_tui.engine.messaging.chain_guard import guard_send, next_chain
 from sessions_tui.engine.runs.runs import RunRequest
+from sessions_tui.engine.session_operations import ensure_main_session
 from sessions_tui.engine.sessions.keys import SESSION_LABEL_MAX_LENGTH, normalize_agent_id, parse_session_label
 from sessions_tui.engine.sessions.refusals import SendBlocked
 from sessions_tui.tools.access import RequesterContext, guard_for
@@ -149,6 +150,8 @@ async def sessions_send(call: ToolCall, params: dict[str, Any]) -> dict[str, Any
     failed = check_sandbox_visible(engine, resolved, ctx)
     if failed is None:
         denial = guard_for(call, ctx, "send").check(resolved.key)
+        if denial is None and not call.chain and not ctx.restrict_to_spawned:
+            ensure_main_session(engine, resolved.key)  # the owner's first send into an agent's main session
         failed = Failed(denial.status, denial.error) if denial else check_exists(engine, resolved)
     if failed is not None:
         _enter_refusal(call, ctx, args, resolved.key, error_run_id, failed.status, failed.error)

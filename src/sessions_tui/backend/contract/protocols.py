@@ -23,8 +23,10 @@ from sessions_tui.backend.contract.types import (
     Capability,
     EventCallback,
     ImportSummary,
+    NewSession,
     Requester,
     RequesterView,
+    SessionOpOutcome,
 )
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
@@ -297,6 +299,31 @@ class Aborting(Protocol):
         names no session."""
 
 
+class Operating(Protocol):
+    """The operator's operations on a session: create, reset, rename, model/thinking, archive, delete.
+
+    Each raises `ToolInputError` for bad input (a key of no session, a malformed key or label, an
+    unknown thinking level) and `OperationRefused` for what the state forbids."""
+
+    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+        """A new session (a key that exists, or `global`/`unknown`, refused), then its first message."""
+
+    async def reset_session(self, key: str) -> SessionOpOutcome:
+        """A new sessionId under the key; the old transcript kept."""
+
+    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+        """The label set (unique among live sessions) or, None, cleared."""
+
+    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+        """The model override (`default` clears it) and/or the thinking level (`off` clears it)."""
+
+    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+        """Archived (out of the default list) or unarchived."""
+
+    async def delete_session(self, key: str) -> SessionOpOutcome:
+        """Its running turn stopped, then the entry and its lines removed (an agent's main refused)."""
+
+
 class Backend(
     Placed,
     Identifying,
@@ -313,6 +340,7 @@ class Backend(
     Searching,
     Importing,
     Aborting,
+    Operating,
     Protocol,
 ):
     """The engine as a face sees it: every protocol above. A backend without a capability still
@@ -334,5 +362,6 @@ PROTOCOL_OF: dict[Capability, type] = {
     Capability.SEARCH: Searching,
     Capability.IMPORT: Importing,
     Capability.ABORT: Aborting,
+    Capability.SESSION_OPS: Operating,
 }
 """The protocol each capability answers."""

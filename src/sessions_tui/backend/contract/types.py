@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable
+from typing import Any
 
 from pydantic import ConfigDict
 
@@ -37,6 +38,7 @@ class Capability(enum.Enum):
     SEARCH = "search"  # the messages matching a query
     IMPORT = "import"  # import or follow an OpenClaw state directory on this machine
     ABORT = "abort"  # stop a session's running turn
+    SESSION_OPS = "session ops"  # create, reset, rename, re-model, archive, delete a session
 
     @property
     def what(self) -> str:
@@ -56,6 +58,7 @@ _WHAT = {
     Capability.SEARCH: "search",
     Capability.IMPORT: "importing or following an OpenClaw",
     Capability.ABORT: "stopping a run",
+    Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting sessions",
 }
 
 EVERY_CAPABILITY = frozenset(Capability)
@@ -148,3 +151,40 @@ class AbortOutcome(LazyModel):
     run_id: str | None = None
     status: str = "aborted"
     cleared_queued: int = 0
+
+
+class NewSession(LazyModel):
+    """A session to create: its key (any kind the key model allows; a bare one is `agent_id`'s),
+    label, model, thinking level, and the first message the operator sends into it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    agent_id: str | None = None
+    label: str | None = None
+    model: str | None = None
+    thinking: str | None = None
+    message: str | None = None
+
+
+class SessionOpOutcome(LazyModel):
+    """What an operation on a session did (`op`: create, reset, rename, model, archive, unarchive,
+    delete): the session's key and sessionId after it, `previous_session_id` the one a reset
+    replaced; `send`: the first message's `sessions_send` result, when one was sent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    op: str
+    session_key: str
+    session_id: str
+    previous_session_id: str | None = None
+    label: str | None = None
+    model: str | None = None
+    thinking: str | None = None
+    archived: bool = False
+    send: dict[str, Any] | None = None
+
+
+class OperationRefused(Exception):
+    """An operation on a session the state forbids (the key exists, the label is taken, an agent's
+    main session, a session an OpenClaw owns): the one line a face says, a refusal (not bad input)."""

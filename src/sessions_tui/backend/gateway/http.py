@@ -20,7 +20,14 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sessions_tui.backend.contract.types import AbortOutcome, BackendUnavailable, Capability, Requester
+from sessions_tui.backend.contract.types import (
+    AbortOutcome,
+    BackendUnavailable,
+    Capability,
+    NewSession,
+    Requester,
+    SessionOpOutcome,
+)
 from sessions_tui.backend.gateway.listing import (
     LACKS,
     child_views,
@@ -154,6 +161,26 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def owner_command(self, key: str, text: str) -> str | None:
         raise self._lacking(Capability.CONTROL)
+
+    # -- the operator's operations on a session: not here yet --------------------------------
+
+    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def reset_session(self, key: str) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def delete_session(self, key: str) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
         raise self._lacking(Capability.ABORT)

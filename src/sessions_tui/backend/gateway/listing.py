@@ -35,6 +35,8 @@ LACKS = {
     Capability.EXPLAIN: "an OpenClaw gateway does not say why it refuses",
     Capability.EXPORT: "export reads sessions-tui's own store; an OpenClaw gateway has none",
     Capability.ABORT: "an OpenClaw gateway stops a run over its WebSocket only",
+    Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting an OpenClaw gateway's sessions "
+    "(its sessions.* methods) is not done from here yet",
 }
 """What a gateway has not, each as the line a face says for it (importing: as any server says).
 The socket backend has `ABORT`; the HTTP one has not."""

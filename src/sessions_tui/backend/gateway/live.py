@@ -38,8 +38,10 @@ from sessions_tui.backend.contract.types import (
     Capability,
     EventCallback,
     ImportSummary,
+    NewSession,
     Requester,
     ServerUnreachable,
+    SessionOpOutcome,
     not_on,
 )
 from sessions_tui.backend.gateway.connection import FrameTap, GatewayClient, GatewayOptions, LinkState
@@ -481,6 +483,26 @@ class GatewaySocketBackend(ConfigIdentity):
 
     async def catch_up_search_index(self) -> None:
         return None
+
+    # -- the operator's operations on a session: not here yet --------------------------------
+
+    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def reset_session(self, key: str) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
+
+    async def delete_session(self, key: str) -> SessionOpOutcome:
+        raise self._lacking(Capability.SESSION_OPS)
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
         """`sessions.abort` of the session's running turn (sending.py `abort`)."""

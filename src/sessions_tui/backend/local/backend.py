@@ -9,6 +9,7 @@ caller's event loop (the dashboard's, the server's) waits for SQLite.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
@@ -19,8 +20,11 @@ from sessions_tui.backend.contract.types import (
     Capability,
     EventCallback,
     ImportSummary,
+    NewSession,
+    OperationRefused,
     Requester,
     RequesterView,
+    SessionOpOutcome,
     not_on,
 )
 from sessions_tui.backend.local import opening
@@ -36,6 +40,8 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
+    from sessions_tui.engine.session_operations import SessionOpDone
+    from sessions_tui.engine.store import StoredSession
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
@@ -255,6 +261,77 @@ class LocalBackend:
             status=done.status,
             cleared_queued=len(done.cleared),
         )
+
+    # -- the operator's operations on a session (engine/session_operations.py) ----------------
+
+    async def _operate(self, fn: Callable[P, SessionOpDone], *args: P.args, **kwargs: P.kwargs) -> SessionOpOutcome:
+        """An operation run on the store's thread, its refusals said in the seam's words."""
+        from sessions_tui.engine.session_operations import SessionOpInvalid, SessionOpRefused
+
+        try:
+            done = await self._store(fn, *args, **kwargs)
+        except SessionOpInvalid as exc:
+            raise ToolInputError(str(exc)) from None
+        except SessionOpRefused as exc:
+            raise OperationRefused(str(exc)) from None
+        return SessionOpOutcome(**dataclasses.asdict(done))
+
+    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+        from sessions_tui.engine import session_operations as ops
+
+        outcome = await self._operate(
+            ops.create_session,
+            self.engine,
+            request.key,
+            agent_id=request.agent_id,
+            label=request.label,
+            model=request.model,
+            thinking=request.thinking,
+        )
+        if request.message is None:
+            return outcome
+        params = {"sessionKey": outcome.session_key, "message": request.message, "timeoutSeconds": 0}
+        sent = await self.call_tool("sessions_send", params, Requester())
+        return outcome.model_copy(update={"send": sent})
+
+    async def reset_session(self, key: str) -> SessionOpOutcome:
+        from sessions_tui.engine import session_operations as ops
+
+        return await self._operate(ops.reset_session, self.engine, key)
+
+    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+        from sessions_tui.engine import session_operations as ops
+
+        return await self._operate(ops.rename_session, self.engine, key, label)
+
+    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+        from sessions_tui.engine import session_operations as ops
+
+        return await self._operate(ops.set_session_model, self.engine, key, model, thinking)
+
+    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+        from sessions_tui.engine import session_operations as ops
+
+        return await self._operate(ops.set_archived, self.engine, key, archived)
+
+    async def delete_session(self, key: str) -> SessionOpOutcome:
+        """Refused before anything stops when it may not be deleted; else its turn stopped (and the
+        turns queued behind it dropped), then deleted."""
+        from sessions_tui.engine import session_operations as ops
+
+        session = await self._operate_check(ops.deletable, key)
+        await self.engine.run_controls.abort_session(session, clear_queued=True)
+        return await self._operate(ops.delete_session, self.engine, key)
+
+    async def _operate_check(self, fn: Callable[[Engine, str], StoredSession], key: str) -> str:
+        from sessions_tui.engine.session_operations import SessionOpInvalid, SessionOpRefused
+
+        try:
+            return (await self._store(fn, self.engine, key)).key
+        except SessionOpInvalid as exc:
+            raise ToolInputError(str(exc)) from None
+        except SessionOpRefused as exc:
+            raise OperationRefused(str(exc)) from None
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access

@@ -26,8 +26,10 @@ from sessions_tui.backend.contract.types import (
     Capability,
     EventCallback,
     ImportSummary,
+    NewSession,
     Requester,
     ServerUnreachable,
+    SessionOpOutcome,
     TokenRefused,
     not_on,
 )
@@ -140,12 +142,15 @@ class RemoteBackend(ConfigIdentity):
     @property
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
-        following an OpenClaw, which is done on the server's machine."""
-        return EVERY_CAPABILITY - {Capability.IMPORT}
+        following an OpenClaw, which is done on the server's machine, and the operations on a
+        session, which its operator API does not carry yet."""
+        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.SESSION_OPS}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
             return f"{self.url}: importing an OpenClaw state directory is done on the server's machine"
+        if capability is Capability.SESSION_OPS:
+            return f"{self.url}: operations on a session (create, reset, rename, archive, delete) are not served yet"
         return not_on(self.url, capability)
 
     @property
@@ -284,6 +289,26 @@ class RemoteBackend(ConfigIdentity):
 
     async def owner_command(self, key: str, text: str) -> str | None:
         return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text, field="key")).value
+
+    # -- the operator's operations on a session: not here yet --------------------------------
+
+    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+
+    async def reset_session(self, key: str) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+
+    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+
+    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+
+    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+
+    async def delete_session(self, key: str) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
         request = w.AbortRequest(key=key, clear_queued=clear_queued)

@@ -1,6 +1,11 @@
 """`sessions-tui session ACTION …`: the operator's actions on one session, one sub-command each
-(`ACTIONS`; their options in parser.py `add_session_command`). Today `abort`: stop the session's
-running turn, wherever it runs (`Backend.abort_run`).
+(`ACTIONS`; their options in parser.py `add_session_command`): `abort` stops the session's running
+turn, wherever it runs (`Backend.abort_run`); `new`, `reset`, `rename`, `model`, `archive`,
+`unarchive` and `delete` are the operations of `Backend` `Operating` (Capability.SESSION_OPS).
+
+Each operation prints one line (`created KEY (sessionId S)`, `reset KEY: sessionId S (was P)`, …) or,
+with `--json`, its outcome as an object. Exit status: 0 done, 1 a refusal (`OperationRefused`, or a
+backend without the operations: its one line on stderr), 2 bad input (`ToolInputError`).
 
 `abort` prints one line (`aborted run R in KEY`, `no run in progress in KEY`, or `asked run R in
 KEY to stop; still running`), or with `--json` the outcome as an object. Exit status: 0 when
@@ -17,7 +22,14 @@ from collections.abc import Awaitable, Callable
 from typing import TextIO
 
 from sessions_tui.backend.contract.protocols import Backend
-from sessions_tui.backend.contract.types import AbortOutcome, BackendUnavailable, Capability
+from sessions_tui.backend.contract.types import (
+    AbortOutcome,
+    BackendUnavailable,
+    Capability,
+    NewSession,
+    OperationRefused,
+    SessionOpOutcome,
+)
 from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import EXIT_OK, UsageError, require, said
@@ -76,7 +88,86 @@ async def abort(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
     return EXIT_REFUSED if outcome.status == "still-running" else EXIT_OK
 
 
-ACTIONS: dict[str, Action] = {"abort": abort}
+def outcome_line(done: SessionOpOutcome, shown: str) -> str:
+    """An operation's outcome as one line; `shown`: the session's key as the backend shows it."""
+    if done.op == "create":
+        label = f", label {done.label!r}" if done.label else ""
+        sent = f"; first message {done.send.get('status')}" if done.send else ""
+        return f"created {shown} (sessionId {done.session_id}{label}){sent}"
+    if done.op == "reset":
+        return f"reset {shown}: sessionId {done.session_id} (was {done.previous_session_id})"
+    if done.op == "rename":
+        return f"renamed {shown}: label {done.label!r}" if done.label else f"renamed {shown}: label cleared"
+    if done.op == "model":
+        return f"{shown}: model {done.model or 'the default'}, thinking {done.thinking or 'off'}"
+    return f"{done.op}d {shown}"  # archived, unarchived, deleted
+
+
+def confirmed(opts: argparse.Namespace, key: str) -> bool:
+    """`delete` asks first on a terminal; without one, `--yes` is needed (bad input without it)."""
+    if opts.yes:
+        return True
+    if not sys.stdin.isatty():
+        raise UsageError("delete: --yes is needed when stdin is not a terminal")
+    answer = input(f"delete {visible_line(key)}: its entry and transcript go? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
+
+
+async def operate(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
+    """`session new|reset|rename|model|archive|unarchive|delete …`."""
+    from sessions_tui.backend.values.vocabulary import ToolInputError
+
+    op = opts.session_command
+    key = opts.key.strip() if op == "new" else session_key(opts.key)
+    if op == "model" and opts.model is None and opts.thinking is None:
+        raise UsageError("model: give MODEL, --thinking L, or both")
+    try:
+        require(backend, Capability.SESSION_OPS)
+    except UsageError as exc:  # `require`: the backend's line for what it cannot do
+        return refused(said(exc))
+    if op == "delete" and not confirmed(opts, key):
+        out.write("not deleted\n")
+        return EXIT_REFUSED
+    try:
+        if op == "new":
+            request = NewSession(
+                key=key,
+                agent_id=opts.agent,
+                label=opts.label,
+                model=opts.model,
+                thinking=opts.thinking,
+                message=opts.message,
+            )
+            done = await backend.create_session(request)
+            if request.message is not None:
+                await backend.drain()  # the first message's turn ends before this process does
+        elif op == "reset":
+            done = await backend.reset_session(key)
+        elif op == "rename":
+            done = await backend.rename_session(key, opts.label if opts.label.strip() else None)
+        elif op == "model":
+            done = await backend.set_session_model(key, opts.model, opts.thinking)
+        elif op in ("archive", "unarchive"):
+            done = await backend.archive_session(key, op == "archive")
+        else:
+            done = await backend.delete_session(key)
+    except (BackendUnavailable, OperationRefused) as exc:
+        return refused(backend.redact(str(exc)))
+    except ToolInputError as exc:
+        raise UsageError(backend.redact(str(exc))) from exc
+    shown_key = backend.redact(done.session_key)
+    if opts.json:
+        data = done.model_dump(mode="json")
+        out.write(json_text({**data, "session_key": shown_key}, terminal=out.isatty()) + "\n")
+    else:
+        out.write(visible_line(outcome_line(done, backend.redact(backend.display(done.session_key)))) + "\n")
+    return EXIT_OK
+
+
+ACTIONS: dict[str, Action] = {
+    "abort": abort,
+    **dict.fromkeys(("new", "reset", "rename", "model", "archive", "unarchive", "delete"), operate),
+}
 """Each sub-command of `session` to what runs it."""
 
 

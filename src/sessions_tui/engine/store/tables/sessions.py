@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -287,3 +288,42 @@ class SessionsRepository:
                 "UPDATE sessions SET archived_at = ? WHERE key = ? AND archived_at IS NULL", (archived_at, key)
             )
             return done.rowcount == 1
+
+    def renew_session_id(self, key: str, session_id: str, changes: dict[str, Any]) -> str:
+        """A new sessionId under `key` with an empty transcript, `changes` merged into its entry (None
+        removes a field); the old sessionId returned, its lines left in `transcript` under it."""
+        now = self.db.now()
+        with self.db.write() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            if not row:
+                raise StoreError(f"No session found: {key}")
+            entry = json.loads(row["entry"])
+            for name, value in scrub_json({**changes, "sessionId": session_id, "updatedAt": now}).items():
+                if value is None:
+                    entry.pop(name, None)
+                else:
+                    entry[name] = value
+            conn.execute(
+                """UPDATE sessions SET session_id = ?, mirror_path = ?, last_seq = 0, msg_count = 0,
+                   last_entry_id = NULL, mirror_size = 0, updated_at = ?, entry = ? WHERE key = ?""",
+                (session_id, mirror_relpath(row["agent_id"], session_id), now, dumps(entry), key),
+            )
+        return str(row["session_id"])
+
+    def lines_of(self, session_id: str) -> list[str]:
+        """Every transcript line stored under a sessionId: the current one or one a reset replaced."""
+        with self.db.read() as conn:
+            rows = conn.execute("SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (session_id,))
+            return [str(r[0]) for r in rows]
+
+    def delete(self, key: str, unindex: Callable[[sqlite3.Connection, str], None]) -> StoredSession | None:
+        """The row and its transcript lines removed (`unindex` drops them from the text index in the
+        same transaction); the row as it was, None when there was none."""
+        with self.db.write() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            if not row:
+                return None
+            unindex(conn, row["session_id"])
+            conn.execute("DELETE FROM transcript WHERE session_id = ?", (row["session_id"],))
+            conn.execute("DELETE FROM sessions WHERE key = ?", (key,))
+        return row_to_session(row, self.db.state_dir)
