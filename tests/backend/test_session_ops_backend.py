@@ -14,6 +14,7 @@ from sessions_tui.backend.contract.types import BackendUnavailable, NewSession, 
 from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.values.vocabulary import ToolInputError
+from sessions_tui.engine.events import RunStarted
 from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.tools.host import EngineToolHost
 
@@ -50,11 +51,11 @@ async def test_delete_stops_the_running_turn_first_and_refuses_main_untouched(ma
     backend = LocalBackend(engine)
     add_session(engine, KEY)
     add_session(engine, "main")
+    started = asyncio.Event()
+    engine.events.subscribe(lambda event: started.set() if isinstance(event, RunStarted) else None)
     run_id = engine.runs.start(RunRequest(session_key=KEY, message="work slowly"))
-    for _ in range(500):
-        if engine.runs.get(run_id).status == "running":
-            break
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(started.wait(), 20)
+    assert engine.runs.get(run_id).status == "running"
     with pytest.raises(OperationRefused, match=r"^Cannot delete the main session \(agent:main:main\)\.$"):
         await backend.delete_session("main")
     await backend.delete_session(KEY)

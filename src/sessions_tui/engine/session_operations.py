@@ -200,9 +200,12 @@ def create_session(
     """A new session under `raw_key` (see the module's text); refused when the key exists."""
     key = new_session_key(engine, raw_key, agent_id)
     level = thinking_of(thinking)
-    entry = SessionEntry(**_model_fields(model, level))  # type: ignore[typeddict-item]
-    if entry.get("thinkingLevel") is None:
-        entry.pop("thinkingLevel", None)
+    entry = SessionEntry()
+    fields = _model_fields(model, level)
+    if "modelOverride" in fields:
+        entry["modelOverride"], entry["model"] = fields["modelOverride"], fields["model"]
+    if fields.get("thinkingLevel") is not None:
+        entry["thinkingLevel"] = fields["thinkingLevel"]
     if label is not None:
         entry["label"] = label_of(engine, label, None)
     if engine.store.sessions.get(key) is not None:
