@@ -49,15 +49,12 @@ def test_a_local_backend_does_everything(tmp_path):
         backend.close()
 
 
-def test_a_remote_backend_offers_all_but_importing_here_and_session_ops_yet():
+def test_a_remote_backend_offers_all_but_importing_here():
     remote = RemoteBackend("http://127.0.0.1:9", None)
     try:
-        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.SESSION_OPS}
+        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
         assert remote.not_offered(Capability.IMPORT) == (
             "http://127.0.0.1:9: importing an OpenClaw state directory is done on the server's machine"
-        )
-        assert remote.not_offered(Capability.SESSION_OPS) == (
-            "http://127.0.0.1:9: operations on a session (create, reset, rename, archive, delete) are not served yet"
         )
     finally:
         remote.close()
@@ -67,7 +64,7 @@ def test_several_backends_have_what_any_of_them_has_but_importing():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
         both = SeveralBackends([one, two])
-        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.SESSION_OPS}
+        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
     finally:
         one.close()
         two.close()

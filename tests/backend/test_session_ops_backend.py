@@ -10,7 +10,8 @@ import pytest
 
 from conftest import FAST_DEMO, add_session
 from scenes import merge
-from sessions_tui.backend.contract.types import BackendUnavailable, NewSession, OperationRefused
+from server_support import TOKEN, local_backend, served
+from sessions_tui.backend.contract.types import NewSession, OperationRefused
 from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.values.vocabulary import ToolInputError
@@ -62,10 +63,31 @@ async def test_delete_stops_the_running_turn_first_and_refuses_main_untouched(ma
     assert engine.runs.get(run_id).status != "running" and engine.store.sessions.get(KEY) is None
 
 
-async def test_a_remote_backend_says_it_lacks_them():
-    remote = RemoteBackend("http://127.0.0.1:9", None)
-    try:
-        with pytest.raises(BackendUnavailable, match="are not served yet"):
-            await remote.reset_session(KEY)
-    finally:
-        remote.close()
+async def test_every_operation_over_serve_as_the_local_backend_does_it(tmp_path):
+    """The operator API carries them (`create_session` … `delete_session`): the outcome with its
+    key, bad input the caller's `ToolInputError`, what the state forbids `OperationRefused`."""
+    backend = local_backend(tmp_path / "s", FAST_DEMO)
+    add_session(backend.engine, "main")
+    with served(backend) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        try:
+            made = await remote.create_session(NewSession(key=KEY, label="ops", model="demo/demo"))
+            assert (made.op, made.session_key, made.label) == ("create", KEY, "ops")
+            assert backend.engine.store.sessions.get(KEY) is not None
+            with pytest.raises(OperationRefused, match=f"^Session already exists: {KEY}$"):
+                await remote.create_session(NewSession(key=KEY))
+            reset = await remote.reset_session(KEY)
+            assert reset.previous_session_id == made.session_id and reset.session_id != made.session_id
+            assert (await remote.rename_session(KEY, "ops-2")).label == "ops-2"
+            assert (await remote.set_session_model(KEY, None, "low")).thinking == "low"
+            assert (await remote.archive_session(KEY, True)).archived
+            assert not (await remote.archive_session(KEY, False)).archived
+            with pytest.raises(OperationRefused, match=r"^Cannot delete the main session"):
+                await remote.delete_session("main")
+            assert (await remote.delete_session(KEY)).op == "delete"
+            assert backend.engine.store.sessions.get(KEY) is None
+            with pytest.raises(ToolInputError, match=f"^No session found: {KEY}$"):
+                await remote.reset_session(KEY)
+        finally:
+            await remote.aclose()

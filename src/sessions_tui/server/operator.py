@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import OperationRefused, SessionOpOutcome
 from sessions_tui.backend.remote import wire as w
 from sessions_tui.backend.toolkit.inputs import json_problem, loads_body
 from sessions_tui.backend.values.vocabulary import StoreDamaged
@@ -82,6 +83,12 @@ class OperatorApi:
             "owner_key": (w.KeyRequest, self._owner_key),
             "owner_command": (w.CommandRequest, self._owner_command),
             "abort_run": (w.AbortRequest, self._abort_run),
+            "create_session": (w.NewSessionRequest, self._create_session),
+            "reset_session": (w.KeyRequest, self._reset_session),
+            "rename_session": (w.LabelRequest, self._rename_session),
+            "set_session_model": (w.ModelRequest, self._set_session_model),
+            "archive_session": (w.ArchiveRequest, self._archive_session),
+            "delete_session": (w.KeyRequest, self._delete_session),
             "data_version": (w.Empty, self._data_version),
             "sends": (w.SendsRequest, self._sends),
             "explain": (w.ExplainRequest, self._explain),
@@ -214,6 +221,42 @@ class OperatorApi:
         except ToolInputError as exc:  # a key that names no session
             raise FieldError("key", str(exc)) from None
         return w.AbortAnswer.model_validate({**done.model_dump(), "session_key": self._redact(done.session_key)})
+
+    # -- the operator's operations on a session -------------------------------------------------
+
+    async def _operated(self, operation: Awaitable[SessionOpOutcome]) -> w.SessionOpAnswer:
+        """An operation's outcome (its key redacted); bad input a 400 on `key` (the client's
+        `ToolInputError`), what the state forbids a `refused` answer (the client's `OperationRefused`)."""
+        from sessions_tui.backend.values.vocabulary import ToolInputError
+
+        try:
+            done = await operation
+        except ToolInputError as exc:
+            raise FieldError("key", str(exc)) from None
+        except OperationRefused as exc:
+            return w.SessionOpAnswer(refused=self._redact(str(exc)))
+        return w.SessionOpAnswer(
+            outcome={**done.model_dump(mode="json"), "session_key": self._redact(done.session_key)}
+        )
+
+    async def _create_session(self, req: w.NewSessionRequest) -> w.SessionOpAnswer:
+        return await self._operated(self.backend.create_session(req.session))
+
+    async def _reset_session(self, req: w.KeyRequest) -> w.SessionOpAnswer:
+        return await self._operated(self.backend.reset_session(self.backend.canonical(req.key)))
+
+    async def _rename_session(self, req: w.LabelRequest) -> w.SessionOpAnswer:
+        return await self._operated(self.backend.rename_session(self.backend.canonical(req.key), req.label))
+
+    async def _set_session_model(self, req: w.ModelRequest) -> w.SessionOpAnswer:
+        key = self.backend.canonical(req.key)
+        return await self._operated(self.backend.set_session_model(key, req.model, req.thinking))
+
+    async def _archive_session(self, req: w.ArchiveRequest) -> w.SessionOpAnswer:
+        return await self._operated(self.backend.archive_session(self.backend.canonical(req.key), req.archived))
+
+    async def _delete_session(self, req: w.KeyRequest) -> w.SessionOpAnswer:
+        return await self._operated(self.backend.delete_session(self.backend.canonical(req.key)))
 
     async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
         session = self.backend.canonical(req.session) if req.session else req.session

@@ -27,6 +27,7 @@ from sessions_tui.backend.contract.types import (
     EventCallback,
     ImportSummary,
     NewSession,
+    OperationRefused,
     Requester,
     ServerUnreachable,
     SessionOpOutcome,
@@ -142,15 +143,12 @@ class RemoteBackend(ConfigIdentity):
     @property
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
-        following an OpenClaw, which is done on the server's machine, and the operations on a
-        session, which its operator API does not carry yet."""
-        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.SESSION_OPS}
+        following an OpenClaw, which is done on the server's machine."""
+        return EVERY_CAPABILITY - {Capability.IMPORT}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
             return f"{self.url}: importing an OpenClaw state directory is done on the server's machine"
-        if capability is Capability.SESSION_OPS:
-            return f"{self.url}: operations on a session (create, reset, rename, archive, delete) are not served yet"
         return not_on(self.url, capability)
 
     @property
@@ -290,25 +288,33 @@ class RemoteBackend(ConfigIdentity):
     async def owner_command(self, key: str, text: str) -> str | None:
         return (await self._post("owner_command", w.CommandRequest(key=key, text=text), w.Text, field="key")).value
 
-    # -- the operator's operations on a session: not here yet --------------------------------
+    # -- the operator's operations on a session ------------------------------------------------
+
+    async def _operate(self, op: str, body: w.WireModel) -> SessionOpOutcome:
+        """An operation over the operator API: bad input the server's `ToolInputError`, a refusal
+        `OperationRefused`, as the local backend raises them."""
+        answer = await self._post(op, body, w.SessionOpAnswer, field="key")
+        if answer.refused is not None or answer.outcome is None:
+            raise OperationRefused(answer.refused or f"{op}: no answer")
+        return SessionOpOutcome.model_validate(answer.outcome)
 
     async def create_session(self, request: NewSession) -> SessionOpOutcome:
-        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+        return await self._operate("create_session", w.NewSessionRequest(session=request))
 
     async def reset_session(self, key: str) -> SessionOpOutcome:
-        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+        return await self._operate("reset_session", w.KeyRequest(key=key))
 
     async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
-        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+        return await self._operate("rename_session", w.LabelRequest(key=key, label=label))
 
     async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
-        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+        return await self._operate("set_session_model", w.ModelRequest(key=key, model=model, thinking=thinking))
 
     async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
-        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+        return await self._operate("archive_session", w.ArchiveRequest(key=key, archived=archived))
 
     async def delete_session(self, key: str) -> SessionOpOutcome:
-        raise BackendUnavailable(self.not_offered(Capability.SESSION_OPS))
+        return await self._operate("delete_session", w.KeyRequest(key=key))
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
         request = w.AbortRequest(key=key, clear_queued=clear_queued)

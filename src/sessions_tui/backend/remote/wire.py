@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 
-from sessions_tui.backend.contract.types import Requester, RequesterView
+from sessions_tui.backend.contract.types import NewSession, Requester, RequesterView
 from sessions_tui.engine.export.model import SessionExport as SessionExport  # named by the remote backend
 from sessions_tui.engine.lazy_model import LazyModel
 
@@ -162,6 +162,34 @@ class CommandRequest(WireModel):
 class AbortRequest(WireModel):
     key: str
     clear_queued: bool = False
+
+
+class NewSessionRequest(WireModel):
+    session: NewSession
+
+
+class LabelRequest(WireModel):
+    key: str
+    label: str | None = None
+
+
+class ModelRequest(WireModel):
+    key: str
+    model: str | None = None
+    thinking: str | None = None
+
+
+class ArchiveRequest(WireModel):
+    key: str
+    archived: bool = True
+
+
+class SessionOpAnswer(WireModel):
+    """An operation on a session: `contract.types.SessionOpOutcome` as an object (its key redacted
+    by the server), or `refused`: the line of what the state forbids (`OperationRefused`)."""
+
+    outcome: dict[str, Any] | None = None
+    refused: str | None = None
 
 
 class AbortAnswer(WireModel):
