@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import json5
-from textual.worker import WorkerCancelled, WorkerState
 
 from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.clock import FrozenClock
@@ -92,13 +91,9 @@ async def settle(pilot: Any, seconds: float = 0.15, *, whole_page: bool = True) 
     `whole_page` is False (a test holding the rest of the page back)."""
     await pilot.pause(seconds)
     for _ in range(3 if whole_page else 1):  # a page that lands starts one more round at most
-        for worker in [w for w in pilot.app.workers if w.group != "follow"]:
-            if worker.state is WorkerState.PENDING:  # not started yet (wait() refuses it): the next round
-                continue
-            try:
-                await worker.wait()
-            except WorkerCancelled:  # a newer one of its exclusive group took over: the next round waits on it
-                pass
+        busy = [w for w in pilot.app.workers if w.group != "follow"]
+        if busy:  # an empty list would mean every worker to Textual
+            await pilot.app.workers.wait_for_complete(busy)
         if whole_page:
             await until(pilot, lambda: not _transcripts_loading(pilot.app), "the transcript's page")
         await pilot.pause(0.05)
