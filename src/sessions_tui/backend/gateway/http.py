@@ -24,9 +24,7 @@ from sessions_tui.backend.contract.types import (
     AbortOutcome,
     BackendUnavailable,
     Capability,
-    NewSession,
     Requester,
-    SessionOpOutcome,
 )
 from sessions_tui.backend.gateway.listing import (
     LACKS,
@@ -39,6 +37,7 @@ from sessions_tui.backend.gateway.listing import (
     search_outcome,
     shape_row,
 )
+from sessions_tui.backend.gateway.session_ops import WithoutSessionOps
 from sessions_tui.backend.remote.backend import RemoteBackend, RemoteError
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 
@@ -58,7 +57,7 @@ MAX_SESSIONS = 20_000
 GATEWAY_CAPABILITIES = frozenset({Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH})
 
 
-class OpenClawGatewayBackend(RemoteBackend):
+class OpenClawGatewayBackend(WithoutSessionOps, RemoteBackend):
     """A `Backend` over an OpenClaw gateway's HTTP tool API."""
 
     def __init__(self, url: str, token: str | None, *, timeout_s: float = 30.0) -> None:
@@ -161,26 +160,6 @@ class OpenClawGatewayBackend(RemoteBackend):
 
     async def owner_command(self, key: str, text: str) -> str | None:
         raise self._lacking(Capability.CONTROL)
-
-    # -- the operator's operations on a session: not here yet --------------------------------
-
-    async def create_session(self, request: NewSession) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def reset_session(self, key: str) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def delete_session(self, key: str) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
         raise self._lacking(Capability.ABORT)

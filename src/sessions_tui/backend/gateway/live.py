@@ -38,10 +38,8 @@ from sessions_tui.backend.contract.types import (
     Capability,
     EventCallback,
     ImportSummary,
-    NewSession,
     Requester,
     ServerUnreachable,
-    SessionOpOutcome,
     not_on,
 )
 from sessions_tui.backend.gateway.connection import FrameTap, GatewayClient, GatewayOptions, LinkState
@@ -59,6 +57,7 @@ from sessions_tui.backend.gateway.operator_tools import send_tool, subagents_too
 from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
 from sessions_tui.backend.gateway.roster import Change, Roster
 from sessions_tui.backend.gateway.runs import RunEvents
+from sessions_tui.backend.gateway.session_ops import WithoutSessionOps
 from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
@@ -97,7 +96,7 @@ class NoGatewaySocket(BackendUnavailable):
     which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
-class GatewaySocketBackend(ConfigIdentity):
+class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
     """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
 
     def __init__(
@@ -483,26 +482,6 @@ class GatewaySocketBackend(ConfigIdentity):
 
     async def catch_up_search_index(self) -> None:
         return None
-
-    # -- the operator's operations on a session: not here yet --------------------------------
-
-    async def create_session(self, request: NewSession) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def reset_session(self, key: str) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
-
-    async def delete_session(self, key: str) -> SessionOpOutcome:
-        raise self._lacking(Capability.SESSION_OPS)
 
     async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
         """`sessions.abort` of the session's running turn (sending.py `abort`)."""
