@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
@@ -49,6 +50,20 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+@contextmanager
+def _in_seam_words() -> Iterator[None]:
+    """The engine's refusals of an operation on a session as the seam says them: bad input a
+    `ToolInputError`, what the state forbids an `OperationRefused`."""
+    from sessions_tui.engine.session_operations import SessionOpInvalid, SessionOpRefused
+
+    try:
+        yield
+    except SessionOpInvalid as exc:
+        raise ToolInputError(str(exc)) from None
+    except SessionOpRefused as exc:
+        raise OperationRefused(str(exc)) from None
 
 
 class LocalBackend:
@@ -266,14 +281,8 @@ class LocalBackend:
 
     async def _operate(self, fn: Callable[P, SessionOpDone], *args: P.args, **kwargs: P.kwargs) -> SessionOpOutcome:
         """An operation run on the store's thread, its refusals said in the seam's words."""
-        from sessions_tui.engine.session_operations import SessionOpInvalid, SessionOpRefused
-
-        try:
+        with _in_seam_words():
             done = await self._store(fn, *args, **kwargs)
-        except SessionOpInvalid as exc:
-            raise ToolInputError(str(exc)) from None
-        except SessionOpRefused as exc:
-            raise OperationRefused(str(exc)) from None
         return SessionOpOutcome(**dataclasses.asdict(done))
 
     async def create_session(self, request: NewSession) -> SessionOpOutcome:
@@ -324,14 +333,8 @@ class LocalBackend:
         return await self._operate(ops.delete_session, self.engine, key)
 
     async def _operate_check(self, fn: Callable[[Engine, str], StoredSession], key: str) -> str:
-        from sessions_tui.engine.session_operations import SessionOpInvalid, SessionOpRefused
-
-        try:
+        with _in_seam_words():
             return (await self._store(fn, self.engine, key)).key
-        except SessionOpInvalid as exc:
-            raise ToolInputError(str(exc)) from None
-        except SessionOpRefused as exc:
-            raise OperationRefused(str(exc)) from None
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access
