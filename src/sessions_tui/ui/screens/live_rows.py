@@ -224,7 +224,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             for key, value in rows.items():
                 if value is None:
                     merged.pop(key, None)
-            order = sorted(merged, key=lambda k: merged[k].get("updatedAt") or 0, reverse=query.descending)
+            # As the store orders a page (`updated_at`, then `key`, both one way): a tie placed
+            # here as a reload would place it, not where the row happened to stand.
+            order = sorted(merged, key=lambda k: (merged[k].get("updatedAt") or 0, k), reverse=query.descending)
             for key in order[PAGE_SIZE:]:
                 rows[key] = None
             order = order[:PAGE_SIZE]
