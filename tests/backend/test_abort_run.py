@@ -15,6 +15,7 @@ import pytest
 from conftest import FAST_DEMO, add_session
 from scenes import merge
 from server_support import local_backend
+from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.backend.values.vocabulary import ToolInputError
 from sessions_tui.engine.runs.runs import RunRequest
@@ -194,3 +195,32 @@ async def test_a_send_in_another_shell_is_stopped(tmp_path):
         assert proc.returncode is not None, (out, err)
     finally:
         await backend.aclose()
+
+
+async def test_a_stop_is_seen_in_the_transcript_and_the_send_ledger(make_engine):
+    """The stopped send's ledger entry says `aborted` (by whom); the transcript gets a line saying
+    the run stopped and what was dropped from the queue, shown as OpenClaw shows a custom message."""
+    engine = slow_engine(make_engine)
+    add_session(engine, KEY)
+    send = await LocalBackend(engine).call_tool(
+        "sessions_send", {"sessionKey": KEY, "message": "work slowly", "timeoutSeconds": 0}, Requester()
+    )
+    run_id = send["runId"]
+    for _ in range(500):
+        if engine.runs.get(run_id).status == "running":
+            break
+        await asyncio.sleep(0)
+    waiting = engine.runs.start(RunRequest(session_key=KEY, message="next"))
+    done = await LocalBackend(engine).abort_run(KEY, clear_queued=True)
+    assert (done.status, done.run_id, done.cleared_queued) == ("aborted", run_id, 1)
+    states = [(s.state, s.detail) for s in engine.ledger.entry(run_id).states]
+    assert ("aborted", {"by": "the operator", "status": "aborted"}) in states
+    history = await LocalBackend(engine).call_tool("sessions_history", {"sessionKey": KEY}, Requester())
+    shown = history["messages"][-1]
+    assert (shown["role"], shown["customType"], shown["content"]) == (
+        "custom",
+        "sessions-tui.stop",
+        f"Stopped by the operator (run {run_id}; 1 queued message dropped)",
+    )
+    assert shown["__openclaw"]["runId"] == run_id and waiting != run_id
+    await engine.aclose()

@@ -67,7 +67,7 @@ class _NoAbort:
 class _Gone(_NoAbort):
     capabilities = frozenset(Capability)
 
-    async def abort_run(self, key: str, *, clear_queued: bool = False):
+    async def abort_run(self, key: str, *, clear_queued: bool = False, requester=None):
         raise BackendUnavailable("http://a: abort_run failed (502): bad gateway")
 
 

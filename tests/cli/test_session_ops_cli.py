@@ -70,3 +70,18 @@ def test_refusals_exit_1_bad_input_exit_2(tmp_path):
     assert done.returncode == 1 and "Cannot delete the main session (agent:main:main)." in done.stderr
     done = cli("session", "archive", "main", state=state)
     assert done.returncode == 1 and "Cannot archive the main session (agent:main:main)." in done.stderr
+
+
+def test_as_a_sandboxed_session_an_operation_outside_its_tree_is_a_refusal(tmp_path):
+    """`--as KEY --sandboxed` acts with that session's reach: exit 1 with the tools' own line for a
+    session outside its tree; the operator (no --as) reaches it."""
+    state = _fresh(tmp_path)
+    assert cli("session", "new", GROUP, state=state).returncode == 0
+    assert cli("session", "new", "discord:group:other", state=state).returncode == 0
+    done = cli("session", "rename", "discord:group:other", "x", "--as", GROUP, "--sandboxed", state=state)
+    assert done.returncode == 1 and done.stdout == ""
+    assert one_error_line(done.stderr) == "Session not visible from this sandboxed agent session: discord:group:other"
+    done = cli("session", "abort", "discord:group:other", "--as", GROUP, "--sandboxed", state=state)
+    assert done.returncode == 1 and "not visible from this sandboxed" in done.stderr
+    done = cli("session", "rename", "discord:group:other", "x", state=state)
+    assert (done.returncode, done.stdout) == (0, "renamed agent:main:discord:group:other: label 'x'\n")

@@ -4,6 +4,7 @@ audited and told as `SessionChanged`."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -92,12 +93,19 @@ def test_reset_gives_a_new_session_id_and_keeps_the_old_transcript(engine):
     done = ops.reset_session(engine, GROUP)
     assert done.previous_session_id == old.session_id and done.session_id != old.session_id
     now = engine.store.sessions.get(GROUP)
-    assert (now.msg_count, now.entry["label"], now.entry["previousSessionId"]) == (0, "ops", old.session_id)
-    assert run_tool(engine, "sessions_history", {"sessionKey": GROUP})["messages"] == []
+    assert (now.entry["label"], now.entry["previousSessionId"]) == ("ops", old.session_id)
+    # The new transcript opens on OpenClaw's reset boundary, which history shows as a system line.
+    shown = run_tool(engine, "sessions_history", {"sessionKey": GROUP})["messages"]
+    assert [(m["role"], m["content"][0]["text"], m["__openclaw"]["kind"]) for m in shown] == [
+        ("system", "Reset", "reset")
+    ]
+    assert json.loads(ops.transcript_of(engine, done.session_id)[-1])["previousSessionId"] == old.session_id
     kept = ops.transcript_of(engine, old.session_id)
     assert any('"before"' in line for line in kept) and os.path.exists(old.mirror_path)
     engine.store.transcripts.append(GROUP, {"role": "user", "content": "after"})
-    assert [m["content"] for m in run_tool(engine, "sessions_history", {"sessionKey": GROUP})["messages"]] == ["after"]
+    assert [m["content"] for m in run_tool(engine, "sessions_history", {"sessionKey": GROUP})["messages"]][1:] == [
+        "after"
+    ]
     assert audit_entries(engine)[0].data["previousSessionId"] == old.session_id
 
 

@@ -298,39 +298,59 @@ class SeveralBackends:
         label, bare = self.split(key)
         return await self.backends[label].owner_command(bare or "", text)
 
-    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+    def _as_on(self, label: str, requester: Requester | None) -> Requester | None:
+        """The requester as the server `label` knows it (None, the operator, everywhere)."""
+        return None if requester is None else self._requester_on(label, requester)
+
+    async def abort_run(
+        self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
+    ) -> AbortOutcome:
         label, bare = self.split(key)
-        done = await self.backends[label].abort_run(bare or "", clear_queued=clear_queued)
+        as_on = self._as_on(label, requester)
+        done = await self.backends[label].abort_run(bare or "", clear_queued=clear_queued, requester=as_on)
         return done.model_copy(update={"session_key": f"{label}/{done.session_key}"})
 
     def _marked(self, label: str, done: SessionOpOutcome) -> SessionOpOutcome:
         return done.model_copy(update={"session_key": f"{label}/{done.session_key}"})
 
-    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+    async def create_session(self, request: NewSession, *, requester: Requester | None = None) -> SessionOpOutcome:
         """On the server the key names (`label/key`)."""
         label, bare = self.split(request.key)
-        done = await self.backends[label].create_session(request.model_copy(update={"key": bare or ""}))
+        bare_request = request.model_copy(update={"key": bare or ""})
+        done = await self.backends[label].create_session(bare_request, requester=self._as_on(label, requester))
         return self._marked(label, done)
 
-    async def reset_session(self, key: str) -> SessionOpOutcome:
+    async def reset_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         label, bare = self.split(key)
-        return self._marked(label, await self.backends[label].reset_session(bare or ""))
+        done = await self.backends[label].reset_session(bare or "", requester=self._as_on(label, requester))
+        return self._marked(label, done)
 
-    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+    async def rename_session(
+        self, key: str, label: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         server, bare = self.split(key)
-        return self._marked(server, await self.backends[server].rename_session(bare or "", label))
+        as_on = self._as_on(server, requester)
+        return self._marked(server, await self.backends[server].rename_session(bare or "", label, requester=as_on))
 
-    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+    async def set_session_model(
+        self, key: str, model: str | None, thinking: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         label, bare = self.split(key)
-        return self._marked(label, await self.backends[label].set_session_model(bare or "", model, thinking))
+        as_on = self._as_on(label, requester)
+        done = await self.backends[label].set_session_model(bare or "", model, thinking, requester=as_on)
+        return self._marked(label, done)
 
-    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+    async def archive_session(
+        self, key: str, archived: bool, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         label, bare = self.split(key)
-        return self._marked(label, await self.backends[label].archive_session(bare or "", archived))
+        as_on = self._as_on(label, requester)
+        return self._marked(label, await self.backends[label].archive_session(bare or "", archived, requester=as_on))
 
-    async def delete_session(self, key: str) -> SessionOpOutcome:
+    async def delete_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         label, bare = self.split(key)
-        return self._marked(label, await self.backends[label].delete_session(bare or ""))
+        done = await self.backends[label].delete_session(bare or "", requester=self._as_on(label, requester))
+        return self._marked(label, done)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """The server of `target` explains, for the requester as that server knows it."""

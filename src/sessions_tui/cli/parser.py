@@ -442,24 +442,30 @@ def add_session_command(sub: Any, on_demo: str, wanted: Callable[[str], bool] = 
         ),
         epilog="example: sessions-tui session abort agent:main:discord:group:dev --clear-queued",
     )
-    face_options(abort, doing="abort the turn on", demo=on_demo)
+    face_options(abort, doing="abort the turn on", demo=on_demo, requester=_AS_HELP, sandboxed=_SANDBOXED_HELP)
     abort.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
     abort.add_argument("--clear-queued", action="store_true", help="drop the messages queued behind the turn too")
     abort.add_argument("--json", action="store_true", help="print the outcome as JSON")
     add_session_operations(actions, on_demo)
 
 
+_AS_HELP = (
+    "act as this session: refused where its visibility or sandbox does not reach (default: the operator, "
+    "who reaches every session)"
+)
+_SANDBOXED_HELP = "treat the session acted as (--as, else main) as sandboxed: it reaches only its own tree"
+
 _OPS_EXIT = (
     "\n\nExit status: 0 when done, 1 for a refusal (the key exists, the label is taken, an agent's main "
-    "session, a session an OpenClaw owns, a backend without session operations), 2 for bad input (a key "
-    "that names no session, a malformed key or label, an unknown thinking level)."
+    "session, a session an OpenClaw owns, one --as may not reach, a backend without session operations), "
+    "2 for bad input (a key that names no session, a malformed key or label, an unknown thinking level)."
 )
 
 
 def _operation(actions: Any, name: str, summary: str, text: str, example: str, on_demo: str) -> Any:
     """One operation's sub-command: its text, the face options, KEY and --json."""
     parser = subcommand(actions, name, summary, text + _OPS_EXIT, epilog=f"example: sessions-tui session {example}")
-    face_options(parser, doing=f"{name} the session on", demo=on_demo)
+    face_options(parser, doing=f"{name} the session on", demo=on_demo, requester=_AS_HELP, sandboxed=_SANDBOXED_HELP)
     return parser
 
 

@@ -13,9 +13,10 @@ one row per key, its entry as JSON; a transcript's lines keyed by sessionId, mir
 - **The main session on the first send**: as OpenClaw's `chat.send` into an agent's main key, the
   owner's send (no agent chain) into `agent:<id>:<mainKey>` creates it when it does not exist yet.
 - **Reset** (`sessions.reset`, `/new`, `/reset`): a new sessionId under the same key, its transcript
-  empty; the entry keeps its label, model and overrides, and names the old one (`previousSessionId`,
-  as OpenClaw's rows do). The old transcript stays: its lines in the store under the old sessionId
-  (`transcript_of`), its mirror file under the old sessionId's name.
+  opening on OpenClaw's reset boundary (`{"type": "reset"}`, shown as a Reset line); the entry keeps
+  its label, model and overrides, and names the old one (`previousSessionId`, as OpenClaw's rows
+  do). The old transcript stays: its lines in the store under the old sessionId (`transcript_of`),
+  its mirror file under the old sessionId's name.
 - **Rename** (`sessions.patch {label}`): a label as OpenClaw validates it, unique among the live
   sessions (`label already in use: <label>`); no label clears it.
 - **Model / thinking** (`sessions.patch {model, thinkingLevel}`): the override set, or cleared.
@@ -40,7 +41,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from sessions_tui.engine.events import SessionChanged
+from sessions_tui.engine.events import MessageAppended, SessionChanged
 from sessions_tui.engine.hosts import OwnedFloor
 from sessions_tui.engine.sessions.entry import SessionEntry
 from sessions_tui.engine.sessions.ids import new_uuid
@@ -158,15 +159,18 @@ def _model_fields(model: str | None, thinking: str | None) -> dict[str, Any]:
     return fields
 
 
-def _record(engine: OperationsHost, op: SessionOp, key: str, data: dict[str, Any]) -> None:
-    """Audited and told: one `audit` row, one `SessionChanged`."""
+def _record(
+    engine: OperationsHost, op: SessionOp, key: str, data: dict[str, Any], requester: str | None = None
+) -> None:
+    """Audited and told: one `audit` row (`requester`: the session a face acted as; None, the
+    operator), one `SessionChanged`."""
     now = engine.now()
     engine.store.audit.add_audit(
         ts=now,
         kind=f"session_{op}",
         session_key=key,
-        requester=None,
-        via="operator",
+        requester=requester,
+        via="operator" if requester is None else "acting as",
         reason=None,
         data={**data, "pid": os.getpid()},
     )
@@ -196,6 +200,7 @@ def create_session(
     label: str | None = None,
     model: str | None = None,
     thinking: str | None = None,
+    requester: str | None = None,
 ) -> SessionOpDone:
     """A new session under `raw_key` (see the module's text); refused when the key exists."""
     key = new_session_key(engine, raw_key, agent_id)
@@ -214,7 +219,7 @@ def create_session(
         session = engine.store.sessions.create(key, entry)
     except StoreError as exc:  # another process created it between the look and the write
         raise SessionOpRefused(str(exc)) from None
-    _record(engine, "create", key, {"sessionId": session.session_id, "label": entry.get("label")})
+    _record(engine, "create", key, {"sessionId": session.session_id, "label": entry.get("label")}, requester)
     return _done("create", session)
 
 
@@ -248,7 +253,7 @@ def _existing(engine: OperationsHost, raw: str) -> StoredSession:
     return session
 
 
-def reset_session(engine: OperationsHost, raw: str) -> SessionOpDone:
+def reset_session(engine: OperationsHost, raw: str, *, requester: str | None = None) -> SessionOpDone:
     """A new sessionId under the same key; the old transcript stays, reachable by its sessionId."""
     session = _existing(engine, raw)
     new = new_uuid()
@@ -256,7 +261,14 @@ def reset_session(engine: OperationsHost, raw: str) -> SessionOpDone:
     old = engine.store.sessions.renew_session_id(
         session.key, new, {"previousSessionId": session.session_id, **dict.fromkeys(stale)}
     )
-    _record(engine, "reset", session.key, {"sessionId": new, "previousSessionId": old})
+    # The new transcript opens on OpenClaw's reset boundary, naming the one it follows: the
+    # transcript shows a Reset line, and where the old lines are.
+    boundary = {"type": "reset", "reason": "reset", "previousSessionId": old}
+    appended = engine.store.transcripts.append_lines(session.key, [boundary])[0]
+    _record(engine, "reset", session.key, {"sessionId": new, "previousSessionId": old}, requester)
+    engine.events.publish(
+        MessageAppended(ts=engine.now(), session_key=session.key, role="system", seq=appended.msg_seq)
+    )
     return _done("reset", _get(engine, session.key), previous=old)
 
 
@@ -272,17 +284,19 @@ def _get(engine: OperationsHost, key: str) -> StoredSession:
     return session
 
 
-def rename_session(engine: OperationsHost, raw: str, label: str | None) -> SessionOpDone:
+def rename_session(
+    engine: OperationsHost, raw: str, label: str | None, *, requester: str | None = None
+) -> SessionOpDone:
     """The label set (unique among the live sessions), or cleared with None."""
     session = _existing(engine, raw)
     value = None if label is None else label_of(engine, label, session.key)
     engine.store.sessions.patch(session.key, {"label": value, "updatedAt": engine.now()})
-    _record(engine, "rename", session.key, {"label": value})
+    _record(engine, "rename", session.key, {"label": value}, requester)
     return _done("rename", _get(engine, session.key))
 
 
 def set_session_model(
-    engine: OperationsHost, raw: str, model: str | None, thinking: str | None = None
+    engine: OperationsHost, raw: str, model: str | None, thinking: str | None = None, *, requester: str | None = None
 ) -> SessionOpDone:
     """The model and/or thinking level set; `model` `default` clears the override."""
     session = _existing(engine, raw)
@@ -296,18 +310,18 @@ def set_session_model(
         changes.update(_model_fields(model, None))
     changes.update(_model_fields(None, level))
     engine.store.sessions.patch(session.key, {**changes, "updatedAt": engine.now()})
-    _record(engine, "model", session.key, {"model": model, "thinking": level})
+    _record(engine, "model", session.key, {"model": model, "thinking": level}, requester)
     return _done("model", _get(engine, session.key))
 
 
-def set_archived(engine: OperationsHost, raw: str, archived: bool) -> SessionOpDone:
+def set_archived(engine: OperationsHost, raw: str, archived: bool, *, requester: str | None = None) -> SessionOpDone:
     """Archived (out of the default list, transcript kept) or back; never an agent's main session."""
     session = _existing(engine, raw)
     op: SessionOp = "archive" if archived else "unarchive"
     if archived and (session.key in RESERVED_KEYS or is_main_session_key(engine, session.key)):
         raise SessionOpRefused(f"Cannot archive the main session ({session.key}).")
     engine.store.sessions.set_archived(session.key, engine.now() if archived else None)
-    _record(engine, op, session.key, {"sessionId": session.session_id})
+    _record(engine, op, session.key, {"sessionId": session.session_id}, requester)
     return _done(op, _get(engine, session.key))
 
 
@@ -319,7 +333,7 @@ def deletable(engine: OperationsHost, raw: str) -> StoredSession:
     return session
 
 
-def delete_session(engine: OperationsHost, raw: str) -> SessionOpDone:
+def delete_session(engine: OperationsHost, raw: str, *, requester: str | None = None) -> SessionOpDone:
     """The entry and its lines removed, the mirror file kept as `<file>.deleted.<timestamp>`."""
     session = deletable(engine, raw)
     now = engine.now()
@@ -328,5 +342,5 @@ def delete_session(engine: OperationsHost, raw: str) -> SessionOpDone:
     mirror = session.mirror_path
     if os.path.exists(mirror):
         os.replace(mirror, f"{mirror}.deleted.{now}")
-    _record(engine, "delete", session.key, {"sessionId": session.session_id})
+    _record(engine, "delete", session.key, {"sessionId": session.session_id}, requester)
     return SessionOpDone(op="delete", session_key=session.key, session_id=session.session_id)

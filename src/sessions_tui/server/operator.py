@@ -84,11 +84,11 @@ class OperatorApi:
             "owner_command": (w.CommandRequest, self._owner_command),
             "abort_run": (w.AbortRequest, self._abort_run),
             "create_session": (w.NewSessionRequest, self._create_session),
-            "reset_session": (w.KeyRequest, self._reset_session),
+            "reset_session": (w.OperationRequest, self._reset_session),
             "rename_session": (w.LabelRequest, self._rename_session),
             "set_session_model": (w.ModelRequest, self._set_session_model),
             "archive_session": (w.ArchiveRequest, self._archive_session),
-            "delete_session": (w.KeyRequest, self._delete_session),
+            "delete_session": (w.OperationRequest, self._delete_session),
             "data_version": (w.Empty, self._data_version),
             "sends": (w.SendsRequest, self._sends),
             "explain": (w.ExplainRequest, self._explain),
@@ -216,10 +216,13 @@ class OperatorApi:
     async def _abort_run(self, req: w.AbortRequest) -> w.AbortAnswer:
         from sessions_tui.backend.values.vocabulary import ToolInputError
 
+        key = self.backend.canonical(req.key)
         try:
-            done = await self.backend.abort_run(self.backend.canonical(req.key), clear_queued=req.clear_queued)
+            done = await self.backend.abort_run(key, clear_queued=req.clear_queued, requester=req.requester)
         except ToolInputError as exc:  # a key that names no session
             raise FieldError("key", str(exc)) from None
+        except OperationRefused as exc:
+            return w.AbortAnswer(refused=self._redact(str(exc)))
         return w.AbortAnswer.model_validate({**done.model_dump(), "session_key": self._redact(done.session_key)})
 
     # -- the operator's operations on a session -------------------------------------------------
@@ -240,23 +243,29 @@ class OperatorApi:
         )
 
     async def _create_session(self, req: w.NewSessionRequest) -> w.SessionOpAnswer:
-        return await self._operated(self.backend.create_session(req.session))
+        return await self._operated(self.backend.create_session(req.session, requester=req.requester))
 
-    async def _reset_session(self, req: w.KeyRequest) -> w.SessionOpAnswer:
-        return await self._operated(self.backend.reset_session(self.backend.canonical(req.key)))
+    async def _reset_session(self, req: w.OperationRequest) -> w.SessionOpAnswer:
+        key = self.backend.canonical(req.key)
+        return await self._operated(self.backend.reset_session(key, requester=req.requester))
 
     async def _rename_session(self, req: w.LabelRequest) -> w.SessionOpAnswer:
-        return await self._operated(self.backend.rename_session(self.backend.canonical(req.key), req.label))
+        key = self.backend.canonical(req.key)
+        return await self._operated(self.backend.rename_session(key, req.label, requester=req.requester))
 
     async def _set_session_model(self, req: w.ModelRequest) -> w.SessionOpAnswer:
         key = self.backend.canonical(req.key)
-        return await self._operated(self.backend.set_session_model(key, req.model, req.thinking))
+        return await self._operated(
+            self.backend.set_session_model(key, req.model, req.thinking, requester=req.requester)
+        )
 
     async def _archive_session(self, req: w.ArchiveRequest) -> w.SessionOpAnswer:
-        return await self._operated(self.backend.archive_session(self.backend.canonical(req.key), req.archived))
+        key = self.backend.canonical(req.key)
+        return await self._operated(self.backend.archive_session(key, req.archived, requester=req.requester))
 
-    async def _delete_session(self, req: w.KeyRequest) -> w.SessionOpAnswer:
-        return await self._operated(self.backend.delete_session(self.backend.canonical(req.key)))
+    async def _delete_session(self, req: w.OperationRequest) -> w.SessionOpAnswer:
+        key = self.backend.canonical(req.key)
+        return await self._operated(self.backend.delete_session(key, requester=req.requester))
 
     async def _sends(self, req: w.SendsRequest) -> w.SendsAnswer:
         session = self.backend.canonical(req.session) if req.session else req.session

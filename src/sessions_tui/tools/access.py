@@ -16,7 +16,7 @@ from sessions_tui.engine.sessions.keys import agent_id_of, internal_key, is_suba
 from sessions_tui.engine.sessions.policy import AgentToAgentPolicy
 from sessions_tui.tools.base import ToolCall
 
-Action = Literal["history", "send", "list", "status", "search"]
+Action = Literal["history", "send", "list", "status", "search", "operate"]
 
 _PREFIX = {
     "history": "Session history",
@@ -24,6 +24,7 @@ _PREFIX = {
     "list": "Session list",
     "status": "Session status",
     "search": "Session search",
+    "operate": "Session operation",
 }
 _A2A_DISABLED = {
     "history": "Agent-to-agent history is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access.",
@@ -31,6 +32,7 @@ _A2A_DISABLED = {
     "list": "Agent-to-agent listing is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent visibility.",
     "status": "Agent-to-agent status is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access.",
     "search": "Agent-to-agent search is disabled. Set tools.agentToAgent.enabled=true to allow cross-agent access.",
+    "operate": "Agent-to-agent session operations are disabled. Set tools.agentToAgent.enabled=true to allow them.",
 }
 _A2A_DENIED = {
     "history": "Agent-to-agent history denied by tools.agentToAgent.allow.",
@@ -38,6 +40,7 @@ _A2A_DENIED = {
     "list": "Agent-to-agent listing denied by tools.agentToAgent.allow.",
     "status": "Agent-to-agent status denied by tools.agentToAgent.allow.",
     "search": "Agent-to-agent search denied by tools.agentToAgent.allow.",
+    "operate": "Agent-to-agent session operations denied by tools.agentToAgent.allow.",
 }
 
 

@@ -290,37 +290,47 @@ class Importing(Protocol):
 
 
 class Aborting(Protocol):
-    """Stopping a session's running turn, as its operator."""
+    """Stopping a session's running turn, as its operator (or as the requester acting)."""
 
-    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+    async def abort_run(
+        self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
+    ) -> AbortOutcome:
         """Stop the turn running in the session (`key` in any spelling, `main`, or a sessionId);
         with `clear_queued`, the messages waiting behind it are dropped too. Not running is no
         error (`aborted` false, `status` `no-active-run`). Raises `ToolInputError` for a key that
-        names no session."""
+        names no session, `OperationRefused` for one the `requester` may not reach."""
 
 
 class Operating(Protocol):
     """The operator's operations on a session: create, reset, rename, model/thinking, archive, delete.
 
     Each raises `ToolInputError` for bad input (a key of no session, a malformed key or label, an
-    unknown thinking level) and `OperationRefused` for what the state forbids."""
+    unknown thinking level) and `OperationRefused` for what the state forbids. `requester`: the
+    session a face acts as (the dashboard's act-as); None is the operator, who reaches every
+    session. A requester reaches only what its visibility and sandbox let it see."""
 
-    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+    async def create_session(self, request: NewSession, *, requester: Requester | None = None) -> SessionOpOutcome:
         """A new session (a key that exists, or `global`/`unknown`, refused), then its first message."""
 
-    async def reset_session(self, key: str) -> SessionOpOutcome:
+    async def reset_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         """A new sessionId under the key; the old transcript kept."""
 
-    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+    async def rename_session(
+        self, key: str, label: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         """The label set (unique among live sessions) or, None, cleared."""
 
-    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+    async def set_session_model(
+        self, key: str, model: str | None, thinking: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         """The model override (`default` clears it) and/or the thinking level (`off` clears it)."""
 
-    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+    async def archive_session(
+        self, key: str, archived: bool, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         """Archived (out of the default list) or unarchived."""
 
-    async def delete_session(self, key: str) -> SessionOpOutcome:
+    async def delete_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         """Its running turn stopped, then the entry and its lines removed (an agent's main refused)."""
 
 

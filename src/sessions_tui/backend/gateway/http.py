@@ -161,7 +161,9 @@ class OpenClawGatewayBackend(WithoutSessionOps, RemoteBackend):
     async def owner_command(self, key: str, text: str) -> str | None:
         raise self._lacking(Capability.CONTROL)
 
-    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+    async def abort_run(
+        self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
+    ) -> AbortOutcome:
         raise self._lacking(Capability.ABORT)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:

@@ -57,7 +57,7 @@ from sessions_tui.backend.gateway.operator_tools import send_tool, subagents_too
 from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
 from sessions_tui.backend.gateway.roster import Change, Roster
 from sessions_tui.backend.gateway.runs import RunEvents
-from sessions_tui.backend.gateway.session_ops import WithoutSessionOps
+from sessions_tui.backend.gateway.session_ops import WithoutSessionOps, as_operator_only
 from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
@@ -483,10 +483,13 @@ class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
     async def catch_up_search_index(self) -> None:
         return None
 
-    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
-        """`sessions.abort` of the session's running turn (sending.py `abort`)."""
+    async def abort_run(
+        self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
+    ) -> AbortOutcome:
+        """`sessions.abort` of the session's running turn (sending.py `abort`), as the operator."""
         from sessions_tui.backend.gateway.sending import abort
 
+        as_operator_only(self.url, requester)
         target = owner_of(self._roster.rows(), key, self.canonical)
         if target is None:
             raise ToolInputError(f"No session found: {self.redact(key)}")

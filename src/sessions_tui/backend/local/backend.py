@@ -42,7 +42,6 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
     from sessions_tui.engine.session_operations import SessionOpDone
-    from sessions_tui.engine.store import StoredSession
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
@@ -262,13 +261,16 @@ class LocalBackend:
             raise ToolInputError(f"No session found: {key}")
         return await self._store(run_owner_command, self.engine, target, text)
 
-    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
+    async def abort_run(
+        self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
+    ) -> AbortOutcome:
         """The session's running turn stopped in whichever process runs it (and, with
         `clear_queued`, the turns waiting behind it in every process): engine/subagents/run_controls.py."""
+        by = await self._store(self._reach, requester, key)
         target = await self.owner_key(key)
         if target is None:
             raise ToolInputError(f"No session found: {key}")
-        done = await self.engine.run_controls.abort_session(target, clear_queued=clear_queued)
+        done = await self.engine.run_controls.abort_session(target, clear_queued=clear_queued, requester=by)
         return AbortOutcome(
             session_key=target,
             aborted=done.status == "aborted",
@@ -279,19 +281,39 @@ class LocalBackend:
 
     # -- the operator's operations on a session (engine/session_operations.py) ----------------
 
-    async def _operate(self, fn: Callable[P, SessionOpDone], *args: P.args, **kwargs: P.kwargs) -> SessionOpOutcome:
-        """An operation run on the store's thread, its refusals said in the seam's words."""
+    def _reach(self, requester: Requester | None, key: str) -> str | None:
+        """On the store's thread: `OperationRefused` when the requester may not reach the session
+        (tools/operating.py); the requester's key for the audit (None: the operator)."""
+        if requester is None:
+            return None
+        from sessions_tui.tools.operating import operation_refusal
+
+        refusal = operation_refusal(self.engine, requester.key, requester.sandboxed, key)
+        if refusal is not None:
+            raise OperationRefused(refusal.error)
+        return self.engine.canonical(requester.key) if requester.key else self.engine.main_session_key()
+
+    async def _operate(
+        self, requester: Requester | None, key: str, fn: Callable[..., SessionOpDone], *args: Any, **kwargs: Any
+    ) -> SessionOpOutcome:
+        """An operation run on the store's thread once the requester may reach `key`, its refusals
+        said in the seam's words."""
+
+        def run() -> SessionOpDone:
+            by = self._reach(requester, key)
+            return fn(self.engine, key, *args, requester=by, **kwargs)
+
         with _in_seam_words():
-            done = await self._store(fn, *args, **kwargs)
+            done = await self._store(run)
         return SessionOpOutcome(**dataclasses.asdict(done))
 
-    async def create_session(self, request: NewSession) -> SessionOpOutcome:
+    async def create_session(self, request: NewSession, *, requester: Requester | None = None) -> SessionOpOutcome:
         from sessions_tui.engine import session_operations as ops
 
         outcome = await self._operate(
-            ops.create_session,
-            self.engine,
+            requester,
             request.key,
+            ops.create_session,
             agent_id=request.agent_id,
             label=request.label,
             model=request.model,
@@ -300,41 +322,48 @@ class LocalBackend:
         if request.message is None:
             return outcome
         params = {"sessionKey": outcome.session_key, "message": request.message, "timeoutSeconds": 0}
-        sent = await self.call_tool("sessions_send", params, Requester())
+        sent = await self.call_tool("sessions_send", params, requester or Requester())
         return outcome.model_copy(update={"send": sent})
 
-    async def reset_session(self, key: str) -> SessionOpOutcome:
+    async def reset_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         from sessions_tui.engine import session_operations as ops
 
-        return await self._operate(ops.reset_session, self.engine, key)
+        return await self._operate(requester, key, ops.reset_session)
 
-    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
+    async def rename_session(
+        self, key: str, label: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         from sessions_tui.engine import session_operations as ops
 
-        return await self._operate(ops.rename_session, self.engine, key, label)
+        return await self._operate(requester, key, ops.rename_session, label)
 
-    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
+    async def set_session_model(
+        self, key: str, model: str | None, thinking: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         from sessions_tui.engine import session_operations as ops
 
-        return await self._operate(ops.set_session_model, self.engine, key, model, thinking)
+        return await self._operate(requester, key, ops.set_session_model, model, thinking)
 
-    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
+    async def archive_session(
+        self, key: str, archived: bool, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
         from sessions_tui.engine import session_operations as ops
 
-        return await self._operate(ops.set_archived, self.engine, key, archived)
+        return await self._operate(requester, key, ops.set_archived, archived)
 
-    async def delete_session(self, key: str) -> SessionOpOutcome:
+    async def delete_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         """Refused before anything stops when it may not be deleted; else its turn stopped (and the
         turns queued behind it dropped), then deleted."""
         from sessions_tui.engine import session_operations as ops
 
-        session = await self._operate_check(ops.deletable, key)
-        await self.engine.run_controls.abort_session(session, clear_queued=True)
-        return await self._operate(ops.delete_session, self.engine, key)
+        def check() -> str:
+            self._reach(requester, key)
+            return ops.deletable(self.engine, key).key
 
-    async def _operate_check(self, fn: Callable[[Engine, str], StoredSession], key: str) -> str:
         with _in_seam_words():
-            return (await self._store(fn, self.engine, key)).key
+            session = await self._store(check)
+        await self.engine.run_controls.abort_session(session, clear_queued=True)
+        return await self._operate(requester, key, ops.delete_session)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access

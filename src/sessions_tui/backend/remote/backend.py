@@ -298,28 +298,39 @@ class RemoteBackend(ConfigIdentity):
             raise OperationRefused(answer.refused or f"{op}: no answer")
         return SessionOpOutcome.model_validate(answer.outcome)
 
-    async def create_session(self, request: NewSession) -> SessionOpOutcome:
-        return await self._operate("create_session", w.NewSessionRequest(session=request))
+    async def create_session(self, request: NewSession, *, requester: Requester | None = None) -> SessionOpOutcome:
+        return await self._operate("create_session", w.NewSessionRequest(session=request, requester=requester))
 
-    async def reset_session(self, key: str) -> SessionOpOutcome:
-        return await self._operate("reset_session", w.KeyRequest(key=key))
+    async def reset_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
+        return await self._operate("reset_session", w.OperationRequest(key=key, requester=requester))
 
-    async def rename_session(self, key: str, label: str | None) -> SessionOpOutcome:
-        return await self._operate("rename_session", w.LabelRequest(key=key, label=label))
+    async def rename_session(
+        self, key: str, label: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
+        return await self._operate("rename_session", w.LabelRequest(key=key, label=label, requester=requester))
 
-    async def set_session_model(self, key: str, model: str | None, thinking: str | None) -> SessionOpOutcome:
-        return await self._operate("set_session_model", w.ModelRequest(key=key, model=model, thinking=thinking))
+    async def set_session_model(
+        self, key: str, model: str | None, thinking: str | None, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
+        request = w.ModelRequest(key=key, model=model, thinking=thinking, requester=requester)
+        return await self._operate("set_session_model", request)
 
-    async def archive_session(self, key: str, archived: bool) -> SessionOpOutcome:
-        return await self._operate("archive_session", w.ArchiveRequest(key=key, archived=archived))
+    async def archive_session(
+        self, key: str, archived: bool, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
+        return await self._operate("archive_session", w.ArchiveRequest(key=key, archived=archived, requester=requester))
 
-    async def delete_session(self, key: str) -> SessionOpOutcome:
-        return await self._operate("delete_session", w.KeyRequest(key=key))
+    async def delete_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
+        return await self._operate("delete_session", w.OperationRequest(key=key, requester=requester))
 
-    async def abort_run(self, key: str, *, clear_queued: bool = False) -> AbortOutcome:
-        request = w.AbortRequest(key=key, clear_queued=clear_queued)
+    async def abort_run(
+        self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
+    ) -> AbortOutcome:
+        request = w.AbortRequest(key=key, clear_queued=clear_queued, requester=requester)
         answer = await self._post("abort_run", request, w.AbortAnswer, field="key")
-        return AbortOutcome.model_validate(answer.model_dump())
+        if answer.refused is not None:
+            raise OperationRefused(answer.refused)
+        return AbortOutcome.model_validate(answer.model_dump(exclude={"refused"}))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import Explanation

@@ -159,28 +159,32 @@ class CommandRequest(WireModel):
     text: str
 
 
-class AbortRequest(WireModel):
+class OperationRequest(WireModel):
+    """An operation on a session: its key, and the session a face acts as (None: the operator)."""
+
     key: str
+    requester: Requester | None = None
+
+
+class AbortRequest(OperationRequest):
     clear_queued: bool = False
 
 
 class NewSessionRequest(WireModel):
     session: NewSession
+    requester: Requester | None = None
 
 
-class LabelRequest(WireModel):
-    key: str
+class LabelRequest(OperationRequest):
     label: str | None = None
 
 
-class ModelRequest(WireModel):
-    key: str
+class ModelRequest(OperationRequest):
     model: str | None = None
     thinking: str | None = None
 
 
-class ArchiveRequest(WireModel):
-    key: str
+class ArchiveRequest(OperationRequest):
     archived: bool = True
 
 
@@ -193,13 +197,15 @@ class SessionOpAnswer(WireModel):
 
 
 class AbortAnswer(WireModel):
-    """`contract.types.AbortOutcome` on the wire, its key redacted by the server."""
+    """`contract.types.AbortOutcome` on the wire, its key redacted by the server; or `refused`: the
+    line of why the requester may not stop it (`OperationRefused`)."""
 
-    session_key: str
-    aborted: bool
+    session_key: str = ""
+    aborted: bool = False
     run_id: str | None = None
-    status: str
+    status: str = ""
     cleared_queued: int = 0
+    refused: str | None = None
 
 
 class ChildViews(WireModel):

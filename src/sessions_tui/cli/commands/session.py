@@ -28,9 +28,11 @@ from sessions_tui.backend.contract.types import (
     Capability,
     NewSession,
     OperationRefused,
+    Requester,
     SessionOpOutcome,
 )
 from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
+from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import EXIT_OK, UsageError, require, said
 from sessions_tui.terminal_text import json_text, visible_line
@@ -72,10 +74,10 @@ async def abort(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
     key = session_key(opts.key)
     try:
         require(backend, Capability.ABORT)
-        outcome = await backend.abort_run(key, clear_queued=opts.clear_queued)
+        outcome = await backend.abort_run(key, clear_queued=opts.clear_queued, requester=acting_as(backend, opts))
     except UsageError as exc:  # `require`: the backend's line for what it cannot do
         return refused(said(exc))
-    except BackendUnavailable as exc:  # a server that cannot, or did not answer
+    except (BackendUnavailable, OperationRefused) as exc:  # a server that cannot, or a requester that may not
         return refused(said(exc))
     except ToolInputError as exc:
         raise UsageError(str(exc)) from exc
@@ -86,6 +88,14 @@ async def abort(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(visible_line(abort_line(outcome, backend.redact(backend.display(outcome.session_key)))) + "\n")
     return EXIT_REFUSED if outcome.status == "still-running" else EXIT_OK
+
+
+def acting_as(backend: Backend, opts: argparse.Namespace) -> Requester | None:
+    """The session `--as`/`--sandboxed` name to act as; None (neither given): the operator."""
+    as_key, sandboxed = getattr(opts, "as_key", None), getattr(opts, "sandboxed", False)
+    if as_key is None and not sandboxed:
+        return None
+    return requester_of(backend, as_key, sandboxed)
 
 
 def outcome_line(done: SessionOpOutcome, shown: str) -> str:
@@ -125,6 +135,7 @@ async def operate(backend: Backend, opts: argparse.Namespace, out: TextIO) -> in
         require(backend, Capability.SESSION_OPS)
     except UsageError as exc:  # `require`: the backend's line for what it cannot do
         return refused(said(exc))
+    requester = acting_as(backend, opts)
     if op == "delete" and not confirmed(opts, key):
         out.write("not deleted\n")
         return EXIT_REFUSED
@@ -138,19 +149,19 @@ async def operate(backend: Backend, opts: argparse.Namespace, out: TextIO) -> in
                 thinking=opts.thinking,
                 message=opts.message,
             )
-            done = await backend.create_session(request)
+            done = await backend.create_session(request, requester=requester)
             if request.message is not None:
                 await backend.drain()  # the first message's turn ends before this process does
         elif op == "reset":
-            done = await backend.reset_session(key)
+            done = await backend.reset_session(key, requester=requester)
         elif op == "rename":
-            done = await backend.rename_session(key, opts.label if opts.label.strip() else None)
+            done = await backend.rename_session(key, opts.label if opts.label.strip() else None, requester=requester)
         elif op == "model":
-            done = await backend.set_session_model(key, opts.model, opts.thinking)
+            done = await backend.set_session_model(key, opts.model, opts.thinking, requester=requester)
         elif op in ("archive", "unarchive"):
-            done = await backend.archive_session(key, op == "archive")
+            done = await backend.archive_session(key, op == "archive", requester=requester)
         else:
-            done = await backend.delete_session(key)
+            done = await backend.delete_session(key, requester=requester)
     except (BackendUnavailable, OperationRefused) as exc:
         return refused(backend.redact(str(exc)))
     except ToolInputError as exc:

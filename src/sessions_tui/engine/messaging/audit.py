@@ -40,7 +40,14 @@ def record_refusal(
 
 
 def record_abort(
-    engine: AuditHost, session_key: str, *, status: str, run_id: str | None, cleared: list[str], via: str = "operator"
+    engine: AuditHost,
+    session_key: str,
+    *,
+    status: str,
+    run_id: str | None,
+    cleared: list[str],
+    via: str = "operator",
+    requester: str | None = None,
 ) -> None:
     """Log the operator's stop of a session's turn (`status`: `aborted`, `still-running`), with the
     run it asked to stop, the waiting runs it dropped and the process that asked."""
@@ -48,8 +55,8 @@ def record_abort(
         ts=engine.now(),
         kind="run_aborted",
         session_key=session_key,
-        requester=None,
-        via=via,
+        requester=requester,
+        via=via if requester is None else "acting as",
         reason=status,
         data={"runId": run_id, "clearedQueued": cleared, "pid": os.getpid()},
     )

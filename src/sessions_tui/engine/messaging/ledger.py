@@ -3,7 +3,8 @@
 Each send gets an entry (requester, target, message, how it came: a model's tool call or the
 owner, the chain of sessions it passed through) and the states of its life, each with the
 engine clock's time: accepted → started → replied | timeout | error | forbidden → late_reply →
-pingpong per turn → announce | announce_skipped → delivered | delivery_failed. The tool and the
+pingpong per turn → announce | announce_skipped → delivered | delivery_failed; `aborted` when
+the operator stopped its run (or dropped it from the queue), whenever that came. The tool and the
 agent-to-agent flow mark what they decide; the run's start, its interrupted end (a run a dead
 process left, which no tool is waiting on) and the announce's delivery outcome are taken from the
 engine's events here, so neither the runs nor the outbox know of the ledger. While a send's flow
@@ -49,6 +50,7 @@ SendState = Literal[
     "replied",
     "timeout",
     "error",
+    "aborted",
     "forbidden",
     "late_reply",
     "pingpong",

@@ -26,12 +26,15 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sessions_tui.counting import counted
+from sessions_tui.engine.events import MessageAppended
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.messaging.audit import record_abort
 from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, KILLED, TERMINAL, RunRequest, Runs
+from sessions_tui.engine.store import StoreError
 from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
@@ -193,10 +196,13 @@ class RunControls:
         queued = answer.get("queuedRunId")
         return queued if isinstance(queued, str) else None
 
-    async def abort_session(self, session_key: str, *, clear_queued: bool = False) -> SessionAbort:
+    async def abort_session(
+        self, session_key: str, *, clear_queued: bool = False, requester: str | None = None
+    ) -> SessionAbort:
         """Stop the session's running turn wherever it runs (with `clear_queued`, the runs waiting
         behind it too, in every process holding one), waiting at most `CONTROL_WAIT_SECONDS` for
-        each process's part to end; audited when it asked anything of a run."""
+        each process's part to end; audited when it asked anything of a run, and told where it is
+        seen (messaging/audit.py `record_abort`: the transcript's line, the send ledger)."""
         engine = self.engine
         live = engine.store.runs.live_runs(session_key)
         if any(stopped(run.pid) for run in live):  # a dead process's runs end as interrupted, not stopped
@@ -228,8 +234,38 @@ class RunControls:
             else:
                 run_id = None  # it ended by itself meanwhile
         if run_id is not None or cleared:
-            record_abort(engine, session_key, status=status, run_id=run_id, cleared=cleared)
+            record_abort(engine, session_key, status=status, run_id=run_id, cleared=cleared, requester=requester)
+            self._tell_stop(session_key, status, run_id, cleared, requester)
         return SessionAbort(session_key, status, run_id, cleared)
+
+    def _tell_stop(
+        self, session_key: str, status: str, run_id: str | None, cleared: list[str], requester: str | None
+    ) -> None:
+        """A stop seen where its session is read: a line in the transcript (`Stopped by the
+        operator…`, a displayed custom message) and, for each send whose run it ended or dropped,
+        the ledger's `aborted`."""
+        engine = self.engine
+        who = "the operator" if requester is None else requester
+        parts = [f"run {run_id}"] if status == ABORTED and run_id else []
+        if status == STILL_RUNNING:
+            parts.append("asked; the run has not ended yet")
+        if cleared:
+            parts.append(f"{len(cleared)} queued {counted(len(cleared), 'message')} dropped")
+        line = {
+            "type": "custom_message",
+            "customType": "sessions-tui.stop",
+            "display": True,
+            "content": f"Stopped by {who} ({'; '.join(parts)})",
+            "details": {"runId": run_id, "status": status, "clearedQueued": cleared},
+        }
+        with contextlib.suppress(StoreError):  # deleted meanwhile: nothing to tell
+            appended = engine.store.transcripts.append_lines(session_key, [line])[0]
+            engine.events.publish(
+                MessageAppended(ts=engine.now(), session_key=session_key, role="custom", seq=appended.msg_seq)
+            )
+        detail = {"by": who, "status": status}
+        for stopped_run in ([run_id] if status == ABORTED and run_id else []) + cleared:
+            engine.ledger.mark(stopped_run, "aborted", detail)
 
     async def _abort_in(
         self, pid: int | None, session_key: str, run_id: str, *, clear_queued: bool

@@ -35,11 +35,11 @@ from sessions_tui.ui.widgets.field import Field
 if TYPE_CHECKING:
     from sessions_tui.backend.values.vocabulary import LedgerEntry
 
-STATES = ("", "replied", "timeout", "late_reply", "error", "forbidden", "delivered", "delivery_failed")
+STATES = ("", "replied", "timeout", "late_reply", "error", "forbidden", "aborted", "delivered", "delivery_failed")
 """The state filter's cycle (`f` forward, `F` back); "" is every send."""
 
 OUTCOMES = {"replied", "timeout", "error", "forbidden"}
-WARN = {"late_reply", "timeout"}
+WARN = {"late_reply", "timeout", "aborted"}
 BAD = {"error", "forbidden", "delivery_failed"}
 LIMIT = 500
 HINT = "esc back   enter thread   / session   f/F state   r refresh"
@@ -82,7 +82,7 @@ def outcome(entry: LedgerEntry) -> str:
     """The send's outcome so far and what stands out after it (a late reply, a failed delivery)."""
     states = [s.state for s in entry.states]
     first = next((s for s in states if s in OUTCOMES), states[-1] if states else "")
-    extra = [s for s in ("late_reply", "delivered", "delivery_failed") if s in states]
+    extra = [s for s in ("late_reply", "aborted", "delivered", "delivery_failed") if s in states and s != first]
     return " · ".join([first, *extra])
 
 

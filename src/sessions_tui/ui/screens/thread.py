@@ -50,6 +50,8 @@ def thread_lines(entries: list[LedgerEntry], a: str, b: str) -> list[tuple[int, 
                 out.append((step.at, speaker, f"ping-pong turn {detail.get('turn', '?')}", str(detail.get("text", ""))))
             elif step.state == "announce":
                 out.append((step.at, entry.target, "announce", str(detail.get("text", ""))))
+            elif step.state == "aborted":
+                out.append((step.at, "", "stopped", f"by {detail.get('by') or 'the operator'}"))
             elif step.state in ("timeout", "error", "forbidden", "announce_skipped", "delivered", "delivery_failed"):
                 why = str(detail.get("error") or detail.get("text") or "")
                 out.append((step.at, "", step.state.replace("_", " "), why))
