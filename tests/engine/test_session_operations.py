@@ -161,3 +161,38 @@ def test_delete_removes_entry_and_lines_keeps_the_file_renamed(engine, clock):
         ops.delete_session(engine, "main")
     with pytest.raises(SessionOpInvalid, match=f"^No session found: {GROUP}$"):
         ops.delete_session(engine, GROUP)
+
+
+def test_a_reset_transcript_stays_reachable_by_its_session_id(engine):
+    """Each reset leaves its generation under the key (`session_generations`); an export of the old
+    sessionId is that transcript, under the session's key; the current one is untouched."""
+    from sessions_tui.engine.export import session_export
+
+    add_session(engine, GROUP, [{"role": "user", "content": "first"}], label="ops")
+    first = engine.store.sessions.get(GROUP).session_id
+    ops.reset_session(engine, GROUP)
+    engine.store.transcripts.append(GROUP, {"role": "user", "content": "second"})
+    second = ops.reset_session(engine, GROUP).previous_session_id
+    assert [g.session_id for g in engine.store.sessions.generations_of(GROUP)] == [second, first]
+    old = session_export(engine, first)
+    assert (old.key, old.session_id, old.entry["sessionId"], old.entry["label"]) == (GROUP, first, first, "ops")
+    assert any('"first"' in line for line in old.lines) and not any('"second"' in line for line in old.lines)
+    middle = session_export(engine, second)
+    assert any('"second"' in line for line in middle.lines) and json.loads(middle.lines[0])["type"] == "reset"
+    assert session_export(engine, "no-such-session-id") is None
+
+
+def test_delete_takes_the_generations_resets_left_too(engine, clock):
+    add_session(engine, GROUP, [{"role": "user", "content": "old"}])
+    old = engine.store.sessions.get(GROUP)
+    ops.reset_session(engine, GROUP)
+
+    def indexed() -> int:
+        with engine.store.read() as conn:
+            return int(conn.execute("SELECT count(*) FROM transcript_text").fetchone()[0])
+
+    assert indexed() >= 1  # the old line
+    ops.delete_session(engine, GROUP)
+    assert ops.transcript_of(engine, old.session_id) == [] and engine.store.sessions.generations_of(GROUP) == []
+    assert os.path.exists(f"{old.mirror_path}.deleted.{clock.now_ms()}") and not os.path.exists(old.mirror_path)
+    assert indexed() == 0

@@ -434,3 +434,17 @@ async def test_the_preview_never_shows_a_secret_being_written(tmp_path, instant_
         await until(pilot, lambda: "safe." in preview.plain, "the whole reply")
         assert all(leaks(text, [key[8:]]) == [] for text in [*shown, preview.plain])
         assert "sk-pro…" in preview.plain and "Your new key is" in preview.plain
+
+
+def test_a_reset_line_says_where_the_earlier_transcript_is(make_engine):
+    """The Reset line a reset opens the new transcript with names the sessionId it replaced."""
+    from conftest import add_session, run_tool
+    from sessions_tui.engine import session_operations as ops
+
+    engine = make_engine()
+    add_session(engine, "discord:group:ops", [{"role": "user", "content": "before"}])
+    old = ops.reset_session(engine, "discord:group:ops").previous_session_id
+    [reset] = run_tool(engine, "sessions_history", {"sessionKey": "discord:group:ops"})["messages"]
+    shown = MessageView(reset, False, str).plain
+    assert shown.startswith("system  ") and f"earlier transcript {old} (export it by that id)" in shown
+    assert shown.endswith("\nReset")

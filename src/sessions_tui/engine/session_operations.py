@@ -15,8 +15,9 @@ one row per key, its entry as JSON; a transcript's lines keyed by sessionId, mir
 - **Reset** (`sessions.reset`, `/new`, `/reset`): a new sessionId under the same key, its transcript
   opening on OpenClaw's reset boundary (`{"type": "reset"}`, shown as a Reset line); the entry keeps
   its label, model and overrides, and names the old one (`previousSessionId`, as OpenClaw's rows
-  do). The old transcript stays: its lines in the store under the old sessionId (`transcript_of`),
-  its mirror file under the old sessionId's name.
+  do). The old transcript stays: its lines in the store under the old sessionId (`transcript_of`;
+  `session_generations` names its key), its mirror file under the old sessionId's name; an export
+  of that sessionId (`sessions-tui export OLD_ID`) reads it.
 - **Rename** (`sessions.patch {label}`): a label as OpenClaw validates it, unique among the live
   sessions (`label already in use: <label>`); no label clears it.
 - **Model / thinking** (`sessions.patch {model, thinkingLevel}`): the override set, or cleared.
@@ -24,8 +25,9 @@ one row per key, its entry as JSON; a transcript's lines keyed by sessionId, mir
   session keeps its transcript and leaves the default list (OpenClaw's "Active" filter) until it is
   unarchived or deleted. An agent's main session and `global`/`unknown` are never archived.
 - **Delete** (`sessions.delete`): refused for an agent's main session (`Cannot delete the main
-  session (<key>).`); its running turn is stopped first (by the backend); the entry and its lines go,
-  the mirror file is kept renamed `<file>.deleted.<timestamp>` (OpenClaw's `deleteTranscript`).
+  session (<key>).`); its running turn is stopped first (by the backend); the entry and its lines go
+  (the generations resets left too), each mirror file kept renamed `<file>.deleted.<timestamp>`
+  (OpenClaw's `deleteTranscript`).
 
 A session imported from an OpenClaw belongs to it (docs/decisions.md D17): every operation on one is
 refused. Every operation is audited (the `audit` table, kind `session_<op>`) and published as
@@ -334,13 +336,15 @@ def deletable(engine: OperationsHost, raw: str) -> StoredSession:
 
 
 def delete_session(engine: OperationsHost, raw: str, *, requester: str | None = None) -> SessionOpDone:
-    """The entry and its lines removed, the mirror file kept as `<file>.deleted.<timestamp>`."""
+    """The entry and its lines removed (the earlier generations' too), each mirror file kept as
+    `<file>.deleted.<timestamp>`."""
     session = deletable(engine, raw)
     now = engine.now()
+    earlier = engine.store.sessions.generations_of(session.key)
     if engine.store.sessions.delete(session.key, engine.store.text_index.unindex_session) is None:
         raise SessionOpInvalid(f"No session found: {raw}")
-    mirror = session.mirror_path
-    if os.path.exists(mirror):
-        os.replace(mirror, f"{mirror}.deleted.{now}")
+    for mirror in [session.mirror_path, *(generation.mirror_path for generation in earlier)]:
+        if os.path.exists(mirror):
+            os.replace(mirror, f"{mirror}.deleted.{now}")
     _record(engine, "delete", session.key, {"sessionId": session.session_id}, requester)
     return SessionOpDone(op="delete", session_key=session.key, session_id=session.session_id)

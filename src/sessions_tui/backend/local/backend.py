@@ -388,11 +388,12 @@ class LocalBackend:
         return await self._store(read)
 
     async def export_session(self, key: str, *, redact: bool = True) -> SessionExport | None:
-        """`redact=False` is for the owner of the state directory only (the command line checks)."""
+        """`redact=False` is for the owner of the state directory only (the command line checks); a
+        sessionId a reset replaced exports that earlier transcript."""
         from sessions_tui.engine.export import session_export
 
         owner = await self.owner_key(key)
-        return await self._store(session_export, self.engine, owner, redact=redact) if owner else None
+        return await self._store(session_export, self.engine, owner or key, redact=redact)
 
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100

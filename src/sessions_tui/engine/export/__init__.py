@@ -45,12 +45,13 @@ __all__ = [
 
 
 def session_export(engine: Engine, key: str, *, redact: bool = True) -> SessionExport | None:
-    """The export of the session under a key in any spelling (None: there is none), redacted by
-    the engine's redactor unless `redact` is False (the owner's own command line only)."""
+    """The export of the session under a key in any spelling, or of a transcript a reset replaced by
+    its sessionId (None: there is none), redacted by the engine's redactor unless `redact` is False
+    (the owner's own command line only)."""
     store = engine.store
     session = store.sessions.get(engine.canonical(key))
     if session is None:
-        return None
+        return _earlier_generation(engine, key.strip(), redact)
     return build_export(
         key=session.key,
         session_id=session.session_id,
@@ -60,6 +61,29 @@ def session_export(engine: Engine, key: str, *, redact: bool = True) -> SessionE
         updated_at=session.updated_at,
         entry=dict(session.entry),  # the export model keeps it as plain JSON
         lines=store.transcripts.transcript_lines(session.key),
+        redactor=engine.redactor if redact else None,
+    )
+
+
+def _earlier_generation(engine: Engine, session_id: str, redact: bool) -> SessionExport | None:
+    """The export of a transcript a reset replaced, named by its sessionId (None: no such one): its
+    own lines, under its session's key, with the entry as it is now but for the sessionId."""
+    store = engine.store
+    generation = store.sessions.generation(session_id)
+    session = store.sessions.get(generation.key) if generation else None
+    if generation is None or session is None:
+        return None
+    entry = {**dict(session.entry), "sessionId": generation.session_id, "resetAt": generation.replaced_at}
+    entry.pop("previousSessionId", None)
+    return build_export(
+        key=session.key,
+        session_id=generation.session_id,
+        agent_id=session.agent_id,
+        channel=engine.session_channel(session.key),
+        created_at=session.created_at,
+        updated_at=generation.replaced_at,
+        entry=entry,
+        lines=store.sessions.lines_of(generation.session_id),
         redactor=engine.redactor if redact else None,
     )
 

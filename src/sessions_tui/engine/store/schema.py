@@ -11,13 +11,14 @@ import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
 # 7: the transcript text index (`transcript_text`, store/tables/text_index.py) and `run_controls` (a kill or
 # steer asked of the process running a sub-agent, store/tables/run_controls.py); 8: `send_ledger.flow_pid`
-# (the process running a send's agent-to-agent flow, engine/runs/recovery.py)
+# (the process running a send's agent-to-agent flow, engine/runs/recovery.py); 9: `session_generations`
+# (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -170,6 +171,13 @@ CREATE TABLE IF NOT EXISTS run_controls (
     result TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS run_controls_pending ON run_controls(owner_pid, id) WHERE done_at IS NULL;
+CREATE TABLE IF NOT EXISTS session_generations (
+    session_id TEXT PRIMARY KEY,
+    key TEXT NOT NULL,
+    replaced_at INTEGER NOT NULL,
+    mirror_path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS session_generations_by_key ON session_generations(key, replaced_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS transcript_text USING fts5(
     text, sid, tokenize = 'unicode61 remove_diacritics 2'
 );

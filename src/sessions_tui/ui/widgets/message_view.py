@@ -140,6 +140,10 @@ class MessageView(Widget):
             text.append(f"  announce · {one_line(announce.get('status', '?'), 20)}", style=themed("bold $accent"))
         if message.get("stopReason") == "error":
             text.append("  error", style=themed("bold $error"))
+        meta = message.get("__openclaw")
+        earlier = meta.get("previousSessionId") if isinstance(meta, dict) else None
+        if isinstance(earlier, str):  # a reset: where the transcript before it is kept
+            text.append(f"  earlier transcript {one_line(earlier, 40)} (export it by that id)", style="dim")
         return text
 
     def _build(self) -> list[Part]:

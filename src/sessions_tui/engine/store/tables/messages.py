@@ -31,6 +31,8 @@ def message_of_line(line: dict[str, Any], msg_seq: int) -> dict[str, Any] | None
         meta: dict[str, Any] = {"kind": line["type"], "id": entry_id}
         if isinstance(line.get("tokensBefore"), int):
             meta["tokensBefore"] = line["tokensBefore"]
+        if isinstance(line.get("previousSessionId"), str):  # this engine's reset: the transcript it follows
+            meta["previousSessionId"] = line["previousSessionId"]
         meta["seq"] = msg_seq
         stamp = line.get("timestamp")
         return {

@@ -50,6 +50,16 @@ class StoredSession:
 
 
 @dataclass(frozen=True)
+class Generation:
+    """A sessionId a reset replaced under `key`: its lines stay in the store, its mirror file on disk."""
+
+    session_id: str
+    key: str
+    replaced_at: int
+    mirror_path: str
+
+
+@dataclass(frozen=True)
 class TranscriptTail:
     """A transcript's counters as the session row keeps them: lines, messages, last entry id, mirror bytes."""
 
@@ -308,7 +318,34 @@ class SessionsRepository:
                    last_entry_id = NULL, mirror_size = 0, updated_at = ?, entry = ? WHERE key = ?""",
                 (session_id, mirror_relpath(row["agent_id"], session_id), now, dumps(entry), key),
             )
+            conn.execute(
+                """INSERT OR REPLACE INTO session_generations (session_id, key, replaced_at, mirror_path)
+                   VALUES (?, ?, ?, ?)""",
+                (row["session_id"], key, now, row["mirror_path"]),
+            )
         return str(row["session_id"])
+
+    def generation(self, session_id: str) -> Generation | None:
+        """The earlier generation a reset left under this sessionId, if it is one."""
+        with self.db.read() as conn:
+            row = conn.execute("SELECT * FROM session_generations WHERE session_id = ?", (session_id,)).fetchone()
+        return self._generation(row) if row else None
+
+    def generations_of(self, key: str) -> list[Generation]:
+        """The sessionIds resets replaced under `key`, newest first."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM session_generations WHERE key = ? ORDER BY replaced_at DESC, rowid DESC", (key,)
+            ).fetchall()
+        return [self._generation(row) for row in rows]
+
+    def _generation(self, row: sqlite3.Row) -> Generation:
+        return Generation(
+            session_id=row["session_id"],
+            key=row["key"],
+            replaced_at=int(row["replaced_at"]),
+            mirror_path=_mirror_text(self.db.state_dir, row["mirror_path"]),
+        )
 
     def lines_of(self, session_id: str) -> list[str]:
         """Every transcript line stored under a sessionId: the current one or one a reset replaced."""
@@ -317,13 +354,16 @@ class SessionsRepository:
             return [str(r[0]) for r in rows]
 
     def delete(self, key: str, unindex: Callable[[sqlite3.Connection, str], None]) -> StoredSession | None:
-        """The row and its transcript lines removed (`unindex` drops them from the text index in the
-        same transaction); the row as it was, None when there was none."""
+        """The row and its transcript lines removed, with the earlier generations' (`unindex` drops
+        them from the text index in the same transaction); the row as it was, None when there was none."""
         with self.db.write() as conn:
             row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
             if not row:
                 return None
-            unindex(conn, row["session_id"])
-            conn.execute("DELETE FROM transcript WHERE session_id = ?", (row["session_id"],))
+            earlier = [r[0] for r in conn.execute("SELECT session_id FROM session_generations WHERE key = ?", (key,))]
+            for session_id in [row["session_id"], *earlier]:
+                unindex(conn, session_id)
+                conn.execute("DELETE FROM transcript WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM session_generations WHERE key = ?", (key,))
             conn.execute("DELETE FROM sessions WHERE key = ?", (key,))
         return row_to_session(row, self.db.state_dir)
