@@ -5,10 +5,10 @@ send ledger.
 damage), composed of one repository per table family, each holding that connection and named for
 what it holds: `store.sessions` (the session index: rows, entries), `store.transcripts` (each
 session's lines and their mirror files), `store.text_index` (the transcripts' search index),
-`store.imports` (OpenClaw imports), `store.follows` (the OpenClaws followed), `store.browse` (pages of sessions by filter), `store.runs`,
-`store.run_controls`, `store.registry` (sub-agents), `store.outbox`, `store.audit`, `store.ledger`.
-Their queries live in `tables/` and `browsing/`. The schema and its
-migration are in `schema`. No module outside this package writes SQL for these tables.
+`store.imports` (OpenClaw imports, adopted or not), `store.follows` (the OpenClaws followed),
+`store.browse` (pages of sessions by filter), `store.runs`, `store.run_controls`, `store.registry`
+(sub-agents), `store.outbox`, `store.audit`, `store.ledger`. Their queries live in `tables/` and
+`browsing/`. The schema and its migration are in `schema`. No module outside this package writes SQL for these tables.
 """
 
 from __future__ import annotations
