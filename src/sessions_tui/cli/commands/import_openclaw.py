@@ -30,7 +30,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import OperationRefused
 from sessions_tui.backend.toolkit.openclaw import FollowTick
 from sessions_tui.cli.backends import open_backend
-from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
+from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError, redacted_line
 from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
@@ -137,7 +137,7 @@ def run(opts: argparse.Namespace) -> int:
     if report.adopted is not None:
         adopted = report.adopted
         lines = plural(adopted.lines, "line")
-        print(f"adopted {plural(adopted.sessions, 'session')} ({lines}) from {visible_line(str(root))}")
+        print(f"adopted {plural(adopted.sessions, 'session')} ({lines}) from {redacted_line(str(root))}")
         for session in adopted.kept:
             print(
                 f"{visible_line(session.key)}: changed here and in OpenClaw since it was adopted; kept "
