@@ -433,7 +433,7 @@ class SeveralBackends:
 
     # -- OpenClaw --------------------------------------------------------------------------------
 
-    async def import_openclaw(self, root: Path) -> ImportSummary:
+    async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise BackendUnavailable(self.not_offered(Capability.IMPORT))
 
     async def follow_openclaw(

@@ -236,7 +236,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         (
             "Reads OpenClaw's sessions and transcripts (its SQLite store, or the legacy "
             "sessions.json and JSONL files) into the state directory; importing again takes "
-            "only what changed. With --follow it keeps doing so as OpenClaw writes."
+            "only what changed. With --follow it keeps doing so as OpenClaw writes. With --adopt its "
+            "sessions become this engine's: how someone moves off an OpenClaw install."
         ),
         epilog="example: sessions-tui import-openclaw ~/.openclaw --follow",
     )
@@ -250,6 +251,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             action="store_true",
             help="keep following it: new sessions, lines and entry changes come in as OpenClaw writes them, "
             "until Ctrl+C or SIGTERM",
+        )
+        imp.add_argument(
+            "--adopt",
+            action="store_true",
+            help="take its sessions over: they become this engine's (sends, spawns and the session operations "
+            "run in them; they are no longer OpenClaw's), keys, sessionIds and every line kept; adopting again "
+            "takes only what is new. Refused for an OpenClaw this state directory follows",
+        )
+        imp.add_argument(
+            "--json", action="store_true", help="print the report as JSON (sources, problems, summary, adopted)"
         )
 
     serve = subcommand(

@@ -108,7 +108,7 @@ def test_a_session_write_failing_halfway_undoes_the_batchs_transaction(tmp_path,
         import_one(store, 2)
         checkpoint()  # not yet committed
 
-        def fail(*args: object) -> None:
+        def fail(*args: object, **kwargs: object) -> None:
             raise StoreError("no room for the cursor")
 
         monkeypatch.setattr(store.imports, "_record_import", fail)

@@ -279,8 +279,9 @@ class Searching(Protocol):
 class Importing(Protocol):
     """An OpenClaw state directory on this machine, imported once or followed."""
 
-    async def import_openclaw(self, root: Path) -> ImportSummary:
-        """Import an OpenClaw state directory once."""
+    async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
+        """Import an OpenClaw state directory once; with `adopt`, take its sessions over (they become
+        the engine's; `OperationRefused` for one this state directory follows)."""
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.lazy_model import LazyModel
@@ -130,12 +130,30 @@ def _innermost_os_error(exc: BaseException) -> str:
     return said
 
 
+class KeptSession(LazyModel):
+    """An adopted session changed both here and in OpenClaw since it was adopted: kept as the engine has
+    it; `openclaw_lines`, the transcript lines OpenClaw gained that were not taken."""
+
+    key: str
+    openclaw_lines: int
+
+
+class Adopted(LazyModel):
+    """What `import-openclaw --adopt` took over: the sessions that became the engine's (or that
+    adopting again brought something to), the transcript lines written, the sessions kept as they are."""
+
+    sessions: int
+    lines: int
+    kept: list[KeptSession] = Field(default_factory=list)
+
+
 class ImportSummary(LazyModel):
-    """What importing an OpenClaw state directory read and found wrong."""
+    """What importing an OpenClaw state directory read and found wrong; `adopted` with `--adopt`."""
 
     sources: list[str]
     problems: list[str]
     summary: str
+    adopted: Adopted | None = None
 
 
 class AbortOutcome(LazyModel):

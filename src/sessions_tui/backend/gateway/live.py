@@ -521,7 +521,7 @@ class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
     async def export_session(self, key: str) -> SessionExport | None:
         raise self._lacking(Capability.EXPORT)
 
-    async def import_openclaw(self, root: Path) -> ImportSummary:
+    async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise self._lacking(Capability.IMPORT)
 
     async def follow_openclaw(

@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
     AbortOutcome,
+    Adopted,
     Capability,
     EventCallback,
     ImportSummary,
+    KeptSession,
     NewSession,
     OperationRefused,
     Requester,
@@ -440,13 +442,22 @@ class LocalBackend:
 
     # -- OpenClaw --------------------------------------------------------------------------------
 
-    async def import_openclaw(self, root: Path) -> ImportSummary:
-        from sessions_tui.engine.openclaw.importer import import_openclaw
+    async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
+        from sessions_tui.engine.openclaw.importer import AdoptRefused, import_openclaw
 
         # Every line of a report is shown redacted: a key or a file name may hold a secret.
-        imported = await self._store(import_openclaw, self.engine.store, self.engine.canonical, root)
+        try:
+            imported = await self._store(import_openclaw, self.engine.store, self.engine.canonical, root, adopt=adopt)
+        except AdoptRefused as exc:
+            raise OperationRefused(self.redact(str(exc))) from None
         report = imported.shown(self.redact)
-        return ImportSummary(sources=list(report.sources), problems=list(report.problems), summary=report.summary())
+        adopted = None
+        if adopt:
+            kept = [KeptSession(key=key, openclaw_lines=lines) for key, lines in report.kept.items()]
+            adopted = Adopted(sessions=report.adopted_sessions, lines=report.lines_imported, kept=kept)
+        return ImportSummary(
+            sources=list(report.sources), problems=list(report.problems), summary=report.summary(), adopted=adopted
+        )
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool

@@ -403,7 +403,7 @@ class RemoteBackend(ConfigIdentity):
 
     # -- OpenClaw --------------------------------------------------------------------------------
 
-    async def import_openclaw(self, root: Path) -> ImportSummary:
+    async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise RemoteError(self.not_offered(Capability.IMPORT))
 
     async def follow_openclaw(

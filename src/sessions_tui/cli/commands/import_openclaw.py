@@ -1,5 +1,11 @@
-"""`sessions-tui import-openclaw DIR [--follow]`: import an OpenClaw state directory (its problems on
-stderr, the files read and a summary line on stdout), or follow it, told as it goes, one line per change.
+"""`sessions-tui import-openclaw DIR [--follow | --adopt] [--json]`: import an OpenClaw state directory (its
+problems on stderr, the files read and a summary line on stdout), follow it, told as it goes, one line per
+change, or adopt it (its sessions become the engine's: `adopted N sessions (M lines) from DIR`, and a line
+per adopted session changed both here and in OpenClaw since, kept as the engine has it).
+
+Adopting an OpenClaw this state directory follows is a refusal (exit 1): the input is sound, the state
+forbids it, as the session operations refuse a session an OpenClaw owns; `--adopt` with `--follow`, or
+on the state directory of `--openclaw` (the one that follows it), is bad input (exit 2).
 
 With `--follow`, the first tick is the import (its summary line, as without `--follow`); after that, each session
 that changed gets a line with the time and the lines it gained. A failure is said once when it
@@ -12,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
 import time
@@ -20,9 +27,10 @@ from pathlib import Path
 from typing import IO
 
 from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.contract.types import OperationRefused
 from sessions_tui.backend.toolkit.openclaw import FollowTick
 from sessions_tui.cli.backends import open_backend
-from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
+from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError, redacted_line
 from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
@@ -67,6 +75,9 @@ class FollowPrinter:
         stream.flush()
 
 
+EXIT_REFUSED = 1
+
+
 def _now() -> str:
     return time.strftime("%H:%M:%S")
 
@@ -94,20 +105,42 @@ async def follow_until_stopped(backend: Backend, root: Path, out: IO[str], err: 
 def run(opts: argparse.Namespace) -> int:
     from sessions_tui.backend.toolkit.openclaw import NoOpenClawState, require_agents
 
+    if opts.follow and (opts.adopt or opts.json):
+        raise UsageError(f"--follow and {'--adopt' if opts.adopt else '--json'} do not go together")
+    if opts.adopt and getattr(opts, "openclaw", None):
+        raise UsageError("--adopt: the state directory of --openclaw follows that OpenClaw; adopt without --openclaw")
     root = Path(opts.source).expanduser()
     backend = open_backend(opts)
     try:
         if opts.follow:
             require_agents(root)
             return EXIT_OK if asyncio.run(follow_until_stopped(backend, root, sys.stdout, sys.stderr)) else EXIT_USAGE
-        report = asyncio.run(backend.import_openclaw(root))
+        report = asyncio.run(backend.import_openclaw(root, adopt=opts.adopt))
     except NoOpenClawState as exc:
         raise UsageError(str(exc)) from exc
+    except OperationRefused as exc:
+        print(f"sessions-tui: {visible_line(str(exc))}", file=sys.stderr)
+        return EXIT_REFUSED
     finally:
         backend.close()
+    if report.adopted is not None:  # a key is shown as every face shows one (`display`: redacted)
+        shown = [k.model_copy(update={"key": backend.display(k.key)}) for k in report.adopted.kept]
+        report = report.model_copy(update={"adopted": report.adopted.model_copy(update={"kept": shown})})
+    if opts.json:
+        print(json.dumps(report.model_dump(exclude_none=True), ensure_ascii=False))
+        return EXIT_OK
     for problem in report.problems:
         print(visible_line(problem), file=sys.stderr)
     for source in report.sources:
         print(f"read {visible_line(source)}")
     print(report.summary)
+    if report.adopted is not None:
+        adopted = report.adopted
+        lines = plural(adopted.lines, "line")
+        print(f"adopted {plural(adopted.sessions, 'session')} ({lines}) from {redacted_line(str(root))}")
+        for session in adopted.kept:
+            print(
+                f"{visible_line(session.key)}: changed here and in OpenClaw since it was adopted; kept "
+                f"as it is here ({plural(session.openclaw_lines, 'line')} from OpenClaw not taken)"
+            )
     return EXIT_OK

@@ -185,6 +185,8 @@ class Follower:
         now = self._monotonic()
         report = ImportReport()
         result = FollowTick(report=report, first=self._ticks == 0)
+        if self._ticks == 0:
+            self.store.follows.record(str(self.root.resolve()))  # its sessions are OpenClaw's: never adopted here
         self._ticks += 1
         if now >= self._next_layout_scan:
             self._next_layout_scan = now + LAYOUT_RESCAN_SECONDS

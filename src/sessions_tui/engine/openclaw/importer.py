@@ -4,6 +4,9 @@ The source is only read. Each session comes in whole (all or nothing) under its 
 keeping its sessionId and every transcript line verbatim; re-running takes only what changed.
 Where an agent has both layouts, its SQLite store is the truth (OpenClaw 2026.9 reads nothing
 else) and the legacy files add only the sessions the store does not have.
+
+With `adopt` (`import-openclaw DIR --adopt`) the sessions become the engine's (mirror.py): refused
+for an OpenClaw this state directory follows (store/tables/follows.py), whose sessions stay its own.
 """
 
 from __future__ import annotations
@@ -18,12 +21,22 @@ from sessions_tui.engine.openclaw.sqlite_sessions import sqlite_sessions
 from sessions_tui.engine.store import Store
 
 
-def import_openclaw(store: Store, canonical: Canonical, source: Path) -> ImportReport:
-    """Import an OpenClaw state directory; raises `NoOpenClawState` if it holds neither layout."""
+class AdoptRefused(Exception):
+    """`--adopt` of an OpenClaw this state directory follows: its sessions stay that OpenClaw's."""
+
+
+def import_openclaw(store: Store, canonical: Canonical, source: Path, *, adopt: bool = False) -> ImportReport:
+    """Import an OpenClaw state directory, or with `adopt` take it over; raises `NoOpenClawState` if
+    it holds neither layout, `AdoptRefused` when adopting one this state directory follows."""
     root = source.expanduser()
     report = ImportReport()
-    mirror = Mirror(store, canonical)
+    mirror = Mirror(store, canonical, adopt=adopt)
     layout = require_agents(root)
+    if adopt and store.follows.follows(str(root.resolve())):
+        raise AdoptRefused(
+            f"{root} is followed by this state directory (import-openclaw --follow, --openclaw): its sessions "
+            "stay OpenClaw's; adopt it into a state directory that does not follow it (--state DIR)"
+        )
     for why in layout.skipped:
         report.problem(why)
     with mirror.batched():

@@ -5,7 +5,9 @@ the last read, the lines its transcript gained (from a cursor kept per source), 
 rewrote the transcript, the whole transcript again. Each of these is all or nothing (its own
 transaction, or a savepoint in a batch that commits every fraction of a second), so a stop at
 any moment leaves nothing half-written. Sessions that came from OpenClaw belong to it
-(docs/decisions.md D17): the engine only mirrors them.
+(docs/decisions.md D17): the engine only mirrors them, unless they were adopted (`import-openclaw
+--adopt`): then they are the engine's, never mirrored again, and adopting again takes what OpenClaw
+added to one only while the engine has written nothing into it since.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from sessions_tui.engine.redaction.redact import default_redactor
 from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.keys import SAFE_SESSION_ID_RE, agent_id_of
 from sessions_tui.engine.store import Store, StoreDamaged, StoreError
+from sessions_tui.engine.store.tables.imports import ImportState
 
 Canonical = Callable[[str, str], str]
 """(raw key, agent directory id) → the canonical key it is stored under."""
@@ -46,6 +49,11 @@ class ImportReport(BaseModel):
     problems: list[str] = Field(default_factory=list)
     changed: dict[str, int] = Field(default_factory=dict)
     """Keys of the sessions that changed, each with the number of lines it gained."""
+    adopted_sessions: int = 0
+    """With `--adopt`: the sessions that became the engine's, or that adopting again brought lines or changes to."""
+    kept: dict[str, int] = Field(default_factory=dict)
+    """With `--adopt`: adopted sessions changed both here and in OpenClaw since they were adopted, kept as
+    the engine has them; each with the transcript lines OpenClaw gained that were not taken."""
 
     def count_lines(self, key: str, lines: int) -> None:
         self.lines_imported += lines
@@ -120,9 +128,12 @@ class SourceSession:
 class Mirror:
     """Applies OpenClaw sessions to a store; `canonical` maps OpenClaw keys to ours."""
 
-    def __init__(self, store: Store, canonical: Canonical) -> None:
+    def __init__(self, store: Store, canonical: Canonical, *, adopt: bool = False) -> None:
+        """`adopt`: the sessions applied become the engine's (`import-openclaw --adopt`)."""
         self.store = store
         self.canonical = canonical
+        self.adopt = adopt
+        self._took = False  # whether the session being applied was adopted or took something as adopted
         self._checkpoint: Callable[[], None] = _no_checkpoint
 
     @contextmanager
@@ -156,6 +167,7 @@ class Mirror:
             return "skipped"
         self._clean_entry(source, report)
         key = self.key_of(source)
+        self._took = False
         try:
             outcome = self._apply(key, source, transcript, report, verify)
         except StoreDamaged:
@@ -171,11 +183,18 @@ class Mirror:
             report.sessions_updated += 1
         elif outcome == "unchanged":
             report.sessions_unchanged += 1
+        if self._took:
+            report.adopted_sessions += 1
         return outcome
+
+    def _adopted(self, source_id: str, key: str) -> bool:
+        return self.store.imports.import_state(source_id, key).adopted is not None
 
     def reread(self, source: SourceSession, transcript: TranscriptSource, report: ImportReport) -> Outcome:
         """Take a session's transcript again from the start (OpenClaw rewrote it)."""
         key = self.key_of(source)
+        if self._adopted(source.source_id, key):
+            return "unchanged"  # the engine's: never mirrored again
         self._clean_entry(source, report)
         if self.store.imports.imported_lines(source.source_id) is None:
             return self.apply(source, transcript, report)
@@ -197,6 +216,7 @@ class Mirror:
                 raw=chunk.raw,
                 source=source.source_id,
                 source_lines=chunk.cursor,
+                adopt=self.adopt,
             )
         except StoreDamaged:
             raise
@@ -204,13 +224,19 @@ class Mirror:
             report.problem(f"{source.where}: {exc}; skipped")
             return "skipped"
         report.count_lines(key, len(chunk.lines))
+        self._took = self.adopt
         return "updated"  # counted by the caller
 
     def _apply(
         self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport, verify: bool
     ) -> Outcome:
         store = self.store
-        done, existing_id = store.imports.import_state(source.source_id, key)
+        state = store.imports.import_state(source.source_id, key)
+        if state.adopted is not None:
+            if not self.adopt:
+                return "unchanged"  # the engine's since it was adopted: never mirrored again
+            return self._adopt_again(key, source, transcript, report, state)
+        done, existing_id = state.lines, state.session_id
         if done is None:
             if existing_id is None:
                 return self._create(key, source, transcript, report)
@@ -243,6 +269,9 @@ class Mirror:
             source.has_archive_state and (store.sessions.get(key) or _NO_SESSION).archived_at != source.archived_at
         )
         if not (changes or chunk.lines or archive or chunk.cursor != done):
+            if self.adopt:  # imported before as a mirror: the engine's from now on
+                store.imports.adopt(key)
+                self._took = True
             return "unchanged"
         store.imports.update_import(
             key,
@@ -254,7 +283,9 @@ class Mirror:
             entry=source.entry,
             archive=archive,
             archived_at=source.archived_at,
+            adopt=self.adopt,
         )
+        self._took = self.adopt
         updated = bool(changes or chunk.lines or archive)
         if updated:
             report.count_lines(key, len(chunk.lines))
@@ -273,11 +304,52 @@ class Mirror:
             raw=chunk.raw,
             source=source.source_id,
             source_lines=chunk.cursor,
+            adopt=self.adopt,
         )
         if source.has_archive_state and source.archived_at is not None:
             self.store.sessions.set_archived(key, source.archived_at)
+            if self.adopt:
+                self.store.imports.adopt(key)  # marked as it stands, archived
         report.count_lines(key, len(chunk.lines))
+        self._took = self.adopt
         return "imported"
+
+    def _adopt_again(
+        self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport, state: ImportState
+    ) -> Outcome:
+        """An adopted session: what OpenClaw added since it was last adopted, taken only while the
+        engine has written nothing into it since (its mark unmoved); else kept as the engine has it."""
+        store = self.store
+        chunk = transcript.read_after(state.lines or 0)
+        changes = self._changed_fields(source)
+        session = store.sessions.get(key)
+        archive = source.has_archive_state and session is not None and session.archived_at != source.archived_at
+        if not (changes or chunk.lines or archive):
+            return "unchanged"
+        if store.imports.engine_mark(key) != state.adopted:
+            report.kept[key] = len(chunk.lines)  # both changed since: the engine's stays
+            return "unchanged"
+        if state.session_id != source.session_id:
+            report.problem(
+                f"{source.where}: sessionId changed from {state.session_id} to {source.session_id} (reset in "
+                "OpenClaw); kept the transcript adopted before, the new one was not taken"
+            )
+            return "skipped"
+        store.imports.update_import(
+            key,
+            changes=changes,
+            lines=chunk.lines,
+            raw=chunk.raw,
+            source=source.source_id,
+            source_lines=chunk.cursor,
+            entry=source.entry,
+            archive=archive,
+            archived_at=source.archived_at,
+            adopt=True,
+        )
+        report.count_lines(key, len(chunk.lines))
+        self._took = True
+        return "updated"
 
     def _still_matches(self, key: str, transcript: TranscriptSource, cursor: int) -> bool:
         """Whether the line before the cursor is still the last one taken."""
@@ -287,7 +359,10 @@ class Mirror:
     def gone(self, source_id: str, key: str, where: str, report: ImportReport) -> None:
         """A session OpenClaw no longer has: archived here, its transcript kept."""
         session = self.store.sessions.get(key)
-        if session is None or self.store.imports.imported_lines(source_id) is None or session.archived_at is not None:
+        if session is None or session.archived_at is not None:
+            return
+        state = self.store.imports.import_state(source_id, key)
+        if state.lines is None or state.adopted is not None:  # never imported, or the engine's now
             return
         self.store.sessions.set_archived(key, self.store.now())
         report.problem(f"{where}: no longer in OpenClaw; archived here (its transcript is kept)")

@@ -5,10 +5,10 @@ send ledger.
 damage), composed of one repository per table family, each holding that connection and named for
 what it holds: `store.sessions` (the session index: rows, entries), `store.transcripts` (each
 session's lines and their mirror files), `store.text_index` (the transcripts' search index),
-`store.imports` (OpenClaw imports), `store.browse` (pages of sessions by filter), `store.runs`,
-`store.run_controls`, `store.registry` (sub-agents), `store.outbox`, `store.audit`, `store.ledger`.
-Their queries live in `tables/` and `browsing/`. The schema and its
-migration are in `schema`. No module outside this package writes SQL for these tables.
+`store.imports` (OpenClaw imports, adopted or not), `store.follows` (the OpenClaws followed),
+`store.browse` (pages of sessions by filter), `store.runs`, `store.run_controls`, `store.registry`
+(sub-agents), `store.outbox`, `store.audit`, `store.ledger`. Their queries live in `tables/` and
+`browsing/`. The schema and its migration are in `schema`. No module outside this package writes SQL for these tables.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from sessions_tui.engine.store.browsing.browse import SORT_COLUMNS, BrowseReposi
 from sessions_tui.engine.store.codec import dumps, exact_dumps
 from sessions_tui.engine.store.connection import Database, SearchUnreadable, StoreDamaged, StoreError
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
+from sessions_tui.engine.store.tables.follows import FollowsRepository
 from sessions_tui.engine.store.tables.imports import ImportsRepository
 from sessions_tui.engine.store.tables.messages import message_of_line
 from sessions_tui.engine.store.tables.sessions import SessionsRepository, StoredSession, derived_columns
@@ -47,6 +48,7 @@ class Store(Database):
         self.text_index = TextIndexRepository(self)
         self.transcripts = TranscriptsRepository(self, self.sessions, self.text_index)
         self.imports = ImportsRepository(self, self.sessions, self.transcripts, self.text_index)
+        self.follows = FollowsRepository(self)
         self.browse = BrowseRepository(self)
 
     # The engine's own records, each built (and its module loaded) when first used: a `tool` call

@@ -11,14 +11,15 @@ import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
 # 7: the transcript text index (`transcript_text`, store/tables/text_index.py) and `run_controls` (a kill or
 # steer asked of the process running a sub-agent, store/tables/run_controls.py); 8: `send_ledger.flow_pid`
-# (the process running a send's agent-to-agent flow, engine/runs/recovery.py); 9: `session_generations`
-# (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py)
+# (the process running a send's agent-to-agent flow, engine/runs/recovery.py); 9: `imports.adopted` (a session
+# `import-openclaw --adopt` took over, store/tables/imports.py) and `openclaw_follows` (store/tables/follows.py);
+# 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -134,9 +135,14 @@ CREATE TABLE IF NOT EXISTS imports (
     session_key TEXT NOT NULL,
     lines INTEGER NOT NULL DEFAULT 0,
     entry TEXT NOT NULL DEFAULT '{}',
-    imported_at INTEGER NOT NULL
+    imported_at INTEGER NOT NULL,
+    adopted TEXT
 );
 CREATE INDEX IF NOT EXISTS imports_by_session ON imports(session_key);
+CREATE TABLE IF NOT EXISTS openclaw_follows (
+    root TEXT PRIMARY KEY,
+    since INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS send_ledger (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     run_id TEXT NOT NULL UNIQUE,
@@ -220,6 +226,10 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
         _transcript_by_rowid(conn)
     if 0 < version < 8 and "flow_pid" not in {r[1] for r in conn.execute("PRAGMA table_info(send_ledger)")}:
         conn.execute("ALTER TABLE send_ledger ADD COLUMN flow_pid INTEGER")  # 8: a flow's process
+    if 0 < version < 10 and "adopted" not in {r[1] for r in conn.execute("PRAGMA table_info(imports)")}:
+        conn.execute(
+            "ALTER TABLE imports ADD COLUMN adopted TEXT"
+        )  # 9: a session the engine took over (10: a file of the 9 without it)
     conn.execute("CREATE INDEX IF NOT EXISTS send_ledger_in_flow ON send_ledger(flow_pid) WHERE flow_pid IS NOT NULL")
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
