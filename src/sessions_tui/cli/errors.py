@@ -19,6 +19,7 @@ from sessions_tui.backend.values.vocabulary import StoreDamaged
 from sessions_tui.terminal_text import visible_line
 
 EXIT_OK = 0
+EXIT_REFUSED = 1  # well formed, but refused: by a policy, the state, or what the backend lacks
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 

@@ -292,4 +292,5 @@ def test_the_operators_rename_and_reset_work_in_an_adopted_session(make_engine, 
     reset = ops.reset_session(engine, GROUP)
     assert reset.previous_session_id == old.session_id and reset.session_id != old.session_id
     assert ops.transcript_of(engine, old.session_id) == lines  # the adopted transcript stays reachable
-    assert engine.store.transcripts.transcript_lines(GROUP) == []
+    [boundary] = engine.store.transcripts.transcript_lines(GROUP)  # the new transcript: its Reset line only
+    assert json.loads(boundary)["type"] == "reset" and json.loads(boundary)["previousSessionId"] == old.session_id

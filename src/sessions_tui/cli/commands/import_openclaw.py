@@ -30,7 +30,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import OperationRefused
 from sessions_tui.backend.toolkit.openclaw import FollowTick
 from sessions_tui.cli.backends import open_backend
-from sessions_tui.cli.errors import EXIT_OK, EXIT_USAGE, UsageError, redacted_line
+from sessions_tui.cli.errors import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, redacted_line
 from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
@@ -73,9 +73,6 @@ class FollowPrinter:
     def say(stream: IO[str], text: str) -> None:
         stream.write(visible_line(text) + "\n")
         stream.flush()
-
-
-EXIT_REFUSED = 1
 
 
 def _now() -> str:

@@ -34,7 +34,7 @@ from sessions_tui.backend.values.vocabulary import (
 )
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend, warn_left_pending
-from sessions_tui.cli.errors import EXIT_OK, UsageError, require
+from sessions_tui.cli.errors import EXIT_OK, EXIT_REFUSED, UsageError, require
 from sessions_tui.terminal_text import visible, visible_line
 
 _DELIVERY_WORDS = {
@@ -43,7 +43,6 @@ _DELIVERY_WORDS = {
     "forbidden": "blocked by the send policy",
     "none": "no channel to post to",
 }
-EXIT_REFUSED = 1
 # The largest transcript line OpenClaw's store admits: a longer message could not be kept there.
 MESSAGE_FILE_MAX_BYTES = 4 * 1024 * 1024
 

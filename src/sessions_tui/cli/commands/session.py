@@ -34,10 +34,8 @@ from sessions_tui.backend.contract.types import (
 from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.cli.arguments import requester_of
 from sessions_tui.cli.backends import face_backend
-from sessions_tui.cli.errors import EXIT_OK, UsageError, require, said
+from sessions_tui.cli.errors import EXIT_OK, EXIT_REFUSED, UsageError, require, said
 from sessions_tui.terminal_text import json_text, visible_line
-
-EXIT_REFUSED = 1
 
 Action = Callable[[Backend, argparse.Namespace, TextIO], Awaitable[int]]
 """A sub-command: it acts on the backend as the parsed arguments say, prints, and returns the exit status."""
