@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.export.html_page import render_html
 from sessions_tui.engine.export.jsonl import LayoutError, export_header, render_jsonl, write_layout
@@ -22,6 +22,7 @@ from sessions_tui.engine.export.model import FORMATS, ExportFormat, SessionExpor
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
+    from sessions_tui.engine.store import StoredSession
 
 PRIVATE_FILE_MODE = 0o600
 
@@ -50,40 +51,40 @@ def session_export(engine: Engine, key: str, *, redact: bool = True) -> SessionE
     (the owner's own command line only)."""
     store = engine.store
     session = store.sessions.get(engine.canonical(key))
-    if session is None:
-        return _earlier_generation(engine, key.strip(), redact)
-    return build_export(
-        key=session.key,
-        session_id=session.session_id,
-        agent_id=session.agent_id,
-        channel=engine.session_channel(session.key),
-        created_at=session.created_at,
-        updated_at=session.updated_at,
-        entry=dict(session.entry),  # the export model keeps it as plain JSON
-        lines=store.transcripts.transcript_lines(session.key),
-        redactor=engine.redactor if redact else None,
-    )
-
-
-def _earlier_generation(engine: Engine, session_id: str, redact: bool) -> SessionExport | None:
-    """The export of a transcript a reset replaced, named by its sessionId (None: no such one): its
-    own lines, under its session's key, with the entry as it is now but for the sessionId."""
-    store = engine.store
-    generation = store.sessions.generation(session_id)
+    if session is not None:
+        lines = store.transcripts.transcript_lines(session.key)
+        return _export(engine, session, session.session_id, dict(session.entry), lines, session.updated_at, redact)
+    # A transcript a reset replaced: its own lines, under its session's key, with the entry as it
+    # is now but for the sessionId.
+    generation = store.sessions.generation(key.strip())
     session = store.sessions.get(generation.key) if generation else None
     if generation is None or session is None:
         return None
     entry = {**dict(session.entry), "sessionId": generation.session_id, "resetAt": generation.replaced_at}
     entry.pop("previousSessionId", None)
+    lines = store.sessions.lines_of(generation.session_id)
+    return _export(engine, session, generation.session_id, entry, lines, generation.replaced_at, redact)
+
+
+def _export(
+    engine: Engine,
+    session: StoredSession,
+    session_id: str,
+    entry: dict[str, Any],
+    lines: list[str],
+    updated_at: int,
+    redact: bool,
+) -> SessionExport:
+    """One transcript of `session` (the current one, or one a reset replaced) as an export."""
     return build_export(
         key=session.key,
-        session_id=generation.session_id,
+        session_id=session_id,
         agent_id=session.agent_id,
         channel=engine.session_channel(session.key),
         created_at=session.created_at,
-        updated_at=generation.replaced_at,
-        entry=entry,
-        lines=store.sessions.lines_of(generation.session_id),
+        updated_at=updated_at,
+        entry=entry,  # the export model keeps it as plain JSON
+        lines=lines,
         redactor=engine.redactor if redact else None,
     )
 

@@ -273,7 +273,18 @@ class Mirror:
                 store.imports.adopt(key)
                 self._took = True
             return "unchanged"
-        store.imports.update_import(
+        self._update(key, source, chunk, changes, archive=archive, adopt=self.adopt)
+        self._took = self.adopt
+        updated = bool(changes or chunk.lines or archive)
+        if updated:
+            report.count_lines(key, len(chunk.lines))
+        return "updated" if updated else "unchanged"
+
+    def _update(
+        self, key: str, source: SourceSession, chunk: Chunk, changes: dict[str, Any], *, archive: bool, adopt: bool
+    ) -> None:
+        """What the source added since the last import, and its entry's changed fields, written."""
+        self.store.imports.update_import(
             key,
             changes=changes,
             lines=chunk.lines,
@@ -283,13 +294,8 @@ class Mirror:
             entry=source.entry,
             archive=archive,
             archived_at=source.archived_at,
-            adopt=self.adopt,
+            adopt=adopt,
         )
-        self._took = self.adopt
-        updated = bool(changes or chunk.lines or archive)
-        if updated:
-            report.count_lines(key, len(chunk.lines))
-        return "updated" if updated else "unchanged"
 
     def _create(self, key: str, source: SourceSession, transcript: TranscriptSource, report: ImportReport) -> Outcome:
         chunk = transcript.read_all()
@@ -335,18 +341,7 @@ class Mirror:
                 "OpenClaw); kept the transcript adopted before, the new one was not taken"
             )
             return "skipped"
-        store.imports.update_import(
-            key,
-            changes=changes,
-            lines=chunk.lines,
-            raw=chunk.raw,
-            source=source.source_id,
-            source_lines=chunk.cursor,
-            entry=source.entry,
-            archive=archive,
-            archived_at=source.archived_at,
-            adopt=True,
-        )
+        self._update(key, source, chunk, changes, archive=archive, adopt=True)
         report.count_lines(key, len(chunk.lines))
         self._took = True
         return "updated"
