@@ -142,6 +142,13 @@ def recorded_answers(step: str) -> list[tuple[str, Any, bool, Any]]:
     ]
 
 
+def session_op(step: str, method: str, nth: int = 0) -> tuple[bool, Any]:
+    """The `nth` recorded answer to `method` in `session_ops/<step>` (record_session_ops_frames.py):
+    (ok, payload or error), for `ReplayGateway.queue`."""
+    found = [(ok, body) for m, _params, ok, body in recorded_answers(f"session_ops/{step}") if m == method]
+    return found[nth]
+
+
 def roster_rows() -> list[dict[str, Any]]:
     """The recorded roster: the subscribe answer's rows, then the other sessions the recorded
     `sessions_list` answer names (ten in all), newest first."""

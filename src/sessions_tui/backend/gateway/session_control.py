@@ -273,7 +273,7 @@ class SocketSessionOps:
         as_operator_only(self.url, requester)
         session = await _existing(self, key)
         if session.isMain:
-            raise OperationRefused(f"Cannot delete the main session ({self.display(session.key)}).")
+            raise OperationRefused(f"Cannot delete the main session ({self.redact(session.key)}).")
         if not session.archived:
             await _archived(self, session, True)
         params: dict[str, Any] = {"key": session.key, "archivedOnly": True}
