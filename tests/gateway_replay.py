@@ -215,6 +215,9 @@ class ReplayGateway(FakeGateway):
             return True, {**copy.deepcopy(SENT_OK[1]["payload"]), "runId": params.get("runId")}
         if method == "sessions.abort":
             return True, copy.deepcopy(ABORTED["payload"])
+        if method == "sessions.describe":  # a roster row, as `sessions.describe` gives one, or none
+            row = next((r for r in self.rows if r["key"] == params.get("key")), None)
+            return True, {"session": copy.deepcopy(row)}
         if method == "agents.list":
             return True, {"defaultId": "main", "mainKey": "main", "scope": "per-sender", "agents": [{"id": "main"}]}
         if method == "sessions.search":

@@ -64,7 +64,7 @@ from sessions_tui.backend.gateway.operator_tools import send_tool, subagents_too
 from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
 from sessions_tui.backend.gateway.roster import Change, Roster
 from sessions_tui.backend.gateway.runs import RunEvents
-from sessions_tui.backend.gateway.session_control import ADMIN_SCOPE, SocketSessionOps
+from sessions_tui.backend.gateway.session_control import ADMIN_SCOPE, SocketSessionOps, existing
 from sessions_tui.backend.gateway.session_ops import as_operator_only
 from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
@@ -73,7 +73,6 @@ from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged, StoreChanged
-from sessions_tui.tools.base import ToolInputError
 
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.listing import Row
@@ -505,13 +504,12 @@ class GatewaySocketBackend(SocketSessionOps, ConfigIdentity):
     async def abort_run(
         self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
     ) -> AbortOutcome:
-        """`sessions.abort` of the session's running turn (sending.py `abort`), as the operator."""
+        """`sessions.abort` of the session's running turn (sending.py `abort`), as the operator; a
+        session the roster has not yet (just created) is looked up on the gateway."""
         from sessions_tui.backend.gateway.sending import abort
 
         as_operator_only(self.url, requester)
-        target = owner_of(self._roster.rows(), key, self.canonical)
-        if target is None:
-            raise ToolInputError(f"No session found: {self.redact(key)}")
+        target = owner_of(self._roster.rows(), key, self.canonical) or (await existing(self, key)).key
         try:
             done = await self.on_socket(lambda client: abort(client, target, clear_queued=clear_queued))
         except RequestFailed as exc:

@@ -154,8 +154,9 @@ async def _described(socket: _Socket, key: str) -> _Session | None:
     return _Session.model_validate(row) if isinstance(row, dict) else None
 
 
-async def _existing(socket: _Socket, key: str) -> _Session:
-    """The session a key in any spelling, `main` or a sessionId names; `ToolInputError` for none."""
+async def existing(socket: _Socket, key: str) -> _Session:
+    """The session a key in any spelling, `main` or a sessionId names, as the gateway describes it
+    (archived, or too new for the roster, too); `ToolInputError` for none."""
     found = await _described(socket, await socket.owner_key(key) or socket.canonical(key))
     if found is None:
         raise ToolInputError(f"No session found: {socket.redact(key)}")
@@ -231,7 +232,7 @@ class SocketSessionOps:
 
     async def reset_session(self: _Socket, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         as_operator_only(self.url, requester)
-        session = await _existing(self, key)
+        session = await existing(self, key)
         params = {"key": session.key, "reason": "reset"}
         if session.sessionId:
             params["expectedSessionId"] = session.sessionId
@@ -242,7 +243,7 @@ class SocketSessionOps:
         self: _Socket, key: str, label: str | None, *, requester: Requester | None = None
     ) -> SessionOpOutcome:
         as_operator_only(self.url, requester)
-        session = await _existing(self, key)
+        session = await existing(self, key)
         answer = await _request(self, "sessions.patch", {"key": session.key, "label": label})
         return _outcome(self, "rename", session.key, answer)
 
@@ -252,7 +253,7 @@ class SocketSessionOps:
         as_operator_only(self.url, requester)
         if model is None and thinking is None:
             raise ToolInputError("give a model, a thinking level, or both")
-        session = await _existing(self, key)
+        session = await existing(self, key)
         params: dict[str, Any] = {"key": session.key}
         if model is not None:
             params["model"] = None if model.strip().lower() == "default" else model.strip()
@@ -265,13 +266,13 @@ class SocketSessionOps:
         self: _Socket, key: str, archived: bool, *, requester: Requester | None = None
     ) -> SessionOpOutcome:
         as_operator_only(self.url, requester)
-        session = await _existing(self, key)
+        session = await existing(self, key)
         answer = await _archived(self, session, archived)
         return _outcome(self, "archive" if archived else "unarchive", session.key, answer)
 
     async def delete_session(self: _Socket, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         as_operator_only(self.url, requester)
-        session = await _existing(self, key)
+        session = await existing(self, key)
         if session.isMain:
             raise OperationRefused(f"Cannot delete the main session ({self.redact(session.key)}).")
         if not session.archived:
@@ -284,7 +285,7 @@ class SocketSessionOps:
 
     async def compact_session(self: _Socket, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         as_operator_only(self.url, requester)
-        session = await _existing(self, key)
+        session = await existing(self, key)
         answer = _Compacted.model_validate(await _request(self, "sessions.compact", {"key": session.key}))
         return SessionOpOutcome(
             op="compact",
