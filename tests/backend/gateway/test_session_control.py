@@ -281,3 +281,22 @@ async def test_a_created_session_shows_in_the_rows_from_the_gateways_own_event(b
         while getattr(await seen.get(), "type", None) != "store_changed":
             pass
     assert (await backend.browse_rows(Requester(), [OPS]))[OPS]["label"] == "ops"
+
+
+async def test_over_several_servers_compact_goes_to_the_gateway_the_key_names(backend, gateway, tmp_path):
+    from sessions_tui.backend.local.backend import open_local
+    from sessions_tui.backend.several import SeveralBackends
+
+    local = open_local(tmp_path / "state", tmp_path / "none.json5")
+    try:
+        both = SeveralBackends([local, backend])
+        assert Capability.COMPACT in both.capabilities
+        on_gateway, on_local = reversed(list(both.backends))
+        queue(gateway, "sessions.describe", HI_ROW)
+        queue(gateway, "sessions.compact", answer("compact", "sessions.compact"))
+        done = await both.compact_session(f"{on_gateway}/{HI}")
+        assert (done.session_key, done.compacted) == (f"{on_gateway}/{backend.display(HI)}", True)
+        with pytest.raises(BackendUnavailable, match="the embedded engine does not compact"):
+            await both.compact_session(f"{on_local}/main")
+    finally:
+        local.close()
