@@ -19,6 +19,7 @@ from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
     AbortOutcome,
     Adopted,
+    BackendUnavailable,
     Capability,
     EventCallback,
     ImportSummary,
@@ -82,10 +83,12 @@ class LocalBackend:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """All of them: the engine is here."""
-        return EVERY_CAPABILITY
+        """All of them but compacting: the engine is here, and it does not compact a transcript."""
+        return EVERY_CAPABILITY - {Capability.COMPACT}
 
     def not_offered(self, capability: Capability) -> str:
+        if capability is Capability.COMPACT:
+            return f"{self.location}: compacting a session is not on this backend: the embedded engine does not compact"
         return not_on(self.location, capability)
 
     @property
@@ -366,6 +369,9 @@ class LocalBackend:
             session = await self._store(check)
         await self.engine.run_controls.abort_session(session, clear_queued=True)
         return await self._operate(requester, key, ops.delete_session)
+
+    async def compact_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.COMPACT))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access
