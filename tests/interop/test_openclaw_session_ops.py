@@ -2,7 +2,7 @@
 
 `make test-openclaw` runs it (marker `openclaw`). The gateway starts once for the module, seeded as
 the interop suite seeds it, with a model of its own: a provider `local` at the tests' scripted
-OpenAI-compatible server (a message with `slow` in it is answered after SLOW_SECONDS), so a first
+OpenAI-compatible server (a turn saying `a slow one` is answered after SLOW_SECONDS), so a first
 message runs and a transcript can be compacted. Each operation goes through the socket backend
 (`GatewaySocketBackend`) and through the command line (`sessions-tui --remote ws://… session …`):
 create (with and without a first message), reset, rename (a label in use refused), model and
@@ -19,6 +19,7 @@ import os
 import secrets
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -62,9 +63,12 @@ def model() -> Iterator[ScriptedOpenAIServer]:
     server = ScriptedOpenAIServer(default=Reply(text="pong from the scripted model"))
 
     def slow(request: dict[str, Any]) -> Reply | None:
-        users = [m for m in request.get("messages") or [] if m.get("role") == "user"]
-        said = json.dumps(users[-1].get("content")) if users else ""
-        return Reply(text="a slow answer", delay=SLOW_SECONDS) if "slow" in said else None
+        # The gateway sends the turn's text with its own context blocks: anywhere in what users said.
+        said = json.dumps([m.get("content") for m in request.get("messages") or [] if m.get("role") == "user"])
+        if "a slow one" not in said:
+            return None
+        SLOW_ASKED.set()  # the turn is running: the model has it
+        return Reply(text="a slow answer", delay=SLOW_SECONDS)
 
     server.on(slow)
     server.start()
@@ -76,6 +80,10 @@ def model() -> Iterator[ScriptedOpenAIServer]:
 def gateway(tmp_path_factory: pytest.TempPathFactory, model: ScriptedOpenAIServer) -> Iterator[Gateway]:
     with started_gateway(tmp_path_factory, _model_config(model.url)) as started:
         yield started
+
+
+SLOW_ASKED = threading.Event()
+"""Set when the scripted model is asked a slow turn: a run to stop is under way."""
 
 
 def _key(kind: str) -> str:
@@ -202,12 +210,14 @@ async def test_reset_and_compact_need_operator_admin_and_are_done_with_it(live: 
 
 async def test_a_running_first_turn_is_aborted(live: Live) -> None:
     key = _key("abort")
+    SLOW_ASKED.clear()
     created = await live.backend.create_session(NewSession(key=key, message="a slow one"))
     assert created.send is not None and created.send["status"] == "accepted"
+    # Stopped once it runs: a stop that reached the gateway while the turn was still being admitted
+    # stops nothing, and the turn runs on (it failed so under load).
+    assert await asyncio.to_thread(SLOW_ASKED.wait, DEADLINE_SECONDS)
     stopped = await live.backend.abort_run(key, clear_queued=True)
     assert (stopped.aborted, stopped.status) == (True, "aborted"), stopped
-    # The gateway names the run it stopped only once it has one running: a first turn still being
-    # admitted is stopped without a name.
     assert stopped.run_id in (None, created.send["runId"])
     waited = await _wait_run(live, key, created.send["runId"])
     assert waited["status"] == "error", waited
