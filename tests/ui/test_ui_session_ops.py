@@ -21,7 +21,7 @@ from ui_support import SIZE, pick_acting_as, text_of
 OPS = "agent:main:discord:group:ops"
 CRON = "agent:main:cron:nightly-report"
 NODE = "agent:main:node-macbook"
-WIDE = (200, 50)  # every key in the footer
+WIDE = (240, 50)  # every key in the footer
 
 
 def table_of(app):
@@ -328,3 +328,14 @@ async def test_with_session_ops_the_wide_footer_and_the_palette_offer_them(tmp_p
         options = app.screen.query_one(CommandList)
         prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert any(prompt.lower().startswith("new session") for prompt in prompts)
+
+
+async def test_at_200_columns_the_footer_keeps_send_help_and_quit_and_offers_n(tmp_path):
+    """The operations on a session show in the footer only from 240 columns: at 200 they would push
+    send, help and quit off its end; `n new` shows from 180."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        shown = set(key.action for key in app.main_screen.query(FooterKey))
+        assert {"send", "help", "quit", "new_session"} <= shown
+        assert not {"reset_session", "delete_session", "toggle_mark"} & shown
