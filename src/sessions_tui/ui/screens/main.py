@@ -1,8 +1,9 @@
 """The main screen: filters and the session table, the transcript or spawn panel, the composer,
 and the keys that act on them (the app keeps the app-wide ones: help, quit, the next pane).
 
-The views it opens (Sends, Why, Search, Export, act as, Steer, Stop) are pushed from here, on its keys or
-on a widget's message: widgets never open a screen.
+The views it opens (Sends, Why, Search, Export, act as, Steer; Stop and the operations' questions from
+screens/operations.py) are pushed from here, on its keys or on a widget's message: widgets never
+open a screen.
 """
 
 from __future__ import annotations
