@@ -339,3 +339,21 @@ async def test_at_200_columns_the_footer_keeps_send_help_and_quit_and_offers_n(t
         shown = set(key.action for key in app.main_screen.query(FooterKey))
         assert {"send", "help", "quit", "new_session"} <= shown
         assert not {"reset_session", "delete_session", "toggle_mark"} & shown
+
+
+async def test_a_mark_stays_while_its_row_is_hidden_and_space_in_a_field_is_typed(tmp_path):
+    """Marks are kept by key: a reload that hides the row and shows it again keeps it; in a text
+    field space is a space."""
+    app = demo_app(tmp_path / "s")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = table_of(app)
+        await mark(pilot, DEV)
+        await pilot.press("alt+g")  # the groups hidden: DEV leaves the table
+        await until(pilot, lambda: DEV not in table.rows_by_key, "the groups hidden")
+        await pilot.press("alt+g")
+        await until(pilot, lambda: DEV in table.rows_by_key, "the groups back")
+        assert table.marked == {DEV} and table.cell(DEV, "key").plain.startswith("● ")
+        await pilot.press("slash", "a", "space", "b")
+        assert app.main_screen.query_one("#filter", Input).value == "a b"
+        assert table.marked == {DEV}
