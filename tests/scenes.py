@@ -74,7 +74,10 @@ def demo_app(
     cfg, _ = parse_config(data)
     engine = Engine(state, cfg, clock=FrozenClock(NOW_MS))
     seed_demo(engine, None)
-    return StagedApp(engine, acting_as=acting_as, sandboxed=sandboxed, watch_store=watch_store, steady=True)
+    chosen = acting_as != "main" or sandboxed  # as the command line's --as/--sandboxed choose a session
+    return StagedApp(
+        engine, acting_as=acting_as, sandboxed=sandboxed, chosen=chosen, watch_store=watch_store, steady=True
+    )
 
 
 def _transcripts_loading(app: Any) -> bool:

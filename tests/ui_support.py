@@ -6,6 +6,7 @@ from typing import Any
 
 from scenes import SIZE, StagedApp, demo_app, scene_app, select, settle, until  # noqa: F401
 from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.screens.acting_as import OPERATOR
 
 
 def text_of(widget: Any) -> str:
@@ -28,7 +29,10 @@ async def pick_acting_as(pilot: Any, needle: str, *, sandboxed: bool) -> Any:
     modal = pilot.app.screen
     modal.query_one("#acting-filter").value = needle
     await settle(pilot)
-    modal.query_one("#acting-options").highlighted = 1
+    options = modal.query_one("#acting-options")
+    heads = (OPERATOR, pilot.app.backend.main_session_key())  # the operator and main head the list
+    ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+    options.highlighted = next(i for i, key in enumerate(ids) if key not in heads)
     await settle(pilot)
     modal.query_one("#acting-sandboxed").value = sandboxed
     await settle(pilot)

@@ -11,6 +11,7 @@ from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
+from sessions_tui.ui.screens.acting_as import OPERATOR
 from sessions_tui.ui.widgets.footer import DashboardFooter
 from sessions_tui.ui.widgets.transcript import MessageView
 from ui_support import SIZE, demo_app, select, settle, text_of, until
@@ -383,11 +384,12 @@ async def test_a_session_its_agent_sandboxes_shows_the_switch_on_and_locked(tmp_
         await settle(pilot)
         modal = app.screen
         switch = modal.query_one("#acting-sandboxed")
-        assert switch.value is False and not switch.disabled
+        # It opens on the operator (no session chosen yet): never sandboxed, the switch locked off.
+        assert highlighted_id(modal) == OPERATOR and switch.value is False and switch.disabled
         modal.query_one("#acting-filter").value = "helper"
         await until(pilot, lambda: highlighted_id(modal) == "agent:helper:main" and switch.disabled, "helper")
         assert switch.value is True
-        modal.query_one("#acting-options").highlighted = 0
+        modal.query_one("#acting-options").highlighted = 1
         await until(pilot, lambda: highlighted_id(modal) == MAIN and not switch.disabled, "main again")
         assert switch.value is False  # the user's own choice: off
 

@@ -122,6 +122,12 @@ class SessionsApp(SaysStoreDamage):
         self.sandboxed = sandboxed
         self.chosen = True
 
+    def act_as_operator(self) -> None:
+        """Act as no session (the picker's `operator`): sends go in as main, operations reach all."""
+        self.requester_key = self.backend.main_session_key()
+        self.sandboxed = self.backend.is_sandboxed(self.requester_key)
+        self.chosen = False
+
     def operator(self) -> Requester | None:
         """Who an operation on a session is done as: the acting-as session once the user chose one
         (`a`, `--as`, `--sandboxed`), else None, the operator (as `sessions-tui session` without

@@ -15,6 +15,7 @@ class Dashboard(Protocol):
 
     requester_key: str  # the acting-as session
     sandboxed: bool
+    chosen: bool  # the user chose a session to act as (else the operator acts)
     collector: Collector
 
     def requester(self) -> Requester:
@@ -32,4 +33,8 @@ class Dashboard(Protocol):
 
     def act_as(self, key: str, sandboxed: bool) -> None:
         """Run the tools as `key` from now on, sandboxed or not."""
+        ...
+
+    def act_as_operator(self) -> None:
+        """Act as no session from now on: the operator."""
         ...

@@ -18,9 +18,17 @@ from sessions_tui.backend.contract.types import Requester
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.field import Field
 
+OPERATOR = "\x00operator"
+"""The picker's choice of acting as no session: the operator (no session key is this)."""
+
 
 def describe(backend: Backend, key: str, sandboxed: bool) -> str:
     """What a requester's tools see, in one sentence."""
+    if key == OPERATOR:
+        return (
+            f"As the operator: sends go in as {backend.display(backend.main_session_key())}, yours; "
+            "operations on sessions reach every session."
+        )
     ctx = backend.describe_requester(Requester(key=key, sandboxed=sandboxed))
     who = f"As {backend.display(key)}" + (" (sandboxed)" if sandboxed else "")
     if ctx.restrict_to_spawned:
@@ -56,6 +64,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
     ]
 
     def __init__(self, backend: Backend, current: str, sandboxed: bool) -> None:
+        """`current`: the acting-as session, or `OPERATOR` for none chosen."""
         super().__init__()
         self.backend = backend
         self.current = current
@@ -65,7 +74,10 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     @property
     def sandboxed(self) -> bool:
-        """Whether the highlighted session would be sandboxed (the switch, or its agent)."""
+        """Whether the highlighted session would be sandboxed (the switch, or its agent); the
+        operator never is."""
+        if self.choice == OPERATOR:
+            return False
         return self.wanted or self.backend.is_sandboxed(self.choice)
 
     def compose(self) -> ComposeResult:
@@ -123,14 +135,14 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
 
     @work(group="acting-rows", exclusive=True, exit_on_error=False)
     async def _read_rows(self, search: str) -> None:
-        """Main first, the current requester next if not among them, then the matches."""
+        """The operator, then main, the current requester next if not among them, then the matches."""
         main = self.backend.main_session_key()
         rows = [(main, "main")] + [
             (k, label) for k, label in await self.backend.operator_sessions(search or None, 200) if k != main
         ]
-        if not search and all(key != self.current for key, _ in rows):
+        if not search and self.current != OPERATOR and all(key != self.current for key, _ in rows):
             rows.insert(1, (self.current, ""))
-        shown_rows = []
+        shown_rows = [(OPERATOR, literal("operator", style="bold") + literal("  you: no session", style="dim"))]
         for key, label in rows:
             shown = self.backend.display(key)
             shown_rows.append(
@@ -154,9 +166,10 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
         if event.typed is not None:
             options.add_option(event.typed)
         ids = [option.id for option in options.options]
-        if event.search:  # the first match: main always heads the list, highlighted only when it matches
-            main_matches = event.search.casefold() in event.rows[0][1].plain.casefold()
-            options.highlighted = 1 if len(ids) > 1 and not main_matches else 0
+        if event.search:  # the first match: the operator and main head the list, highlighted when they match
+            matches = [event.search.casefold() in text.plain.casefold() for _, text in event.rows[:2]]
+            first = next((i for i, hit in enumerate(matches) if hit), 2)
+            options.highlighted = first if first < len(ids) else len(ids) - 1
         else:
             options.highlighted = ids.index(self.choice) if self.choice in ids else 0
 
@@ -176,7 +189,7 @@ class ActingAsScreen(ModalScreen[tuple[str, bool] | None]):
         forced = self.backend.is_sandboxed(self.choice)
         with switch.prevent(Switch.Changed):
             switch.value = self.sandboxed
-        switch.disabled = forced
+        switch.disabled = forced or self.choice == OPERATOR
         switch.tooltip = "sandboxed by its agent's sandbox.mode" if forced else None
         self._describe()
 

@@ -23,7 +23,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.values.views import BrowsePage, SearchHit
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
-from sessions_tui.ui.screens.acting_as import ActingAsScreen
+from sessions_tui.ui.screens.acting_as import OPERATOR, ActingAsScreen
 from sessions_tui.ui.screens.explain import ExplainScreen
 from sessions_tui.ui.screens.export import ExportScreen
 from sessions_tui.ui.screens.kill import KillScreen
@@ -134,14 +134,17 @@ class MainScreen(SessionOperations):
             if result is None:
                 return
             key, sandboxed = result
-            self.dashboard.act_as(key, sandboxed)
+            if key == OPERATOR:
+                self.dashboard.act_as_operator()
+            else:
+                self.dashboard.act_as(key, sandboxed)
             self.requester_changed()
-            self.app.notify(
-                f"Acting as {self.requester_name()}" + (" (sandboxed)" if sandboxed else ""), timeout=3, markup=False
-            )
+            who = "the operator" if key == OPERATOR else self.requester_name()
+            self.app.notify(f"Acting as {who}" + (" (sandboxed)" if sandboxed else ""), timeout=3, markup=False)
 
         dashboard = self.dashboard
-        self.app.push_screen(ActingAsScreen(self.backend, dashboard.requester_key, dashboard.sandboxed), chosen)
+        current = dashboard.requester_key if dashboard.chosen else OPERATOR
+        self.app.push_screen(ActingAsScreen(self.backend, current, dashboard.sandboxed), chosen)
 
     # -- table ----------------------------------------------------------------------------------
 
