@@ -57,7 +57,12 @@ def config_secrets(config: Config) -> list[str]:
     from sessions_tui.engine.redaction.redact import is_secret_field
 
     out: list[str] = []
-    for token in (config.gateway.auth.token, config.gateway.remote.token, os.environ.get("SESSIONS_TUI_TOKEN")):
+    for token in (
+        config.gateway.auth.token,
+        config.gateway.remote.token,
+        config.hooks.token,
+        os.environ.get("SESSIONS_TUI_TOKEN"),
+    ):
         text = secret_text(token)
         if text:
             out.append(text)
