@@ -49,12 +49,15 @@ def test_a_local_backend_does_everything(tmp_path):
         backend.close()
 
 
-def test_a_remote_backend_offers_all_but_importing_here():
+def test_a_remote_backend_offers_all_but_importing_and_hooks_here():
     remote = RemoteBackend("http://127.0.0.1:9", None)
     try:
-        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
+        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.HOOKS}
         assert remote.not_offered(Capability.IMPORT) == (
             "http://127.0.0.1:9: importing an OpenClaw state directory is done on the server's machine"
+        )
+        assert remote.not_offered(Capability.HOOKS) == (
+            "http://127.0.0.1:9: inbound hooks are posted to the server itself (POST /hooks/agent)"
         )
     finally:
         remote.close()
@@ -64,7 +67,7 @@ def test_several_backends_have_what_any_of_them_has_but_importing():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
         both = SeveralBackends([one, two])
-        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT}
+        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.HOOKS}
     finally:
         one.close()
         two.close()

@@ -36,6 +36,8 @@ from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk.private_files import tightened_notice
 
 if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use none of them
+    from sessions_tui.engine.hooks.hook_runs import HookRuns
+    from sessions_tui.engine.hooks.wakes import Wakes
     from sessions_tui.engine.llm.registry import ModelRegistry
     from sessions_tui.engine.messaging.outbox import Outbox
     from sessions_tui.engine.messaging.send_service import SendService
@@ -159,6 +161,20 @@ class Engine(ConfigPolicies):
         from sessions_tui.engine.subagents.run_controls import RunControls
 
         return RunControls(self)
+
+    @cached_property
+    def hooks(self) -> HookRuns:
+        """The runs inbound hooks start (`serve`'s `POST /hooks/agent`)."""
+        from sessions_tui.engine.hooks.hook_runs import HookRuns
+
+        return HookRuns(self)
+
+    @cached_property
+    def wakes(self) -> Wakes:
+        """The wakes from outside (`serve`'s `POST /hooks/wake`) and the system events they queue."""
+        from sessions_tui.engine.hooks.wakes import Wakes
+
+        return Wakes(self)
 
     def built(self, part: str) -> bool:
         """Whether the part `part` (`outbox`, `runs`, `run_controls`, `models`, …) was built."""

@@ -39,6 +39,7 @@ class Capability(enum.Enum):
     IMPORT = "import"  # import or follow an OpenClaw state directory on this machine
     ABORT = "abort"  # stop a session's running turn
     SESSION_OPS = "session ops"  # create, reset, rename, re-model, archive, delete a session
+    HOOKS = "hooks"  # start agent runs handed in from outside (inbound hooks)
 
     @property
     def what(self) -> str:
@@ -59,6 +60,7 @@ _WHAT = {
     Capability.IMPORT: "importing or following an OpenClaw",
     Capability.ABORT: "stopping a run",
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting sessions",
+    Capability.HOOKS: "inbound hooks (POST /hooks/agent)",
 }
 
 EVERY_CAPABILITY = frozenset(Capability)

@@ -37,6 +37,7 @@ LACKS = {
     Capability.ABORT: "an OpenClaw gateway stops a run over its WebSocket only",
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting an OpenClaw gateway's sessions "
     "(its sessions.* methods) is not done from here yet",
+    Capability.HOOKS: "an OpenClaw gateway takes its hooks itself (POST /hooks/agent on it)",
 }
 """What a gateway has not, each as the line a face says for it (importing: as any server says).
 The socket backend has `ABORT`; the HTTP one has not."""
