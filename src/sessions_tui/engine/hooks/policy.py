@@ -20,7 +20,6 @@ from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,
     MainAlias,
     canonical_key,
-    is_valid_agent_id,
     normalize_agent_id,
     parse_agent_session_key,
 )
@@ -51,11 +50,9 @@ def hook_agent(requested: str | None, known: list[str], allowed: list[str] | Non
     agent = DEFAULT_AGENT_ID
     if requested is not None:
         raw = requested.strip()
-        if not is_valid_agent_id(raw):
-            raise HookRefused(f'unknown agentId "{raw}"')
-        agent = normalize_agent_id(raw)
-        if agent not in {*known, DEFAULT_AGENT_ID}:
-            raise HookRefused(f'unknown agentId "{agent}"')
+        agent = normalize_agent_id(raw)  # `Bad Agent!` is `bad-agent`, as OpenClaw normalises it
+        if not raw or agent not in {*known, DEFAULT_AGENT_ID}:
+            raise HookRefused(f'unknown agentId "{agent if raw else raw}"')
     if allowed is not None and agent not in allowed:
         raise HookRefused("agentId is not allowed by hooks.allowedAgentIds")
     return agent
