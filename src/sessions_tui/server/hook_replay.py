@@ -28,6 +28,7 @@ MAX_ENDED = 1000
 
 @dataclass
 class _Entry:
+    key: str
     admission: asyncio.Future[HookAdmitted]
     completion: asyncio.Future[HookCompletion] | None = None
     ended_at: float | None = None
@@ -76,7 +77,7 @@ class HookReplays:
         self._prune()
         entry = self._entries.get(key)
         if entry is None:
-            entry = _Entry(asyncio.ensure_future(dispatch()))
+            entry = _Entry(key, asyncio.ensure_future(dispatch()))
             self._entries[key] = entry
             entry.admission.add_done_callback(lambda done: self._admitted(key, entry, done, completion))
         admitted = await asyncio.shield(entry.admission)
@@ -94,19 +95,22 @@ class HookReplays:
                 del self._entries[key]  # a failed admission may be retried
             return
         entry.completion = asyncio.ensure_future(completion(done.result().run_id))
-        entry.completion.add_done_callback(lambda _: self._ended(key, entry))
+        entry.completion.add_done_callback(lambda _: self._ended(entry))
 
-    def _ended(self, key: str, entry: _Entry) -> None:
-        if self._entries.get(key) is not entry:
+    def _ended(self, entry: _Entry) -> None:
+        """Its run ended (once, whichever of its completion's callback and a waiter sees it first)."""
+        if entry.ended_at is not None or self._entries.get(entry.key) is not entry:
             return
         entry.ended_at = self._clock()
-        del self._entries[key]
-        self._entries[key] = entry  # the newest ended one last: the oldest are dropped first
+        del self._entries[entry.key]
+        self._entries[entry.key] = entry  # the newest ended one last: the oldest are dropped first
         self._prune()
 
     async def _completion(self, entry: _Entry) -> HookCompletion:
         assert entry.completion is not None  # set as soon as the admission is
-        return await asyncio.shield(entry.completion)
+        done = await asyncio.shield(entry.completion)
+        self._ended(entry)
+        return done
 
     def _prune(self) -> None:
         now = self._clock()
