@@ -89,3 +89,17 @@ def test_a_posted_hook_runs_and_shows_up_in_sessions_list(tmp_path):
     rows = json.loads(listed.stdout)["sessions"]
     [row] = [r for r in rows if r["key"] == key.removeprefix("agent:main:")]
     assert row["kind"] == "hook" and row["displayName"] == "Nightly import"
+
+
+def test_watch_says_a_hook_arriving_in_one_line():
+    from sessions_tui.backend.values.vocabulary import HookReceived
+    from sessions_tui.cli.watching.lines import event_record
+
+    def shown(key: str) -> str:
+        return key.removeprefix("agent:main:")
+
+    event = HookReceived(ts=0, session_key="agent:main:hook:1", name="Nightly sk-secret", run_id="0123456789ab")
+    record = event_record(event, shown=shown, redact=lambda text: text.replace("sk-secret", "***"), now=0)
+    assert record.text_line() == "00:00:00.000  hook      hook:1  Nightly *** received, run 01234567"
+    wake = HookReceived(ts=0, session_key="agent:main:main", name="Wake", kind="wake")
+    assert event_record(wake, shown=shown, redact=str, now=0).text_line().endswith("main  Wake received (a wake)")
