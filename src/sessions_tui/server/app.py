@@ -133,7 +133,7 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
         AnyMethod(API_PREFIX + "/{op}", _authenticated(auth, operator.handle, "POST")),
     ]
     if settings.hooks is not None:
-        routes += HooksEndpoint(backend, settings.hooks).routes()
+        routes += HooksEndpoint(backend, settings.hooks, damage.refused).routes()
     middleware = [Middleware(ContainFailures, redact=backend.redact)]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.router.redirect_slashes = False  # the gateway: `/tools/invoke/` is not found, not redirected

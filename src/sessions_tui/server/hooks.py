@@ -7,14 +7,16 @@ a minute is throttled with 429 and `Retry-After`, loopback too; a success clears
 bare base path (404), the body (413 past `hooks.maxBodyBytes`, 408 when it stalls, 400 when it is
 not JSON), then the endpoint: `/wake` or `/agent`, any other path 404 (no mappings here). A body
 the hook contract refuses, or the hook policy, is a 400 with the gateway's `error`; a session that
-cannot take work a 409. An admitted `/agent` answers `{ok, runId}` at once, or with
-`waitForCompletion` when its run has ended, with its `completion`; a replay of it (hook_replay.py)
-answers the same. The run itself goes through the backend (`run_hook`), which never blocks this loop.
+cannot take work a 409 (a damaged state database: the server's 503 `store_damaged`). An admitted
+`/agent` answers `{ok, runId}` at once, or with `waitForCompletion` when its run has ended, with
+its `completion`; a replay of it (hook_replay.py) answers the same. The run itself goes through
+the backend (`run_hook`), which never blocks this loop.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
@@ -73,9 +75,11 @@ def replay_scope(hook: HookRun, default_key: str | None) -> dict[str, Any]:
 class HooksEndpoint:
     """The hook routes of one server, bound to its backend and its `hooks` settings."""
 
-    def __init__(self, backend: Backend, settings: HookSettings) -> None:
+    def __init__(self, backend: Backend, settings: HookSettings, refused: Callable[[Exception], Response]) -> None:
+        """`refused`: the answer to a hook whose write the damaged state database refused (503)."""
         self.backend = backend
         self.settings = settings
+        self.refused = refused
         self._token = settings.token.get_secret_value()
         self.lockout = AuthLockout(
             settings.auth_max_failures, settings.auth_window_s, settings.auth_lockout_s, exempt_loopback=False
@@ -111,8 +115,8 @@ class HooksEndpoint:
             return _refused(400, str(exc))
         except OperationRefused as exc:
             return _refused(409, str(exc))
-        except StoreDamaged:
-            return _refused(503, "hook agent run did not start before admission timeout")
+        except StoreDamaged as exc:
+            return self.refused(exc)
         return _plain(404, "Not Found")
 
     def _auth_refusal(self, request: Request) -> Response | None:
