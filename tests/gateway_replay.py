@@ -131,6 +131,24 @@ ABORTED = next(f for f in received("sessions_abort") if f["type"] == "res")
 """The gateway's page, whatever limit is asked (the recorded answer applied 3)."""
 
 
+def recorded_answers(step: str) -> list[tuple[str, Any, bool, Any]]:
+    """A recorded step's calls, in order: (method, params, ok, payload or error)."""
+    lines = recorded(step)
+    sent = {line["frame"]["id"]: line["frame"] for line in lines if line["dir"] == ">"}
+    return [
+        (sent[f["id"]]["method"], sent[f["id"]].get("params"), f["ok"], f.get("payload" if f["ok"] else "error"))
+        for f in (line["frame"] for line in lines if line["dir"] == "<")
+        if f.get("type") == "res" and f["id"] in sent
+    ]
+
+
+def session_op(step: str, method: str, nth: int = 0) -> tuple[bool, Any]:
+    """The `nth` recorded answer to `method` in `session_ops/<step>` (record_session_ops_frames.py):
+    (ok, payload or error), for `ReplayGateway.queue`."""
+    found = [(ok, body) for m, _params, ok, body in recorded_answers(f"session_ops/{step}") if m == method]
+    return found[nth]
+
+
 def roster_rows() -> list[dict[str, Any]]:
     """The recorded roster: the subscribe answer's rows, then the other sessions the recorded
     `sessions_list` answer names (ten in all), newest first."""
@@ -151,6 +169,17 @@ class ReplayGateway(FakeGateway):
 
     rows: list[dict[str, Any]] = field(default_factory=roster_rows)
     calls: list[tuple[str, Any]] = field(default_factory=list)
+    queued: dict[str, list[tuple[bool, Any] | None]] = field(default_factory=dict)
+    """Answers a test queued by method, each given once before the default one (None: the socket
+    is closed instead of answering)."""
+
+    def queue(self, method: str, ok: bool, body: Any) -> None:
+        """Answer the next call of `method` with `body` (a payload, or an error when not `ok`)."""
+        self.queued.setdefault(method, []).append((ok, copy.deepcopy(body)))
+
+    def drop_on(self, method: str) -> None:
+        """Close the socket at the next call of `method`, unanswered."""
+        self.queued.setdefault(method, []).append(None)
 
     def methods(self, name: str) -> list[Any]:
         """The params of every call of `name` so far."""
@@ -168,6 +197,10 @@ class ReplayGateway(FakeGateway):
 
     def answer(self, method: str, params: Any) -> tuple[bool, Any]:
         params = params if isinstance(params, dict) else {}
+        if self.queued.get(method):
+            answer = self.queued[method].pop(0)
+            assert answer is not None  # serve_calls closes the socket for None
+            return answer
         if method == "sessions.subscribe":
             return True, {"subscribed": True, "list": self._page(params)}
         if method == "sessions.list":
@@ -182,6 +215,9 @@ class ReplayGateway(FakeGateway):
             return True, {**copy.deepcopy(SENT_OK[1]["payload"]), "runId": params.get("runId")}
         if method == "sessions.abort":
             return True, copy.deepcopy(ABORTED["payload"])
+        if method == "sessions.describe":  # a roster row, as `sessions.describe` gives one, or none
+            row = next((r for r in self.rows if r["key"] == params.get("key")), None)
+            return True, {"session": copy.deepcopy(row)}
         if method == "agents.list":
             return True, {"defaultId": "main", "mainKey": "main", "scope": "per-sender", "agents": [{"id": "main"}]}
         if method == "sessions.search":
@@ -201,6 +237,10 @@ class ReplayGateway(FakeGateway):
         async for message in ws:
             call = json.loads(message)
             self.calls.append((call["method"], call.get("params")))
+            if self.queued.get(call["method"]) and self.queued[call["method"]][0] is None:
+                self.queued[call["method"]].pop(0)
+                await ws.close()
+                return
             ok, body = self.answer(call["method"], call.get("params"))
             frame = {"type": "res", "id": call["id"], "ok": ok, ("payload" if ok else "error"): body}
             await ws.send(json.dumps(frame))

@@ -286,6 +286,37 @@ async def stop_confirm(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def new_session_form(pilot: Any) -> None:
+    """`n`: the new-session form, its key and label filled in, a first message being written."""
+    await settle(pilot)
+    await pilot.press("n")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "NewSessionScreen", "the form")
+    form = pilot.app.screen
+    form.query_one("#new-key").value = "agent:main:discord:group:ops"
+    form.query_one("#new-label").value = "ops"
+    form.query_one("#new-message").value = "hello ops"
+    form.query_one("#new-message").focus()
+    await settle(pilot)
+
+
+async def delete_confirm(pilot: Any) -> None:
+    """`D` on the WhatsApp group: the box naming the key before it is deleted."""
+    await settle(pilot)
+    await select(pilot, FAMILY)
+    await pilot.press("D")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "DeleteScreen", "the delete box")
+    await settle(pilot)
+
+
+async def two_marked(pilot: Any) -> None:
+    """`space` on the Discord and WhatsApp groups: two rows marked for a bulk action."""
+    await settle(pilot)
+    for key in (DEV, FAMILY):
+        await select(pilot, key)
+        await pilot.press("space")
+    await settle(pilot)
+
+
 async def sorted_by_channel(pilot: Any) -> None:
     """`<` twice from the first sort (UPDATED): sorted by CHANNEL, a column small terminals drop."""
     await settle(pilot)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import pytest
+
 from sessions_tui.backend.contract.protocols import EVERY_BACKEND, PROTOCOL_OF, Backend
 from sessions_tui.backend.contract.types import EVERY_CAPABILITY, Capability
 from sessions_tui.backend.remote.backend import RemoteBackend
@@ -39,23 +41,32 @@ def test_every_capability_names_one_protocol():
     assert set(PROTOCOL_OF) == EVERY_CAPABILITY == set(Capability)
 
 
-def test_a_local_backend_does_everything(tmp_path):
+async def test_a_local_backend_does_everything_but_compacting(tmp_path):
+    from sessions_tui.backend.contract.types import BackendUnavailable
     from sessions_tui.backend.local.backend import open_local
 
     backend = open_local(tmp_path / "state", tmp_path / "none.json5")
     try:
-        assert backend.capabilities == EVERY_CAPABILITY
+        assert backend.capabilities == EVERY_CAPABILITY - {Capability.COMPACT}
+        line = "compacting a session is not on this backend: the embedded engine does not compact"
+        assert backend.not_offered(Capability.COMPACT) == f"{tmp_path / 'state'}: {line}"
+        with pytest.raises(BackendUnavailable, match="the embedded engine does not compact"):
+            await backend.compact_session("main")
     finally:
         backend.close()
 
 
-def test_a_remote_backend_offers_all_but_importing_and_hooks_here():
+async def test_a_remote_backend_offers_all_but_importing_here_compacting_and_hooks():
+    from sessions_tui.backend.contract.types import BackendUnavailable
+
     remote = RemoteBackend("http://127.0.0.1:9", None)
     try:
-        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.HOOKS}
+        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
         assert remote.not_offered(Capability.IMPORT) == (
             "http://127.0.0.1:9: importing an OpenClaw state directory is done on the server's machine"
         )
+        with pytest.raises(BackendUnavailable, match="a sessions-tui engine does not compact"):
+            await remote.compact_session("main")  # refused here, nothing asked of the server
         assert remote.not_offered(Capability.HOOKS) == (
             "http://127.0.0.1:9: inbound hooks are posted to the server itself (POST /hooks/agent)"
         )
@@ -67,7 +78,8 @@ def test_several_backends_have_what_any_of_them_has_but_importing():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
         both = SeveralBackends([one, two])
-        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.HOOKS}
+        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
+        assert both.not_offered(Capability.COMPACT) == one.not_offered(Capability.COMPACT)
     finally:
         one.close()
         two.close()

@@ -232,12 +232,16 @@ async def test_what_the_gateway_has_not_it_refuses_with_its_line(backend):
         Capability.CONTROL: backend.owner_command("agent:main:main", "/send off"),
         Capability.EXPLAIN: backend.explain(Requester(), "agent:main:main", None),
         Capability.EXPORT: backend.export_session("agent:main:main"),
+        Capability.SESSION_OPS: backend.rename_session("agent:main:main", "x"),
+        Capability.COMPACT: backend.compact_session("agent:main:main"),
     }
     for capability, call in calls.items():
         assert capability not in backend.capabilities
         with pytest.raises(BackendUnavailable) as refused:
             await call
         assert str(refused.value) == backend.not_offered(capability)
+    for capability in (Capability.SESSION_OPS, Capability.COMPACT):  # the socket has them: said so
+        assert "is done over its WebSocket" in backend.not_offered(capability)
 
 
 def test_a_command_for_what_the_gateway_has_not_says_one_line(httpserver: HTTPServer, gateway: StandIn, capsys):

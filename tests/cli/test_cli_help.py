@@ -154,6 +154,27 @@ def test_dashboard_demo_opens_on_the_demo_directory_with_config_warnings_kept(ho
 
 
 @pytest.mark.parametrize(
+    "argv, operator",
+    [
+        ([], None),
+        (["--as", "agent:main:discord:group:dev"], "agent:main:discord:group:dev"),
+        (["--sandboxed"], "agent:main:main"),
+    ],
+)
+def test_the_dashboard_operates_as_the_operator_unless_started_as_a_session(home, monkeypatch, argv, operator):
+    """Issue 29: the dashboard's operations on a session are the operator's, as `session` without
+    `--as`; started with `--as` or `--sandboxed` they are that session's (as after `a`)."""
+    from sessions_tui.ui.app import SessionsApp
+
+    opened = []
+    as_on_a_terminal(monkeypatch)
+    monkeypatch.setattr(SessionsApp, "run", lambda self, *a, **k: opened.append(self.operator()))
+    assert cli.main(["--demo", *argv]) == 0
+    chosen = opened[0]
+    assert (chosen.key if chosen is not None else None) == operator
+
+
+@pytest.mark.parametrize(
     "argv, said",
     [
         (

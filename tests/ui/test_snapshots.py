@@ -13,10 +13,13 @@ from scenes import (
     SMALL_SCENES,
     SMALL_SIZES,
     STATE_UNDER_HOME,
+    delete_confirm,
     demo_app,
     kill_confirm,
+    new_session_form,
     sorted_by_channel,
     stop_confirm,
+    two_marked,
 )
 from ui_support import SIZE, scene_app
 
@@ -81,3 +84,28 @@ def test_kill_confirmation_80x24(snap_compare, monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(home))
     app = demo_app(home / STATE_UNDER_HOME, latency_ms=60_000, seed="kill-confirm")
     assert snap_compare(app, terminal_size=(80, 24), run_before=kill_confirm)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_new_session_form(snap_compare, monkeypatch, tmp_path, size):
+    """Issue 29: `n`, the new-session form, on a small and a middle terminal."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    app = demo_app(home / STATE_UNDER_HOME, seed="new-session")
+    assert snap_compare(app, terminal_size=size, run_before=new_session_form)
+
+
+def test_delete_confirmation_80x24(snap_compare, monkeypatch, tmp_path):
+    """Issue 29: `D` asks first, naming the key and what is kept."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    app = demo_app(home / STATE_UNDER_HOME, seed="delete-confirm")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=delete_confirm)
+
+
+def test_two_marked_rows_80x24(snap_compare, monkeypatch, tmp_path):
+    """Issue 29: two rows marked with `space`, a `●` before their keys."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    app = demo_app(home / STATE_UNDER_HOME, seed="two-marked")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=two_marked)

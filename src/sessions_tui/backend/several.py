@@ -353,6 +353,12 @@ class SeveralBackends:
         done = await self.backends[label].delete_session(bare or "", requester=self._as_on(label, requester))
         return self._marked(label, done)
 
+    async def compact_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
+        """On the server the key names, if it compacts (else its refusal)."""
+        label, bare = self.split(key)
+        done = await self.backends[label].compact_session(bare or "", requester=self._as_on(label, requester))
+        return self._marked(label, done)
+
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """The server of `target` explains, for the requester as that server knows it."""
         label, bare = self.split(target)

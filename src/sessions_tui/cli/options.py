@@ -21,6 +21,9 @@ TOKEN_FILE = "serve.token"
 """Where in its state directory a `serve` given no token writes the one it makes (mode 600)."""
 PASSWORD_ENV = "SESSIONS_TUI_PASSWORD"
 """An OpenClaw gateway's password, unless `--password` is given."""
+GATEWAY_ADMIN_ENV = "SESSIONS_TUI_GATEWAY_ADMIN"
+"""Set (not empty, not `0`): ask an OpenClaw gateway's WebSocket for `operator.admin` too, which
+resetting and compacting a session need there (the gateway's owner approves that scope)."""
 
 
 DEMO_DIR = "<DEMO_DIR>"

@@ -481,7 +481,7 @@ def _operation(actions: Any, name: str, summary: str, text: str, example: str, o
 
 
 def add_session_operations(actions: Any, on_demo: str) -> None:
-    """`session new|reset|rename|model|archive|unarchive|delete` (commands/session.py runs them)."""
+    """`session new|reset|rename|model|archive|unarchive|delete|compact` (commands/session.py runs them)."""
     new = _operation(
         actions,
         "new",
@@ -544,10 +544,19 @@ def add_session_operations(actions: Any, on_demo: str) -> None:
         on_demo,
     )
     delete.add_argument("--yes", action="store_true", help="do not ask (needed when stdin is not a terminal)")
-    for parser in (reset, rename, model, archive, unarchive, delete):
+    compact = _operation(
+        actions,
+        "compact",
+        "compact the session's transcript: a summary in place of its older lines, where the backend can",
+        "Only an OpenClaw gateway compacts (its sessions.compact, over its WebSocket); the embedded engine "
+        "and a sessions-tui server do not (exit 1). A session too small to compact is said, not refused.",
+        "compact agent:main:discord:group:ops --remote ws://127.0.0.1:18789",
+        on_demo,
+    )
+    for parser in (reset, rename, model, archive, unarchive, delete, compact):
         parser.add_argument("key", metavar="KEY", help="the session: a key, main, or a sessionId")
     rename.add_argument("label", metavar="LABEL", help="the new label ('' clears it)")
     model.add_argument("model", metavar="MODEL", nargs="?", help="provider/model, or 'default'")
     model.add_argument("--thinking", metavar="L", help="the thinking level: off, minimal, low, medium, high, xhigh")
-    for parser in (new, reset, rename, model, archive, unarchive, delete):
+    for parser in (new, reset, rename, model, archive, unarchive, delete, compact):
         parser.add_argument("--json", action="store_true", help="print the outcome as JSON")

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, TokenRefused
 from sessions_tui.cli.errors import UsageError
-from sessions_tui.cli.options import PASSWORD_ENV, TOKEN_ENV, TOKEN_FILE
+from sessions_tui.cli.options import GATEWAY_ADMIN_ENV, PASSWORD_ENV, TOKEN_ENV, TOKEN_FILE
 from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
@@ -133,12 +133,17 @@ def connect(url: str, token: str | None, *, password: str | None = None, http_on
     return gateway
 
 
+def gateway_admin() -> bool:
+    """Whether a gateway's WebSocket is asked for `operator.admin` too (`$SESSIONS_TUI_GATEWAY_ADMIN`)."""
+    return os.environ.get(GATEWAY_ADMIN_ENV, "").strip() not in ("", "0")
+
+
 def gateway_socket(url: str, token: str | None, password: str | None) -> GatewaySocketBackend:
     """An OpenClaw gateway over its WebSocket, connected; a pairing request said once on stderr."""
     from sessions_tui.backend.gateway.live import GatewaySocketBackend
     from sessions_tui.backend.values.vocabulary import LinkChanged
 
-    backend = GatewaySocketBackend(url, token, password=password)
+    backend = GatewaySocketBackend(url, token, password=password, admin=gateway_admin())
     said: set[str] = set()
 
     def tell(event: EngineEvent) -> None:
@@ -200,7 +205,7 @@ def open_remote_unwaited(opts: argparse.Namespace) -> Backend | None:
     password = getattr(opts, "password", None) or os.environ.get(PASSWORD_ENV) or None
     backends: list[Backend] = []
     for url, token in zip(urls, tokens, strict=True):
-        backend = GatewaySocketBackend(url, token, password=password)
+        backend = GatewaySocketBackend(url, token, password=password, admin=gateway_admin())
         backend.connect_in_background()
         backends.append(backend)
     if len(backends) == 1:

@@ -90,8 +90,8 @@ class SessionOpDone:
     archived: bool = False
 
 
-class OperationsHost(OwnedFloor, Protocol):
-    """What the operations need of the engine: its floor, who owns a session, and the key spellings."""
+class KeySpelling(Protocol):
+    """The config's key spellings (`ConfigPolicies` has them: a gateway backend checks a new key so too)."""
 
     @property
     def alias(self) -> MainAlias: ...
@@ -99,11 +99,15 @@ class OperationsHost(OwnedFloor, Protocol):
     def canonical(self, key: str, agent_id: str = DEFAULT_AGENT_ID) -> str: ...
 
 
-def _canonical(engine: OperationsHost, key: str, agent_id: str | None = None) -> str:
+class OperationsHost(OwnedFloor, KeySpelling, Protocol):
+    """What the operations need of the engine: its floor, who owns a session, and the key spellings."""
+
+
+def _canonical(engine: KeySpelling, key: str, agent_id: str | None = None) -> str:
     return engine.canonical(key, agent_id) if agent_id else engine.canonical(key)
 
 
-def new_session_key(engine: OperationsHost, raw: str, agent_id: str | None = None) -> str:
+def new_session_key(engine: KeySpelling, raw: str, agent_id: str | None = None) -> str:
     """The key a new session is created under: `raw` as the key model spells it (`main` and bare
     keys belong to `agent_id`, else agent `main`); `SessionOpInvalid` for what is not a key,
     `SessionOpRefused` for `global`/`unknown`."""

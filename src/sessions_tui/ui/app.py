@@ -78,6 +78,7 @@ class SessionsApp(SaysStoreDamage):
         *,
         acting_as: str = "main",
         sandboxed: bool = False,
+        chosen: bool = False,
         watch_store: bool = True,
         steady: bool = False,
         openclaw: Path | None = None,
@@ -85,7 +86,9 @@ class SessionsApp(SaysStoreDamage):
     ) -> None:
         """`steady` stops cursor blinking, for screenshots and snapshot tests; `openclaw` is an
         OpenClaw state directory to follow while the dashboard runs; `config_warnings` (by default
-        the backend's) are shown as toasts at start, where stderr is hidden by the screen."""
+        the backend's) are shown as toasts at start, where stderr is hidden by the screen.
+        `chosen`: the user chose whom to act as (`--as`, `--sandboxed`): the operations on a session
+        are that requester's, as they are after a choice with `a` (else the operator's)."""
         super().__init__()
         self.register_theme(THEME)
         self.config_warnings = list(config_warnings if config_warnings is not None else backend.config_warnings)
@@ -97,6 +100,7 @@ class SessionsApp(SaysStoreDamage):
         self.backend = backend
         self.requester_key = backend.canonical(acting_as)
         self.sandboxed = sandboxed or backend.is_sandboxed(self.requester_key)
+        self.chosen = chosen
         self.watch_store = watch_store
         self._data_version = 0
         self.collector = Collector()
@@ -116,6 +120,13 @@ class SessionsApp(SaysStoreDamage):
         """Run the tools as `key` from now on (the act-as picker's choice), sandboxed or not."""
         self.requester_key = self.backend.canonical(key)
         self.sandboxed = sandboxed
+        self.chosen = True
+
+    def operator(self) -> Requester | None:
+        """Who an operation on a session is done as: the acting-as session once the user chose one
+        (`a`, `--as`, `--sandboxed`), else None, the operator (as `sessions-tui session` without
+        `--as`); a send always goes as the acting-as session."""
+        return self.requester() if self.chosen else None
 
     def display_key(self, key: str) -> str:
         """A key as the viewer names it, redacted (a key may hold a secret; a view may cut it)."""

@@ -1,5 +1,6 @@
 """What the screens may ask of the app (a protocol, so no screen imports the app): who the tools run
-as and changing it, how a key is named, and the collector that waits for quiet moments."""
+as and changing it, who an operation on a session is done as, how a key is named, and the collector that waits for
+quiet moments."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ class Dashboard(Protocol):
 
     def requester(self) -> Requester:
         """Who the tools run as now: the acting-as session and its sandbox flag."""
+        ...
+
+    def operator(self) -> Requester | None:
+        """Who an operation on a session is done as: the acting-as session once the user chose
+        one, else None (the operator)."""
         ...
 
     def display_key(self, key: str) -> str:

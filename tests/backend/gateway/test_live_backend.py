@@ -272,8 +272,12 @@ async def test_stopping_a_run_is_sessions_abort(backend, gateway):
     outcome = await backend.abort_run("discord:group:123", clear_queued=True)
     assert gateway.methods("sessions.abort") == [{"key": GROUP, "clearQueued": True}]
     assert (outcome.aborted, outcome.status, outcome.session_key) == (False, "no-active-run", backend.display(GROUP))
-    with pytest.raises(ToolInputError):
+    with pytest.raises(ToolInputError, match="No session found: agent:main:nope"):
         await backend.abort_run("agent:main:nope")
+    assert gateway.methods("sessions.describe") == [{"key": "agent:main:nope"}]  # asked: too new for the roster?
+    gateway.queue("sessions.describe", True, {"session": {"key": "agent:main:discord:group:new", "sessionId": "s"}})
+    await backend.abort_run("agent:main:discord:group:new")  # created a moment ago: not in the roster yet
+    assert gateway.methods("sessions.abort")[-1] == {"key": "agent:main:discord:group:new", "clearQueued": False}
 
 
 async def test_a_dropped_socket_reconnects_resubscribes_and_events_resume(backend, gateway):

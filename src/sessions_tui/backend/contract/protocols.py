@@ -336,6 +336,16 @@ class Operating(Protocol):
         """Its running turn stopped, then the entry and its lines removed (an agent's main refused)."""
 
 
+class Compacting(Protocol):
+    """A session's transcript compacted where the backend can (an OpenClaw gateway's
+    `sessions.compact`: a summary in place of the older lines; the embedded engine does not)."""
+
+    async def compact_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
+        """The session's transcript compacted (`op` compact; `compacted` false with the `reason` when
+        there was nothing to compact). Raises `ToolInputError` for a key that names no session,
+        `OperationRefused` for what the backend may not do there."""
+
+
 class Hooking(Protocol):
     """Work handed in from outside: OpenClaw's inbound hooks (`serve`'s `POST /hooks/agent`, `/hooks/wake`)."""
 
@@ -369,6 +379,7 @@ class Backend(
     Importing,
     Aborting,
     Operating,
+    Compacting,
     Hooking,
     Protocol,
 ):
@@ -392,6 +403,7 @@ PROTOCOL_OF: dict[Capability, type] = {
     Capability.IMPORT: Importing,
     Capability.ABORT: Aborting,
     Capability.SESSION_OPS: Operating,
+    Capability.COMPACT: Compacting,
     Capability.HOOKS: Hooking,
 }
 """The protocol each capability answers."""

@@ -39,6 +39,7 @@ class Capability(enum.Enum):
     IMPORT = "import"  # import or follow an OpenClaw state directory on this machine
     ABORT = "abort"  # stop a session's running turn
     SESSION_OPS = "session ops"  # create, reset, rename, re-model, archive, delete a session
+    COMPACT = "compact"  # compact a session's transcript (a summary in place of its older lines)
     HOOKS = "hooks"  # start agent runs handed in from outside (inbound hooks)
 
     @property
@@ -60,6 +61,7 @@ _WHAT = {
     Capability.IMPORT: "importing or following an OpenClaw",
     Capability.ABORT: "stopping a run",
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting sessions",
+    Capability.COMPACT: "compacting a session",
     Capability.HOOKS: "inbound hooks (POST /hooks/agent)",
 }
 
@@ -189,8 +191,9 @@ class NewSession(LazyModel):
 
 class SessionOpOutcome(LazyModel):
     """What an operation on a session did (`op`: create, reset, rename, model, archive, unarchive,
-    delete): the session's key and sessionId after it, `previous_session_id` the one a reset
-    replaced; `send`: the first message's `sessions_send` result, when one was sent."""
+    delete, compact): the session's key and sessionId after it, `previous_session_id` the one a
+    reset replaced; `send`: the first message's `sessions_send` result, when one was sent;
+    `compacted` (None: not a compaction) and `reason`, what a compaction did or why it did not."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -203,6 +206,8 @@ class SessionOpOutcome(LazyModel):
     thinking: str | None = None
     archived: bool = False
     send: dict[str, Any] | None = None
+    compacted: bool | None = None
+    reason: str | None = None
 
 
 class OperationRefused(Exception):

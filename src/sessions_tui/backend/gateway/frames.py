@@ -86,6 +86,8 @@ class ErrorCode(StrEnum):
     """Top-level `error.code`: retryable (start-up, a full queue); `retryAfterMs` says when."""
     FORBIDDEN = "FORBIDDEN"
     """Top-level `error.code` of a scope refusal (its details carry `MISSING_SCOPE`)."""
+    INVALID_REQUEST = "INVALID_REQUEST"
+    """Top-level `error.code` of params the method refuses: bad input, or what the state forbids."""
 
 
 class _Wire(LazyModel):

@@ -36,11 +36,13 @@ LACKS = {
     Capability.EXPORT: "export reads sessions-tui's own store; an OpenClaw gateway has none",
     Capability.ABORT: "an OpenClaw gateway stops a run over its WebSocket only",
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting an OpenClaw gateway's sessions "
-    "(its sessions.* methods) is not done from here yet",
+    "is done over its WebSocket (its sessions.* methods): connect with ws:// or without --remote-http-only",
+    Capability.COMPACT: "compacting an OpenClaw gateway's session is done over its WebSocket (sessions.compact): "
+    "connect with ws:// or without --remote-http-only",
     Capability.HOOKS: "an OpenClaw gateway takes its hooks itself (POST /hooks/agent on it)",
 }
 """What a gateway has not, each as the line a face says for it (importing: as any server says).
-The socket backend has `ABORT`; the HTTP one has not."""
+The socket backend has `ABORT`, `SESSION_OPS` and `COMPACT`; the HTTP one has not."""
 
 
 def listed_rows(answer: Any) -> list[Row]:

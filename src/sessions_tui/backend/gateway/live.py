@@ -18,7 +18,8 @@ The table's reads come from the roster (listing.py shapes, filters and sorts the
 gateway backend does); `sessions_history` from `chat.history`, `sessions_search` from
 `sessions.search`, `agents_list` from `agents.list`, `sessions_list` from the roster. Sending and
 stopping a run go over the socket too (`sessions.send`, `sessions.abort`), wired in by
-`backend/gateway/sending.py`.
+`backend/gateway/sending.py`; the operator's operations on a session (create, reset, rename,
+model, archive, delete, compact) over `sessions.*` by `backend/gateway/session_control.py`.
 """
 
 from __future__ import annotations
@@ -42,7 +43,13 @@ from sessions_tui.backend.contract.types import (
     ServerUnreachable,
     not_on,
 )
-from sessions_tui.backend.gateway.connection import FrameTap, GatewayClient, GatewayOptions, LinkState
+from sessions_tui.backend.gateway.connection import (
+    DEFAULT_SCOPES,
+    FrameTap,
+    GatewayClient,
+    GatewayOptions,
+    LinkState,
+)
 from sessions_tui.backend.gateway.frames import EventFrame
 from sessions_tui.backend.gateway.listing import (
     LACKS,
@@ -57,7 +64,8 @@ from sessions_tui.backend.gateway.operator_tools import send_tool, subagents_too
 from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
 from sessions_tui.backend.gateway.roster import Change, Roster
 from sessions_tui.backend.gateway.runs import RunEvents
-from sessions_tui.backend.gateway.session_ops import WithoutSessionOps, as_operator_only
+from sessions_tui.backend.gateway.session_control import ADMIN_SCOPE, SocketSessionOps, existing
+from sessions_tui.backend.gateway.session_ops import as_operator_only
 from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
@@ -65,7 +73,6 @@ from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged, StoreChanged
-from sessions_tui.tools.base import ToolInputError
 
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.listing import Row
@@ -82,7 +89,15 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SOCKET_CAPABILITIES = frozenset(
-    {Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH, Capability.ABORT}
+    {
+        Capability.READ,
+        Capability.TOOLS,
+        Capability.SPAWN_TREE,
+        Capability.SEARCH,
+        Capability.ABORT,
+        Capability.SESSION_OPS,
+        Capability.COMPACT,
+    }
 )
 REREAD_AFTER_S = 0.5
 """A rowless `sessions.changed` is read after this long, however many come meanwhile (one read)."""
@@ -97,7 +112,7 @@ class NoGatewaySocket(BackendUnavailable):
     which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
-class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
+class GatewaySocketBackend(SocketSessionOps, ConfigIdentity):
     """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
 
     def __init__(
@@ -110,9 +125,11 @@ class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
         headers: Mapping[str, str] | None = None,
         timeout_s: float = 30.0,
         tap: FrameTap | None = None,
+        admin: bool = False,
     ) -> None:
         """`tap(direction, text)`, when given, sees every frame that crosses (`>` sent, `<`
-        received), on the I/O thread: a trace, or a count of the requests made."""
+        received), on the I/O thread: a trace, or a count of the requests made. `admin`: ask for
+        `operator.admin` too, which resetting and compacting a session need (session_control.py)."""
         self.url = url.rstrip("/")
         self._tap = tap
         self._options = GatewayOptions(
@@ -122,6 +139,7 @@ class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
             identity_dir=identity_dir,
             headers=dict(headers or {}),
             request_timeout=timeout_s,
+            scopes=(*DEFAULT_SCOPES, ADMIN_SCOPE) if admin else DEFAULT_SCOPES,
         )
         self._io = IoThread(f"gateway {self.url}")
         self._client: GatewayClient | None = None
@@ -307,7 +325,7 @@ class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
     @property
     def capabilities(self) -> frozenset[Capability]:
         """The session list, the tools it answers (`ANSWERED_TOOLS`), the spawn tree from the rows'
-        `spawnedBy`, its own search, and stopping a run."""
+        `spawnedBy`, its own search, stopping a run, and the operations on a session, compacting too."""
         return SOCKET_CAPABILITIES
 
     def not_offered(self, capability: Capability) -> str:
@@ -487,13 +505,12 @@ class GatewaySocketBackend(WithoutSessionOps, ConfigIdentity):
     async def abort_run(
         self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
     ) -> AbortOutcome:
-        """`sessions.abort` of the session's running turn (sending.py `abort`), as the operator."""
+        """`sessions.abort` of the session's running turn (sending.py `abort`), as the operator; a
+        session the roster has not yet (just created) is looked up on the gateway."""
         from sessions_tui.backend.gateway.sending import abort
 
         as_operator_only(self.url, requester)
-        target = owner_of(self._roster.rows(), key, self.canonical)
-        if target is None:
-            raise ToolInputError(f"No session found: {self.redact(key)}")
+        target = owner_of(self._roster.rows(), key, self.canonical) or (await existing(self, key)).key
         try:
             done = await self.on_socket(lambda client: abort(client, target, clear_queued=clear_queued))
         except RequestFailed as exc:

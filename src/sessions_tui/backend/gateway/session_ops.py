@@ -1,6 +1,7 @@
-"""The operator's operations on a session (create, reset, rename, model, archive, delete) on an
-OpenClaw gateway: not carried yet, so both gateway backends answer each with the line of what they
-lack (`not_offered(Capability.SESSION_OPS)`). Mapping them onto its `sessions.*` methods replaces this.
+"""The operator's operations on a session (create, reset, rename, model, archive, delete, compact)
+where an OpenClaw gateway is spoken to over its HTTP tool API: its `sessions.*` methods are on its
+WebSocket only (session_control.py carries them there), so the HTTP fallback answers each with the
+line of what it lacks (`not_offered(Capability.SESSION_OPS)`, `not_offered(Capability.COMPACT)`).
 
 OpenClaw's `sessions.*` methods are the operator's own: a gateway takes no session to act as, so an
 operation asked as a requester (the dashboard's act-as) is refused (`as_operator_only`), not done
@@ -36,12 +37,12 @@ def as_operator_only(url: str, requester: Requester | None) -> None:
         )
 
 
-def _without(backend: _SaysWhatItLacks) -> BackendUnavailable:
-    return BackendUnavailable(backend.not_offered(Capability.SESSION_OPS))
+def _without(backend: _SaysWhatItLacks, capability: Capability = Capability.SESSION_OPS) -> BackendUnavailable:
+    return BackendUnavailable(backend.not_offered(capability))
 
 
 class WithoutSessionOps:
-    """The six operations, each refused with the backend's own `not_offered` line."""
+    """The six operations and compacting, each refused with the backend's own `not_offered` line."""
 
     async def create_session(
         self: _SaysWhatItLacks, request: NewSession, *, requester: Requester | None = None
@@ -72,3 +73,8 @@ class WithoutSessionOps:
         self: _SaysWhatItLacks, key: str, *, requester: Requester | None = None
     ) -> SessionOpOutcome:
         raise _without(self)
+
+    async def compact_session(
+        self: _SaysWhatItLacks, key: str, *, requester: Requester | None = None
+    ) -> SessionOpOutcome:
+        raise _without(self, Capability.COMPACT)

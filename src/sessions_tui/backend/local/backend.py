@@ -19,6 +19,7 @@ from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
     AbortOutcome,
     Adopted,
+    BackendUnavailable,
     Capability,
     EventCallback,
     ImportSummary,
@@ -98,10 +99,12 @@ class LocalBackend:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """All of them: the engine is here."""
-        return EVERY_CAPABILITY
+        """All of them but compacting: the engine is here, and it does not compact a transcript."""
+        return EVERY_CAPABILITY - {Capability.COMPACT}
 
     def not_offered(self, capability: Capability) -> str:
+        if capability is Capability.COMPACT:
+            return f"{self.location}: compacting a session is not on this backend: the embedded engine does not compact"
         return not_on(self.location, capability)
 
     @property
@@ -382,6 +385,9 @@ class LocalBackend:
             session = await self._store(check)
         await self.engine.run_controls.abort_session(session, clear_queued=True)
         return await self._operate(requester, key, ops.delete_session)
+
+    async def compact_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.COMPACT))
 
     # -- inbound hooks (engine/hooks/): placed and recorded on the store's thread, queued on this loop;
     # shielded, so a caller that stops waiting never leaves a recorded run unqueued

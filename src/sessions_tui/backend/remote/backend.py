@@ -144,12 +144,15 @@ class RemoteBackend(ConfigIdentity):
     @property
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
-        following an OpenClaw, which is done on the server's machine."""
-        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.HOOKS}
+        following an OpenClaw, which is done on the server's machine, compacting, which its engine
+        does not do, and inbound hooks, which are posted to the server itself."""
+        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
             return f"{self.url}: importing an OpenClaw state directory is done on the server's machine"
+        if capability is Capability.COMPACT:
+            return f"{self.url}: compacting a session is not on this backend: a sessions-tui engine does not compact"
         if capability is Capability.HOOKS:
             return f"{self.url}: inbound hooks are posted to the server itself (POST /hooks/agent)"
         return not_on(self.url, capability)
@@ -325,6 +328,9 @@ class RemoteBackend(ConfigIdentity):
 
     async def delete_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         return await self._operate("delete_session", w.OperationRequest(key=key, requester=requester))
+
+    async def compact_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.COMPACT))
 
     async def abort_run(
         self, key: str, *, clear_queued: bool = False, requester: Requester | None = None

@@ -4,6 +4,7 @@ A backend's answers and events are plain data made of these and of the reads' vi
 face names them from here and never from the engine. Events: what the engine reports as it
 happens. Ledger entries: the sends and what became of them. Tool specs and errors: what a tool
 takes and how it refuses input. Store errors: a damaged state database, a search it cannot read.
+The thinking levels a session takes.
 Hooks: what an inbound hook asks (`HookRun`, `HookWake`) and what it is answered.
 `LazyModel`: the model base they are built on (validators built on first use). Loaded by every
 command, so nothing here pulls in the dashboard's reads; the types of export and OpenClaw import
@@ -32,12 +33,14 @@ from sessions_tui.engine.events import (
 from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
+from sessions_tui.engine.session_operations import THINKING_LEVELS
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged, StoreError
 from sessions_tui.tools.base import ToolInputError, ToolSpec
 from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
 __all__ = [
     "SEND_STATES",
+    "THINKING_LEVELS",
     "TOOLS",
     "Announced",
     "DeliveryChanged",

@@ -59,7 +59,8 @@ def run(opts: argparse.Namespace) -> int:
     as_key = opts.as_key or "main"
     if not looks_like_session_key(as_key):
         raise UsageError(f"--as: not a session key: {as_key!r}")
-    app = SessionsApp(backend, acting_as=as_key, sandboxed=opts.sandboxed, openclaw=opts.openclaw_root)
+    chosen = opts.as_key is not None or opts.sandboxed  # the operations are the operator's without either
+    app = SessionsApp(backend, acting_as=as_key, sandboxed=opts.sandboxed, chosen=chosen, openclaw=opts.openclaw_root)
     app.run()
     if app.start_refused is not None:  # a gateway connecting meanwhile refused: one line, as before the screens
         backend.close()

@@ -1,7 +1,8 @@
 """`sessions-tui session ACTION …`: the operator's actions on one session, one sub-command each
 (`ACTIONS`; their options in parser.py `add_session_command`): `abort` stops the session's running
 turn, wherever it runs (`Backend.abort_run`); `new`, `reset`, `rename`, `model`, `archive`,
-`unarchive` and `delete` are the operations of `Backend` `Operating` (Capability.SESSION_OPS).
+`unarchive` and `delete` are the operations of `Backend` `Operating` (Capability.SESSION_OPS);
+`compact` is `Compacting`'s (Capability.COMPACT: an OpenClaw gateway's, over its WebSocket).
 
 Each operation prints one line (`created KEY (sessionId S)`, `reset KEY: sessionId S (was P)`, …) or,
 with `--json`, its outcome as an object. Exit status: 0 done, 1 a refusal (`OperationRefused`, or a
@@ -103,11 +104,14 @@ def outcome_line(done: SessionOpOutcome, shown: str) -> str:
         sent = f"; first message {done.send.get('status')}" if done.send else ""
         return f"created {shown} (sessionId {done.session_id}{label}){sent}"
     if done.op == "reset":
-        return f"reset {shown}: sessionId {done.session_id} (was {done.previous_session_id})"
+        was = f"was {done.previous_session_id}" if done.previous_session_id else "the same: reset in place"
+        return f"reset {shown}: sessionId {done.session_id} ({was})"
     if done.op == "rename":
         return f"renamed {shown}: label {done.label!r}" if done.label else f"renamed {shown}: label cleared"
     if done.op == "model":
         return f"{shown}: model {done.model or 'the default'}, thinking {done.thinking or 'off'}"
+    if done.op == "compact":
+        return f"compacted {shown}" if done.compacted else f"{shown}: not compacted ({done.reason or 'nothing to do'})"
     return f"{done.op}d {shown}"  # archived, unarchived, deleted
 
 
@@ -122,7 +126,7 @@ def confirmed(opts: argparse.Namespace, key: str) -> bool:
 
 
 async def operate(backend: Backend, opts: argparse.Namespace, out: TextIO) -> int:
-    """`session new|reset|rename|model|archive|unarchive|delete …`."""
+    """`session new|reset|rename|model|archive|unarchive|delete|compact …`."""
     from sessions_tui.backend.values.vocabulary import ToolInputError
 
     op = opts.session_command
@@ -130,7 +134,7 @@ async def operate(backend: Backend, opts: argparse.Namespace, out: TextIO) -> in
     if op == "model" and opts.model is None and opts.thinking is None:
         raise UsageError("model: give MODEL, --thinking L, or both")
     try:
-        require(backend, Capability.SESSION_OPS)
+        require(backend, Capability.COMPACT if op == "compact" else Capability.SESSION_OPS)
     except UsageError as exc:  # `require`: the backend's line for what it cannot do
         return refused(said(exc))
     requester = acting_as(backend, opts)
@@ -158,6 +162,8 @@ async def operate(backend: Backend, opts: argparse.Namespace, out: TextIO) -> in
             done = await backend.set_session_model(key, opts.model, opts.thinking, requester=requester)
         elif op in ("archive", "unarchive"):
             done = await backend.archive_session(key, op == "archive", requester=requester)
+        elif op == "compact":
+            done = await backend.compact_session(key, requester=requester)
         else:
             done = await backend.delete_session(key, requester=requester)
     except (BackendUnavailable, OperationRefused) as exc:
@@ -175,7 +181,7 @@ async def operate(backend: Backend, opts: argparse.Namespace, out: TextIO) -> in
 
 ACTIONS: dict[str, Action] = {
     "abort": abort,
-    **dict.fromkeys(("new", "reset", "rename", "model", "archive", "unarchive", "delete"), operate),
+    **dict.fromkeys(("new", "reset", "rename", "model", "archive", "unarchive", "delete", "compact"), operate),
 }
 """Each sub-command of `session` to what runs it."""
 

@@ -35,7 +35,8 @@ from sessions_tui.ui.widgets.spawn_runs import RunsTable
 ESC = (
     "back: leaves the composer, the filters or the transcript for the table (the filter stays); "
     "in the filter input it clears the filter; in the spawn form it goes to the runs list, on the "
-    "runs list it closes the panel; on the table it clears the filter, then closes the spawn panel"
+    "runs list it closes the panel; on the table it clears the marks, then the filter, then closes "
+    "the spawn panel"
 )
 EXTRAS: dict[str, list[tuple[str, str]]] = {
     NAVIGATE: [

@@ -1,8 +1,9 @@
 """The main screen: filters and the session table, the transcript or spawn panel, the composer,
 and the keys that act on them (the app keeps the app-wide ones: help, quit, the next pane).
 
-The views it opens (Sends, Why, Search, Export, act as, Steer, Stop) are pushed from here, on its keys or
-on a widget's message: widgets never open a screen.
+The views it opens (Sends, Why, Search, Export, act as, Steer; Stop and the operations' questions from
+screens/operations.py) are pushed from here, on its keys or on a widget's message: widgets never
+open a screen.
 """
 
 from __future__ import annotations
@@ -19,23 +20,21 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
 from sessions_tui.backend.contract.protocols import Backend
-from sessions_tui.backend.contract.types import BackendUnavailable
 from sessions_tui.backend.values.views import BrowsePage, SearchHit
-from sessions_tui.backend.values.vocabulary import StoreDamaged, ToolInputError
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
 from sessions_tui.ui.screens.acting_as import ActingAsScreen
 from sessions_tui.ui.screens.explain import ExplainScreen
 from sessions_tui.ui.screens.export import ExportScreen
 from sessions_tui.ui.screens.kill import KillScreen
-from sessions_tui.ui.screens.live_rows import PAGE_SIZE, LiveRows
+from sessions_tui.ui.screens.live_rows import PAGE_SIZE
 from sessions_tui.ui.screens.main_keys import KIND_KEYS, MAIN_KEYS, NEEDS
+from sessions_tui.ui.screens.operations import SessionOperations
 from sessions_tui.ui.screens.panes import focus_pane, layout_mode, move_cursor, set_layout, title_panes
 from sessions_tui.ui.screens.search import SearchScreen
 from sessions_tui.ui.screens.sends import SendsScreen
 from sessions_tui.ui.screens.sorting import clicked, sort_words, stepped
 from sessions_tui.ui.screens.steer import SteerScreen
-from sessions_tui.ui.screens.stop import StopScreen, outcome_line
 from sessions_tui.ui.screens.table_count import TableCounted, no_page_note, page_info
 from sessions_tui.ui.text import literal
 from sessions_tui.ui.widgets.composer import Composer
@@ -50,7 +49,7 @@ OPEN_DELAY_SECONDS = 0.12
 OPEN_AFTER_TYPING_SECONDS = 0.4
 
 
-class MainScreen(LiveRows):
+class MainScreen(SessionOperations):
     """Everything the dashboard shows at once; engine events arrive here as messages."""
 
     BINDINGS = MAIN_KEYS
@@ -65,7 +64,7 @@ class MainScreen(LiveRows):
     def __init__(self, backend: Backend, dashboard: Dashboard) -> None:
         """`dashboard` (the app) says who the tools run as at the moment of each call (acting as
         changes it) and names keys."""
-        super().__init__(backend, dashboard.requester)
+        super().__init__(backend, dashboard)
         self.dashboard = dashboard
         self.display_key = dashboard.display_key
         self.pages_loaded = 0  # how many pages the table has shown (benchmarks wait on it)
@@ -343,6 +342,7 @@ class MainScreen(LiveRows):
         table = self.query_one(SessionTable)
         if table.row_count:
             self.store_empty = False
+        self.follow_created()
         if (shown_was_listed and not self._shown_is_listed()) or (
             table.row_count and self.query_one(TranscriptPane).key is None
         ):
@@ -483,7 +483,7 @@ class MainScreen(LiveRows):
         focused part first: the composer, the filters and the transcript hand the focus back to the
         table (the filter input clearing its text), the spawn form hands it to the panel's runs list
         (one key from the form, whatever the terminal), the runs list closes the panel, and on the
-        table it clears the text filter, then closes the spawn panel."""
+        table it clears the marks, then the text filter, then closes the spawn panel."""
         focused = self.focused
         inside = {node.id for node in focused.ancestors_with_self} if focused is not None else set()
         table = self.query_one(SessionTable)
@@ -492,6 +492,8 @@ class MainScreen(LiveRows):
             self.query_one("#spawn-runs").focus()
         elif "spawn" in inside:
             self.action_toggle_spawn()
+        elif focused is table and table.marked:
+            table.clear_marks()
         elif focused is table:
             if not self.query_one(FilterBar).clear() and switcher.current == "spawn":
                 self.action_toggle_spawn()
@@ -501,14 +503,6 @@ class MainScreen(LiveRows):
             table.focus()
 
     # -- the views it opens ---------------------------------------------------------------------
-
-    def _open_key(self, purpose: str) -> str | None:
-        """The key of the session the transcript shows; None after a toast saying "Open a session
-        first: `purpose`" when none is open."""
-        key = self.query_one(TranscriptPane).key
-        if not key:
-            self.app.notify(f"Open a session first: {purpose}.", timeout=3)
-        return key
 
     def action_sends(self) -> None:
         """`l`: the Sends view of the open session, on the composer's last send when it has one."""
@@ -536,33 +530,6 @@ class MainScreen(LiveRows):
         key = self._open_key("export writes the open session")
         if key:
             self.app.push_screen(ExportScreen(self.backend, key, self.display_key(key)))
-
-    def action_stop(self) -> None:
-        """`x`: stop the open session's running turn, once confirmed; the outcome on the composer's
-        state line when it shows that session, else in a toast."""
-        key = self._open_key("stop asks the open session's running turn")
-        if not key:
-            return
-        shown = self.display_key(key)
-
-        def answered(stop: bool | None) -> None:
-            if stop:
-                self._stop(key, shown)
-
-        self.app.push_screen(StopScreen(shown), answered)
-
-    @work(group="stop", exit_on_error=False)
-    async def _stop(self, key: str, shown: str) -> None:
-        try:
-            outcome = await self.backend.abort_run(key)
-        except (BackendUnavailable, ToolInputError, StoreDamaged) as exc:  # damaged: the stop is not written
-            self.app.notify(str(exc), title="Not stopped", severity="warning", markup=False)
-            return
-        line = outcome_line(outcome, shown)
-        composer = self.query_one(Composer)
-        style = "bold $success" if outcome.aborted else ("bold $warning" if outcome.run_id else "dim")
-        if composer.key != key or not composer.show_status(literal(line, style)):
-            self.app.notify(line, title="Stop", timeout=6, markup=False)
 
     @on(SpawnPanel.KillAsked)
     def _kill_asked(self, event: SpawnPanel.KillAsked) -> None:

@@ -100,7 +100,49 @@ MAIN_KEYS: list[BindingType] = [
         id="search",
         tooltip="find: search the transcripts the acting-as session may read",
     ),
-    Binding("x", "stop", "stop", id="stop", tooltip="stop the open session's running turn (asks first)"),
+    Binding(
+        "x",
+        "stop",
+        "stop",
+        id="stop",
+        tooltip="stop the open session's running turn, or the marked sessions' (asks first)",
+    ),
+    Binding("n", "new_session", "new", id="new_session", tooltip="new session: key, agent, label, model, message"),
+    Binding(
+        "R",
+        "reset_session",
+        "reset",
+        id="reset_session",
+        tooltip="reset the highlighted session: a new transcript, the old one kept (asks first)",
+    ),
+    Binding("L", "rename_session", "rename", id="rename_session", tooltip="rename: the highlighted session's label"),
+    Binding(
+        "M", "model_session", "model", id="model_session", tooltip="the highlighted session's model and thinking level"
+    ),
+    Binding(
+        "A",
+        "archive_session",
+        "archive",
+        id="archive_session",
+        tooltip="archive or unarchive the highlighted session, or the marked ones (asks first)",
+    ),
+    Binding(
+        "D",
+        "delete_session",
+        "delete",
+        id="delete_session",
+        tooltip="delete the highlighted session, or the marked ones; transcripts kept (asks first)",
+    ),
+    Binding("space", "toggle_mark", "mark", id="mark", tooltip="mark the highlighted row for archive, stop or delete"),
+    Binding(
+        "alt+a",
+        "toggle_archived",
+        "archived",
+        show=False,
+        id="show_archived",
+        priority=True,  # as the kind toggles: before a field types what a terminal sends with it
+        tooltip="show or hide the archived sessions (dimmed, ar)",
+    ),
     Binding("E", "export", "export", id="export", tooltip="export the open session (redacted)"),
     Binding("p", "toggle_pause", "pause", id="pause", tooltip="pause or resume live updates"),
     Binding("r", "refresh", "refresh", id="refresh", tooltip="refresh the table, the transcript and the spawn runs"),
@@ -143,19 +185,32 @@ NEEDS: dict[str, Capability] = {
     "search": Capability.SEARCH,
     "export": Capability.EXPORT,
     "stop": Capability.ABORT,
+    **dict.fromkeys(
+        [
+            "new_session",
+            "reset_session",
+            "rename_session",
+            "model_session",
+            "archive_session",
+            "delete_session",
+            "toggle_mark",
+        ],
+        Capability.SESSION_OPS,
+    ),
 }
 """The actions that need a capability of the backend: without it, their key is hidden."""
 
-NAVIGATE, FILTER, TRANSCRIPT, SEND, SPAWN, VIEWS, APP = (
+NAVIGATE, FILTER, TRANSCRIPT, SEND, SPAWN, SESSIONS, VIEWS, APP = (
     "Navigate",
     "Filter and sort",
     "Transcript",
     "Send",
     "Spawn",
+    "Sessions",
     "Views",
     "App",
 )
-SECTIONS = (NAVIGATE, FILTER, TRANSCRIPT, SEND, SPAWN, VIEWS, APP)
+SECTIONS = (NAVIGATE, FILTER, TRANSCRIPT, SEND, SPAWN, SESSIONS, VIEWS, APP)
 """Help's sections, in its order."""
 SECTION_OF: dict[str, str] = {
     **dict.fromkeys(
@@ -163,11 +218,25 @@ SECTION_OF: dict[str, str] = {
     ),
     **dict.fromkeys([f"pane_{number}" for number in PANES], NAVIGATE),
     **dict.fromkeys(["focus_next_pane", "grow", "shrink", "back"], NAVIGATE),
-    **dict.fromkeys(["filter", "sort_prev", "sort_next", "sort_reverse", "prev_page", "next_page"], FILTER),
+    **dict.fromkeys(
+        ["filter", "sort_prev", "sort_next", "sort_reverse", "prev_page", "next_page", "show_archived"], FILTER
+    ),
     **dict.fromkeys([f"kind_{kind}" for kind in SESSION_KINDS], FILTER),
     **dict.fromkeys(["tools", "older"], TRANSCRIPT),
     **dict.fromkeys(["send", "stop"], SEND),
     **dict.fromkeys(["spawn", "spawn_kill", "spawn_steer"], SPAWN),
+    **dict.fromkeys(
+        [
+            "new_session",
+            "reset_session",
+            "rename_session",
+            "model_session",
+            "archive_session",
+            "delete_session",
+            "mark",
+        ],
+        SESSIONS,
+    ),
     **dict.fromkeys(["sends", "why", "search", "export"], VIEWS),
     **dict.fromkeys(["acting_as", "pause", "refresh", "help", "quit"], APP),
 }

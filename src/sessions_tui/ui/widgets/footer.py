@@ -22,10 +22,23 @@ from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 NARROW = frozenset({"filter", "sort_prev", "sort_next", "send", "help", "quit"})
 MEDIUM = NARROW | {"toggle_tools", "toggle_spawn", "acting_as"}
 WIDE = MEDIUM | {"older", "search", "stop", "export", "prev_page", "next_page"}
+OPERATIONS = frozenset(
+    {"reset_session", "rename_session", "model_session", "archive_session", "delete_session", "toggle_mark"}
+)
+"""The operations on the highlighted session: only the widest footer has room for them (`n new` shows
+from 180 columns)."""
 IN_FIELD_ONLY = frozenset({"step_back"})
 """Shown only while a text field has the focus: the keys it types are gone from the footer then."""
-TIERS: tuple[tuple[int, frozenset[str] | None], ...] = ((0, NARROW), (100, MEDIUM), (140, WIDE), (180, None))
-"""(from this many columns, the actions shown; None: every binding marked `show`)."""
+Tier = tuple[frozenset[str] | None, frozenset[str]]
+"""The actions a footer shows (None: every binding marked `show`) and those it leaves out."""
+TIERS: tuple[tuple[int, Tier], ...] = (
+    (0, (NARROW, frozenset())),
+    (100, (MEDIUM, frozenset())),
+    (140, (WIDE, frozenset())),
+    (180, (None, OPERATIONS)),
+    (240, (None, frozenset())),
+)
+"""(from this many columns, the tier shown there)."""
 
 
 @runtime_checkable
@@ -37,12 +50,12 @@ class FooterLabels(Protocol):
         ...
 
 
-def shown_actions(width: int) -> frozenset[str] | None:
-    """The actions the footer shows at `width` columns (None: all)."""
-    chosen: frozenset[str] | None = NARROW
-    for start, actions in TIERS:
+def shown_actions(width: int) -> Tier:
+    """The actions the footer shows at `width` columns (None: all) and those it leaves out."""
+    chosen: Tier = TIERS[0][1]
+    for start, tier in TIERS:
         if width >= start:
-            chosen = actions
+            chosen = tier
     return chosen
 
 
@@ -103,14 +116,15 @@ class DashboardFooter(Footer):
         return key.data_bind(compact=Footer.compact)
 
     @staticmethod
-    def _wanted(actions: frozenset[str] | None, in_field: bool, own: frozenset[str]) -> Callable[[str], bool]:
+    def _wanted(tier: Tier, in_field: bool, own: frozenset[str]) -> Callable[[str], bool]:
         """Whether the footer shows an action: the tier's, the focused widget's own, `esc` only in a
         field (where the keys it would show are typed)."""
+        actions, left_out = tier
 
         def wanted(action: str) -> bool:
             if action in IN_FIELD_ONLY:
                 return in_field
-            return actions is None or action in actions or action in own
+            return action in own or (action not in left_out and (actions is None or action in actions))
 
         return wanted
 

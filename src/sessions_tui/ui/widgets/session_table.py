@@ -102,7 +102,7 @@ class _Line:
 
     def __init__(self, table: SessionTable, row: BrowseRow, now_ms: int) -> None:
         self._table, self.row, self.now_ms = table, row, now_ms
-        self.shown = shown_fields(row, now_ms)
+        self.shown = shown_fields(row, now_ms, row["_key"] in table.marked)
         self._composed: tuple[dict[str, Text], Text] | None = table._composed.get(self.shown)
 
     @property
@@ -131,6 +131,7 @@ class SessionTable(DataTable[Any]):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, show_header=False, cell_padding=0, **kwargs)
         self.rows_by_key: dict[str, BrowseRow] = {}
+        self.marked: set[str] = set()  # the keys marked for a bulk action (space), shown or not
         self.lines_by_key: dict[str, _Line] = {}
         self.now_ms = 0
         self.room = 10_000  # the width the columns fit in (the table's, once laid out)
@@ -180,7 +181,7 @@ class SessionTable(DataTable[Any]):
     def _refit(self, rows: list[BrowseRow] | None = None) -> None:
         """Fit the columns to the room and to the content of `rows` (those shown when None); when
         the widths change, the shown rows are recomposed (none rebuilt) and the titles follow."""
-        self.content = content_widths(self.rows_by_key.values() if rows is None else rows)
+        self.content = content_widths(self.rows_by_key.values() if rows is None else rows, self.marked)
         widths = fit_columns(self.room, self.content)
         if widths == self.widths:
             return
@@ -210,8 +211,11 @@ class SessionTable(DataTable[Any]):
         if composed is None:
             if len(self._composed) >= COMPOSED_KEPT:
                 self._composed.clear()
-            values = cells(line.row, line.now_ms)
-            composed = self._composed[line.shown] = (values, compose_line(values, self.widths))
+            values = cells(line.row, line.now_ms, marked=line.shown[0])
+            text = compose_line(values, self.widths)
+            if line.row.get("archived"):  # shown with `include_archived`: dimmed, `ar` in ST
+                text.stylize("dim")
+            composed = self._composed[line.shown] = (values, text)
         return composed
 
     def _add(self, row: BrowseRow) -> None:
@@ -225,7 +229,8 @@ class SessionTable(DataTable[Any]):
         The same page again (a keystroke that changes no row) leaves the table as it is."""
         self.now_ms = now_ms
         if [r["_key"] for r in rows] == [row.key.value for row in self.ordered_rows] and all(
-            shown_fields(row, now_ms) == self.lines_by_key[row["_key"]].shown for row in rows
+            shown_fields(row, now_ms, row["_key"] in self.marked) == self.lines_by_key[row["_key"]].shown
+            for row in rows
         ):
             self.rows_by_key = {row["_key"]: row for row in rows}
             self.refresh()  # painted again as it is: from DataTable's line cache
@@ -304,6 +309,30 @@ class SessionTable(DataTable[Any]):
     def refresh_times(self, now_ms: int) -> None:
         """Relative times move on: recompose only the rows whose UPDATED text changed."""
         self.apply(dict(self.rows_by_key), now_ms)
+
+    def toggle_mark(self, key: str) -> bool:
+        """Mark the row of `key` for a bulk action, or unmark it; returns whether it is marked now.
+        A mark stays while its session is listed elsewhere (another page, a filter) or changes."""
+        if key in self.marked:
+            self.marked.discard(key)
+        else:
+            self.marked.add(key)
+        self._remark([key])
+        return key in self.marked
+
+    def clear_marks(self) -> None:
+        """Every mark gone (esc, or after the bulk action)."""
+        keys, self.marked = list(self.marked), set()
+        self._remark(keys)
+
+    def _remark(self, keys: list[str]) -> None:
+        """The rows of `keys` shown again with their mark or without."""
+        for key in keys:
+            line = self.lines_by_key.get(key)
+            if line is not None:
+                self.lines_by_key[key] = _Line(self, line.row, line.now_ms)
+                self.update_cell(key, LINE, self.lines_by_key[key])
+        self._refit()
 
     def current_key(self) -> str | None:
         if not self.row_count:

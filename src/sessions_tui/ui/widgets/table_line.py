@@ -13,7 +13,7 @@ whole), then to KEY up to `KEY_MAX`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -80,14 +80,16 @@ def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[st
     return grow_into(shown, width, steps, between=len(GAP))
 
 
-def content_widths(rows: Iterable[BrowseRow]) -> dict[str, int]:
-    """The widest value of each of the `FITTED` columns over `rows`, in cells, as `cells` shows them."""
+def content_widths(rows: Iterable[BrowseRow], marked: Collection[str] = ()) -> dict[str, int]:
+    """The widest value of each of the `FITTED` columns over `rows`, in cells, as `cells` shows them
+    (the keys of `marked` with their mark)."""
     widths = dict.fromkeys(FITTED, 0)
     for row in rows:
         denied = row.get("_send") == "deny"
         overridden = row.get("sendPolicy") in ("allow", "deny")
+        mark = len(MARK) if marked and row["_key"] in marked else 0
         for key, value in (
-            ("key", _shown_len(row["key"]) + (2 if denied else 0)),
+            ("key", _shown_len(row["key"]) + (2 if denied else 0) + mark),
             ("channel", _shown_len(row.get("channel", ""))),
             ("label", _shown_len(display_name(row))),
             ("model", _shown_len(row.get("model") or "")),
@@ -107,12 +109,18 @@ def line_width(widths: dict[str, int]) -> int:
     return sum(widths.values()) + len(GAP) * (len(widths) - 1)
 
 
-def cells(row: BrowseRow, now_ms: int) -> dict[str, Text]:
-    """What each column shows for a row of `tools.browse`."""
+MARK = "● "
+"""Before the key of a row marked for a bulk action (space)."""
+
+
+def cells(row: BrowseRow, now_ms: int, marked: bool = False) -> dict[str, Text]:
+    """What each column shows for a row of `tools.browse` (`marked`: for a bulk action)."""
     denied = row.get("_send") == "deny"
     key = literal(row["key"])
     if denied:
         key = span("⊘ ", style="bold $error") + key
+    if marked:
+        key = span(MARK, style="bold $accent") + key
     label = display_name(row)
     send = span("deny" if denied else "allow", style="$error" if denied else "dim")
     if row.get("sendPolicy") in ("allow", "deny"):
@@ -135,10 +143,12 @@ def cells(row: BrowseRow, now_ms: int) -> dict[str, Text]:
     }
 
 
-def shown_fields(row: BrowseRow, now_ms: int) -> tuple[Any, ...]:
-    """Everything `cells` reads of a row (the update time as shown): rows with equal fields show
-    the same line, so a line is composed once for all of them (`SessionTable` keeps recent ones)."""
+def shown_fields(row: BrowseRow, now_ms: int, marked: bool = False) -> tuple[Any, ...]:
+    """Everything `cells` reads of a row (the update time as shown) and whether it is marked: rows
+    with equal fields show the same line, so a line is composed once for all of them
+    (`SessionTable` keeps recent ones)."""
     return (
+        marked,
         row["key"],
         row.get("_send"),
         display_name(row),

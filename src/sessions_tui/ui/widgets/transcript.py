@@ -226,6 +226,9 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         messages: list[dict[str, Any]] = [m for m in result.get("messages", []) if isinstance(m, dict)]
         total = result.get("totalMessages")  # an OpenClaw gateway's HTTP `sessions_history` has none
         self._total = total if isinstance(total, int) and not isinstance(total, bool) else None
+        if event.kind == "tail" and messages and max(message_seq(m) for m in messages) < self.last_seq:
+            self.reload()  # the newest is older than the shown: a new transcript (a reset), shown afresh
+            return
         if event.kind == "first" or any(message_seq(m) <= 0 for m in messages):
             await self._replace(event.kind, result, messages)
         else:
