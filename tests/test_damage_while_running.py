@@ -159,6 +159,19 @@ def test_the_server_answers_a_write_503_store_damaged_logs_it_once_and_goes_on_r
     assert "Traceback" not in caplog.text
 
 
+def test_a_hook_on_a_damaged_store_is_answered_503_store_damaged_and_writes_nothing(tmp_path):
+    from sessions_tui.cli.commands.serve import hook_settings
+
+    state = tmp_path / "state"
+    backend = local_backend(state, {"hooks": {"enabled": True, "token": "hook-t"}})
+    backend.engine.store.sessions.create("agent:main:mine", {})
+    with served(backend, hooks=hook_settings(backend)) as url, httpx.Client(base_url=url, timeout=30) as client:
+        before = damage(state)
+        answer = client.post("/hooks/agent", json={"message": "x"}, headers={"Authorization": "Bearer hook-t"})
+        assert answer.status_code == 503 and answer.json()["error"]["type"] == "store_damaged"
+        assert unwritten(state, before)
+
+
 # -- the OpenClaw follow --------------------------------------------------------------------------
 
 

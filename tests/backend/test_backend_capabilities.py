@@ -56,17 +56,20 @@ async def test_a_local_backend_does_everything_but_compacting(tmp_path):
         backend.close()
 
 
-async def test_a_remote_backend_offers_all_but_importing_here_and_compacting():
+async def test_a_remote_backend_offers_all_but_importing_here_compacting_and_hooks():
     from sessions_tui.backend.contract.types import BackendUnavailable
 
     remote = RemoteBackend("http://127.0.0.1:9", None)
     try:
-        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT}
+        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
         assert remote.not_offered(Capability.IMPORT) == (
             "http://127.0.0.1:9: importing an OpenClaw state directory is done on the server's machine"
         )
         with pytest.raises(BackendUnavailable, match="a sessions-tui engine does not compact"):
             await remote.compact_session("main")  # refused here, nothing asked of the server
+        assert remote.not_offered(Capability.HOOKS) == (
+            "http://127.0.0.1:9: inbound hooks are posted to the server itself (POST /hooks/agent)"
+        )
     finally:
         remote.close()
 
@@ -75,7 +78,7 @@ def test_several_backends_have_what_any_of_them_has_but_importing():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
         both = SeveralBackends([one, two])
-        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT}
+        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
         assert both.not_offered(Capability.COMPACT) == one.not_offered(Capability.COMPACT)
     finally:
         one.close()

@@ -33,6 +33,7 @@ from sessions_tui.backend.gateway.row_sort import row_sort_key
 if TYPE_CHECKING:
     from sessions_tui.engine.events import EngineEvent
     from sessions_tui.engine.export import SessionExport
+    from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
@@ -441,6 +442,15 @@ class SeveralBackends:
 
     async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise BackendUnavailable(self.not_offered(Capability.IMPORT))
+
+    async def run_hook(self, hook: HookRun) -> HookAdmitted:
+        raise BackendUnavailable(self.not_offered(Capability.HOOKS))
+
+    async def hook_completion(self, run_id: str) -> HookCompletion:
+        raise BackendUnavailable(self.not_offered(Capability.HOOKS))
+
+    async def wake_hook(self, wake: HookWake) -> WakeOutcome:
+        raise BackendUnavailable(self.not_offered(Capability.HOOKS))
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool

@@ -36,6 +36,8 @@ from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk.private_files import tightened_notice
 
 if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use none of them
+    from sessions_tui.engine.hooks.hook_runs import HookRuns
+    from sessions_tui.engine.hooks.wakes import Wakes
     from sessions_tui.engine.llm.registry import ModelRegistry
     from sessions_tui.engine.messaging.outbox import Outbox
     from sessions_tui.engine.messaging.send_service import SendService
@@ -57,7 +59,12 @@ def config_secrets(config: Config) -> list[str]:
     from sessions_tui.engine.redaction.redact import is_secret_field
 
     out: list[str] = []
-    for token in (config.gateway.auth.token, config.gateway.remote.token, os.environ.get("SESSIONS_TUI_TOKEN")):
+    for token in (
+        config.gateway.auth.token,
+        config.gateway.remote.token,
+        config.hooks.token,
+        os.environ.get("SESSIONS_TUI_TOKEN"),
+    ):
         text = secret_text(token)
         if text:
             out.append(text)
@@ -154,6 +161,20 @@ class Engine(ConfigPolicies):
         from sessions_tui.engine.subagents.run_controls import RunControls
 
         return RunControls(self)
+
+    @cached_property
+    def hooks(self) -> HookRuns:
+        """The runs inbound hooks start (`serve`'s `POST /hooks/agent`)."""
+        from sessions_tui.engine.hooks.hook_runs import HookRuns
+
+        return HookRuns(self)
+
+    @cached_property
+    def wakes(self) -> Wakes:
+        """The wakes from outside (`serve`'s `POST /hooks/wake`) and the system events they queue."""
+        from sessions_tui.engine.hooks.wakes import Wakes
+
+        return Wakes(self)
 
     def built(self, part: str) -> bool:
         """Whether the part `part` (`outbox`, `runs`, `run_controls`, `models`, …) was built."""

@@ -140,6 +140,18 @@ class LinkChanged(_Event):
     line: str | None = None
 
 
+class HookReceived(_Event):
+    """An inbound hook was let in (`POST /hooks/agent` or `/hooks/wake` on `serve`): `name` is the
+    hook's (its `name` field, "Hook" when it gave none; a wake's is "Wake"), `run_id` the run it
+    started (none for a wake only queued)."""
+
+    type: Literal["hook_received"] = "hook_received"
+    session_key: str
+    name: str
+    kind: Literal["agent", "wake"] = "agent"
+    run_id: str | None = None
+
+
 EngineEvent = (
     SessionChanged
     | MessageAppended
@@ -154,6 +166,7 @@ EngineEvent = (
     | StoreChanged
     | FollowStatus
     | LinkChanged
+    | HookReceived
 )
 
 Subscriber = Callable[[EngineEvent], None]

@@ -2,8 +2,9 @@
 
 As OpenClaw's gateway: the shared-secret bearer token is compared in constant time; a client
 address that fails `max_failures` times within `window_s` is refused with 429 and `Retry-After`
-for `lockout_s` (loopback clients never are); tools that act (`sessions_send`, `sessions_spawn`, …)
-are off over HTTP unless `gateway.tools.allow` names them, and `gateway.tools.deny` wins over allow.
+for `lockout_s` (loopback clients never are, but by the hooks' lockout: `exempt_loopback`); tools
+that act (`sessions_send`, `sessions_spawn`, …) are off over HTTP unless `gateway.tools.allow`
+names them, and `gateway.tools.deny` wins over allow.
 """
 
 from __future__ import annotations
@@ -79,12 +80,14 @@ class AuthLockout:
         *,
         clock: Callable[[], float] = time.monotonic,
         max_entries: int = 10_000,
+        exempt_loopback: bool = True,
     ) -> None:
         self.max_failures = max_failures
         self.window_s = window_s
         self.lockout_s = lockout_s
         self._clock = clock
         self._max_entries = max_entries
+        self.exempt_loopback = exempt_loopback
         self._by_client: dict[str, _Failures] = {}
 
     def _refresh(self, entry: _Failures, now: float) -> None:
@@ -95,7 +98,7 @@ class AuthLockout:
 
     def retry_after(self, client: str | None) -> int | None:
         """Seconds until a locked-out client may try again; None when it may now."""
-        if client is None or is_loopback_host(client):
+        if client is None or self._exempt(client):
             return None
         entry = self._by_client.get(client)
         if entry is None:
@@ -108,8 +111,11 @@ class AuthLockout:
             return None
         return max(1, math.ceil(entry.locked_until - now))
 
+    def _exempt(self, client: str) -> bool:
+        return self.exempt_loopback and is_loopback_host(client)
+
     def failed(self, client: str | None) -> None:
-        if client is None or is_loopback_host(client):
+        if client is None or self._exempt(client):
             return
         now = self._clock()
         entry = self._by_client.get(client)

@@ -4,6 +4,7 @@
 - `GET /health` — the process is up; `GET /readyz` — the engine is started and answers.
 - `GET /events` — the engine's events as server-sent events (events.py); bearer auth.
 - `POST /sessions-tui/v1/<op>` — the operator's reads for remote dashboards (operator.py); bearer auth.
+- `POST <hooks.path>/agent`, `/wake` — OpenClaw's inbound hooks, with their own token (hooks.py), when enabled.
 
 Another method on these routes gets a 405 naming the one it takes (`Allow: POST`); an exception
 of the server's own gets a bare 500, its traceback redacted in the server's log (failures.py).
@@ -20,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.remote.wire import API_PREFIX
@@ -29,6 +30,7 @@ from sessions_tui.server.access import http_denied
 from sessions_tui.server.damage import DamageReport
 from sessions_tui.server.events import EventStream
 from sessions_tui.server.failures import ContainFailures
+from sessions_tui.server.hooks import HooksEndpoint
 from sessions_tui.server.invoke import Authenticator, ToolsInvoke, json_response, method_not_allowed
 from sessions_tui.server.operator import OperatorApi
 from sessions_tui.server.settings import ServerSettings
@@ -123,13 +125,15 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
                 await backend.drain()
                 await backend.aclose()
 
-    routes = [
+    routes: list[BaseRoute] = [
         AnyMethod("/tools/invoke", invoke.handle),
         Route("/health", health, methods=["GET", "HEAD"]),
         Route("/readyz", readyz, methods=["GET", "HEAD"]),
         AnyMethod("/events", _authenticated(auth, events.handle, "GET")),
         AnyMethod(API_PREFIX + "/{op}", _authenticated(auth, operator.handle, "POST")),
     ]
+    if settings.hooks is not None:
+        routes += HooksEndpoint(backend, settings.hooks, damage.refused).routes()
     middleware = [Middleware(ContainFailures, redact=backend.redact)]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.router.redirect_slashes = False  # the gateway: `/tools/invoke/` is not found, not redirected

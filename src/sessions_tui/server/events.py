@@ -28,9 +28,20 @@ KEEPALIVE_S = 15.0
 _END: dict[str, Any] = {}
 """Put in a reader's queue when the server stops: its stream ends (compared by identity)."""
 
-_REDACTED = ("text", "error", "reason", "failure", "session_key", "target_key", "speaker", "child_session_key")
-"""Event fields that hold agent or error text, or a session key (user data, which may hold a
-secret: a remote face passes a redacted key back as it got it), redacted on the way out."""
+_REDACTED = (
+    "text",
+    "error",
+    "reason",
+    "failure",
+    "session_key",
+    "target_key",
+    "speaker",
+    "child_session_key",
+    "name",
+)
+"""Event fields that hold agent or error text (a hook's name too), or a session key (user data,
+which may hold a secret: a remote face passes a redacted key back as it got it), redacted on the
+way out."""
 
 
 def wire_event(event: EngineEvent, redact: Callable[[str], str]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from sessions_tui.backend.contract.types import (
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
     from sessions_tui.engine.export import SessionExport
+    from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
@@ -345,6 +346,22 @@ class Compacting(Protocol):
         `OperationRefused` for what the backend may not do there."""
 
 
+class Hooking(Protocol):
+    """Work handed in from outside: OpenClaw's inbound hooks (`serve`'s `POST /hooks/agent`, `/hooks/wake`)."""
+
+    async def run_hook(self, hook: HookRun) -> HookAdmitted:
+        """Place the hook by the `hooks` policy (its agent and session), queue its run, and follow
+        it to its end. Raises `ToolInputError` with OpenClaw's words for what the policy refuses,
+        `OperationRefused` for a session that cannot take work (one an OpenClaw owns)."""
+
+    async def hook_completion(self, run_id: str) -> HookCompletion:
+        """How a hook run `run_hook` started here ended, once it has (`KeyError`: not one of them)."""
+
+    async def wake_hook(self, wake: HookWake) -> WakeOutcome:
+        """Queue a wake's text for its session (`queued`, or `coalesced` with the same one pending),
+        and with `now` run on the events pending. Refuses as `run_hook` does."""
+
+
 class Backend(
     Placed,
     Identifying,
@@ -363,6 +380,7 @@ class Backend(
     Aborting,
     Operating,
     Compacting,
+    Hooking,
     Protocol,
 ):
     """The engine as a face sees it: every protocol above. A backend without a capability still
@@ -386,5 +404,6 @@ PROTOCOL_OF: dict[Capability, type] = {
     Capability.ABORT: Aborting,
     Capability.SESSION_OPS: Operating,
     Capability.COMPACT: Compacting,
+    Capability.HOOKS: Hooking,
 }
 """The protocol each capability answers."""

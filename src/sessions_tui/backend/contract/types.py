@@ -40,6 +40,7 @@ class Capability(enum.Enum):
     ABORT = "abort"  # stop a session's running turn
     SESSION_OPS = "session ops"  # create, reset, rename, re-model, archive, delete a session
     COMPACT = "compact"  # compact a session's transcript (a summary in place of its older lines)
+    HOOKS = "hooks"  # start agent runs handed in from outside (inbound hooks)
 
     @property
     def what(self) -> str:
@@ -61,6 +62,7 @@ _WHAT = {
     Capability.ABORT: "stopping a run",
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting sessions",
     Capability.COMPACT: "compacting a session",
+    Capability.HOOKS: "inbound hooks (POST /hooks/agent)",
 }
 
 EVERY_CAPABILITY = frozenset(Capability)

@@ -39,6 +39,7 @@ LACKS = {
     "is done over its WebSocket (its sessions.* methods): connect with ws:// or without --remote-http-only",
     Capability.COMPACT: "compacting an OpenClaw gateway's session is done over its WebSocket (sessions.compact): "
     "connect with ws:// or without --remote-http-only",
+    Capability.HOOKS: "an OpenClaw gateway takes its hooks itself (POST /hooks/agent on it)",
 }
 """What a gateway has not, each as the line a face says for it (importing: as any server says).
 The socket backend has `ABORT`, `SESSION_OPS` and `COMPACT`; the HTTP one has not."""

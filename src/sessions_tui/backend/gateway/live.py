@@ -77,6 +77,7 @@ from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged,
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.listing import Row
     from sessions_tui.engine.export import SessionExport
+    from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.redact import Redactor
@@ -540,6 +541,15 @@ class GatewaySocketBackend(SocketSessionOps, ConfigIdentity):
 
     async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise self._lacking(Capability.IMPORT)
+
+    async def run_hook(self, hook: HookRun) -> HookAdmitted:
+        raise self._lacking(Capability.HOOKS)
+
+    async def hook_completion(self, run_id: str) -> HookCompletion:
+        raise self._lacking(Capability.HOOKS)
+
+    async def wake_hook(self, wake: HookWake) -> WakeOutcome:
+        raise self._lacking(Capability.HOOKS)
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool

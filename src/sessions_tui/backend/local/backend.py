@@ -41,6 +41,7 @@ from sessions_tui.tools.registry import invoke, invoke_read, reads_only
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
     from sessions_tui.engine.export import SessionExport
+    from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
@@ -65,6 +66,21 @@ def _in_seam_words() -> Iterator[None]:
     except SessionOpInvalid as exc:
         raise ToolInputError(str(exc)) from None
     except SessionOpRefused as exc:
+        raise OperationRefused(str(exc)) from None
+
+
+@contextmanager
+def _in_hook_words() -> Iterator[None]:
+    """A hook's refusals as the seam says them: the policy's a `ToolInputError`, a session that
+    cannot take work an `OperationRefused`."""
+    from sessions_tui.engine.hooks.hook_runs import HookConflict
+    from sessions_tui.engine.hooks.policy import HookRefused
+
+    try:
+        yield
+    except HookRefused as exc:
+        raise ToolInputError(str(exc)) from None
+    except HookConflict as exc:
         raise OperationRefused(str(exc)) from None
 
 
@@ -372,6 +388,38 @@ class LocalBackend:
 
     async def compact_session(self, key: str, *, requester: Requester | None = None) -> SessionOpOutcome:
         raise BackendUnavailable(self.not_offered(Capability.COMPACT))
+
+    # -- inbound hooks (engine/hooks/): placed and recorded on the store's thread, queued on this loop;
+    # shielded, so a caller that stops waiting never leaves a recorded run unqueued
+
+    async def run_hook(self, hook: HookRun) -> HookAdmitted:
+        hooks, runs = self.engine.hooks, self.engine.runs  # built here, on the loop, once
+
+        async def admit() -> HookAdmitted:
+            with _in_hook_words():
+                admission = await self._store(hooks.admit, hook, runs)
+            return hooks.start(admission, runs)
+
+        return await asyncio.shield(asyncio.ensure_future(admit()))
+
+    async def hook_completion(self, run_id: str) -> HookCompletion:
+        return await self.engine.hooks.completion(run_id)
+
+    async def wake_hook(self, wake: HookWake) -> WakeOutcome:
+        wakes, runs = self.engine.wakes, self.engine.runs
+
+        def queue() -> tuple[WakeOutcome, Any]:
+            outcome, request = wakes.wake(wake)
+            return outcome, (runs.record(request), request) if request is not None else None
+
+        async def admit() -> WakeOutcome:
+            with _in_hook_words():
+                outcome, run = await self._store(queue)
+            if run is not None:
+                runs.enqueue(*run)
+            return outcome
+
+        return await asyncio.shield(asyncio.ensure_future(admit()))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         from sessions_tui.tools.explain import explain_access

@@ -45,6 +45,7 @@ from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
@@ -143,15 +144,17 @@ class RemoteBackend(ConfigIdentity):
     @property
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
-        following an OpenClaw, which is done on the server's machine, and compacting, which its
-        engine does not do."""
-        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT}
+        following an OpenClaw, which is done on the server's machine, compacting, which its engine
+        does not do, and inbound hooks, which are posted to the server itself."""
+        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
             return f"{self.url}: importing an OpenClaw state directory is done on the server's machine"
         if capability is Capability.COMPACT:
             return f"{self.url}: compacting a session is not on this backend: a sessions-tui engine does not compact"
+        if capability is Capability.HOOKS:
+            return f"{self.url}: inbound hooks are posted to the server itself (POST /hooks/agent)"
         return not_on(self.url, capability)
 
     @property
@@ -411,6 +414,17 @@ class RemoteBackend(ConfigIdentity):
 
     async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise RemoteError(self.not_offered(Capability.IMPORT))
+
+    # -- inbound hooks: posted to the server itself, not through its operator API ----------------
+
+    async def run_hook(self, hook: HookRun) -> HookAdmitted:
+        raise RemoteError(self.not_offered(Capability.HOOKS))
+
+    async def hook_completion(self, run_id: str) -> HookCompletion:
+        raise RemoteError(self.not_offered(Capability.HOOKS))
+
+    async def wake_hook(self, wake: HookWake) -> WakeOutcome:
+        raise RemoteError(self.not_offered(Capability.HOOKS))
 
     async def follow_openclaw(
         self, root: Path, stop: asyncio.Event, on_tick: Callable[[FollowTick], None], *, own_connection: bool

@@ -5,6 +5,7 @@ face names them from here and never from the engine. Events: what the engine rep
 happens. Ledger entries: the sends and what became of them. Tool specs and errors: what a tool
 takes and how it refuses input. Store errors: a damaged state database, a search it cannot read.
 The thinking levels a session takes.
+Hooks: what an inbound hook asks (`HookRun`, `HookWake`) and what it is answered.
 `LazyModel`: the model base they are built on (validators built on first use). Loaded by every
 command, so nothing here pulls in the dashboard's reads; the types of export and OpenClaw import
 travel in export.py and openclaw.py.
@@ -17,6 +18,7 @@ from sessions_tui.engine.events import (
     DeliveryChanged,
     EngineEvent,
     FollowStatus,
+    HookReceived,
     LinkChanged,
     MessageAppended,
     PolicyRefused,
@@ -28,6 +30,7 @@ from sessions_tui.engine.events import (
     SessionChanged,
     StoreChanged,
 )
+from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
 from sessions_tui.engine.session_operations import THINKING_LEVELS
@@ -43,6 +46,11 @@ __all__ = [
     "DeliveryChanged",
     "EngineEvent",
     "FollowStatus",
+    "HookAdmitted",
+    "HookCompletion",
+    "HookReceived",
+    "HookRun",
+    "HookWake",
     "LazyModel",
     "LedgerEntry",
     "LedgerState",
@@ -63,4 +71,5 @@ __all__ = [
     "ToolInputError",
     "ToolSpec",
     "UnknownToolError",
+    "WakeOutcome",
 ]

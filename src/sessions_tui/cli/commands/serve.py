@@ -3,7 +3,8 @@
 Which token, which host: a token from --token, $SESSIONS_TUI_TOKEN or `gateway.auth.token`;
 without any, loopback only, with a fresh random token in `<state>/serve.token` (mode 600, never
 printed). A host other than loopback without a token is refused: anyone who can reach the port
-could otherwise read every session.
+could otherwise read every session. With `hooks.enabled`, OpenClaw's inbound hooks are answered
+too, under `hooks.path`, with the hook token (server/hooks.py).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from sessions_tui.cli.options import TOKEN_ENV, TOKEN_FILE
 from sessions_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
-    from sessions_tui.server.settings import ServerSettings
+    from sessions_tui.server.settings import HookSettings, ServerSettings
 
 EXIT_FAILED = 1
 """A worker of several ended while no stop was asked."""
@@ -70,6 +71,23 @@ def choose_token(opts: argparse.Namespace, backend: LocalBackend) -> tuple[str, 
     return write_token_file(path), f"in {path}"
 
 
+def hook_settings(backend: LocalBackend) -> HookSettings | None:
+    """The inbound hooks' settings from the config's `hooks` section; None when they are off."""
+    from sessions_tui.server.settings import HookSettings
+
+    config = backend.engine.config
+    token = config.hooks.secret()
+    if not config.hooks.enabled or token is None:
+        return None
+    return HookSettings(
+        token=SecretStr(token),
+        path=config.hooks.path,
+        max_body_bytes=config.hooks.max_body_bytes,
+        channels=tuple(config.channels),
+        default_session_key=config.hooks.default_session_key,
+    )
+
+
 def server_settings(opts: argparse.Namespace, backend: LocalBackend) -> tuple[ServerSettings, str]:
     """The server's settings from the options and the config, and where its token came from."""
     from sessions_tui.server.settings import DEFAULT_PORT, ServerSettings
@@ -85,6 +103,7 @@ def server_settings(opts: argparse.Namespace, backend: LocalBackend) -> tuple[Se
         token=SecretStr(token),
         allow=tuple(gateway.tools.allow),
         deny=tuple(gateway.tools.deny),
+        hooks=hook_settings(backend),
     )
     return settings, origin
 

@@ -19,6 +19,7 @@ from sessions_tui.backend.values.vocabulary import (
     DeliveryChanged,
     EngineEvent,
     FollowStatus,
+    HookReceived,
     PolicyRefused,
     RunEnded,
     RunStarted,
@@ -35,7 +36,7 @@ JSON_TEXT_CHARS = 8000
 
 KEY_FIELDS = ("target_key", "child_session_key", "speaker")
 """An event's fields that name another session: shown by their display key, as `session` is."""
-TEXT_FIELDS = ("text", "error", "reason", "failure", "delta")
+TEXT_FIELDS = ("text", "error", "reason", "failure", "delta", "name")
 """An event's fields of free text (agent text, errors): redacted."""
 
 WORDS = {
@@ -49,6 +50,7 @@ WORDS = {
     "policy_refused": "refused",
     "delivery_changed": "delivery",
     "follow_status": "follow",
+    "hook_received": "hook",
 }
 """The word a text line names each record's type by."""
 
@@ -204,6 +206,12 @@ def _follow(fields: dict[str, Any]) -> str:
     return f"following {fields.get('root')}{changed}"
 
 
+def _hook(fields: dict[str, Any]) -> str:
+    wake = " (a wake)" if fields.get("kind") == "wake" else ""
+    started = f", {_run(fields)}" if fields.get("run_id") else ""
+    return f"{one_line(str(fields.get('name') or ''))} received{wake}{started}"
+
+
 _SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "session_changed": _session,
     "message_appended": _message,
@@ -215,7 +223,18 @@ _SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "policy_refused": _refused,
     "delivery_changed": _delivery,
     "follow_status": _follow,
+    "hook_received": _hook,
 }
 
-SAID_EVENTS = (RunStarted, RunStreamed, RunEnded, SendProgress, Announced, PolicyRefused, DeliveryChanged, FollowStatus)
+SAID_EVENTS = (
+    RunStarted,
+    RunStreamed,
+    RunEnded,
+    SendProgress,
+    Announced,
+    PolicyRefused,
+    DeliveryChanged,
+    FollowStatus,
+    HookReceived,
+)
 """The engine events printed as they come (session changes and messages are read from the store)."""

@@ -5,7 +5,7 @@ of the engine but its leaf helpers (keys, files, the JavaScript-regex checker), 
 loaded and checked before any engine exists. One concept per module:
 
 * `base` — the strict model base and shared field types (camelCase aliases, floored integers);
-* `session`, `tools`, `agents`, `providers`, `channels`, `redaction`, `ui`, `gateway` — one section each;
+* `session`, `tools`, `agents`, `providers`, `channels`, `redaction`, `ui`, `gateway`, `hooks` — one section each;
 * `document` — `Config`, the whole file, and the lookups merging an agent with the defaults;
 * `rules` — the clamps and enum fallbacks (`VALUE_RULES`) that turn bad values into warnings;
 * `errors` — `ConfigError` and its one-line messages;
@@ -28,6 +28,7 @@ from sessions_tui.engine.config.channels import ChannelConfig
 from sessions_tui.engine.config.document import Config
 from sessions_tui.engine.config.errors import ConfigError
 from sessions_tui.engine.config.gateway import GatewayAuthConfig, GatewayConfig, GatewayRemoteConfig, GatewayToolsConfig
+from sessions_tui.engine.config.hooks import HooksConfig
 from sessions_tui.engine.config.loading import LoadedConfig, load_config, parse_config
 from sessions_tui.engine.config.paths import (
     APP_NAME,
@@ -69,6 +70,7 @@ __all__ = [
     "GatewayConfig",
     "GatewayRemoteConfig",
     "GatewayToolsConfig",
+    "HooksConfig",
     "APP_NAME",
     "CONFIG_FILE_NAME",
     "CONFIG_PATH_ENV",

@@ -15,6 +15,7 @@ from sessions_tui.engine.config.agents import AgentConfig, AgentsConfig
 from sessions_tui.engine.config.base import ConfigModel
 from sessions_tui.engine.config.channels import ChannelConfig
 from sessions_tui.engine.config.gateway import GatewayConfig
+from sessions_tui.engine.config.hooks import HooksConfig
 from sessions_tui.engine.config.providers import ModelsConfig
 from sessions_tui.engine.config.redaction import LoggingConfig
 from sessions_tui.engine.config.rules import apply_value_rules, show_number
@@ -49,6 +50,9 @@ class Config(ConfigModel):
     gateway: GatewayConfig = Field(
         default_factory=GatewayConfig,
         description="The HTTP face (`serve`) and the gateway OpenClaw sessions send through.",
+    )
+    hooks: HooksConfig = Field(
+        default_factory=HooksConfig, description="Inbound hooks on `serve` (`POST /hooks/agent`); default: off."
     )
 
     @model_validator(mode="before")

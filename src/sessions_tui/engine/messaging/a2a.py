@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sessions_tui.engine.events import SendProgress
+from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.messaging.announce_route import AnnounceHost, queue_announce, resolve_announce_target
 from sessions_tui.engine.messaging.ledger import SendLedger
 from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
@@ -67,7 +68,9 @@ class ReplySnapshot:
     fingerprint: str
 
 
-def latest_assistant_reply(engine: A2AHost, session_key: str, limit: int = REPLY_HISTORY_LIMIT) -> ReplySnapshot | None:
+def latest_assistant_reply(
+    engine: EngineFloor, session_key: str, limit: int = REPLY_HISTORY_LIMIT
+) -> ReplySnapshot | None:
     """The newest assistant message with text, and a fingerprint to tell a new one from a stale one."""
     messages = strip_tool_messages(engine.store.transcripts.history(session_key, limit=limit).messages)
     for message in reversed(messages):

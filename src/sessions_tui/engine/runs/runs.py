@@ -145,6 +145,12 @@ class Runs(Generic[HostT]):
 
         Never in a session that belongs to an OpenClaw (docs/decisions.md D17): that raises `OwnedByOpenClaw`.
         """
+        return self.enqueue(self.record(request), request)
+
+    def record(self, request: RunRequest) -> RunRecord:
+        """A run's record written, queued: `start`'s store part, which any thread may do (the store's
+        own, for a caller whose loop must not wait for SQLite); `enqueue` queues it then. Raises
+        `OwnedByOpenClaw` for a session an OpenClaw owns."""
         owner = self.engine.owner_of(request.session_key)
         if owner is not None:
             raise OwnedByOpenClaw(request.session_key, owner)
@@ -156,6 +162,10 @@ class Runs(Generic[HostT]):
             created_at=self.engine.now(),
         )
         self._insert(record, request)
+        return record
+
+    def enqueue(self, record: RunRecord, request: RunRequest) -> str:
+        """Queue a run `record` wrote; returns its id. Must be called inside the event loop."""
         if self.on_start is not None:
             self.on_start()
         self._done[record.run_id] = asyncio.Event()

@@ -61,6 +61,7 @@ class SessionEntry(TypedDict, total=False):
     systemSent: bool
     abortedLastRun: bool
     sendPolicy: str
+    hook: dict[str, Any]  # sessions-tui's: the inbound hook that last ran here (`name`, `path`, `runId`, `at`)
 
 
 def is_number(value: object) -> TypeGuard[int | float]:

@@ -22,6 +22,7 @@ from sessions_tui.backend.values.vocabulary import (
     Announced,
     EngineEvent,
     FollowStatus,
+    HookReceived,
     LinkChanged,
     MessageAppended,
     RunEnded,
@@ -108,6 +109,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         if isinstance(event, LinkChanged):
             self._link_changed(event)
             return
+        if isinstance(event, HookReceived):
+            self._hook_received(event)
+            return
         self.query_one(Composer).on_engine_event(event)
         self._spawn_panel_event(event)
         shown = self._shown_stream(event)
@@ -170,6 +174,17 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
                 markup=False,
             )
         header.link_line = event.line or ""
+
+    def _hook_received(self, event: HookReceived) -> None:
+        """A hook that arrives while the dashboard is open is a toast: its name and its session (the
+        session's row comes with its own `SessionChanged`)."""
+        what = "Wake" if event.kind == "wake" else "Hook"
+        self.app.notify(
+            f"{event.name} → {self.backend.display(event.session_key)}",
+            title=f"{what} received",
+            timeout=6,
+            markup=False,
+        )
 
     def _spawn_panel_event(self, event: EngineEvent) -> None:
         panel = self.query_one(SpawnPanel)
