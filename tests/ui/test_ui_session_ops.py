@@ -357,3 +357,22 @@ async def test_a_mark_stays_while_its_row_is_hidden_and_space_in_a_field_is_type
         await pilot.press("slash", "a", "space", "b")
         assert app.main_screen.query_one("#filter", Input).value == "a b"
         assert table.marked == {DEV}
+
+
+async def test_a_reset_of_a_one_message_session_elsewhere_shows_the_new_transcript(tmp_path):
+    """A reset done by another face (here the engine, as `session reset` in a shell would) of a
+    session whose transcript held one message: the new transcript's first line has the same number
+    as the shown one, so it is told by its line id, and the pane shows the new transcript."""
+    from conftest import add_session
+    from sessions_tui.engine import session_operations as ops
+
+    app = demo_app(tmp_path / "s")
+    add_session(app.engine, OPS, [{"role": "user", "content": "the only message"}])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await select(pilot, OPS)
+        views = lambda: [view.plain for view in app.main_screen.query(MessageView)]  # noqa: E731
+        await until(pilot, lambda: any("the only message" in v for v in views()), "the one message")
+        ops.reset_session(app.engine, OPS)
+        await until(pilot, lambda: any(v.endswith("\nReset") for v in views()), "the Reset line")
+        assert not any("the only message" in v for v in views())

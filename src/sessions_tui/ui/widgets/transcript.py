@@ -226,8 +226,8 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         messages: list[dict[str, Any]] = [m for m in result.get("messages", []) if isinstance(m, dict)]
         total = result.get("totalMessages")  # an OpenClaw gateway's HTTP `sessions_history` has none
         self._total = total if isinstance(total, int) and not isinstance(total, bool) else None
-        if event.kind == "tail" and messages and max(message_seq(m) for m in messages) < self.last_seq:
-            self.reload()  # the newest is older than the shown: a new transcript (a reset), shown afresh
+        if event.kind == "tail" and self._another_transcript(messages):
+            self.reload()  # a new transcript under the key (a reset), shown afresh
             return
         if event.kind == "first" or any(message_seq(m) <= 0 for m in messages):
             await self._replace(event.kind, result, messages)
@@ -240,6 +240,20 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
                 self.refresh_tail()
         if event.kind in ("first", "page", "older"):
             self._try_reveal()
+
+    def _another_transcript(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether the newest messages are another transcript's than the shown one's: the newest is
+        older than the shown, or the shown newest's place holds another line (a reset's new
+        transcript, as long as the old or longer)."""
+        if not messages:
+            return False
+        if max(message_seq(m) for m in messages) < self.last_seq:
+            return True
+        shown = next((v.entry_id for v in self.query(MessageView) if v.seq == self.last_seq), None)
+        fetched = next((m for m in messages if message_seq(m) == self.last_seq), None)
+        meta = fetched.get("__openclaw") if fetched is not None else None
+        fetched_id = meta.get("id") if isinstance(meta, dict) else None
+        return shown is not None and isinstance(fetched_id, str) and fetched_id != shown
 
     async def _replace(self, kind: str, result: dict[str, Any], messages: list[dict[str, Any]]) -> None:
         scroll = self.query_one(MessageScroll)
