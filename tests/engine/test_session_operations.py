@@ -52,6 +52,7 @@ def test_create_with_label_model_thinking_audited_and_told(engine):
     assert (done.session_key, done.label, done.model, done.thinking) == (GROUP, "ops", "openai/gpt-5", "high")
     entry = engine.store.sessions.get(GROUP).entry
     assert (entry["modelOverride"], entry["model"], entry["thinkingLevel"]) == ("openai/gpt-5", "gpt-5", "high")
+    assert entry["modelProvider"] == "openai"  # as OpenClaw's entry names a model: provider and name
     assert [e.session_key for e in seen if isinstance(e, SessionChanged)] == [GROUP]
     audit = audit_entries(engine)[0]
     assert (audit.kind, audit.session_key, audit.via) == ("session_create", GROUP, "operator")
@@ -129,8 +130,10 @@ def test_model_and_thinking_set_and_cleared(engine):
     assert (done.model, done.thinking) == ("openai/gpt-5", "low")
     done = ops.set_session_model(engine, GROUP, None, "off")
     assert (done.model, done.thinking) == ("openai/gpt-5", None)
+    assert engine.store.sessions.get(GROUP).entry["modelProvider"] == "openai"
     done = ops.set_session_model(engine, GROUP, "default")
-    assert done.model is None and "model" not in engine.store.sessions.get(GROUP).entry
+    entry = engine.store.sessions.get(GROUP).entry
+    assert done.model is None and "model" not in entry and "modelProvider" not in entry
     with pytest.raises(SessionOpInvalid):
         ops.set_session_model(engine, GROUP, None)
 

@@ -158,8 +158,10 @@ def _model_fields(model: str | None, thinking: str | None) -> dict[str, Any]:
         text = model.strip()
         if not text:
             raise SessionOpInvalid("model: empty")
+        provider, _, name = text.rpartition("/")
         fields["modelOverride"] = text
-        fields["model"] = text.partition("/")[2] if "/" in text else text
+        fields["model"] = name
+        fields["modelProvider"] = provider or None  # as OpenClaw's entry names them
     if thinking is not None:
         fields["thinkingLevel"] = None if thinking == "off" else thinking
     return fields
@@ -215,6 +217,8 @@ def create_session(
     fields = _model_fields(model, level)
     if "modelOverride" in fields:
         entry["modelOverride"], entry["model"] = fields["modelOverride"], fields["model"]
+        if fields["modelProvider"] is not None:
+            entry["modelProvider"] = fields["modelProvider"]
     if fields.get("thinkingLevel") is not None:
         entry["thinkingLevel"] = fields["thinkingLevel"]
     if label is not None:
@@ -311,7 +315,7 @@ def set_session_model(
         raise SessionOpInvalid("give a model, a thinking level, or both")
     changes: dict[str, Any] = {}
     if model is not None and model.strip().lower() == "default":
-        changes.update({"modelOverride": None, "model": None})
+        changes.update({"modelOverride": None, "model": None, "modelProvider": None})
     else:
         changes.update(_model_fields(model, None))
     changes.update(_model_fields(None, level))
