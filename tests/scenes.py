@@ -368,6 +368,8 @@ SCENES: dict[str, tuple[Scene, int]] = {
     "search": (search_scene, 0),
     "search-opened": (search_opened, 0),
     "help": (help_screen, 0),
+    "new-session": (new_session_form, 0),
+    "marked-rows": (two_marked, 0),
 }
 
 
