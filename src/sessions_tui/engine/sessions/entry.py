@@ -41,6 +41,7 @@ class SessionEntry(TypedDict, total=False):
     parentSessionKey: str
     childSessions: list[str]
     model: str
+    modelProvider: str
     modelOverride: str
     providerOverride: str
     contextTokens: int | float
