@@ -38,7 +38,9 @@ def serving(state: Path, config: dict[str, object]) -> Iterator[str]:
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         assert line.startswith("sessions-tui serve: http://127.0.0.1:"), (line, proc.stderr and proc.stderr.read())
-        yield line.split()[2]
+        url = line.split()[2]
+        assert line.rstrip().endswith(f"; hooks at {url}/hooks/agent and /wake)"), line  # where to post
+        yield url
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)

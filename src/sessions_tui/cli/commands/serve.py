@@ -129,8 +129,10 @@ def listening(settings: ServerSettings, count: int = 1) -> list[socket.socket]:
         raise UsageError(f"serve: cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}") from exc
 
 
-def ready_line(url: str, state_dir: Path, origin: str) -> None:
-    print(f"sessions-tui serve: {url} (state {visible_line(str(state_dir))}; token {origin})", flush=True)
+def ready_line(url: str, state_dir: Path, origin: str, hooks: str | None = None) -> None:
+    """The line saying where it listens; `hooks`: the path inbound hooks are answered under, if on."""
+    taking = f"; hooks at {url}{hooks}/agent and /wake" if hooks is not None else ""
+    print(f"sessions-tui serve: {url} (state {visible_line(str(state_dir))}; token {origin}{taking})", flush=True)
 
 
 async def run_serve(
@@ -172,6 +174,7 @@ def run_workers(
     from sessions_tui.server.workers import WorkerEnded, fork_workers
 
     state_dir, config_path = backend.engine.state_dir, opts.config_path
+    hooks_path = settings.hooks.path if settings.hooks is not None else None
     backend.close()
     socks = listening(settings, count)
 
@@ -192,7 +195,7 @@ def run_workers(
         return run_reporting(serve_here, opts)
 
     try:
-        fork_workers(count, work, lambda: ready_line(url_of(socks[0]), state_dir, origin))
+        fork_workers(count, work, lambda: ready_line(url_of(socks[0]), state_dir, origin, hooks_path))
     except WorkerEnded as exc:
         print(f"sessions-tui: serve: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -210,8 +213,11 @@ def run(opts: argparse.Namespace) -> int:
         return run_workers(opts, count, backend, settings, origin)
     [sock] = listening(settings)
     state_dir = backend.engine.state_dir
+    hooks_path = settings.hooks.path if settings.hooks is not None else None
     try:
-        asyncio.run(run_serve(opts, backend, settings, sock, lambda url: ready_line(url, state_dir, origin)))
+        asyncio.run(
+            run_serve(opts, backend, settings, sock, lambda url: ready_line(url, state_dir, origin, hooks_path))
+        )
     finally:
         sock.close()
     return EXIT_OK
