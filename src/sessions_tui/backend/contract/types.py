@@ -39,6 +39,7 @@ class Capability(enum.Enum):
     IMPORT = "import"  # import or follow an OpenClaw state directory on this machine
     ABORT = "abort"  # stop a session's running turn
     SESSION_OPS = "session ops"  # create, reset, rename, re-model, archive, delete a session
+    CRON = "cron"  # scheduled jobs: add, edit, remove, enable, run now, their runs
 
     @property
     def what(self) -> str:
@@ -59,6 +60,7 @@ _WHAT = {
     Capability.IMPORT: "importing or following an OpenClaw",
     Capability.ABORT: "stopping a run",
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting sessions",
+    Capability.CRON: "cron jobs",
 }
 
 EVERY_CAPABILITY = frozenset(Capability)

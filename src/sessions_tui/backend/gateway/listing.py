@@ -37,6 +37,8 @@ LACKS = {
     Capability.ABORT: "an OpenClaw gateway stops a run over its WebSocket only",
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting an OpenClaw gateway's sessions "
     "(its sessions.* methods) is not done from here yet",
+    Capability.CRON: "an OpenClaw gateway's cron jobs (its cron.* methods) are managed with 'openclaw cron', "
+    "not from here yet",
 }
 """What a gateway has not, each as the line a face says for it (importing: as any server says).
 The socket backend has `ABORT`; the HTTP one has not."""

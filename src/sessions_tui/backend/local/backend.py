@@ -31,6 +31,7 @@ from sessions_tui.backend.contract.types import (
     not_on,
 )
 from sessions_tui.backend.local import opening
+from sessions_tui.backend.local.cron import LocalCron
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store import StoreDamaged
@@ -67,7 +68,7 @@ def _in_seam_words() -> Iterator[None]:
         raise OperationRefused(str(exc)) from None
 
 
-class LocalBackend:
+class LocalBackend(LocalCron):
     """The `Backend` of an engine embedded in this process (the engine stays reachable as
     `engine` for whoever built it: the command line's start-up, tests staging a scene)."""
 

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sessions_tui.engine.cron.declared import validation_text
-from sessions_tui.engine.cron.jobs import CronJob
+from sessions_tui.engine.cron.jobs import CronJob, CronRun
 from sessions_tui.engine.cron.schedules import ScheduleError, check, next_run_ms
 from sessions_tui.engine.store import Store, StoreError
 from sessions_tui.engine.store.tables.cron import CronJobRow, CronRunRow
@@ -39,6 +39,24 @@ def job_of(row: CronJobRow) -> CronJob:
     data.setdefault("createdAtMs", row.created_at)
     data.setdefault("updatedAtMs", row.updated_at)
     return CronJob.model_validate(data)
+
+
+def run_of(row: CronRunRow) -> CronRun:
+    return CronRun(
+        id=row.id,
+        job_id=row.job_id,
+        trigger=row.trigger,
+        scheduled_at_ms=row.scheduled_at,
+        started_at_ms=row.started_at,
+        ended_at_ms=row.ended_at,
+        status=row.status,
+        error=row.error,
+        session_key=row.session_key,
+        run_id=row.run_id,
+        tokens=row.tokens,
+        delivery_status=row.delivery_status,
+        delivery_error=row.delivery_error,
+    )
 
 
 def first_run(job: CronJob, now: int) -> int | None:
@@ -95,11 +113,12 @@ class Catalog:
             raise CronInvalid(f"No cron job found: {job_id}")
         return job_of(row)
 
-    def runs(self, job_id: str, limit: int = 50) -> list[CronRunRow]:
-        job = self.store.cron.get_job(job_id.strip())
-        if job is None and not self.store.cron.runs(job_id.strip(), 1):
+    def runs(self, job_id: str, limit: int = 50) -> list[CronRun]:
+        """A job's runs, newest first (those of a job removed since too)."""
+        rows = self.store.cron.runs(job_id.strip(), limit)
+        if not rows and self.store.cron.get_job(job_id.strip()) is None:
             raise CronInvalid(f"No cron job found: {job_id}")
-        return self.store.cron.runs(job_id.strip(), limit)
+        return [run_of(row) for row in rows]
 
     def add(self, data: dict[str, Any]) -> CronJob:
         """A new job from OpenClaw's JSON (`id` made when not given); `CronRefused` when the id is taken."""

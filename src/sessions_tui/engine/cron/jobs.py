@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from sessions_tui.engine.cron.schedules import AtSchedule, CronSchedule, EverySchedule, Schedule
+from sessions_tui.engine.cron.schedules import AtSchedule, Schedule
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID, MainAlias, normalize_agent_id
 
@@ -137,6 +137,30 @@ class CronJob(_Camel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+class CronRun(_Camel):
+    """One run of a job as its history tells it (`cron runs`): when, why (`trigger`: due, catch-up,
+    manual), how long, its outcome (None while it runs), the tokens it used, where it ran and what
+    became of its delivery."""
+
+    id: str
+    job_id: str
+    trigger: str
+    scheduled_at_ms: int | None = None
+    started_at_ms: int
+    ended_at_ms: int | None = None
+    status: str | None = None
+    error: str | None = None
+    session_key: str | None = None
+    run_id: str | None = None
+    tokens: int | None = None
+    delivery_status: str | None = None
+    delivery_error: str | None = None
+
+    @property
+    def duration_ms(self) -> int | None:
+        return None if self.ended_at_ms is None else max(0, self.ended_at_ms - self.started_at_ms)
+
+
 def isolated_key(job: CronJob) -> str:
     """The job's own session: `agent:<agentId>:cron:<jobId>`."""
     return f"agent:{job.agent}:cron:{job.id}"
@@ -162,7 +186,3 @@ def cron_job_id_of(session_key: str) -> str | None:
         return None
     job_id = rest[len("cron:") :].split(":", 1)[0]
     return job_id or None
-
-
-def schedule_kind(schedule: AtSchedule | EverySchedule | CronSchedule) -> str:
-    return schedule.kind
