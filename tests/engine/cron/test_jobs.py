@@ -88,8 +88,7 @@ def test_the_operator_manages_jobs(engine):
 
 
 def test_a_declared_job_is_changed_in_the_file_only(engine):
-    sync_declared(engine.store, declared_jobs([_declared()]).jobs, NOW_MS)
-    catalog = Catalog(engine.store, engine.now)
+    catalog = Catalog(engine.store, engine.now, declared=lambda: [_declared()])  # taken up on first use
     for change in (lambda: catalog.edit("morning-brief", {"name": "x"}), lambda: catalog.remove("morning-brief")):
         with pytest.raises(CronRefused, match="declared in the config file: change it there"):
             change()

@@ -93,12 +93,33 @@ def new_job_id() -> str:
 class Catalog:
     """The jobs of one store (`store.cron`), as the operator changes them."""
 
-    def __init__(self, store: Store, now: Callable[[], int], on_change: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        now: Callable[[], int],
+        on_change: Callable[[], None] = lambda: None,
+        declared: Callable[[], list[dict[str, Any]]] = list,
+    ) -> None:
         self.store = store
         self.now = now
         self.on_change = on_change
+        self.declared = declared
+        """The config's `cron.jobs`: taken up on first use, so a command lists them before any scheduler ran."""
+        self._taken_up = False
+        self.problems: list[str] = []
+
+    def _take_up(self) -> None:
+        if self._taken_up:
+            return
+        self._taken_up = True
+        from sessions_tui.engine.cron.declared import declared_jobs, sync_declared
+
+        found = declared_jobs(self.declared())
+        self.problems = found.problems
+        sync_declared(self.store, found.jobs, self.now())
 
     def jobs(self) -> list[CronJob]:
+        self._take_up()
         out = []
         for row in self.store.cron.jobs():
             try:
@@ -108,6 +129,7 @@ class Catalog:
         return out
 
     def get(self, job_id: str) -> CronJob:
+        self._take_up()
         row = self.store.cron.get_job(job_id.strip())
         if row is None:
             raise CronInvalid(f"No cron job found: {job_id}")
@@ -115,6 +137,7 @@ class Catalog:
 
     def runs(self, job_id: str, limit: int = 50) -> list[CronRun]:
         """A job's runs, newest first (those of a job removed since too)."""
+        self._take_up()
         rows = self.store.cron.runs(job_id.strip(), limit)
         if not rows and self.store.cron.get_job(job_id.strip()) is None:
             raise CronInvalid(f"No cron job found: {job_id}")
@@ -122,6 +145,7 @@ class Catalog:
 
     def add(self, data: dict[str, Any]) -> CronJob:
         """A new job from OpenClaw's JSON (`id` made when not given); `CronRefused` when the id is taken."""
+        self._take_up()
         now = self.now()
         data = {**data, "id": data.get("id") or new_job_id(), "createdAtMs": now, "updatedAtMs": now, "source": "cli"}
         data.pop("state", None)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from sessions_tui.engine.cron.schedules import AtSchedule, Schedule
@@ -60,6 +60,12 @@ class Delivery(_Camel):
     @classmethod
     def _thread_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @model_validator(mode="after")
+    def _webhook_url(self) -> Delivery:
+        if self.mode == "webhook" and not re.match(r"^https?://[^/\s]+", self.to or ""):
+            raise ValueError("a webhook delivery's `to` is the http(s) URL the finished run is POSTed to")
+        return self
 
 
 class JobState(_Camel):

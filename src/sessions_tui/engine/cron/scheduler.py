@@ -205,8 +205,9 @@ class Scheduler:
         version = self.engine.store.data_version_if_free()
         while True:
             step = CHANGE_CHECK_S if deadline is None else min(CHANGE_CHECK_S, max(0.0, deadline - loop.time()))
-            try:
-                await asyncio.wait_for(self._wake.wait(), step)
+            try:  # not wait_for: on 3.11 it may swallow a cancel that comes as the wake does
+                async with asyncio.timeout(step):
+                    await self._wake.wait()
                 self._wake.clear()
                 return
             except TimeoutError:
