@@ -6,6 +6,7 @@ served one answers a remote backend the same (bad input `ToolInputError`, a refu
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -98,3 +99,30 @@ async def test_a_gateway_says_it_lacks_cron_jobs():
         await gateway.serve_cron_jobs()
     finally:
         gateway.close()
+
+
+async def test_serve_runs_a_job_every_2s_seen_live_by_a_remote_face(tmp_path):
+    """`serve`'s lifespan hosts the scheduler: its runs reach a remote face as events, and the job,
+    its runs and its cron: session are the server's to read."""
+    backend = local_backend(tmp_path / "s", merge(FAST_DEMO, {"cron": {"jobs": [EVERY_2S]}}))
+    with served(backend) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        ended = threading.Event()
+        seen: list[str] = []
+
+        def on_event(event: object) -> None:
+            if isinstance(event, RunEnded) and event.session_key.endswith("cron:tick"):
+                seen.append(event.run_id)
+                if len(seen) == 2:
+                    ended.set()
+
+        remote.subscribe(on_event)
+        try:
+            assert await asyncio.to_thread(ended.wait, 20)
+            listed = await remote.call_tool("sessions_list", {}, Requester())
+            assert "cron:tick" in [row["key"] for row in listed["sessions"]]
+            runs = await remote.cron_runs("tick", 10)
+            assert {run.run_id for run in runs} >= set(seen[:1])  # the first one's record is written
+        finally:
+            remote.close()
