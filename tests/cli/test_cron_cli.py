@@ -73,3 +73,23 @@ def test_bad_input_exits_2_and_refusals_exit_1(tmp_path):
         assert line in one_error_line(done.stderr), (args, done.stderr)
     listed = cli("cron", "list", state=state).stdout.splitlines()
     assert [line.split()[0] for line in listed] == ["declared", "x"] and listed[0].endswith("[config]")
+
+
+def test_a_declaration_that_does_not_check_out_is_named_and_left_out(tmp_path):
+    jobs = [
+        {
+            "name": "Good",
+            "schedule": {"kind": "every", "everyMs": 60000},
+            "payload": {"kind": "agentTurn", "message": "hi"},
+        },
+        {
+            "name": "Bad",
+            "schedule": {"kind": "cron", "expr": "0 25 * * *"},
+            "payload": {"kind": "agentTurn", "message": "hi"},
+        },
+    ]
+    done = cli("cron", "list", state=_state(tmp_path, {"cron": {"jobs": jobs}}))
+    assert done.returncode == 0 and done.stdout.startswith("good  Good  every 1m  next ")
+    assert done.stderr == (
+        "warning: cron.jobs[1]: cron expression '0 25 * * *': hour: 25 is out of range (0-23); that job is left out\n"
+    )

@@ -163,7 +163,13 @@ class Engine(ConfigPolicies):
         """The scheduled jobs as the operator manages them (cron/catalog.py)."""
         from sessions_tui.engine.cron.catalog import Catalog
 
-        return Catalog(self.store, self.now, on_change=self._jobs_changed, declared=lambda: self.config.cron.jobs)
+        return Catalog(
+            self.store,
+            self.now,
+            on_change=self._jobs_changed,
+            declared=lambda: self.config.cron.jobs,
+            warn=self.config_warnings.append,
+        )
 
     @cached_property
     def scheduler(self) -> Scheduler:

@@ -13,6 +13,7 @@ import time
 
 from conftest import NOW_MS
 from sessions_tui.engine.cron.scheduler import INTERRUPTED, STARTUP_DELAY_MS
+from sessions_tui.engine.cron.schedules import parse_at_ms
 from sessions_tui.engine.store.tables.cron import CronRunRow
 
 TURN = {"kind": "agentTurn", "message": "status?"}
@@ -228,3 +229,39 @@ async def test_nothing_runs_on_its_own_when_cron_is_disabled(live_engine):
     await engine.scheduler.prepare()
     assert await _tick(engine, 10_000) == []
     assert (await engine.scheduler.run_now("tick")).status == "ok"  # the operator's run still runs
+
+
+async def test_across_the_autumn_change_a_daily_job_runs_once_and_in_spring_skips_the_missing_time(live_engine):
+    """New York: 01:30 happens twice on 1 November 2026 (run the first time only), 02:30 never on 14 March 2027."""
+    engine = live_engine(_config())
+    autumn = engine.cron_jobs.add(
+        {
+            "id": "fall",
+            "name": "Fall",
+            "schedule": {"kind": "cron", "expr": "30 1 * * *", "tz": "America/New_York"},
+            "payload": TURN,
+        }  # fmt: skip
+    )
+    spring = engine.cron_jobs.add(
+        {
+            "id": "spring",
+            "name": "Spring",
+            "schedule": {"kind": "cron", "expr": "30 2 * * *", "tz": "America/New_York"},
+            "payload": TURN,
+        }  # fmt: skip
+    )
+    assert autumn.state.next_run_at_ms and spring.state.next_run_at_ms
+    await engine.scheduler.prepare()
+
+    async def at(iso: str) -> list[str]:
+        engine.clock.advance(parse_at_ms(iso) - engine.now())
+        return [run.job_id for run in await _tick(engine, 0)]
+
+    await at("2026-11-01T04:00:00Z")  # the runs due until then go
+    assert await at("2026-11-01T05:30:00Z") == ["fall"]  # 01:30 EDT, the first 01:30
+    assert await at("2026-11-01T06:30:00Z") == []  # 01:30 EST, the second: not again
+    assert engine.cron_jobs.get("fall").state.next_run_at_ms == parse_at_ms("2026-11-02T06:30:00Z")
+    await at("2027-03-14T05:00:00Z")  # before the spring change (2027-03-14, 02:00 EST -> 03:00 EDT)
+    assert engine.cron_jobs.get("spring").state.next_run_at_ms == parse_at_ms("2027-03-15T06:30:00Z")  # not the 14th
+    assert "spring" not in await at("2027-03-14T07:30:00Z")  # 03:30 EDT: 02:30 never came (01:30 did)
+    assert "spring" in await at("2027-03-15T06:30:00Z")  # 02:30 EDT the next day

@@ -243,12 +243,16 @@ async def _run(opts: argparse.Namespace) -> int:
             require(backend, Capability.CRON)
         except UsageError as exc:  # the backend's line for what it cannot do: a refusal
             return refused(said(exc))
+        said_before = len(backend.config_warnings)
         try:
             return await ACTIONS[opts.cron_command](backend, opts, sys.stdout)
         except (BackendUnavailable, OperationRefused) as exc:
             return refused(backend.redact(str(exc)))
         except ToolInputError as exc:
             raise UsageError(backend.redact(str(exc))) from exc
+        finally:  # what taking up the config's jobs found wrong with one
+            for warning in backend.config_warnings[said_before:]:
+                print(f"warning: {visible_line(backend.redact(warning))}", file=sys.stderr)
     finally:
         await backend.aclose()
 

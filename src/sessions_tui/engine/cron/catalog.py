@@ -99,12 +99,15 @@ class Catalog:
         now: Callable[[], int],
         on_change: Callable[[], None] = lambda: None,
         declared: Callable[[], list[dict[str, Any]]] = list,
+        warn: Callable[[str], None] = lambda line: None,
     ) -> None:
         self.store = store
         self.now = now
         self.on_change = on_change
         self.declared = declared
         """The config's `cron.jobs`: taken up on first use, so a command lists them before any scheduler ran."""
+        self.warn = warn
+        """Where a declaration that does not check out is said (the engine's config warnings)."""
         self._taken_up = False
         self.problems: list[str] = []
 
@@ -116,6 +119,8 @@ class Catalog:
 
         found = declared_jobs(self.declared())
         self.problems = found.problems
+        for problem in found.problems:
+            self.warn(f"{problem}; that job is left out")
         sync_declared(self.store, found.jobs, self.now())
 
     def jobs(self) -> list[CronJob]:
