@@ -74,12 +74,19 @@ async def test_a_remote_backend_offers_all_but_importing_here_compacting_and_hoo
         remote.close()
 
 
-def test_several_backends_have_what_any_of_them_has_but_importing():
+def test_several_backends_have_what_any_of_them_has_but_importing_and_cron_jobs():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
         both = SeveralBackends([one, two])
-        assert both.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
+        assert both.capabilities == EVERY_CAPABILITY - {
+            Capability.IMPORT,
+            Capability.COMPACT,
+            Capability.HOOKS,
+            Capability.CRON,
+        }
         assert both.not_offered(Capability.COMPACT) == one.not_offered(Capability.COMPACT)
+        said = both.not_offered(Capability.CRON)
+        assert said.endswith("cron jobs are one server's each: manage them with --remote naming that one")
     finally:
         one.close()
         two.close()

@@ -31,6 +31,7 @@ from sessions_tui.backend.contract.types import (
 from sessions_tui.backend.gateway.row_sort import row_sort_key
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.cron.jobs import CronJob, CronRun
     from sessions_tui.engine.events import EngineEvent
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
@@ -102,12 +103,16 @@ class SeveralBackends:
     @property
     def capabilities(self) -> frozenset[Capability]:
         """What any of them has (a call for a key on one that has it not refuses as that one
-        does), but importing or following an OpenClaw, done on a server's machine."""
-        return frozenset().union(*(b.capabilities for b in self.backends.values())) - {Capability.IMPORT}
+        does), but importing or following an OpenClaw, done on a server's machine, and managing cron
+        jobs, which are one server's each."""
+        every = frozenset().union(*(b.capabilities for b in self.backends.values()))
+        return every - {Capability.IMPORT, Capability.CRON}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
             return "importing an OpenClaw state directory is done on a server's machine"
+        if capability is Capability.CRON:
+            return f"{self.location}: cron jobs are one server's each: manage them with --remote naming that one"
         lacking = [b for b in self.backends.values() if capability not in b.capabilities]
         return lacking[0].not_offered(capability) if lacking else not_on(self.location, capability)
 
@@ -358,6 +363,44 @@ class SeveralBackends:
         label, bare = self.split(key)
         done = await self.backends[label].compact_session(bare or "", requester=self._as_on(label, requester))
         return self._marked(label, done)
+
+    # -- cron jobs: one server's each (`not_offered`), but a session's job is its server's --------
+
+    def _no_cron(self) -> BackendUnavailable:
+        return BackendUnavailable(self.not_offered(Capability.CRON))
+
+    async def cron_jobs(self) -> list[CronJob]:
+        raise self._no_cron()
+
+    async def cron_job(self, job_id: str) -> CronJob:
+        raise self._no_cron()
+
+    async def add_cron_job(self, job: dict[str, Any]) -> CronJob:
+        raise self._no_cron()
+
+    async def edit_cron_job(self, job_id: str, patch: dict[str, Any]) -> CronJob:
+        raise self._no_cron()
+
+    async def remove_cron_job(self, job_id: str) -> CronJob:
+        raise self._no_cron()
+
+    async def enable_cron_job(self, job_id: str, enabled: bool) -> CronJob:
+        raise self._no_cron()
+
+    async def run_cron_job(self, job_id: str) -> CronRun:
+        raise self._no_cron()
+
+    async def cron_runs(self, job_id: str, limit: int) -> list[CronRun]:
+        raise self._no_cron()
+
+    async def cron_job_of(self, session_key: str) -> CronJob | None:
+        """The job of a session, asked of the session's server."""
+        label, bare = self.split(session_key)
+        backend = self.backends[label]
+        return await backend.cron_job_of(bare or "") if Capability.CRON in backend.capabilities else None
+
+    async def serve_cron_jobs(self) -> None:
+        return None  # each server runs its own
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """The server of `target` explains, for the requester as that server knows it."""

@@ -1,7 +1,7 @@
 """The `sessions-tui` command: `main` (`entry` as installed), and the table of which module runs each subcommand (the
-dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `session`, `demo`,
-`import-openclaw`, `serve`, `watch`); their options and help texts are in `parser.py`, each command
-in `commands/<name>.py`.
+dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `session`, `cron`, `demo`,
+`import-openclaw`, `serve`, `watch`); their options and help texts are in `parser.py` (`cron_parser.py`
+for `cron`), each command in `commands/<name>.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
 line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
@@ -31,6 +31,7 @@ HANDLERS: dict[str | None, str] = {
     "search": "search",
     "export": "export",
     "session": "session",
+    "cron": "cron",
     "demo": "demo",
     "import-openclaw": "import_openclaw",
     "serve": "serve",

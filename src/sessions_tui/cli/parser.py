@@ -17,6 +17,7 @@ from typing import Any
 
 from sessions_tui import __version__
 from sessions_tui.backend.values.vocabulary import SEND_STATES, TOOLS, ToolSpec
+from sessions_tui.cli.cron_parser import add_cron_command
 from sessions_tui.cli.options import (
     DEMO_DIR,
     CommandParser,
@@ -188,6 +189,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     add_read_commands(sub, on_demo, wanted)
     add_session_command(sub, on_demo, wanted)
+    add_cron_command(sub, on_demo, wanted)
 
     watch = subcommand(
         sub,

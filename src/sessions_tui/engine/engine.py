@@ -36,6 +36,8 @@ from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk.private_files import tightened_notice
 
 if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use none of them
+    from sessions_tui.engine.cron.catalog import Catalog
+    from sessions_tui.engine.cron.scheduler import Scheduler
     from sessions_tui.engine.hooks.hook_runs import HookRuns
     from sessions_tui.engine.hooks.wakes import Wakes
     from sessions_tui.engine.llm.registry import ModelRegistry
@@ -59,12 +61,8 @@ def config_secrets(config: Config) -> list[str]:
     from sessions_tui.engine.redaction.redact import is_secret_field
 
     out: list[str] = []
-    for token in (
-        config.gateway.auth.token,
-        config.gateway.remote.token,
-        config.hooks.token,
-        os.environ.get("SESSIONS_TUI_TOKEN"),
-    ):
+    tokens = (config.gateway.auth.token, config.gateway.remote.token, config.hooks.token, config.cron.webhook_token)
+    for token in (*tokens, os.environ.get("SESSIONS_TUI_TOKEN")):
         text = secret_text(token)
         if text:
             out.append(text)
@@ -176,6 +174,30 @@ class Engine(ConfigPolicies):
 
         return Wakes(self)
 
+    @cached_property
+    def cron_jobs(self) -> Catalog:
+        """The scheduled jobs as the operator manages them (cron/catalog.py)."""
+        from sessions_tui.engine.cron.catalog import Catalog
+
+        return Catalog(
+            self.store,
+            self.now,
+            on_change=self._jobs_changed,
+            declared=lambda: self.config.cron.jobs,
+            warn=self.config_warnings.append,
+        )
+
+    @cached_property
+    def scheduler(self) -> Scheduler:
+        """What runs the due jobs; started only by a process hosting the engine long-running (cron/scheduler.py)."""
+        from sessions_tui.engine.cron.scheduler import Scheduler
+
+        return Scheduler(self)
+
+    def _jobs_changed(self) -> None:
+        if self.built("scheduler"):
+            self.scheduler.wake()
+
     def built(self, part: str) -> bool:
         """Whether the part `part` (`outbox`, `runs`, `run_controls`, `models`, …) was built."""
         return part in self.__dict__
@@ -224,6 +246,8 @@ class Engine(ConfigPolicies):
         """Stop background work and close model clients and the store."""
         if self.built("run_controls"):
             await self.run_controls.aclose()
+        if self.built("scheduler"):
+            await self.scheduler.aclose()  # its runs under way recorded as interrupted
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)

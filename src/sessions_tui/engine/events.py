@@ -82,7 +82,7 @@ class Announced(_Event):
     """An announce left a session for its channel (a2a) or reached a requester (sub-agent)."""
 
     type: Literal["announced"] = "announced"
-    kind: Literal["a2a", "subagent"]
+    kind: Literal["a2a", "subagent", "cron"]
     session_key: str
     text: str
     run_id: str | None = None

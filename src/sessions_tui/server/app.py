@@ -111,6 +111,7 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if manage_backend:
             await backend.start()
+            await backend.serve_cron_jobs()  # the jobs run when due, while it serves
         watcher = asyncio.get_running_loop().create_task(watch_store())
         indexing = asyncio.get_running_loop().create_task(backend.catch_up_search_index())  # if it is behind
         state.ready = True

@@ -94,6 +94,7 @@ class OperatorApi:
             "explain": (w.ExplainRequest, self._explain),
             "export": (w.KeyRequest, self._export),
             "search": (w.SearchRequest, self._search),
+            "cron": (w.CronRequest, self._cron),
         }
         self._redact = redact
 
@@ -307,3 +308,39 @@ class OperatorApi:
 
     async def _data_version(self, _: w.Empty) -> w.Number:
         return w.Number(value=await self.backend.data_version())
+
+    async def _cron(self, req: w.CronRequest) -> w.CronAnswer:
+        """A cron call (`Scheduling`): bad input a 400 on `job`, a refusal a `refused` answer; every
+        text of the answer redacted."""
+        from sessions_tui.backend.values.vocabulary import ToolInputError
+
+        backend, job_id = self.backend, req.job_id or ""
+        try:
+            if req.action == "jobs":
+                answer = w.CronAnswer(jobs=[job.public() for job in await backend.cron_jobs()])
+            elif req.action == "runs":
+                answer = w.CronAnswer(
+                    runs=[
+                        run.model_dump(mode="json", by_alias=True) for run in await backend.cron_runs(job_id, req.limit)
+                    ]
+                )
+            elif req.action == "run":
+                answer = w.CronAnswer(run=(await backend.run_cron_job(job_id)).model_dump(mode="json", by_alias=True))
+            elif req.action == "job_of":
+                found = await backend.cron_job_of(backend.canonical(req.session_key or ""))
+                answer = w.CronAnswer(job=None if found is None else found.public())
+            else:
+                calls = {
+                    "job": lambda: backend.cron_job(job_id),
+                    "add": lambda: backend.add_cron_job(req.job or {}),
+                    "edit": lambda: backend.edit_cron_job(job_id, req.job or {}),
+                    "remove": lambda: backend.remove_cron_job(job_id),
+                    "enable": lambda: backend.enable_cron_job(job_id, True),
+                    "disable": lambda: backend.enable_cron_job(job_id, False),
+                }
+                answer = w.CronAnswer(job=(await calls[req.action]()).public())
+        except ToolInputError as exc:
+            raise FieldError("job", str(exc)) from None
+        except OperationRefused as exc:
+            return w.CronAnswer(refused=self._redact(str(exc)))
+        return w.CronAnswer.model_validate(w.redacted_strings(answer.model_dump(mode="json"), self._redact))

@@ -178,6 +178,7 @@ class SessionsApp(SaysStoreDamage):
             return
         finally:
             waiting()
+        await self.backend.serve_cron_jobs()  # a local engine's jobs run while the dashboard is open
         # The search index, if it is behind (a store from before it): in the background, while the dashboard runs.
         self.run_worker(self.backend.catch_up_search_index(), group="search-index", exit_on_error=False)
         self._unsubscribe = self.backend.subscribe(self._on_engine_event)

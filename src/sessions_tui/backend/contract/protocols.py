@@ -30,6 +30,7 @@ from sessions_tui.backend.contract.types import (
 )
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
+    from sessions_tui.engine.cron.jobs import CronJob, CronRun
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
@@ -362,6 +363,45 @@ class Hooking(Protocol):
         and with `now` run on the events pending. Refuses as `run_hook` does."""
 
 
+class Scheduling(Protocol):
+    """Cron jobs (OpenClaw's scheduled agent turns): listed, added, edited, removed, enabled, run now,
+    their run history, and the job a session belongs to. Jobs are OpenClaw's JSON (`CronJob`); a
+    change is a patch in its field names. Each raises `ToolInputError` for bad input (a job that is
+    not well formed, an id of no job) and `OperationRefused` for what the state forbids (a job the
+    config declares edited or removed, an id taken, a run of it under way)."""
+
+    async def cron_jobs(self) -> list[CronJob]:
+        """Every job, soonest next run first."""
+
+    async def cron_job(self, job_id: str) -> CronJob:
+        """One job, with its state."""
+
+    async def add_cron_job(self, job: dict[str, Any]) -> CronJob:
+        """A new job from OpenClaw's job JSON (its id made when not given)."""
+
+    async def edit_cron_job(self, job_id: str, patch: dict[str, Any]) -> CronJob:
+        """The job changed (`payload` and `delivery` merged; a None value clears a field)."""
+
+    async def remove_cron_job(self, job_id: str) -> CronJob:
+        """The job removed (its history stays); returns it as it was."""
+
+    async def enable_cron_job(self, job_id: str, enabled: bool) -> CronJob:
+        """Enabled (its next run from now) or disabled."""
+
+    async def run_cron_job(self, job_id: str) -> CronRun:
+        """The job run once now, whatever its schedule, and waited for."""
+
+    async def cron_runs(self, job_id: str, limit: int) -> list[CronRun]:
+        """A job's runs, newest first."""
+
+    async def cron_job_of(self, session_key: str) -> CronJob | None:
+        """The job whose runs go into the session (its own `cron:<jobId>` one, or where it ran last)."""
+
+    async def serve_cron_jobs(self) -> None:
+        """From now on run the jobs when they are due, here (a process hosting an engine long-running:
+        `serve`, the dashboard); a backend whose jobs run elsewhere does nothing."""
+
+
 class Backend(
     Placed,
     Identifying,
@@ -381,6 +421,7 @@ class Backend(
     Operating,
     Compacting,
     Hooking,
+    Scheduling,
     Protocol,
 ):
     """The engine as a face sees it: every protocol above. A backend without a capability still
@@ -405,5 +446,6 @@ PROTOCOL_OF: dict[Capability, type] = {
     Capability.SESSION_OPS: Operating,
     Capability.COMPACT: Compacting,
     Capability.HOOKS: Hooking,
+    Capability.CRON: Scheduling,
 }
 """The protocol each capability answers."""

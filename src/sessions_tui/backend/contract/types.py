@@ -41,6 +41,7 @@ class Capability(enum.Enum):
     SESSION_OPS = "session ops"  # create, reset, rename, re-model, archive, delete a session
     COMPACT = "compact"  # compact a session's transcript (a summary in place of its older lines)
     HOOKS = "hooks"  # start agent runs handed in from outside (inbound hooks)
+    CRON = "cron"  # scheduled jobs: add, edit, remove, enable, run now, their runs
 
     @property
     def what(self) -> str:
@@ -63,6 +64,7 @@ _WHAT = {
     Capability.SESSION_OPS: "creating, resetting, renaming, archiving or deleting sessions",
     Capability.COMPACT: "compacting a session",
     Capability.HOOKS: "inbound hooks (POST /hooks/agent)",
+    Capability.CRON: "cron jobs",
 }
 
 EVERY_CAPABILITY = frozenset(Capability)

@@ -38,6 +38,7 @@ from sessions_tui.backend.gateway.listing import (
     shape_row,
 )
 from sessions_tui.backend.gateway.session_ops import WithoutSessionOps
+from sessions_tui.backend.gateway.without_cron import WithoutCron
 from sessions_tui.backend.remote.backend import RemoteBackend, RemoteError
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 
@@ -57,7 +58,7 @@ MAX_SESSIONS = 20_000
 GATEWAY_CAPABILITIES = frozenset({Capability.READ, Capability.TOOLS, Capability.SPAWN_TREE, Capability.SEARCH})
 
 
-class OpenClawGatewayBackend(WithoutSessionOps, RemoteBackend):
+class OpenClawGatewayBackend(WithoutSessionOps, WithoutCron, RemoteBackend):
     """A `Backend` over an OpenClaw gateway's HTTP tool API."""
 
     def __init__(self, url: str, token: str | None, *, timeout_s: float = 30.0) -> None:

@@ -40,6 +40,8 @@ LACKS = {
     Capability.COMPACT: "compacting an OpenClaw gateway's session is done over its WebSocket (sessions.compact): "
     "connect with ws:// or without --remote-http-only",
     Capability.HOOKS: "an OpenClaw gateway takes its hooks itself (POST /hooks/agent on it)",
+    Capability.CRON: "an OpenClaw gateway's cron jobs (its cron.* methods) are managed with 'openclaw cron', "
+    "not from here yet",
 }
 """What a gateway has not, each as the line a face says for it (importing: as any server says).
 The socket backend has `ABORT`, `SESSION_OPS` and `COMPACT`; the HTTP one has not."""

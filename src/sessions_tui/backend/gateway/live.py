@@ -68,6 +68,7 @@ from sessions_tui.backend.gateway.session_control import ADMIN_SCOPE, SocketSess
 from sessions_tui.backend.gateway.session_ops import as_operator_only
 from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
+from sessions_tui.backend.gateway.without_cron import WithoutCron
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
 from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
@@ -112,7 +113,7 @@ class NoGatewaySocket(BackendUnavailable):
     which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
-class GatewaySocketBackend(SocketSessionOps, ConfigIdentity):
+class GatewaySocketBackend(SocketSessionOps, WithoutCron, ConfigIdentity):
     """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
 
     def __init__(

@@ -27,6 +27,7 @@ from sessions_tui.backend.contract.types import (
     not_on,
 )
 from sessions_tui.backend.local import opening
+from sessions_tui.backend.local.cron import LocalCron
 from sessions_tui.backend.local.session_operations import SessionOperations
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
@@ -65,7 +66,7 @@ def _in_hook_words() -> Iterator[None]:
         raise OperationRefused(str(exc)) from None
 
 
-class LocalBackend(SessionOperations):
+class LocalBackend(SessionOperations, LocalCron):
     """The `Backend` of an engine embedded in this process (the engine stays reachable as
     `engine` for whoever built it: the command line's start-up, tests staging a scene)."""
 

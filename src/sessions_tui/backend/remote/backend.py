@@ -36,6 +36,7 @@ from sessions_tui.backend.contract.types import (
 )
 from sessions_tui.backend.remote import wire as w
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
+from sessions_tui.backend.remote.cron import RemoteCron
 from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.config.policies import ConfigPolicies
@@ -68,7 +69,7 @@ class ToolNotAvailable(ToolInputError):
     """The server offers no such tool to this requester (unknown, or denied over HTTP)."""
 
 
-class RemoteBackend(ConfigIdentity):
+class RemoteBackend(RemoteCron, ConfigIdentity):
     """A `Backend` over HTTP. `connect()` (or `start()`) reads the server's public config first."""
 
     def __init__(self, url: str, token: str | None, *, timeout_s: float = 30.0) -> None:

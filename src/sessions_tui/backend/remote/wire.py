@@ -9,7 +9,7 @@ agent output is redacted by the server before it leaves.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -263,3 +263,28 @@ class SearchAnswer(WireModel):
 
 class ExportAnswer(WireModel):
     export: SessionExport | None = None  # None: no such session; always redacted by the server
+
+
+CronAction = Literal["jobs", "job", "add", "edit", "remove", "enable", "disable", "run", "runs", "job_of"]
+
+
+class CronRequest(WireModel):
+    """A cron call (`Scheduling`): its `action`, the job's id, the job or the patch (OpenClaw's job
+    JSON), how many runs, or the session whose job is asked."""
+
+    action: CronAction
+    job_id: str | None = None
+    job: dict[str, Any] | None = None
+    limit: int = Field(default=50, ge=1, le=2000)
+    session_key: str | None = None
+
+
+class CronAnswer(WireModel):
+    """A cron call's answer: jobs, a job, runs or a run as OpenClaw's JSON (every text redacted by the
+    server), or `refused`: the line of what the state forbids (`OperationRefused`)."""
+
+    jobs: list[dict[str, Any]] | None = None
+    job: dict[str, Any] | None = None
+    runs: list[dict[str, Any]] | None = None
+    run: dict[str, Any] | None = None
+    refused: str | None = None

@@ -5,7 +5,8 @@ of the engine but its leaf helpers (keys, files, the JavaScript-regex checker), 
 loaded and checked before any engine exists. One concept per module:
 
 * `base` — the strict model base and shared field types (camelCase aliases, floored integers);
-* `session`, `tools`, `agents`, `providers`, `channels`, `redaction`, `ui`, `gateway`, `hooks` — one section each;
+* `session`, `tools`, `agents`, `providers`, `channels`, `redaction`, `ui`, `gateway`, `hooks`, `cron` — one
+  section each;
 * `document` — `Config`, the whole file, and the lookups merging an agent with the defaults;
 * `rules` — the clamps and enum fallbacks (`VALUE_RULES`) that turn bad values into warnings;
 * `errors` — `ConfigError` and its one-line messages;
@@ -25,6 +26,7 @@ from sessions_tui.engine.config.agents import (
 )
 from sessions_tui.engine.config.base import ConfigModel, FlooredInt, ModelRef, ModelRefField, defaults_of
 from sessions_tui.engine.config.channels import ChannelConfig
+from sessions_tui.engine.config.cron import CronConfig
 from sessions_tui.engine.config.document import Config
 from sessions_tui.engine.config.errors import ConfigError
 from sessions_tui.engine.config.gateway import GatewayAuthConfig, GatewayConfig, GatewayRemoteConfig, GatewayToolsConfig
@@ -84,6 +86,7 @@ __all__ = [
     "AgentSubagentsConfig",
     "AgentsConfig",
     "ChannelConfig",
+    "CronConfig",
     "Choice",
     "Config",
     "ConfigError",

@@ -14,6 +14,7 @@ from pydantic import Field, ValidationInfo, model_validator
 from sessions_tui.engine.config.agents import AgentConfig, AgentsConfig
 from sessions_tui.engine.config.base import ConfigModel
 from sessions_tui.engine.config.channels import ChannelConfig
+from sessions_tui.engine.config.cron import CronConfig
 from sessions_tui.engine.config.gateway import GatewayConfig
 from sessions_tui.engine.config.hooks import HooksConfig
 from sessions_tui.engine.config.providers import ModelsConfig
@@ -54,6 +55,7 @@ class Config(ConfigModel):
     hooks: HooksConfig = Field(
         default_factory=HooksConfig, description="Inbound hooks on `serve` (`POST /hooks/agent`); default: off."
     )
+    cron: CronConfig = Field(default_factory=CronConfig, description="Scheduled jobs and the scheduler's settings.")
 
     @model_validator(mode="before")
     @classmethod

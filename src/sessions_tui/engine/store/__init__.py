@@ -7,8 +7,9 @@ what it holds: `store.sessions` (the session index: rows, entries), `store.trans
 session's lines and their mirror files), `store.text_index` (the transcripts' search index),
 `store.imports` (OpenClaw imports, adopted or not), `store.follows` (the OpenClaws followed),
 `store.browse` (pages of sessions by filter), `store.runs`, `store.run_controls`, `store.registry`
-(sub-agents), `store.outbox`, `store.audit`, `store.ledger`. Their queries live in `tables/` and
-`browsing/`. The schema and its migration are in `schema`. No module outside this package writes SQL for these tables.
+(sub-agents), `store.outbox`, `store.audit`, `store.ledger`, `store.cron` (the scheduled jobs and their runs).
+Their queries live in `tables/` and `browsing/`. The schema and its migration are in `schema`. No module outside
+this package writes SQL for these tables.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage, 
 
 if TYPE_CHECKING:  # the engine's own records' tables load when first used (`Store`)
     from sessions_tui.engine.store.tables.audit import AuditRepository
+    from sessions_tui.engine.store.tables.cron import CronRepository
     from sessions_tui.engine.store.tables.ledger import LedgerRepository
     from sessions_tui.engine.store.tables.outbox import OutboxRepository
     from sessions_tui.engine.store.tables.registry import RegistryRepository
@@ -89,6 +91,12 @@ class Store(Database):
         from sessions_tui.engine.store.tables.ledger import LedgerRepository
 
         return LedgerRepository(self)
+
+    @cached_property
+    def cron(self) -> CronRepository:
+        from sessions_tui.engine.store.tables.cron import CronRepository
+
+        return CronRepository(self)
 
     def left_to_pick_up(self, now: int) -> bool:
         """Whether the store holds anything start-up may have to pick up (engine time `now`): a run

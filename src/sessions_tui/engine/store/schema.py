@@ -11,7 +11,7 @@ import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
@@ -19,7 +19,8 @@ SCHEMA_VERSION = 10
 # steer asked of the process running a sub-agent, store/tables/run_controls.py); 8: `send_ledger.flow_pid`
 # (the process running a send's agent-to-agent flow, engine/runs/recovery.py); 9: `imports.adopted` (a session
 # `import-openclaw --adopt` took over, store/tables/imports.py) and `openclaw_follows` (store/tables/follows.py);
-# 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py)
+# 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py);
+# 11: `cron_jobs` and `cron_runs` (the scheduled jobs, their claims and their run history: store/tables/cron.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -184,6 +185,38 @@ CREATE TABLE IF NOT EXISTS session_generations (
     mirror_path TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS session_generations_by_key ON session_generations(key, replaced_at);
+CREATE TABLE IF NOT EXISTS cron_jobs (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    next_run_at INTEGER,
+    state TEXT NOT NULL DEFAULT '{}',
+    lease_owner TEXT,
+    lease_until INTEGER,
+    running_run_id TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cron_jobs_due ON cron_jobs(next_run_at) WHERE enabled = 1;
+CREATE TABLE IF NOT EXISTS cron_runs (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    scheduled_at INTEGER,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    status TEXT,
+    error TEXT,
+    session_key TEXT,
+    run_id TEXT,
+    tokens INTEGER,
+    delivery_status TEXT,
+    delivery_error TEXT,
+    owner TEXT
+);
+CREATE INDEX IF NOT EXISTS cron_runs_by_job ON cron_runs(job_id, started_at);
+CREATE INDEX IF NOT EXISTS cron_runs_by_session ON cron_runs(session_key, started_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS transcript_text USING fts5(
     text, sid, tokenize = 'unicode61 remove_diacritics 2'
 );
