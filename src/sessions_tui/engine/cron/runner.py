@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from sessions_tui.engine.cron.delivery import DeliveryHost, deliver
 from sessions_tui.engine.cron.jobs import CronJob, session_key_of
 from sessions_tui.engine.cron.schedules import ScheduleError, next_run_ms
+from sessions_tui.engine.events import SessionChanged
 from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
 from sessions_tui.engine.redaction.sanitize import strip_tool_messages
 from sessions_tui.engine.runs.runs import TERMINAL, RunRequest, Runs
@@ -197,4 +198,6 @@ async def execute(
         enabled=enabled,
         delete_job=delete,
     )
+    if key is not None:  # its session shows the job's new state (the dashboard's job line)
+        engine.events.publish(SessionChanged(ts=engine.now(), session_key=key))
     return finished

@@ -127,6 +127,8 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
                 pane.refresh_tail()
             self._changed(event.session_key)
         elif isinstance(event, (SessionChanged, RunStarted, RunEnded)):
+            if isinstance(event, SessionChanged) and event.session_key == pane.key:
+                pane.refresh_job()
             self._changed(event.session_key)
 
     def _shown_stream(self, event: EngineEvent) -> str:

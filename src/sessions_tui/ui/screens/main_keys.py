@@ -134,6 +134,7 @@ MAIN_KEYS: list[BindingType] = [
         tooltip="delete the highlighted session, or the marked ones; transcripts kept (asks first)",
     ),
     Binding("space", "toggle_mark", "mark", id="mark", tooltip="mark the highlighted row for archive, stop or delete"),
+    Binding("J", "run_cron_job", "run job", id="run_cron_job", tooltip="run the open cron session's job now"),
     Binding(
         "alt+a",
         "toggle_archived",
@@ -185,6 +186,7 @@ NEEDS: dict[str, Capability] = {
     "search": Capability.SEARCH,
     "export": Capability.EXPORT,
     "stop": Capability.ABORT,
+    "run_cron_job": Capability.CRON,
     **dict.fromkeys(
         [
             "new_session",
@@ -234,6 +236,7 @@ SECTION_OF: dict[str, str] = {
             "archive_session",
             "delete_session",
             "mark",
+            "run_cron_job",
         ],
         SESSIONS,
     ),

@@ -288,6 +288,29 @@ class SessionOperations(LiveRows):
             self.app.notify(f"Open a session first: {purpose}.", timeout=3)
         return key
 
+    def action_run_cron_job(self) -> None:
+        """`J`: run the job of the open cron session now (as `sessions-tui cron run`), whatever its
+        schedule; what came of it in one line once the run ended."""
+        key = self._open_key("J runs the job whose session is open")
+        if key:
+            self._run_cron_job(key, self.display_key(key))
+
+    @work(group="cron-run", exit_on_error=False)
+    async def _run_cron_job(self, key: str, shown: str) -> None:
+        try:
+            job = await self.backend.cron_job_of(key)
+            if job is None:
+                self._say("Run job", f"{shown} is no cron job's session", ok=False, key=key)
+                return
+            self._say("Run job", f"running job {job.name} now…", ok=True, key=key)
+            run = await self.backend.run_cron_job(job.id)
+        except FAILURES as exc:
+            self._say("Run job", str(exc), ok=False, key=key)
+            return
+        took = f" in {run.duration_ms / 1000:.1f} s" if run.duration_ms is not None else ""
+        line = f"ran job {job.name}: {run.status or 'running'}{took}" + (f" ({run.error})" if run.error else "")
+        self._say("Run job", line, ok=run.status == "ok", key=key)
+
     def action_stop(self) -> None:
         """`x`: stop the open session's running turn, once confirmed (with marks: every marked
         session's, after one question); the outcome on the composer's state line when it shows that

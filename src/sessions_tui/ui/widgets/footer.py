@@ -23,7 +23,15 @@ NARROW = frozenset({"filter", "sort_prev", "sort_next", "send", "help", "quit"})
 MEDIUM = NARROW | {"toggle_tools", "toggle_spawn", "acting_as"}
 WIDE = MEDIUM | {"older", "search", "stop", "export", "prev_page", "next_page"}
 OPERATIONS = frozenset(
-    {"reset_session", "rename_session", "model_session", "archive_session", "delete_session", "toggle_mark"}
+    {
+        "reset_session",
+        "rename_session",
+        "model_session",
+        "archive_session",
+        "delete_session",
+        "toggle_mark",
+        "run_cron_job",
+    }
 )
 """The operations on the highlighted session: only the widest footer has room for them (`n new` shows
 from 180 columns)."""

@@ -16,7 +16,7 @@ The view follows the end unless the reader scrolled up (message_scroll.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -26,14 +26,17 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from sessions_tui.backend.contract.protocols import Backend
-from sessions_tui.backend.contract.types import Requester
-from sessions_tui.backend.values.vocabulary import ToolInputError
+from sessions_tui.backend.contract.types import BackendUnavailable, Capability, Requester
+from sessions_tui.backend.values.vocabulary import StoreDamaged, ToolInputError
 from sessions_tui.counting import plural
 from sessions_tui.ui.errors import ReportsWorkerErrors
-from sessions_tui.ui.text import elide_middle, literal, span
+from sessions_tui.ui.text import clock_time, elide_middle, literal, one_line, span
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.message_scroll import MessageScroll
 from sessions_tui.ui.widgets.message_view import MessageView, StreamView, message_seq
+
+if TYPE_CHECKING:  # the cron side loads when a job is shown
+    from sessions_tui.backend.values.cron import CronJob
 
 HISTORY_LIMIT = 200
 FIRST_BATCH = 30
@@ -53,9 +56,40 @@ def message_count(count: int) -> str:
     return plural(count, "message")
 
 
+def job_badge(job: CronJob) -> Text:
+    """The cron job of a session in a few words: `   job nightly · every 30m · next 07:00 · last ok 06:30`."""
+    from sessions_tui.backend.values.cron import describe
+
+    state = job.state
+    text = Text("   job ", style="dim")
+    text.append_text(literal(one_line(job.name, 40), style="bold"))
+    text.append(f" · {describe(job.schedule)}", style="dim")
+    if not job.enabled:
+        text.append(" · disabled", style=themed("bold $warning"))
+    elif state.next_run_at_ms is not None:
+        text.append(f" · next {clock_time(state.next_run_at_ms)}", style="dim")
+    if state.running_at_ms is not None:
+        text.append(" · running", style=themed("bold $accent"))
+    elif state.last_run_status is not None:
+        style = "bold $success" if state.last_run_status == "ok" else "bold $warning"
+        text.append(" · last ", style="dim")
+        text.append(one_line(state.last_run_status, 20), style=themed(style))
+        text.append(f" {clock_time(state.last_run_at_ms)}", style="dim")
+    return text
+
+
 class TranscriptPane(ReportsWorkerErrors, Vertical):
     """Shows one session; `open`, `reload`, `refresh_tail` and `load_older` fetch through
     `sessions_history`."""
+
+    class JobLoaded(Message):
+        """The cron job whose session is shown (None: it is none's)."""
+
+        def __init__(self, key: str, job: CronJob | None, generation: int) -> None:
+            super().__init__()
+            self.key = key
+            self.job = job
+            self.generation = generation
 
     class Loaded(Message):
         def __init__(self, key: str, result: dict[str, Any], kind: str, generation: int) -> None:
@@ -91,6 +125,7 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self._paged_back = False
         self._reveal: tuple[int | None, str | None] | None = None  # (seq, entry id) to bring into view
         self._reveal_pages = 0
+        self._job: CronJob | None = None  # the cron job whose session is shown
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -127,14 +162,18 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         self._page_pending = self._tail_wanted = self._paged_back = False
         self._reveal = None
         self.query_one(StreamView).clear()
+        self._job = None
         if self.key is not None:
             self._page_pending = True
             self._fetch(self.key, "first", self._generation, limit=FIRST_BATCH)
+            self._fetch_job(self.key, self._generation)
 
     def refresh_tail(self) -> None:
-        """Something was written: show the session's new messages."""
+        """Something was written: show the session's new messages (and its cron job's state)."""
         if self.key is None:
             return
+        if self._job is not None:
+            self._fetch_job(self.key, self._generation)
         if self._page_pending:
             self._tail_wanted = True  # asked again once the page is in
             return
@@ -200,6 +239,32 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
             exclusive=True,
             exit_on_error=False,
         )
+
+    def refresh_job(self) -> None:
+        """The shown session changed: its cron job's state again (a run of it ended)."""
+        if self.key is not None:
+            self._fetch_job(self.key, self._generation)
+
+    def _fetch_job(self, key: str, generation: int) -> None:
+        """The cron job of the session, on a backend that runs jobs (`Capability.CRON`)."""
+        if Capability.CRON not in self.backend.capabilities:
+            return
+
+        async def fetch() -> None:
+            try:
+                job = await self.backend.cron_job_of(key)
+            except (BackendUnavailable, StoreDamaged):
+                job = None  # the header goes without it; the transcript says what is wrong
+            if not get_current_worker().is_cancelled:
+                self.post_message(self.JobLoaded(key, job, generation))
+
+        self.run_worker(fetch, group="transcript-job", exclusive=True, exit_on_error=False)  # type: ignore[arg-type]
+
+    def on_transcript_pane_job_loaded(self, event: JobLoaded) -> None:
+        event.stop()
+        if event.key == self.key and event.generation == self._generation:
+            self._job = event.job
+            self._update_header()
 
     async def _history(self, key: str, kind: str, generation: int, limit: int, offset: int) -> None:
         requester = self.requester()
@@ -361,4 +426,6 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         if flags.get("droppedMessages") and not flags.get("hardCapped"):
             badges.append("   dropped ", style="")
             badges.append("●", style=themed("bold $warning"))
+        if self._job is not None:
+            badges.append_text(job_badge(self._job))
         self.query_one("#transcript-badges", Static).update(badges)
