@@ -83,6 +83,10 @@ def test_since_cuts_at_the_hour_and_the_series_buckets_by_hour_or_day(make_engin
     assert all(p.start % DAY_MS == 0 for p in days.series)
     only = usage_report(engine.store, engine.config, UsageQuery(since=0, keys=(MAIN,)))
     assert only.total.turns == 1
+    # A span starting within a day: its first hours read by the hour, the whole days after by the day.
+    for since, turns in ((NOW_MS - 3 * DAY_MS, 4), (NOW_MS - 3 * DAY_MS + HOUR_MS, 3), (NOW_MS - HOUR_MS + 1, 3)):
+        report = usage_report(engine.store, engine.config, UsageQuery(since=since, every="day"))
+        assert report.total.turns == sum(p.totals.turns for p in report.series) == turns, since
 
 
 def test_a_price_set_later_applies_to_turns_already_recorded(make_engine, tmp_path):
@@ -127,6 +131,7 @@ def test_schema_12_fills_usage_from_the_transcripts_of_a_file_of_11(make_engine,
     engine.close()
     conn = sqlite3.connect(state / DB_NAME)
     conn.execute("DROP TABLE usage_hours")
+    conn.execute("DROP TABLE usage_days")
     conn.execute("PRAGMA user_version=11")
     conn.commit()
     conn.close()

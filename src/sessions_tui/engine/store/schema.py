@@ -22,7 +22,8 @@ SCHEMA_VERSION = 12
 # `import-openclaw --adopt` took over, store/tables/imports.py) and `openclaw_follows` (store/tables/follows.py);
 # 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py);
 # 11: `cron_jobs` and `cron_runs` (the scheduled jobs, their claims and their run history: store/tables/cron.py);
-# 12: `usage_hours` (the tokens and cost of model turns per hour, session and model: store/tables/usage.py)
+# 12: `usage_hours` and `usage_days` (the tokens and cost of model turns per hour or day, session and model:
+# store/usage_hours.py, store/tables/usage.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -236,6 +237,24 @@ CREATE TABLE IF NOT EXISTS usage_hours (
     unreported_cache_read INTEGER NOT NULL DEFAULT 0,
     unreported_turns INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (hour, session_key, provider, model)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_days (
+    day INTEGER NOT NULL,
+    session_key TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    turns INTEGER NOT NULL DEFAULT 0,
+    input INTEGER NOT NULL DEFAULT 0,
+    output INTEGER NOT NULL DEFAULT 0,
+    cache_read INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    reported_cost REAL NOT NULL DEFAULT 0,
+    unreported_input INTEGER NOT NULL DEFAULT 0,
+    unreported_output INTEGER NOT NULL DEFAULT 0,
+    unreported_cache_read INTEGER NOT NULL DEFAULT 0,
+    unreported_turns INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, session_key, provider, model)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS transcript_text USING fts5(
     text, sid, tokenize = 'unicode61 remove_diacritics 2'

@@ -1,7 +1,8 @@
-"""The hourly usage sums as lines are written: the row an assistant message's `usage` adds, and the fill of schema 12.
+"""Usage sums by the hour and by the day, written as lines are: the row an assistant message adds; schema 12's fill.
 
-Every assistant message that carries a `usage` adds to its hour's row in `usage_hours` (per session,
-provider and model) as its line is written (a turn, an import, a seed), in the writer's transaction. A
+Every assistant message that carries a `usage` adds to its hour's row in `usage_hours` and its day's
+(UTC) in `usage_days` (per session, provider and model; a span of whole days reads the days, up to 24
+times fewer rows) as its line is written (a turn, an import, a seed), in the writer's transaction. A
 turn's cost is kept apart from its tokens: what a provider reported (`usage.cost.total`) is summed as it
 was; the tokens of a turn that reported none are summed on their own, so the config's price
 (`engine/usage.py`) applies to them when usage is read, and a price changed later applies too. The
@@ -21,11 +22,11 @@ HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
 
 _ADD = """
-INSERT INTO usage_hours (hour, session_key, agent_id, provider, model, turns, input, output, cache_read,
-                         total, reported_cost, unreported_input, unreported_output, unreported_cache_read,
-                         unreported_turns)
+INSERT INTO {table} ({at}, session_key, agent_id, provider, model, turns, input, output, cache_read,
+                     total, reported_cost, unreported_input, unreported_output, unreported_cache_read,
+                     unreported_turns)
 VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (hour, session_key, provider, model) DO UPDATE SET
+ON CONFLICT ({at}, session_key, provider, model) DO UPDATE SET
     turns = turns + 1, input = input + excluded.input, output = output + excluded.output,
     cache_read = cache_read + excluded.cache_read, total = total + excluded.total,
     reported_cost = reported_cost + excluded.reported_cost,
@@ -34,6 +35,8 @@ ON CONFLICT (hour, session_key, provider, model) DO UPDATE SET
     unreported_cache_read = unreported_cache_read + excluded.unreported_cache_read,
     unreported_turns = unreported_turns + excluded.unreported_turns
 """
+_ADD_HOUR = _ADD.format(table="usage_hours", at="hour")
+_ADD_DAY = _ADD.format(table="usage_days", at="day")
 
 
 def _int(value: Any) -> int:
@@ -70,9 +73,14 @@ def usage_of_line(line: dict[str, Any], key: str, agent_id: str, now: int) -> tu
 
 def add_lines(conn: sqlite3.Connection, key: str, agent_id: str, lines: Iterable[dict[str, Any]], now: int) -> None:
     """Add the usage of the assistant messages among `lines` (in the caller's transaction)."""
-    rows = [row for line in lines if (row := usage_of_line(line, key, agent_id, now)) is not None]
+    _add(conn, [row for line in lines if (row := usage_of_line(line, key, agent_id, now)) is not None])
+
+
+def _add(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Each turn's row added to its hour's sums and to its day's (UTC)."""
     if rows:
-        conn.executemany(_ADD, rows)
+        conn.executemany(_ADD_HOUR, rows)
+        conn.executemany(_ADD_DAY, [(row[0] // DAY_MS * DAY_MS, *row[1:]) for row in rows])
 
 
 def fill_from_transcripts(conn: sqlite3.Connection, now: int) -> None:
@@ -89,5 +97,4 @@ def fill_from_transcripts(conn: sqlite3.Connection, now: int) -> None:
             continue
         if isinstance(line, dict) and (row := usage_of_line(line, key, agent_id, now)) is not None:
             batch.append(row)
-    if batch:
-        conn.executemany(_ADD, batch)
+    _add(conn, batch)
