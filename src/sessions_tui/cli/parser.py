@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sessions_tui import __version__
-from sessions_tui.backend.values.usage import USAGE_BUCKETS, USAGE_GROUPINGS
 from sessions_tui.backend.values.vocabulary import SEND_STATES, TOOLS, ToolSpec
 from sessions_tui.cli.cron_parser import add_cron_command
 from sessions_tui.cli.options import (
@@ -349,6 +348,8 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         epilog="example: sessions-tui usage --since 30d --by model --every day",
     )
     if wanted("usage"):
+        from sessions_tui.backend.values.usage import USAGE_BUCKETS, USAGE_GROUPINGS  # only when usage is asked
+
         face_options(usage, doing="print the usage of", demo=on_demo)
         usage.add_argument(
             "--since", default="7d", metavar="WHEN", help="a span back from now (7d, 12h) or a UTC date (default 7d)"
