@@ -142,3 +142,15 @@ def test_schema_12_fills_usage_from_the_transcripts_of_a_file_of_11(make_engine,
         assert sum(row.sums.turns for row in store.usage.by_column("agent_id", 0)) == 4
     finally:
         store.close()
+
+
+def test_a_batch_of_lines_writes_one_row_per_hour_not_per_turn(make_engine):
+    engine = make_engine(PRICED)
+    add_session(engine, MAIN)
+    lines = [{"type": "message", "message": _assistant(NOW_MS + i * 60_000, 10, 1)} for i in range(30)]
+    engine.store.transcripts.append_lines(MAIN, lines)
+    with engine.store.read() as conn:
+        hours = conn.execute("SELECT hour, turns, input FROM usage_hours").fetchall()
+        days = conn.execute("SELECT day, turns FROM usage_days").fetchall()
+    assert [tuple(r) for r in hours] == [(NOW_MS, 30, 300)]
+    assert [tuple(r) for r in days] == [(NOW_MS // DAY_MS * DAY_MS, 30)]

@@ -25,9 +25,9 @@ _ADD = """
 INSERT INTO {table} ({at}, session_key, agent_id, provider, model, turns, input, output, cache_read,
                      total, reported_cost, unreported_input, unreported_output, unreported_cache_read,
                      unreported_turns)
-VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT ({at}, session_key, provider, model) DO UPDATE SET
-    turns = turns + 1, input = input + excluded.input, output = output + excluded.output,
+    turns = turns + excluded.turns, input = input + excluded.input, output = output + excluded.output,
     cache_read = cache_read + excluded.cache_read, total = total + excluded.total,
     reported_cost = reported_cost + excluded.reported_cost,
     unreported_input = unreported_input + excluded.unreported_input,
@@ -66,9 +66,10 @@ def usage_of_line(line: dict[str, Any], key: str, agent_id: str, now: int) -> tu
     ts = _turn_time(line, msg)
     hour = (ts if ts is not None else now) // HOUR_MS * HOUR_MS
     provider, model = str(msg.get("provider") or ""), str(msg.get("model") or "")
+    tokens = (input_, output, cache_read, total)
     if isinstance(reported, (int, float)) and not isinstance(reported, bool):
-        return (hour, key, agent_id, provider, model, input_, output, cache_read, total, float(reported), 0, 0, 0, 0)
-    return (hour, key, agent_id, provider, model, input_, output, cache_read, total, 0.0, input_, output, cache_read, 1)
+        return (hour, key, agent_id, provider, model, 1, *tokens, float(reported), 0, 0, 0, 0)
+    return (hour, key, agent_id, provider, model, 1, *tokens, 0.0, input_, output, cache_read, 1)
 
 
 def add_lines(conn: sqlite3.Connection, key: str, agent_id: str, lines: Iterable[dict[str, Any]], now: int) -> None:
@@ -76,11 +77,26 @@ def add_lines(conn: sqlite3.Connection, key: str, agent_id: str, lines: Iterable
     _add(conn, [row for line in lines if (row := usage_of_line(line, key, agent_id, now)) is not None])
 
 
+def _summed(rows: list[tuple[Any, ...]], bucket_ms: int) -> list[list[Any]]:
+    """The turns' rows summed per bucket, session, provider and model: a batch of lines (an import, a
+    seed) writes one row per hour or day it spans, not one per turn."""
+    sums: dict[tuple[Any, ...], list[Any]] = {}
+    for row in rows:
+        at = row[0] // bucket_ms * bucket_ms
+        found = sums.get((at, row[1], row[3], row[4]))
+        if found is None:
+            sums[(at, row[1], row[3], row[4])] = [at, *row[1:]]
+        else:
+            for i in range(5, len(row)):
+                found[i] += row[i]
+    return list(sums.values())
+
+
 def _add(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    """Each turn's row added to its hour's sums and to its day's (UTC)."""
+    """The turns' rows added to their hours' sums and to their days' (UTC)."""
     if rows:
-        conn.executemany(_ADD_HOUR, rows)
-        conn.executemany(_ADD_DAY, [(row[0] // DAY_MS * DAY_MS, *row[1:]) for row in rows])
+        conn.executemany(_ADD_HOUR, _summed(rows, HOUR_MS))
+        conn.executemany(_ADD_DAY, _summed(rows, DAY_MS))
 
 
 def fill_from_transcripts(conn: sqlite3.Connection, now: int) -> None:
