@@ -154,3 +154,13 @@ def test_a_batch_of_lines_writes_one_row_per_hour_not_per_turn(make_engine):
         days = conn.execute("SELECT day, turns FROM usage_days").fetchall()
     assert [tuple(r) for r in hours] == [(NOW_MS, 30, 300)]
     assert [tuple(r) for r in days] == [(NOW_MS // DAY_MS * DAY_MS, 30)]
+
+
+def test_odd_usage_counts_are_read_as_far_as_they_are_counts(make_engine):
+    engine = make_engine(PRICED)
+    odd = {"input": 1000.0, "output": "many", "cacheRead": True, "totalTokens": float("inf")}
+    message = {"role": "assistant", "content": [], "provider": "acme", "model": "m1", "usage": odd}
+    add_session(engine, MAIN, [message, {"role": "assistant", "content": [], "usage": "none"}])
+    report = usage_report(engine.store, engine.config, UsageQuery(since=0))
+    total = report.total
+    assert (total.turns, total.input, total.output, total.total_tokens) == (1, 1000, 0, 1000)

@@ -40,7 +40,10 @@ _ADD_DAY = _ADD.format(table="usage_days", at="day")
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    """A token count as a transcript may write it (an int, or a whole float), 0 for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+        return 0
+    return int(value)
 
 
 def _turn_time(line: dict[str, Any], msg: dict[str, Any]) -> int | None:
