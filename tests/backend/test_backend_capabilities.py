@@ -56,12 +56,17 @@ async def test_a_local_backend_does_everything_but_compacting(tmp_path):
         backend.close()
 
 
-async def test_a_remote_backend_offers_all_but_importing_here_compacting_and_hooks():
+async def test_a_remote_backend_offers_all_but_importing_here_compacting_hooks_and_usage():
     from sessions_tui.backend.contract.types import BackendUnavailable
 
     remote = RemoteBackend("http://127.0.0.1:9", None)
     try:
-        assert remote.capabilities == EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
+        assert remote.capabilities == EVERY_CAPABILITY - {
+            Capability.IMPORT,
+            Capability.COMPACT,
+            Capability.HOOKS,
+            Capability.USAGE,
+        }
         assert remote.not_offered(Capability.IMPORT) == (
             "http://127.0.0.1:9: importing an OpenClaw state directory is done on the server's machine"
         )
@@ -74,7 +79,7 @@ async def test_a_remote_backend_offers_all_but_importing_here_compacting_and_hoo
         remote.close()
 
 
-def test_several_backends_have_what_any_of_them_has_but_importing_and_cron_jobs():
+def test_several_backends_have_what_any_of_them_has_but_importing_cron_jobs_and_usage():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
         both = SeveralBackends([one, two])
@@ -83,6 +88,7 @@ def test_several_backends_have_what_any_of_them_has_but_importing_and_cron_jobs(
             Capability.COMPACT,
             Capability.HOOKS,
             Capability.CRON,
+            Capability.USAGE,
         }
         assert both.not_offered(Capability.COMPACT) == one.not_offered(Capability.COMPACT)
         said = both.not_offered(Capability.CRON)

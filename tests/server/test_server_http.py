@@ -76,15 +76,15 @@ def _stored(state: Path) -> Any:
     conn = sqlite3.connect(f"file:{state / 'sessions.sqlite3'}?mode=ro", uri=True)
     try:
         tables = [
-            r[0]
+            (r[0], "" if "WITHOUT ROWID" in r[1].upper() else " ORDER BY rowid")  # those read in key order
             for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "SELECT name, sql FROM sqlite_master WHERE type = 'table' "
                 "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sessions_search%' "
                 "AND name NOT IN ('transcript_text_data', 'transcript_text_idx', 'transcript_text_content', "
                 "'transcript_text_docsize', 'transcript_text_config')"  # FTS5's own tables; their table is read
             )
         ]
-        return {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}
+        return {t: conn.execute(f"SELECT * FROM {t}{order}").fetchall() for t, order in tables}
     finally:
         conn.close()
 

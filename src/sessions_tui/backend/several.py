@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
+    from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -104,15 +105,17 @@ class SeveralBackends:
     def capabilities(self) -> frozenset[Capability]:
         """What any of them has (a call for a key on one that has it not refuses as that one
         does), but importing or following an OpenClaw, done on a server's machine, and managing cron
-        jobs, which are one server's each."""
+        jobs and usage, which are one server's each."""
         every = frozenset().union(*(b.capabilities for b in self.backends.values()))
-        return every - {Capability.IMPORT, Capability.CRON}
+        return every - {Capability.IMPORT, Capability.CRON, Capability.USAGE}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
             return "importing an OpenClaw state directory is done on a server's machine"
         if capability is Capability.CRON:
             return f"{self.location}: cron jobs are one server's each: manage them with --remote naming that one"
+        if capability is Capability.USAGE:
+            return f"{self.location}: usage and cost is one server's each: ask with --remote naming that one"
         lacking = [b for b in self.backends.values() if capability not in b.capabilities]
         return lacking[0].not_offered(capability) if lacking else not_on(self.location, capability)
 
@@ -401,6 +404,9 @@ class SeveralBackends:
 
     async def serve_cron_jobs(self) -> None:
         return None  # each server runs its own
+
+    async def usage(self, query: UsageQuery) -> UsageReport:
+        raise BackendUnavailable(self.not_offered(Capability.USAGE))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """The server of `target` explains, for the requester as that server knows it."""

@@ -1,6 +1,6 @@
 """The `sessions-tui` command: `main` (`entry` as installed), and the table of which module runs each subcommand (the
 dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `session`, `cron`, `demo`,
-`import-openclaw`, `serve`, `watch`); their options and help texts are in `parser.py` (`cron_parser.py`
+`import-openclaw`, `serve`, `watch`, `usage`); their options and help texts are in `parser.py` (`cron_parser.py`
 for `cron`), each command in `commands/<name>.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
@@ -36,6 +36,7 @@ HANDLERS: dict[str | None, str] = {
     "import-openclaw": "import_openclaw",
     "serve": "serve",
     "watch": "watch",
+    "usage": "usage",
 }
 """Each command (None: no command, the dashboard) to its module under `commands/`, whose `run`
 runs it. A module is loaded only when its command is the one given: a `tool` call loads neither the

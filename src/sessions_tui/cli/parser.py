@@ -336,6 +336,28 @@ def add_read_commands(sub: Any, on_demo: str, wanted: Callable[[str], bool] = la
         sends.add_argument("--limit", type=int, default=50, metavar="N", help="at most N sends (default 50)")
         sends.add_argument("--json", action="store_true", help="print a JSON list instead of text")
 
+    usage = subcommand(
+        sub,
+        "usage",
+        "print tokens and estimated cost of the model turns since a time, by agent, model or session",
+        (
+            "A header (turns, tokens, estimated cost), a table by --by (most costly first), then a line per --every "
+            "(UTC). A cost is the provider's own figure, else the model's price in the config (models.providers.<p>."
+            "models[].cost): estimated. Turns on a model with neither are counted, their cost left out (+?)."
+        ),
+        epilog="example: sessions-tui usage --since 30d --by model --every day",
+    )
+    if wanted("usage"):
+        from sessions_tui.backend.values.usage import USAGE_BUCKETS, USAGE_GROUPINGS  # only when usage is asked
+
+        face_options(usage, doing="print the usage of", demo=on_demo)
+        usage.add_argument(
+            "--since", default="7d", metavar="WHEN", help="a span back from now (7d, 12h) or a UTC date (default 7d)"
+        )
+        usage.add_argument("--by", choices=USAGE_GROUPINGS, default="agent", help="group by (default agent)")
+        usage.add_argument("--every", choices=USAGE_BUCKETS, default="day", help="over time by (default day)")
+        usage.add_argument("--json", action="store_true", help="print JSON instead of text")
+
     explain = subcommand(
         sub,
         "explain",

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # only named in signatures: a command that never follows or b
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
+    from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -402,6 +403,15 @@ class Scheduling(Protocol):
         `serve`, the dashboard); a backend whose jobs run elsewhere does nothing."""
 
 
+class Metering(Protocol):
+    """Usage and its estimated cost."""
+
+    async def usage(self, query: UsageQuery) -> UsageReport:
+        """The tokens and estimated cost of model turns from `query.since` on (whole hours), by
+        `query.by` and over time by `query.every`: a cost from what a provider reported, else the
+        config's price of the model, its turns without either counted as unpriced."""
+
+
 class Backend(
     Placed,
     Identifying,
@@ -422,6 +432,7 @@ class Backend(
     Compacting,
     Hooking,
     Scheduling,
+    Metering,
     Protocol,
 ):
     """The engine as a face sees it: every protocol above. A backend without a capability still
@@ -447,5 +458,6 @@ PROTOCOL_OF: dict[Capability, type] = {
     Capability.COMPACT: Compacting,
     Capability.HOOKS: Hooking,
     Capability.CRON: Scheduling,
+    Capability.USAGE: Metering,
 }
 """The protocol each capability answers."""

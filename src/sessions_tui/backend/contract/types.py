@@ -42,6 +42,7 @@ class Capability(enum.Enum):
     COMPACT = "compact"  # compact a session's transcript (a summary in place of its older lines)
     HOOKS = "hooks"  # start agent runs handed in from outside (inbound hooks)
     CRON = "cron"  # scheduled jobs: add, edit, remove, enable, run now, their runs
+    USAGE = "usage"  # tokens and estimated cost of model turns, by agent, model, session and time
 
     @property
     def what(self) -> str:
@@ -65,6 +66,7 @@ _WHAT = {
     Capability.COMPACT: "compacting a session",
     Capability.HOOKS: "inbound hooks (POST /hooks/agent)",
     Capability.CRON: "cron jobs",
+    Capability.USAGE: "usage and cost",
 }
 
 EVERY_CAPABILITY = frozenset(Capability)

@@ -83,6 +83,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.redact import Redactor
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
+    from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -530,6 +531,9 @@ class GatewaySocketBackend(SocketSessionOps, WithoutCron, ConfigIdentity):
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
         raise self._lacking(Capability.LEDGER)
+
+    async def usage(self, query: UsageQuery) -> UsageReport:
+        raise self._lacking(Capability.USAGE)
 
     async def owner_command(self, key: str, text: str) -> str | None:
         raise self._lacking(Capability.CONTROL)

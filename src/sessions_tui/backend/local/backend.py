@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
+    from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -317,6 +318,11 @@ class LocalBackend(SessionOperations, LocalCron):
             return [redacted_entry(e, self.engine.redactor) for e in entries]
 
         return await self._store(read)
+
+    async def usage(self, query: UsageQuery) -> UsageReport:
+        from sessions_tui.engine.usage import usage_report
+
+        return await self._store(usage_report, self.engine.store, self.engine.config, query)
 
     async def export_session(self, key: str, *, redact: bool = True) -> SessionExport | None:
         """`redact=False` is for the owner of the state directory only (the command line checks); a

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
+    from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -146,8 +147,8 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
         following an OpenClaw, which is done on the server's machine, compacting, which its engine
-        does not do, and inbound hooks, which are posted to the server itself."""
-        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
+        does not do, inbound hooks, which are posted to the server itself, and usage (not on its API yet)."""
+        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS, Capability.USAGE}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
@@ -156,6 +157,8 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
             return f"{self.url}: compacting a session is not on this backend: a sessions-tui engine does not compact"
         if capability is Capability.HOOKS:
             return f"{self.url}: inbound hooks are posted to the server itself (POST /hooks/agent)"
+        if capability is Capability.USAGE:
+            return f"{self.url}: usage and cost is not on a server's operator API yet: run 'sessions-tui usage' there"
         return not_on(self.url, capability)
 
     @property
@@ -415,6 +418,11 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
 
     async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise RemoteError(self.not_offered(Capability.IMPORT))
+
+    # -- usage: not on the operator API yet --------------------------------------------------------
+
+    async def usage(self, query: UsageQuery) -> UsageReport:
+        raise BackendUnavailable(self.not_offered(Capability.USAGE))
 
     # -- inbound hooks: posted to the server itself, not through its operator API ----------------
 

@@ -7,7 +7,8 @@ what it holds: `store.sessions` (the session index: rows, entries), `store.trans
 session's lines and their mirror files), `store.text_index` (the transcripts' search index),
 `store.imports` (OpenClaw imports, adopted or not), `store.follows` (the OpenClaws followed),
 `store.browse` (pages of sessions by filter), `store.runs`, `store.run_controls`, `store.registry`
-(sub-agents), `store.outbox`, `store.audit`, `store.ledger`, `store.cron` (the scheduled jobs and their runs).
+(sub-agents), `store.outbox`, `store.audit`, `store.ledger`, `store.cron` (the scheduled jobs and their runs),
+`store.usage` (model turns' tokens and cost by the hour).
 Their queries live in `tables/` and `browsing/`. The schema and its migration are in `schema`. No module outside
 this package writes SQL for these tables.
 """
@@ -38,6 +39,7 @@ if TYPE_CHECKING:  # the engine's own records' tables load when first used (`Sto
     from sessions_tui.engine.store.tables.registry import RegistryRepository
     from sessions_tui.engine.store.tables.run_controls import RunControlsRepository
     from sessions_tui.engine.store.tables.runs import RunsRepository
+    from sessions_tui.engine.store.tables.usage import UsageRepository
 
 
 class Store(Database):
@@ -97,6 +99,12 @@ class Store(Database):
         from sessions_tui.engine.store.tables.cron import CronRepository
 
         return CronRepository(self)
+
+    @cached_property
+    def usage(self) -> UsageRepository:
+        from sessions_tui.engine.store.tables.usage import UsageRepository
+
+        return UsageRepository(self)
 
     def left_to_pick_up(self, now: int) -> bool:
         """Whether the store holds anything start-up may have to pick up (engine time `now`): a run

@@ -115,7 +115,7 @@ class Database:
                 raise StoreError(
                     f"{self.db_path}: written by a newer sessions-tui (schema {version}); upgrade to open it"
                 )
-            migrate(conn, version)
+            migrate(conn, version, self.now())
 
     def close(self) -> None:
         self.thread.close()  # first: its work may be waiting for the lock

@@ -10,8 +10,9 @@ from __future__ import annotations
 import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
+from sessions_tui.engine.store.usage_hours import fill_from_transcripts
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
@@ -20,7 +21,9 @@ SCHEMA_VERSION = 11
 # (the process running a send's agent-to-agent flow, engine/runs/recovery.py); 9: `imports.adopted` (a session
 # `import-openclaw --adopt` took over, store/tables/imports.py) and `openclaw_follows` (store/tables/follows.py);
 # 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py);
-# 11: `cron_jobs` and `cron_runs` (the scheduled jobs, their claims and their run history: store/tables/cron.py)
+# 11: `cron_jobs` and `cron_runs` (the scheduled jobs, their claims and their run history: store/tables/cron.py);
+# 12: `usage_hours` and `usage_days` (the tokens and cost of model turns per hour or day, session and model:
+# store/usage_hours.py, store/tables/usage.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -217,6 +220,42 @@ CREATE TABLE IF NOT EXISTS cron_runs (
 );
 CREATE INDEX IF NOT EXISTS cron_runs_by_job ON cron_runs(job_id, started_at);
 CREATE INDEX IF NOT EXISTS cron_runs_by_session ON cron_runs(session_key, started_at);
+CREATE TABLE IF NOT EXISTS usage_hours (
+    hour INTEGER NOT NULL,
+    session_key TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    turns INTEGER NOT NULL DEFAULT 0,
+    input INTEGER NOT NULL DEFAULT 0,
+    output INTEGER NOT NULL DEFAULT 0,
+    cache_read INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    reported_cost REAL NOT NULL DEFAULT 0,
+    unreported_input INTEGER NOT NULL DEFAULT 0,
+    unreported_output INTEGER NOT NULL DEFAULT 0,
+    unreported_cache_read INTEGER NOT NULL DEFAULT 0,
+    unreported_turns INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (hour, session_key, provider, model)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_days (
+    day INTEGER NOT NULL,
+    session_key TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    turns INTEGER NOT NULL DEFAULT 0,
+    input INTEGER NOT NULL DEFAULT 0,
+    output INTEGER NOT NULL DEFAULT 0,
+    cache_read INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    reported_cost REAL NOT NULL DEFAULT 0,
+    unreported_input INTEGER NOT NULL DEFAULT 0,
+    unreported_output INTEGER NOT NULL DEFAULT 0,
+    unreported_cache_read INTEGER NOT NULL DEFAULT 0,
+    unreported_turns INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, session_key, provider, model)
+) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS transcript_text USING fts5(
     text, sid, tokenize = 'unicode61 remove_diacritics 2'
 );
@@ -239,8 +278,9 @@ def _run(conn: sqlite3.Connection, script: str) -> None:
             conn.execute(statement)
 
 
-def migrate(conn: sqlite3.Connection, version: int) -> None:
-    """Create what is missing and bring a file of schema `version` up to date, in the caller's transaction."""
+def migrate(conn: sqlite3.Connection, version: int, now: int) -> None:
+    """Create what is missing and bring a file of schema `version` up to date, in the caller's transaction
+    (`now`: the time of a usage line without one)."""
     _run(conn, _SCHEMA)
     _run(conn, _TRANSCRIPT)
     if version < 2:  # the outbox's Idempotency-Key per delivery, and a process's lease on one (outbox.py)
@@ -263,6 +303,8 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
         conn.execute(
             "ALTER TABLE imports ADD COLUMN adopted TEXT"
         )  # 9: a session the engine took over (10: a file of the 9 without it)
+    if 0 < version < 12:  # 12: the usage the transcripts already hold, by the hour
+        fill_from_transcripts(conn, now)
     conn.execute("CREATE INDEX IF NOT EXISTS send_ledger_in_flow ON send_ledger(flow_pid) WHERE flow_pid IS NOT NULL")
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 

@@ -29,6 +29,7 @@ from sessions_tui.engine.store.schema import TRANSCRIPT_VERSION
 from sessions_tui.engine.store.tables.messages import is_message_line, message_of_line
 from sessions_tui.engine.store.tables.sessions import SessionsRepository, TranscriptTail
 from sessions_tui.engine.store.tables.text_index import TextIndexRepository, sid_terms
+from sessions_tui.engine.store.usage_hours import add_lines as add_usage
 
 
 @dataclass(frozen=True)
@@ -186,7 +187,7 @@ class TranscriptsRepository:
     ) -> list[Appended]:
         now = self.db.now()
         row = conn.execute(
-            """SELECT session_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
+            """SELECT session_id, agent_id, created_at, updated_at, last_seq, msg_count, last_entry_id, mirror_path,
                       mirror_size, spawned_by, parent_session_key FROM sessions WHERE key = ?""",
             (key,),
         ).fetchone()
@@ -200,6 +201,7 @@ class TranscriptsRepository:
             conn.executemany(_INSERT_LINE, new.rows)
             sid = sid_terms(key, row["spawned_by"], row["parent_session_key"])
             self.text_index.index_lines(conn, new.first_rowid, new.lines, sid)
+            add_usage(conn, key, row["agent_id"], new.lines, now)
         updated_at = max(now, int(row["updated_at"])) if touch else int(row["updated_at"])
         conn.execute(
             """UPDATE sessions SET last_seq = ?, msg_count = ?, last_entry_id = ?,
@@ -241,6 +243,7 @@ class TranscriptsRepository:
             entry_of = session.entry
             sid = sid_terms(key, str_or_none(entry_of.get("spawnedBy")), str_or_none(entry_of.get("parentSessionKey")))
             self.text_index.index_lines(conn, new.first_rowid, new.lines, sid)
+            add_usage(conn, key, session.agent_id, new.lines, now)
 
     def _write_mirror(self, conn: sqlite3.Connection, row: sqlite3.Row, data: bytes) -> int:
         """Add `data` (whole lines) to the session's mirror in one write; returns its new size.
