@@ -40,6 +40,29 @@ CREATE INDEX IF NOT EXISTS transcript_by_msg_seq
     ON transcript(session_id, msg_seq) WHERE msg_seq IS NOT NULL;
 """
 
+_USAGE_TABLE = """
+CREATE TABLE IF NOT EXISTS usage_{span}s (
+    {span} INTEGER NOT NULL,
+    session_key TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    turns INTEGER NOT NULL DEFAULT 0,
+    input INTEGER NOT NULL DEFAULT 0,
+    output INTEGER NOT NULL DEFAULT 0,
+    cache_read INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    reported_cost REAL NOT NULL DEFAULT 0,
+    unreported_input INTEGER NOT NULL DEFAULT 0,
+    unreported_output INTEGER NOT NULL DEFAULT 0,
+    unreported_cache_read INTEGER NOT NULL DEFAULT 0,
+    unreported_turns INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY ({span}, session_key, provider, model)
+) WITHOUT ROWID;
+"""
+"""Usage summed per session and model over one span (`usage_hours`, `usage_days`: store/usage_hours.py):
+one declaration, a table per span."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     key TEXT PRIMARY KEY,
@@ -220,42 +243,7 @@ CREATE TABLE IF NOT EXISTS cron_runs (
 );
 CREATE INDEX IF NOT EXISTS cron_runs_by_job ON cron_runs(job_id, started_at);
 CREATE INDEX IF NOT EXISTS cron_runs_by_session ON cron_runs(session_key, started_at);
-CREATE TABLE IF NOT EXISTS usage_hours (
-    hour INTEGER NOT NULL,
-    session_key TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
-    provider TEXT NOT NULL,
-    model TEXT NOT NULL,
-    turns INTEGER NOT NULL DEFAULT 0,
-    input INTEGER NOT NULL DEFAULT 0,
-    output INTEGER NOT NULL DEFAULT 0,
-    cache_read INTEGER NOT NULL DEFAULT 0,
-    total INTEGER NOT NULL DEFAULT 0,
-    reported_cost REAL NOT NULL DEFAULT 0,
-    unreported_input INTEGER NOT NULL DEFAULT 0,
-    unreported_output INTEGER NOT NULL DEFAULT 0,
-    unreported_cache_read INTEGER NOT NULL DEFAULT 0,
-    unreported_turns INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (hour, session_key, provider, model)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS usage_days (
-    day INTEGER NOT NULL,
-    session_key TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
-    provider TEXT NOT NULL,
-    model TEXT NOT NULL,
-    turns INTEGER NOT NULL DEFAULT 0,
-    input INTEGER NOT NULL DEFAULT 0,
-    output INTEGER NOT NULL DEFAULT 0,
-    cache_read INTEGER NOT NULL DEFAULT 0,
-    total INTEGER NOT NULL DEFAULT 0,
-    reported_cost REAL NOT NULL DEFAULT 0,
-    unreported_input INTEGER NOT NULL DEFAULT 0,
-    unreported_output INTEGER NOT NULL DEFAULT 0,
-    unreported_cache_read INTEGER NOT NULL DEFAULT 0,
-    unreported_turns INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (day, session_key, provider, model)
-) WITHOUT ROWID;
+{usage_tables}
 CREATE VIRTUAL TABLE IF NOT EXISTS transcript_text USING fts5(
     text, sid, tokenize = 'unicode61 remove_diacritics 2'
 );
@@ -264,7 +252,7 @@ CREATE TABLE IF NOT EXISTS transcript_text_state (
     indexed_through INTEGER NOT NULL DEFAULT 0,
     redaction TEXT NOT NULL DEFAULT ''
 );
-"""
+""".replace("{usage_tables}\n", "".join(_USAGE_TABLE.format(span=span).lstrip("\n") for span in ("hour", "day")))
 
 
 def user_version(conn: sqlite3.Connection) -> int:
