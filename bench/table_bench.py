@@ -86,7 +86,7 @@ def ui_child(state: str, config: str) -> None:
     from sessions_tui.backend.local.backend import LocalBackend
     from sessions_tui.engine.engine import Engine
     from sessions_tui.ui.app import SessionsApp
-    from sessions_tui.ui.screens.sorting import SORTS
+    from sessions_tui.ui.screens.main.sorting import SORTS
 
     async def painted_after(screen, loaded: int, t0: float) -> float:  # type: ignore[no-untyped-def]
         await wait_for(lambda: screen.pages_loaded > loaded)

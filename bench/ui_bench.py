@@ -32,7 +32,7 @@ from textual import events  # noqa: E402
 
 from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.ui.app import SessionsApp  # noqa: E402
-from sessions_tui.ui.screens.main import MainScreen  # noqa: E402
+from sessions_tui.ui.screens.main.main import MainScreen  # noqa: E402
 from sessions_tui.ui.widgets.session_table import SessionTable  # noqa: E402
 
 PAINTS: list[float] = []

@@ -6,7 +6,7 @@ import pytest
 from sessions_tui.cli.watching.lines import Record
 from sessions_tui.counting import counted, plural
 from sessions_tui.engine.openclaw.mirror import ImportReport
-from sessions_tui.ui.screens.table_count import no_page_note
+from sessions_tui.ui.screens.main.table_count import no_page_note
 from ui_support import demo_app, settle, text_of, until
 
 WORDS = [(0, "0 sessions"), (1, "1 session"), (2, "2 sessions")]

@@ -6,7 +6,7 @@ from typing import Any
 
 from scenes import SIZE, StagedApp, demo_app, scene_app, select, settle, until  # noqa: F401
 from sessions_tui.ui.app import SessionsApp
-from sessions_tui.ui.screens.acting_as import OPERATOR
+from sessions_tui.ui.screens.dialogs.acting_as import OPERATOR
 
 
 def text_of(widget: Any) -> str:

@@ -255,7 +255,7 @@ def test_a_command_for_what_the_gateway_has_not_says_one_line(httpserver: HTTPSe
 
 async def test_the_dashboard_on_the_gateway_shows_no_key_for_what_it_has_not(backend):
     from sessions_tui.ui.app import SessionsApp
-    from sessions_tui.ui.screens.sends import SendsScreen
+    from sessions_tui.ui.screens.ledger.sends import SendsScreen
 
     app = SessionsApp(backend)
     async with app.run_test(size=(160, 40)) as pilot:

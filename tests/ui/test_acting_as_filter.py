@@ -4,7 +4,7 @@ and what is typed while the list has focus goes to the filter."""
 
 from __future__ import annotations
 
-from sessions_tui.ui.screens.acting_as import OPERATOR
+from sessions_tui.ui.screens.dialogs.acting_as import OPERATOR
 from ui_support import SIZE, demo_app, settle, until
 
 MAIN = "agent:main:main"

@@ -15,9 +15,9 @@ from textual.keys import _character_to_key
 from textual.widgets._footer import FooterKey
 
 from sessions_tui.ui.app import SessionsApp
-from sessions_tui.ui.screens.help import WIDGETS, HelpScreen
-from sessions_tui.ui.screens.main import MainScreen
-from sessions_tui.ui.screens.main_keys import SECTION_OF
+from sessions_tui.ui.screens.main.help import WIDGETS, HelpScreen
+from sessions_tui.ui.screens.main.main import MainScreen
+from sessions_tui.ui.screens.main.main_keys import SECTION_OF
 from ui_support import SIZE, demo_app, settle, until
 
 README = Path(__file__).parents[2] / "README.md"

@@ -11,7 +11,7 @@ from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
 from sessions_tui.ui.app import SessionsApp
-from sessions_tui.ui.screens.acting_as import OPERATOR
+from sessions_tui.ui.screens.dialogs.acting_as import OPERATOR
 from sessions_tui.ui.widgets.footer import DashboardFooter
 from sessions_tui.ui.widgets.transcript import MessageView
 from ui_support import SIZE, demo_app, select, settle, text_of, until

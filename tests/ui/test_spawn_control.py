@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from sessions_tui.backend.values.views import ChildView
-from sessions_tui.ui.screens.kill import KillScreen
-from sessions_tui.ui.screens.steer import SteerScreen
+from sessions_tui.ui.screens.dialogs.kill import KillScreen
+from sessions_tui.ui.screens.dialogs.steer import SteerScreen
 from sessions_tui.ui.widgets.spawn_control import ShownRun, kill_question
 from sessions_tui.ui.widgets.spawn_runs import status_cell, waiting_on
 from ui_support import SIZE, demo_app, settle, text_of, until

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from scenes import DEV
-from sessions_tui.ui.screens.export import ExportScreen
+from sessions_tui.ui.screens.dialogs.export import ExportScreen
 from ui_support import SIZE, demo_app, select, settle, text_of, until
 
 SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"

@@ -7,8 +7,8 @@ from textual.geometry import Region
 
 from conftest import add_session, call_tool
 from scenes import DEV, FAMILY
-from sessions_tui.ui.screens.sends import SendsScreen
-from sessions_tui.ui.screens.thread import ThreadScreen
+from sessions_tui.ui.screens.ledger.sends import SendsScreen
+from sessions_tui.ui.screens.ledger.thread import ThreadScreen
 from ui_support import SIZE, demo_app, select, send_from_composer, settle, text_of, until
 
 

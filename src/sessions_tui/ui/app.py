@@ -36,8 +36,8 @@ from sessions_tui.ui.damage import SaysStoreDamage
 from sessions_tui.ui.focus_keys import move_focus_now
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged, StoreDamageFound
 from sessions_tui.ui.paths import home_relative
-from sessions_tui.ui.screens.help import DashboardCommands, HelpScreen, binding_table
-from sessions_tui.ui.screens.main import MainScreen
+from sessions_tui.ui.screens.main.help import DashboardCommands, HelpScreen, binding_table
+from sessions_tui.ui.screens.main.main import MainScreen
 from sessions_tui.ui.theme import THEME
 
 if TYPE_CHECKING:  # a dashboard that follows nothing (a gateway's, a server's) does not load the follow
@@ -59,13 +59,13 @@ class SessionsApp(SaysStoreDamage):
         _UI / "widgets" / "transcript.tcss",
         _UI / "widgets" / "composer.tcss",
         _UI / "widgets" / "spawn_panel.tcss",
-        _UI / "screens" / "modals.tcss",
-        _UI / "screens" / "ledger.tcss",
+        _UI / "screens" / "dialogs" / "modals.tcss",
+        _UI / "screens" / "ledger" / "ledger.tcss",
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"
     COMMANDS = App.COMMANDS | {DashboardCommands}
-    # App-wide keys only, after the main screen's (screens/main_keys.py) in the footer, help and palette.
+    # App-wide keys only, after the main screen's (screens/main/main_keys.py) in the footer, help and palette.
     BINDINGS = [
         Binding("tab", "focus_next", "focus", show=False, id="focus_next_pane", tooltip="next pane"),
         Binding("question_mark", "help", "help", id="help", tooltip="help: every key"),

@@ -43,7 +43,7 @@ class FilterBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="filter-row"):
-            yield Label(Content("[1] Filter"), classes="filter-label")  # pane 1 (screens/panes.py)
+            yield Label(Content("[1] Filter"), classes="filter-label")  # pane 1 (screens/main/panes.py)
             yield Field(placeholder="/ by key, label… or ~words in messages", id="filter")
             yield Label("Active", classes="filter-label")
             yield Select(ACTIVE_CHOICES, value=0, allow_blank=False, id="active", compact=True)

@@ -4,7 +4,7 @@ screen has the panel kill the subtree (`SpawnPanel.kill`) once it is dismissed w
 
 from __future__ import annotations
 
-from sessions_tui.ui.screens.confirm import ConfirmScreen
+from sessions_tui.ui.screens.dialogs.confirm import ConfirmScreen
 from sessions_tui.ui.text import literal
 
 

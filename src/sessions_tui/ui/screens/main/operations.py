@@ -27,17 +27,17 @@ from sessions_tui.backend.contract.types import BackendUnavailable, OperationRef
 from sessions_tui.backend.values.vocabulary import StoreDamaged, ToolInputError
 from sessions_tui.counting import plural
 from sessions_tui.ui.dashboard import Dashboard
-from sessions_tui.ui.screens.confirm import ConfirmScreen
-from sessions_tui.ui.screens.live_rows import LiveRows
-from sessions_tui.ui.screens.new_session import NewSessionScreen
-from sessions_tui.ui.screens.session_questions import (
+from sessions_tui.ui.screens.dialogs.confirm import ConfirmScreen
+from sessions_tui.ui.screens.dialogs.new_session import NewSessionScreen
+from sessions_tui.ui.screens.dialogs.session_questions import (
     BulkScreen,
     DeleteScreen,
     ModelScreen,
     RenameScreen,
     ResetScreen,
 )
-from sessions_tui.ui.screens.stop import StopScreen, outcome_line
+from sessions_tui.ui.screens.dialogs.stop import StopScreen, outcome_line
+from sessions_tui.ui.screens.main.live_rows import LiveRows
 from sessions_tui.ui.text import literal
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.session_table import SessionTable

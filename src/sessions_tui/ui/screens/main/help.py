@@ -1,5 +1,5 @@
 """Help (`?`) and the command palette's own commands (`ctrl+p`): both from the bindings of the
-main screen (screens/main_keys.py), the app and (help only) the focusable widgets', each binding
+main screen (screens/main/main_keys.py), the app and (help only) the focusable widgets', each binding
 in its section (main_keys.SECTION_OF).
 
 Every key shown is read from the bindings with the config's keymap applied, so a remapped key
@@ -26,7 +26,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from sessions_tui.ui.screens.main_keys import APP, FILTER, NAVIGATE, SECTION_OF, SECTIONS, SEND, SPAWN, TRANSCRIPT
+from sessions_tui.ui.screens.main.main_keys import APP, FILTER, NAVIGATE, SECTION_OF, SECTIONS, SEND, SPAWN, TRANSCRIPT
 from sessions_tui.ui.text import span
 from sessions_tui.ui.theme import themed
 from sessions_tui.ui.widgets.composer import Composer

@@ -30,7 +30,7 @@ from sessions_tui.backend.contract.types import BackendUnavailable, Requester
 from sessions_tui.backend.toolkit.matching import marked_parts
 from sessions_tui.backend.values.vocabulary import SearchUnreadable, ToolInputError
 from sessions_tui.counting import plural
-from sessions_tui.ui.screens.panes import move_cursor
+from sessions_tui.ui.cursor_keys import move_cursor
 from sessions_tui.ui.text import literal, one_line, span
 from sessions_tui.ui.widgets.column_fit import fit_widths
 from sessions_tui.ui.widgets.field import Field

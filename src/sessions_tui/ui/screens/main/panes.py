@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.actions import SkipAction
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, DataTable
+from textual.widgets import ContentSwitcher
 
 LAYOUTS = ("", "-side-large", "-side-full")
 """The layout modes in `+` order: each a class of the screen (none: normal)."""
@@ -68,18 +67,3 @@ def focus_pane(screen: Screen[Any], number: int) -> str | None:
         return "that pane is hidden while the spawn panel has the screen (esc closes it)"
     target.focus()
     return None
-
-
-def move_cursor(focused: Widget | None, where: str) -> None:
-    """`j k g G home end`: move the focused table's cursor down, up, to the top or the bottom;
-    anything else keeps its own keys (SkipAction: the key goes on to it)."""
-    if not isinstance(focused, DataTable) or focused.cursor_type != "row":
-        raise SkipAction()
-    if where == "down":
-        focused.action_cursor_down()
-    elif where == "up":
-        focused.action_cursor_up()
-    elif where == "top":
-        focused.action_scroll_top()
-    else:
-        focused.action_scroll_bottom()

@@ -3,7 +3,7 @@ thinking level (`M`), and yes or no before a reset (`R`), a delete (`D`) or a bu
 or stop (`x`) of the marked sessions.
 
 The screens only ask; the main screen does the operation once one is dismissed with an answer
-(screens/operations.py).
+(screens/main/operations.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from textual.widgets import Input, Label, Select, Static
 
 from sessions_tui.backend.values.vocabulary import THINKING_LEVELS
 from sessions_tui.terminal_text import visible
-from sessions_tui.ui.screens.confirm import ConfirmScreen
+from sessions_tui.ui.screens.dialogs.confirm import ConfirmScreen
 from sessions_tui.ui.text import literal, span
 from sessions_tui.ui.widgets.field import Field
 

@@ -347,7 +347,7 @@ class SendsScreen(Screen[None]):
         self.dismiss(None)
 
     def action_thread(self) -> None:
-        from sessions_tui.ui.screens.thread import ThreadScreen
+        from sessions_tui.ui.screens.ledger.thread import ThreadScreen
 
         entry = self.highlighted()
         if entry is None or entry.requester is None:

@@ -1,6 +1,6 @@
 """A question answered y or n before something that cannot be undone: a box in the middle says
 what will happen and what it means; `y` answers yes, `n` or `esc` no. The screen only asks: whoever
-pushed it acts once it is dismissed with yes (stop: screens/stop.py, kill: screens/kill.py)."""
+pushed it acts once it is dismissed with yes (stop: screens/dialogs/stop.py, kill: screens/dialogs/kill.py)."""
 
 from __future__ import annotations
 

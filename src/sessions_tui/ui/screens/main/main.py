@@ -2,7 +2,7 @@
 and the keys that act on them (the app keeps the app-wide ones: help, quit, the next pane).
 
 The views it opens (Sends, Why, Search, Export, act as, Steer; Stop and the operations' questions from
-screens/operations.py) are pushed from here, on its keys or on a widget's message: widgets never
+screens/main/operations.py) are pushed from here, on its keys or on a widget's message: widgets never
 open a screen.
 """
 
@@ -21,21 +21,22 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
 from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.values.views import BrowsePage, SearchHit
+from sessions_tui.ui.cursor_keys import move_cursor
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
-from sessions_tui.ui.screens.acting_as import OPERATOR, ActingAsScreen
+from sessions_tui.ui.screens.dialogs.acting_as import OPERATOR, ActingAsScreen
+from sessions_tui.ui.screens.dialogs.export import ExportScreen
+from sessions_tui.ui.screens.dialogs.kill import KillScreen
+from sessions_tui.ui.screens.dialogs.steer import SteerScreen
 from sessions_tui.ui.screens.explain import ExplainScreen
-from sessions_tui.ui.screens.export import ExportScreen
-from sessions_tui.ui.screens.kill import KillScreen
-from sessions_tui.ui.screens.live_rows import PAGE_SIZE
-from sessions_tui.ui.screens.main_keys import KIND_KEYS, MAIN_KEYS, NEEDS
-from sessions_tui.ui.screens.operations import SessionOperations
-from sessions_tui.ui.screens.panes import focus_pane, layout_mode, move_cursor, set_layout, title_panes
-from sessions_tui.ui.screens.search import SearchScreen
-from sessions_tui.ui.screens.sends import SendsScreen
-from sessions_tui.ui.screens.sorting import clicked, sort_words, stepped
-from sessions_tui.ui.screens.steer import SteerScreen
-from sessions_tui.ui.screens.table_count import TableCounted, no_page_note, page_info
+from sessions_tui.ui.screens.ledger.sends import SendsScreen
+from sessions_tui.ui.screens.main.live_rows import PAGE_SIZE
+from sessions_tui.ui.screens.main.main_keys import KIND_KEYS, MAIN_KEYS, NEEDS
+from sessions_tui.ui.screens.main.operations import SessionOperations
+from sessions_tui.ui.screens.main.panes import focus_pane, layout_mode, set_layout, title_panes
+from sessions_tui.ui.screens.main.sorting import clicked, sort_words, stepped
+from sessions_tui.ui.screens.main.table_count import TableCounted, no_page_note, page_info
+from sessions_tui.ui.screens.search.search import SearchScreen
 from sessions_tui.ui.text import literal
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.filter_bar import FilterBar

@@ -33,7 +33,7 @@ from sessions_tui.backend.values.vocabulary import (
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
 from sessions_tui.ui.paths import home_relative
-from sessions_tui.ui.screens.table_count import TableCounted
+from sessions_tui.ui.screens.main.table_count import TableCounted
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import SessionTable

@@ -1,13 +1,13 @@
 """Stop (`x` on the open session): are you sure? y stops its running turn, n (or esc) leaves it be.
 
-The screen only asks (screens/confirm.py); the main screen stops the turn (`Backend.abort_run`) once it is
+The screen only asks (screens/dialogs/confirm.py); the main screen stops the turn (`Backend.abort_run`) once it is
 dismissed with yes, and shows what came of it (`outcome_line`).
 """
 
 from __future__ import annotations
 
 from sessions_tui.backend.contract.types import AbortOutcome
-from sessions_tui.ui.screens.confirm import ConfirmScreen
+from sessions_tui.ui.screens.dialogs.confirm import ConfirmScreen
 from sessions_tui.ui.text import literal, span
 
 

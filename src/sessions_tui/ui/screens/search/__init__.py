@@ -1,0 +1,1 @@
+"""The Search view: matching messages, best first, opened at their place."""
