@@ -27,6 +27,7 @@ import asyncio
 import json
 import secrets
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,10 @@ async def record(port: int, token: str, ids: Path, rec: Recorder) -> None:
         await client.close()
 
 
+Recording = Callable[[int, str, Path, Recorder], Awaitable[None]]
+"""What a recording does against the gateway: its port, token, identity directory and recorder."""
+
+
 class _AnswersOnly(Recorder):
     """Keeps requests and responses; drops events."""
 
@@ -154,9 +159,11 @@ class _AnswersOnly(Recorder):
             super().tap(direction, text)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=FIXTURE / "ws" / "sending")
+def record_answers(description: str, default_out: Path, record: Recording, handshake: str) -> int:
+    """A recording script's whole run: a seeded gateway with the scripted model, `record` against it,
+    its requests and answers (not its `handshake` frame) written under `--out`."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=default_out)
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     port = args.port or _free_port()
@@ -167,11 +174,15 @@ def main() -> int:
             rec = _AnswersOnly()
             rec.secret(str(base), "/tmp/record")
             asyncio.run(record(port, token, base / "ids", rec))
-            rec.frames.pop("handshake_sending", None)
+            rec.frames.pop(handshake, None)
             rec.write(args.out)
     finally:
         model.stop()
     return 0
+
+
+def main() -> int:
+    return record_answers(__doc__.splitlines()[0], FIXTURE / "ws" / "sending", record, "handshake_sending")
 
 
 if __name__ == "__main__":

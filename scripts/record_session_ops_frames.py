@@ -23,9 +23,6 @@ stopped at the end.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,8 +30,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from record_gateway_frames import FIXTURE, MAIN, _free_port, seeded_gateway  # noqa: E402
-from record_sending_frames import _AnswersOnly, _model, _model_config  # noqa: E402
+from record_gateway_frames import FIXTURE, MAIN, Recorder  # noqa: E402
+from record_sending_frames import record_answers  # noqa: E402
 
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions  # noqa: E402
 from sessions_tui.backend.gateway.refusals import RequestFailed  # noqa: E402
@@ -53,7 +50,7 @@ async def _call(client: GatewayClient, method: str, params: dict[str, Any], time
         return None
 
 
-async def _connect(port: int, token: str, ids: Path, rec: _AnswersOnly, scopes: tuple[str, ...]) -> GatewayClient:
+async def _connect(port: int, token: str, ids: Path, rec: Recorder, scopes: tuple[str, ...]) -> GatewayClient:
     client = GatewayClient(
         GatewayOptions(url=f"ws://127.0.0.1:{port}", token=token, identity_dir=ids, scopes=scopes), tap=rec.tap
     )
@@ -64,7 +61,7 @@ async def _connect(port: int, token: str, ids: Path, rec: _AnswersOnly, scopes: 
     return client
 
 
-async def record(port: int, token: str, ids: Path, rec: _AnswersOnly) -> None:
+async def record(port: int, token: str, ids: Path, rec: Recorder) -> None:
     rec.secret(token, "<token>")
     rec.step = "handshake_ops"
     plain = await _connect(port, token, ids / "plain", rec, ("operator.read", "operator.write"))
@@ -129,23 +126,7 @@ async def record(port: int, token: str, ids: Path, rec: _AnswersOnly) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=FIXTURE / "ws" / "session_ops")
-    parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
-    port = args.port or _free_port()
-    token = secrets.token_urlsafe(24)
-    model = _model()
-    try:
-        with seeded_gateway(port, token, _model_config(model.url)) as base:
-            rec = _AnswersOnly()
-            rec.secret(str(base), "/tmp/record")
-            asyncio.run(record(port, token, base / "ids", rec))
-            rec.frames.pop("handshake_ops", None)
-            rec.write(args.out)
-    finally:
-        model.stop()
-    return 0
+    return record_answers(__doc__.splitlines()[0], FIXTURE / "ws" / "session_ops", record, "handshake_ops")
 
 
 if __name__ == "__main__":

@@ -241,8 +241,9 @@ class TranscriptPane(ReportsWorkerErrors, Vertical):
         )
 
     def refresh_job(self) -> None:
-        """The shown session changed: its cron job's state again (a run of it ended)."""
-        if self.key is not None:
+        """The shown session changed: its cron job's state again (a run of it ended); a session shown
+        without a job is not asked again on each of its changes."""
+        if self.key is not None and self._job is not None:
             self._fetch_job(self.key, self._generation)
 
     def _fetch_job(self, key: str, generation: int) -> None:
