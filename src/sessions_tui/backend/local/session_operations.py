@@ -39,7 +39,7 @@ class _Host(Protocol):
 
     async def call_tool(self, name: str, args: dict[str, Any], requester: Requester) -> dict[str, Any]: ...
 
-    async def owner_key(self, key: str) -> str | None: ...
+    def _owner_key(self, key: str) -> str | None: ...
 
     def not_offered(self, capability: Capability) -> str: ...
 
@@ -72,8 +72,7 @@ class SessionOperations:
     ) -> AbortOutcome:
         """The session's running turn stopped in whichever process runs it (and, with
         `clear_queued`, the turns waiting behind it in every process): engine/subagents/run_controls.py."""
-        by = await self._store(self._reach, requester, key)
-        target = await self.owner_key(key)
+        by, target = await self._store(lambda: (self._reach(requester, key), self._owner_key(key)))
         if target is None:
             raise ToolInputError(f"No session found: {key}")
         done = await self.engine.run_controls.abort_session(target, clear_queued=clear_queued, requester=by)
