@@ -14,6 +14,7 @@ from pydantic import Field
 
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import RunEnd
+from sessions_tui.engine.sessions.live_status import LiveStatus
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +153,17 @@ class HookReceived(_Event):
     run_id: str | None = None
 
 
+class StatusChanged(_Event):
+    """A session's live status changed (`engine/sessions/live_status.py`): `previous` is None the
+    first time a watcher says it. Published by whoever keeps the statuses (a backend's status board),
+    not by the engine's runs."""
+
+    type: Literal["status_changed"] = "status_changed"
+    session_key: str
+    status: LiveStatus
+    previous: LiveStatus | None = None
+
+
 EngineEvent = (
     SessionChanged
     | MessageAppended
@@ -167,6 +179,7 @@ EngineEvent = (
     | FollowStatus
     | LinkChanged
     | HookReceived
+    | StatusChanged
 )
 
 Subscriber = Callable[[EngineEvent], None]

@@ -4,7 +4,7 @@ A backend's answers and events are plain data made of these and of the reads' vi
 face names them from here and never from the engine. Events: what the engine reports as it
 happens. Ledger entries: the sends and what became of them. Tool specs and errors: what a tool
 takes and how it refuses input. Store errors: a damaged state database, a search it cannot read.
-The thinking levels a session takes.
+The thinking levels a session takes. A session's live status and the rule that derives it.
 Hooks: what an inbound hook asks (`HookRun`, `HookWake`) and what it is answered.
 `LazyModel`: the model base they are built on (validators built on first use). Loaded by every
 command, so nothing here pulls in the dashboard's reads; the types of export and OpenClaw import
@@ -28,20 +28,24 @@ from sessions_tui.engine.events import (
     SendLedgerChanged,
     SendProgress,
     SessionChanged,
+    StatusChanged,
     StoreChanged,
 )
 from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
 from sessions_tui.engine.session_operations import THINKING_LEVELS
+from sessions_tui.engine.sessions.live_status import LIVE_STATUSES, Activity, LiveStatus, live_status, next_change_at
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged, StoreError
 from sessions_tui.tools.base import ToolInputError, ToolSpec
 from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
 __all__ = [
+    "LIVE_STATUSES",
     "SEND_STATES",
     "THINKING_LEVELS",
     "TOOLS",
+    "Activity",
     "Announced",
     "DeliveryChanged",
     "EngineEvent",
@@ -55,6 +59,7 @@ __all__ = [
     "LedgerEntry",
     "LedgerState",
     "LinkChanged",
+    "LiveStatus",
     "MessageAppended",
     "PolicyRefused",
     "RunEnded",
@@ -65,6 +70,7 @@ __all__ = [
     "SendProgress",
     "SendState",
     "SessionChanged",
+    "StatusChanged",
     "StoreChanged",
     "StoreDamaged",
     "StoreError",
@@ -72,4 +78,6 @@ __all__ = [
     "ToolSpec",
     "UnknownToolError",
     "WakeOutcome",
+    "live_status",
+    "next_change_at",
 ]
