@@ -138,7 +138,7 @@ def test_schema_12_fills_usage_from_the_transcripts_of_a_file_of_11(make_engine,
     store = Store(state)
     try:
         with store.read() as c:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 13
         assert sum(row.sums.turns for row in store.usage.by_column("agent_id", 0)) == 4
     finally:
         store.close()

@@ -12,7 +12,7 @@ import sqlite3
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
 from sessions_tui.engine.store.usage_hours import fill_from_transcripts
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
@@ -23,7 +23,8 @@ SCHEMA_VERSION = 12
 # 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py);
 # 11: `cron_jobs` and `cron_runs` (the scheduled jobs, their claims and their run history: store/tables/cron.py);
 # 12: `usage_hours` and `usage_days` (the tokens and cost of model turns per hour or day, session and model:
-# store/usage_hours.py, store/tables/usage.py)
+# store/usage_hours.py, store/tables/usage.py); 13: `session_seen` (the operator's seen marks and the horizon row)
+# and the indexes the live status's seed reads by (`runs_by_end`, `audit_by_ts`: store/tables/activity.py)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -107,6 +108,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_key, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
+CREATE INDEX IF NOT EXISTS runs_by_end ON runs(ended_at) WHERE ended_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     ts INTEGER NOT NULL,
@@ -117,6 +119,11 @@ CREATE TABLE IF NOT EXISTS audit (
     reason TEXT,
     data TEXT NOT NULL DEFAULT '{}'
 );
+CREATE INDEX IF NOT EXISTS audit_by_ts ON audit(ts);
+CREATE TABLE IF NOT EXISTS session_seen (
+    key TEXT PRIMARY KEY,
+    seen_at INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created_at INTEGER NOT NULL,
@@ -293,6 +300,8 @@ def migrate(conn: sqlite3.Connection, version: int, now: int) -> None:
         )  # 9: a session the engine took over (10: a file of the 9 without it)
     if 0 < version < 12:  # 12: the usage the transcripts already hold, by the hour
         fill_from_transcripts(conn, now)
+    # 13: what ended before the seen marks existed counts as seen (store/tables/activity.py)
+    conn.execute("INSERT OR IGNORE INTO session_seen (key, seen_at) VALUES ('*', ?)", (now,))
     conn.execute("CREATE INDEX IF NOT EXISTS send_ledger_in_flow ON send_ledger(flow_pid) WHERE flow_pid IS NOT NULL")
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
