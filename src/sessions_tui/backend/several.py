@@ -145,6 +145,10 @@ class SeveralBackends:
     def send_wait(self) -> int:
         return self.backends[self.first].send_wait
 
+    @property
+    def stuck_after_minutes(self) -> int:
+        return self.backends[self.first].stuck_after_minutes
+
     def public_config(self) -> dict[str, Any]:
         return self.backends[self.first].public_config()
 

@@ -81,6 +81,10 @@ class Placed(Protocol):
     def send_wait(self) -> int:
         """The seconds a send from the dashboard's composer waits unless changed for it (`ui.sendWait`)."""
 
+    @property
+    def stuck_after_minutes(self) -> int:
+        """After how many minutes without progress a running session is `stuck` (`ui.stuckAfterMinutes`, 0: never)."""
+
     def public_config(self) -> dict[str, Any]:
         """The config a remote face may see (`wire.PUBLIC_CONFIG_SECTIONS`): never a secret or a URL."""
 

@@ -117,6 +117,10 @@ class LocalBackend(SessionOperations, LocalCron):
     def send_wait(self) -> int:
         return self.engine.config.ui.send_wait
 
+    @property
+    def stuck_after_minutes(self) -> int:
+        return self.engine.config.ui.stuck_after_minutes
+
     def public_config(self) -> dict[str, Any]:
         from sessions_tui.backend.remote.wire import PUBLIC_CONFIG_SECTIONS, public_config
 

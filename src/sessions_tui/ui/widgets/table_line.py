@@ -7,8 +7,12 @@ title at least), never wider than its default while room is short. The columns t
 table's width are shown; the others drop in `DROP_ORDER` (MODEL first: the same for most sessions;
 CHANNEL next: usually spelled in the key; SEND: a `deny` also shows as `⊘` beside the key; then
 TOKENS, KIND, LABEL, UPDATED). KEY and ST always stay. What width is left goes to the columns whose
-values are cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL, then KEY
-whole), then to KEY up to `KEY_MAX`.
+values are cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL), then to the
+status in words (ST becomes STATUS, `working` for `▶`), then to KEY whole, then to KEY up to `KEY_MAX`.
+
+The status column shows a session's live status (backend/toolkit/status_board.py) where the table
+is given one: `LIVE_ICONS` when narrow, the word when wide; an archived session `ar`. Without a
+live status (a table no board feeds) it shows the row's own `status` as `STATUS_ICONS`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from sessions_tui.backend.values.rows import display_name
+from sessions_tui.backend.values.vocabulary import LiveStatus
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import (
     STATUS_ICONS,
@@ -61,6 +66,30 @@ FITTED = ("key", "channel", "label", "model", "send")  # the columns as wide as 
 GROW_ORDER = ("label", "channel", "model")  # after KEY up to KEY_MAX, before KEY whole
 KEY_MAX = 48
 GAP = "  "
+STATUS_WORDS = 7  # the status column's width in words: `working`, `waiting`, `looping`
+LIVE_ICONS: dict[str, str] = {
+    "working": "▶",
+    "waiting": "…",
+    "idle": "·",
+    "done": "✓",
+    "failed": "✗",
+    "stuck": "!",
+    "looping": "↻",
+}
+LIVE_STYLES: dict[str, str] = {
+    "working": "bold",
+    "waiting": "bold",
+    "idle": "dim",
+    "done": "bold $success",
+    "failed": "bold $error",
+    "stuck": "bold $warning",
+    "looping": "bold $error",
+}
+
+
+def column_title(column: Column, widths: Mapping[str, int]) -> str:
+    """A column's title at the widths shown: ST is STATUS when its statuses show in words."""
+    return "STATUS" if column.key == "status" and widths.get("status", 0) >= STATUS_WORDS else column.title
 
 
 def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[str, int]:
@@ -76,8 +105,10 @@ def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[st
     shown = drop_to_fit({c.key: min(c.width, wanted[c.key]) for c in COLUMNS}, DROP_ORDER, width, between=len(GAP))
     steps = [("key", min(wanted["key"], KEY_MAX))]
     steps += [(key, wanted[key]) for key in GROW_ORDER]
-    steps += [("key", wanted["key"]), ("key", KEY_MAX)]
-    return grow_into(shown, width, steps, between=len(GAP))
+    shown = grow_into(shown, width, steps, between=len(GAP))
+    if line_width(shown) + STATUS_WORDS - shown["status"] <= width:  # words, or the symbol: never cut
+        shown["status"] = STATUS_WORDS
+    return grow_into(shown, width, [("key", wanted["key"]), ("key", KEY_MAX)], between=len(GAP))
 
 
 def content_widths(rows: Iterable[BrowseRow], marked: Collection[str] = ()) -> dict[str, int]:
@@ -113,8 +144,11 @@ MARK = "● "
 """Before the key of a row marked for a bulk action (space)."""
 
 
-def cells(row: BrowseRow, now_ms: int, marked: bool = False) -> dict[str, Text]:
-    """What each column shows for a row of `tools.browse` (`marked`: for a bulk action)."""
+def cells(
+    row: BrowseRow, now_ms: int, marked: bool = False, live: LiveStatus | None = None, words: bool = False
+) -> dict[str, Text]:
+    """What each column shows for a row of `tools.browse` (`marked`: for a bulk action; `live`: its
+    live status, in `words` or as a symbol)."""
     denied = row.get("_send") == "deny"
     key = literal(row["key"])
     if denied:
@@ -128,6 +162,8 @@ def cells(row: BrowseRow, now_ms: int, marked: bool = False) -> dict[str, Text]:
     status = row.get("status")
     if row.get("archived"):
         status_cell = span("ar", style="dim")
+    elif live is not None:
+        status_cell = span(live if words else LIVE_ICONS[live], style=LIVE_STYLES[live])
     else:
         status_cell = span(STATUS_ICONS.get(status or "", "·"), style="bold" if status == "running" else "dim")
     return {
@@ -143,12 +179,13 @@ def cells(row: BrowseRow, now_ms: int, marked: bool = False) -> dict[str, Text]:
     }
 
 
-def shown_fields(row: BrowseRow, now_ms: int, marked: bool = False) -> tuple[Any, ...]:
-    """Everything `cells` reads of a row (the update time as shown) and whether it is marked: rows
-    with equal fields show the same line, so a line is composed once for all of them
-    (`SessionTable` keeps recent ones)."""
+def shown_fields(row: BrowseRow, now_ms: int, marked: bool = False, live: LiveStatus | None = None) -> tuple[Any, ...]:
+    """Everything `cells` reads of a row (the update time as shown), whether it is marked and its
+    live status: rows with equal fields show the same line, so a line is composed once for all of
+    them (`SessionTable` keeps recent ones)."""
     return (
         marked,
+        live,
         row["key"],
         row.get("_send"),
         display_name(row),

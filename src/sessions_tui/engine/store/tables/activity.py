@@ -2,7 +2,8 @@
 operator's seen marks (`session_seen`).
 
 A seen mark is when the operator last opened a session; the row keyed `HORIZON` holds when the table
-came to be, so what ended before it counts as seen (and a failed run from before it as old news). The
+came to be, so what ended before it counts as seen (and a failed run from before it as old news);
+what ends at that moment or later is news. The
 seed read touches only what can make a session other than idle: running runs (`runs_by_status`), runs
 ended since the horizon (`runs_by_end`), chain-guard refusals of the last `LOOPING_WINDOW_MS`
 (`audit_by_ts`), each through its index, never a pass over every session.
@@ -55,6 +56,7 @@ class ActivityRepository:
         may not be idle at `now`: one snapshot of the store."""
         with self.db.read() as conn:
             horizon = self._horizon(conn)
+            before = horizon - 1  # seen up to: what ended at the horizon or after is news
             running = self._running(conn)  # key -> (run id, started at): few, so read whole
             waiting = self._waiting(conn, running)
             if keys is None:
@@ -71,7 +73,7 @@ class ActivityRepository:
         for key in wanted:
             run = running.get(key)
             last = ended.get(key)
-            ended_at, failed = last if last is not None and last[0] > horizon else (None, False)
+            ended_at, failed = last if last is not None and last[0] >= horizon else (None, False)
             marks = [t for t in (run[1], progress.get(key)) if t is not None] if run is not None else []
             out[key] = Activity(
                 running=run is not None,
@@ -80,7 +82,7 @@ class ActivityRepository:
                 ended_at=ended_at,
                 failed=failed,
                 refused_at=refused.get(key),
-                seen_at=max(seen.get(key, horizon), horizon),
+                seen_at=max(seen.get(key, before), before),
             )
         if keys is None:  # the seed: only what is not idle (stuck or not, a run is not idle)
             return {key: facts for key, facts in out.items() if live_status(facts, now, 0) != "idle"}
@@ -115,10 +117,10 @@ class ActivityRepository:
         return {key for key in out if key in running}
 
     def _ended_since(self, conn: sqlite3.Connection, horizon: int) -> dict[str, tuple[int, bool]]:
-        """Each session's last run ended after `horizon`: when, and whether it failed."""
+        """Each session's last run ended at `horizon` or after: when, and whether it failed."""
         out: dict[str, tuple[int, bool]] = {}
         rows = conn.execute(
-            "SELECT session_key, status, ended_at FROM runs WHERE ended_at > ? ORDER BY ended_at, rowid", (horizon,)
+            "SELECT session_key, status, ended_at FROM runs WHERE ended_at >= ? ORDER BY ended_at, rowid", (horizon,)
         )
         for key, status, ended_at in rows:
             out[key] = (int(ended_at), status in FAILED_ENDS)
