@@ -65,6 +65,8 @@ class StatusBoard:
         self._facts: dict[str, Activity] = {}  # only sessions not idle
         self._status: dict[str, LiveStatus] = {}
         self._said: set[str] = set()  # keys a StatusChanged named already (their first says previous None)
+        self._counts: Counter[LiveStatus] = Counter()
+        self._due: dict[str, int] = {}  # when the clock alone changes a key's status (running, looping ones)
         self._subscribers: list[StatusCallback] = []
         self._pending: set[str] = set()
         self._reseed = False
@@ -81,8 +83,8 @@ class StatusBoard:
         return self._status.get(key, "idle")
 
     def counts(self) -> dict[LiveStatus, int]:
-        """How many sessions are in each status but idle."""
-        return dict(Counter(self._status.values()))
+        """How many sessions are in each status but idle (kept as statuses change: no pass over them)."""
+        return {status: n for status, n in self._counts.items() if n > 0}
 
     def keys_with(self, *statuses: LiveStatus) -> list[str]:
         """The keys in any of `statuses` (idle: only those the board names, i.e. none)."""
@@ -205,17 +207,29 @@ class StatusBoard:
             else:
                 self._facts[key] = facts
             changes += self._set(key, status, now)
+            self._due_of(key, now)
         self._schedule(now)
         self._publish(changes)
 
+    def _due_of(self, key: str, now: int) -> None:
+        facts = self._facts.get(key)
+        at = next_change_at(facts, now, self.stuck_after_ms) if facts is not None else None
+        if at is None:
+            self._due.pop(key, None)
+        else:
+            self._due[key] = at
+
     def _set(self, key: str, status: LiveStatus, now: int) -> list[StatusChanged]:
         previous = self._status.get(key)
+        if (previous or "idle") == status:
+            return []
+        if previous is not None:
+            self._counts[previous] -= 1
         if status == "idle":
             self._status.pop(key, None)
         else:
             self._status[key] = status
-        if (previous or "idle") == status:
-            return []
+            self._counts[status] += 1
         first = key not in self._said
         self._said.add(key)
         return [StatusChanged(ts=now, session_key=key, status=status, previous=None if first else previous or "idle")]
@@ -226,18 +240,18 @@ class StatusBoard:
         self._timer_at = None
         now = self.backend.now()
         changes: list[StatusChanged] = []
-        for key, facts in list(self._facts.items()):
-            status = live_status(facts, now, self.stuck_after_ms)
+        for key in [k for k, at in self._due.items() if at <= now]:  # only what the clock changed
+            status = live_status(self._facts[key], now, self.stuck_after_ms)
             if status == "idle":
                 del self._facts[key]
             changes += self._set(key, status, now)
+            self._due_of(key, now)
         self._schedule(now)
         self._publish(changes)
 
     def _schedule(self, now: int) -> None:
         """The one timer, at the earliest moment the clock changes a status."""
-        times = [t for f in self._facts.values() if (t := next_change_at(f, now, self.stuck_after_ms)) is not None]
-        at = min(times) if times else None
+        at = min(self._due.values()) if self._due else None
         if at == self._timer_at:
             return
         if self._timer is not None:
