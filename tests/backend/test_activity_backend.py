@@ -4,6 +4,8 @@ a gateway from its rows (tests/backend/gateway/test_live_backend.py has the sock
 
 from __future__ import annotations
 
+import asyncio
+
 from conftest import FAST_DEMO, NOW_MS, add_session
 from server_support import TOKEN, local_backend, served
 from sessions_tui.backend.contract.types import Requester
@@ -98,3 +100,35 @@ def test_a_gateway_row_says_running_failed_unread_and_a_parent_waits():
     assert seed["u"].seen_at is None and "r" not in seed
     assert "h" not in rows_activity(rows, None, {"h": NOW_MS})  # seen here, after it ended
     assert set(rows_activity(rows, ["r", "zz"], {})) == {"r"}
+
+
+async def test_a_status_board_over_serve_follows_a_send_to_done_and_seen(tmp_path):
+    from sessions_tui.backend.toolkit.status_board import StatusBoard
+
+    config = {**FAST_DEMO, "gateway": {"tools": {"allow": ["sessions_send"]}}}
+    backend = local_backend(tmp_path / "s", config)
+    add_session(backend.engine, OTHER)
+    with served(backend, allow=("sessions_send",)) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        board = StatusBoard(remote, Requester, stuck_after_ms=120_000, debounce_s=0.01)
+        said: list[str] = []
+        board.subscribe(lambda change: said.append(change.status) if change.session_key == OTHER else None)
+        try:
+            await board.start()
+            for _ in range(50):  # the event stream is open once the server sends anything
+                args = {"sessionKey": OTHER, "message": "ping", "timeoutSeconds": 20}
+                assert (await remote.call_tool("sessions_send", args, Requester()))["status"] == "ok"
+                for _ in range(20):
+                    if board.status(OTHER) == "done":
+                        break
+                    await asyncio.sleep(0.02)
+                if board.status(OTHER) == "done":
+                    break
+            assert board.status(OTHER) == "done" and board.counts() == {"done": 1}
+            await board.seen(OTHER)
+            assert board.status(OTHER) == "idle" and said[-2:] == ["done", "idle"]
+            assert OTHER not in await remote.activity(Requester())  # the mark is the server's
+        finally:
+            board.close()
+            await remote.aclose()

@@ -67,6 +67,7 @@ class StatusBoard:
         self._said: set[str] = set()  # keys a StatusChanged named already (their first says previous None)
         self._counts: Counter[LiveStatus] = Counter()
         self._due: dict[str, int] = {}  # when the clock alone changes a key's status (running, looping ones)
+        self._seen: dict[str, int] = {}  # what this board marked seen (a read begun before the mark lags it)
         self._subscribers: list[StatusCallback] = []
         self._pending: set[str] = set()
         self._reseed = False
@@ -136,7 +137,8 @@ class StatusBoard:
         """The operator opened `key`: `done` clears (marked through the backend, for every face)."""
         facts = self._facts.get(key)
         if facts is not None and facts.ended_at is not None:
-            self._merge({key: replace(facts, seen_at=max(facts.ended_at, facts.seen_at or 0))}, keys=[key])
+            self._seen[key] = max(facts.ended_at, facts.seen_at or 0)
+            self._merge({key: facts}, keys=[key])
         await self.backend.mark_seen(key)
 
     # -- events ----------------------------------------------------------------------------------
@@ -201,6 +203,9 @@ class StatusBoard:
             if facts is not None and old is not None and facts.running and old.running:
                 # Streamed progress moved it in memory; the store's may not have come so far.
                 facts = replace(facts, progress_at=max(facts.progress_at or 0, old.progress_at or 0) or None)
+            mark = self._seen.get(key)
+            if facts is not None and mark is not None and (facts.seen_at or 0) < mark:
+                facts = replace(facts, seen_at=mark)
             status = live_status(facts, now, self.stuck_after_ms) if facts is not None else "idle"
             if facts is None or status == "idle":
                 self._facts.pop(key, None)
