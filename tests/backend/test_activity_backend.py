@@ -16,6 +16,7 @@ from sessions_tui.backend.values.views import BrowseQuery
 from sessions_tui.backend.values.vocabulary import Activity
 from sessions_tui.engine.store.tables.runs import RunRecord
 
+AUTH = {"authorization": f"Bearer {TOKEN}"}
 MAIN = "agent:main:main"
 OTHER = "agent:main:discord:group:dev"
 OPS = "agent:ops:main"  # another agent's: not the operator's to see under visibility `agent`
@@ -132,3 +133,15 @@ async def test_a_status_board_over_serve_follows_a_send_to_done_and_seen(tmp_pat
         finally:
             board.close()
             await remote.aclose()
+
+
+def test_the_operator_api_checks_an_activity_body_and_answers_marks(tmp_path):
+    import httpx
+
+    with served(_state(tmp_path)) as url, httpx.Client(base_url=url, timeout=30, headers=AUTH) as client:
+        bad = client.post("/sessions-tui/v1/activity", json={"requester": {}, "keys": "agent:main:main"})
+        seen = client.post("/sessions-tui/v1/mark_seen", json={"key": MAIN})
+        facts = client.post("/sessions-tui/v1/activity", json={"requester": {}, "keys": [MAIN]})
+    assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("activity: keys:")
+    assert seen.status_code == 200 and seen.json() == {}
+    assert facts.json()["facts"][MAIN]["seen_at"] >= facts.json()["facts"][MAIN]["ended_at"]
