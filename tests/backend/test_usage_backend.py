@@ -30,6 +30,26 @@ async def test_the_local_backend_reports_usage_by_model(tmp_path):
         backend.close()
 
 
+async def test_the_local_backend_reports_the_requesters_view_and_the_spawn_tree(tmp_path):
+    backend = open_local(tmp_path / "state", tmp_path / "none.json5")
+    try:
+        store = backend.engine.store
+        for key, spawned_by in (("agent:main:main", None), ("agent:main:subagent:c", "agent:main:main")):
+            store.sessions.create(key, {"spawnedBy": spawned_by} if spawned_by else {})
+        store.sessions.create("agent:ops:main", {})
+        usage = {"input": 100, "output": 20, "totalTokens": 120}
+        for key in ("agent:main:main", "agent:main:subagent:c", "agent:ops:main"):
+            line = {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage, "timestamp": 1}
+            store.transcripts.append(key, line)
+        everything = await backend.usage(UsageQuery(since=0, by="session", tree_of="agent:main:main"))
+        assert everything.total.turns == 3
+        assert [(n.key, n.tree.total_tokens) for n in everything.tree] == [("agent:main:subagent:c", 120)]
+        as_main = await backend.usage(UsageQuery(since=0, by="agent", requester="agent:main:main"))
+        assert [(g.name, g.totals.turns) for g in as_main.groups] == [("main", 2)]  # visibility tree: ops unseen
+    finally:
+        backend.close()
+
+
 async def test_a_remote_server_and_several_backends_say_they_have_no_usage():
     one, two = RemoteBackend("http://127.0.0.1:9", None), RemoteBackend("http://127.0.0.1:8", None)
     try:
