@@ -514,6 +514,14 @@ class MainScreen(SessionOperations):
         run_id = self.query_one(Composer).run_id
         self.app.push_screen(SendsScreen(self.backend, self.display_key, session=key, run_id=run_id))
 
+    def action_usage(self) -> None:
+        """`U`: the Usage view as the acting-as session may see it (the operator: everything), with the
+        open session's spawn tree rolled up."""
+        from sessions_tui.ui.screens.usage.usage import UsageScreen
+
+        key = self.query_one(TranscriptPane).key
+        self.app.push_screen(UsageScreen(self.backend, self.display_key, self.dashboard.operator(), key))
+
     def action_why(self) -> None:
         """`w`: the explanation for the acting-as requester and the open session."""
         key = self._open_key("why is asked of the open session")
