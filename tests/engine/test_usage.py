@@ -204,3 +204,14 @@ def test_tokens_by_session_in_buckets_for_a_sparkline(make_engine):
     sums = engine.store.usage.tokens_by_session([MAIN, OPS, "agent:main:none"], NOW_MS - DAY_MS, 3 * HOUR_MS)
     assert sums == {OPS: {NOW_MS - 3 * HOUR_MS: 1100 + 550, NOW_MS: 20}}  # 09:00 and 12:00 UTC
     assert engine.store.usage.tokens_by_session([], NOW_MS, HOUR_MS) == {}
+
+
+def test_activity_alone_for_a_pages_sparklines(make_engine):
+    engine = make_engine(PRICED)
+    _seed(engine)
+    query = UsageQuery(since=NOW_MS - DAY_MS, keys=(MAIN, OPS), activity_ms=3 * HOUR_MS)
+    report = usage_report(engine.store, engine.config, query)
+    assert report.groups == () and report.series == () and report.total == UsageTotals()
+    assert [(a.key, a.tokens) for a in report.activity] == [(OPS, ((NOW_MS - 3 * HOUR_MS, 1650), (NOW_MS, 20)))]
+    narrowed = UsageQuery(since=NOW_MS - DAY_MS, keys=(OPS,), agents=("main",), activity_ms=HOUR_MS)
+    assert usage_report(engine.store, engine.config, narrowed).activity == ()

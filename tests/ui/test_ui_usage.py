@@ -89,3 +89,41 @@ async def test_a_backend_without_usage_says_its_line_and_is_not_asked(tmp_path):
         await until(pilot, lambda: screen.painted > 0, "the view painted")
         assert backend.not_offered(Capability.USAGE) in text_of(screen.query_one("#usage-total"))
         assert backend.asked == 0 and screen.query_one("#usage-groups").row_count == 0
+
+
+class _Counting(LocalBackend):
+    def __init__(self, engine) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(engine)
+        self.activity_reads: list[int] = []
+
+    async def usage(self, query):  # type: ignore[no-untyped-def]
+        if query.activity_ms is not None:
+            self.activity_reads.append(len(query.keys or ()))
+        return await super().usage(query)
+
+
+async def test_the_tables_sparklines_are_one_usage_read_per_page(tmp_path):
+    app = demo_app(tmp_path / "s")
+    seed_usage(app.engine)
+    backend = _Counting(app.engine)
+    app.backend = backend
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        table = app.main_screen.query_one("#sessions")
+        await until(pilot, lambda: backend.activity_reads, "the sparklines read")
+        await settle(pilot)
+        assert backend.activity_reads == [table.row_count]  # the page's keys at once, not a read per row
+        assert "activity" in table.widths  # the room left at 200 cells, once the key is whole
+        shown = str(table.cell("agent:main:main", "activity"))
+        assert len(shown) == 8 and len(set(shown.strip())) > 2 and set(shown) <= set(" ▁▂▃▄▅▆▇█")
+        node = next(key for key in table.rows_by_key if "node" in key)
+        assert str(table.cell(node, "activity")) == ""  # no turn in the last day
+
+
+def test_a_sparkline_is_the_last_day_per_3_hours_scaled_to_its_highest():
+    from sessions_tui.ui.widgets.table_line import SPARK_MS, sparkline
+
+    now = 10 * 86_400_000 + 5 * 3_600_000  # 05:00: its bucket starts at 03:00
+    last = now // SPARK_MS * SPARK_MS
+    assert sparkline({}, now) == "" and sparkline({last - 8 * SPARK_MS: 50}, now) == ""  # older than a day
+    assert sparkline({last: 100, last - 7 * SPARK_MS: 1, last - 2 * SPARK_MS: 50}, now) == "▁    ▄ █"

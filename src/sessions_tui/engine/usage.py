@@ -36,7 +36,9 @@ class UsageQuery:
     `agents`, when given, only those agents' sessions. `tree_of`: also the roll-up of that session's
     spawn tree (`UsageReport.tree`). `requester`: as that session's tools would see it (its visibility,
     `sandboxed` or not), None: the operator's, everything; the engine does not read it: the backend
-    narrows `keys` and `agents` to what the requester may see first (tools/usage_view.py)."""
+    narrows `keys` and `agents` to what the requester may see first (tools/usage_view.py).
+    `activity_ms`: only each session's tokens per bucket of that many ms (`UsageReport.activity`: a
+    table's sparklines, one read for a page of `keys`), no groups, series or tree."""
 
     since: int
     by: UsageGrouping = "agent"
@@ -46,6 +48,7 @@ class UsageQuery:
     tree_of: str | None = None
     requester: str | None = None
     sandboxed: bool = False
+    activity_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,14 @@ class UsageNode:
 
 
 @dataclass(frozen=True)
+class UsageActivity:
+    """A session's tokens per bucket (its start in ms, oldest first; buckets without a turn left out)."""
+
+    key: str
+    tokens: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
 class UsageReport:
     """Usage since `since`: in all, by group (most costly first, then most tokens), and over time (oldest
     first); with `tree_of`, that session's spawn tree (parent first, then its subtree, oldest child first)."""
@@ -114,6 +125,7 @@ class UsageReport:
     series: tuple[UsagePoint, ...] = ()
     tree_of: str | None = None
     tree: tuple[UsageNode, ...] = ()
+    activity: tuple[UsageActivity, ...] = ()
 
 
 def model_name(provider: str, model: str) -> str:
@@ -157,7 +169,9 @@ def _folded(config: Config, rows: Iterable[UsageRow], name_of_model: bool) -> di
 
 
 def usage_report(store: Store, config: Config, query: UsageQuery) -> UsageReport:
-    """The usage `query` asks for (two reads of the hourly sums)."""
+    """The usage `query` asks for (two reads of the hourly sums; with `activity_ms`, one)."""
+    if query.activity_ms is not None:
+        return UsageReport(since=query.since, by=query.by, every=query.every, activity=_activity(store, query))
     column = _COLUMNS[query.by]
     keys, agents = query.keys, query.agents
     by_group = _folded(config, store.usage.by_column(column, query.since, keys, agents), query.by == "model")
@@ -180,6 +194,12 @@ def usage_report(store: Store, config: Config, query: UsageQuery) -> UsageReport
         tree_of=query.tree_of,
         tree=usage_tree(store, config, query) if query.tree_of is not None else (),
     )
+
+
+def _activity(store: Store, query: UsageQuery) -> tuple[UsageActivity, ...]:
+    keys = [k for k in query.keys or () if _seen(query, k)]
+    sums = store.usage.tokens_by_session(keys, query.since, query.activity_ms or HOUR_MS)
+    return tuple(UsageActivity(key, tuple(sorted(sums[key].items()))) for key in keys if key in sums)
 
 
 def _seen(query: UsageQuery, key: str) -> bool:

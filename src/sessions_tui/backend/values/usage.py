@@ -7,6 +7,7 @@ from __future__ import annotations
 from sessions_tui.engine.usage import (
     USAGE_BUCKETS,
     USAGE_GROUPINGS,
+    UsageActivity,
     UsageBucket,
     UsageGroup,
     UsageGrouping,
@@ -20,6 +21,7 @@ from sessions_tui.engine.usage import (
 __all__ = [
     "USAGE_BUCKETS",
     "USAGE_GROUPINGS",
+    "UsageActivity",
     "UsageBucket",
     "UsageGroup",
     "UsageGrouping",

@@ -191,6 +191,7 @@ class MainScreen(SessionOperations):
             # listed; otherwise the session under the cursor opens (once typing pauses).
             self._open_soon(OPEN_AFTER_TYPING_SECONDS if self._typing() else OPEN_DELAY_SECONDS)
         self.call_later(table.paint_now)  # not at the next frame: it can be 33 ms away
+        self.call_after_refresh(self.load_activity)  # the sparklines, once the page is painted
 
     def on_table_counted(self, event: TableCounted) -> None:
         if event.generation == self.generation:  # not a count of the filter before
