@@ -76,13 +76,36 @@ async def test_a_remote_backend_not_connected_offers_no_usage():
         one.close()
 
 
-async def test_an_openclaw_gateway_says_it_lacks_usage():
-    from sessions_tui.backend.gateway.http import OpenClawGatewayBackend
+async def test_several_servers_usage_is_summed_sessions_and_agents_marked_models_merged(tmp_path):
+    from sessions_tui.backend.several import SeveralBackends, label_of
 
-    gateway = OpenClawGatewayBackend("http://127.0.0.1:9", None)
-    try:
-        assert Capability.USAGE not in gateway.capabilities
-        with pytest.raises(BackendUnavailable, match=r"its sessions.usage, usage.cost\) is not read from here yet"):
-            await gateway.usage(UsageQuery(since=0))
-    finally:
-        gateway.close()
+    one, two = local_backend(tmp_path / "one", FAST_DEMO), local_backend(tmp_path / "two", FAST_DEMO)
+    add_session(one.engine, "agent:main:main", [_turn("m1", 100)])
+    add_session(two.engine, "agent:main:main", [_turn("m1", 50), _turn("m2", 5)])
+    with served(one) as url_one, served(two) as url_two:
+        remotes = [RemoteBackend(url_one, TOKEN), RemoteBackend(url_two, TOKEN)]
+        for remote in remotes:
+            remote.connect_blocking()
+        silent = RemoteBackend("http://127.0.0.1:9", None)  # not connected: no usage of its own
+        other = RemoteBackend("http://127.0.0.1:8", None)
+        both = SeveralBackends([*remotes, silent])
+        a, b = label_of(url_one), label_of(url_two)
+        try:
+            assert Capability.USAGE in both.capabilities
+            models = await both.usage(UsageQuery(since=0, by="model"))
+            assert [(g.name, g.totals.input) for g in models.groups] == [("acme/m1", 150), ("acme/m2", 5)]
+            assert models.total.turns == 3 and len(models.series) == 1 and models.series[0].totals.turns == 3
+            assert models.note == "127.0.0.1:9: not counted: " + silent.not_offered(Capability.USAGE)
+            agents = await both.usage(UsageQuery(since=0, by="agent"))
+            assert {(g.name, g.totals.turns) for g in agents.groups} == {(f"{a}/main", 1), (f"{b}/main", 2)}
+            sessions = await both.usage(UsageQuery(since=0, by="session", keys=(f"{b}/agent:main:main",)))
+            assert [(g.name, g.totals.turns) for g in sessions.groups] == [(f"{b}/agent:main:main", 2)]
+            assert sessions.note is None  # only the server the keys name was asked
+            alone = SeveralBackends([silent, other])
+            with pytest.raises(BackendUnavailable, match="this server does not answer usage and cost"):
+                await alone.usage(UsageQuery(since=0))
+        finally:
+            for remote in remotes:
+                remote.close()
+            silent.close()
+            other.close()

@@ -108,3 +108,13 @@ def test_usage_over_remote_is_the_servers_report(used_state, capsys):
     there = json.loads(capsys.readouterr().out)
     assert code == 0
     assert (there["groups"], there["total"], there["series"]) == (here["groups"], here["total"], here["series"])
+
+
+def test_a_backends_note_is_said_under_the_header_and_in_the_json():
+    from sessions_tui.backend.values.usage import UsageReport
+    from sessions_tui.cli.commands.usage import report_json, report_lines
+
+    report = UsageReport(since=0, by="agent", every="day", note="an OpenClaw gateway counts whole days (UTC)")
+    assert report_lines(report, str)[1] == "  (an OpenClaw gateway counts whole days (UTC))"
+    assert report_json(report, str)["note"] == report.note
+    assert "note" not in report_json(UsageReport(since=0, by="agent", every="day"), str)
