@@ -79,7 +79,9 @@ class UsagePoint:
 
 @dataclass(frozen=True)
 class UsageReport:
-    """Usage since `since`: in all, by group (most costly first, then most tokens), and over time (oldest first)."""
+    """Usage since `since`: in all, by group (most costly first, then most tokens), and over time (oldest first).
+    `note`: what the backend that answered could not say as asked (an OpenClaw gateway's: whole days, its own
+    estimate), None when it said it all."""
 
     since: int
     by: UsageGrouping
@@ -87,6 +89,7 @@ class UsageReport:
     total: UsageTotals = field(default_factory=UsageTotals)
     groups: tuple[UsageGroup, ...] = ()
     series: tuple[UsagePoint, ...] = ()
+    note: str | None = None
 
 
 def model_name(provider: str, model: str) -> str:
