@@ -132,16 +132,57 @@ def test_schema_12_fills_usage_from_the_transcripts_of_a_file_of_11(make_engine,
     conn = sqlite3.connect(state / DB_NAME)
     conn.execute("DROP TABLE usage_hours")
     conn.execute("DROP TABLE usage_days")
+    conn.execute("DROP TABLE usage_agent_hours")
     conn.execute("PRAGMA user_version=11")
     conn.commit()
     conn.close()
     store = Store(state)
     try:
         with store.read() as c:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         assert sum(row.sums.turns for row in store.usage.by_column("agent_id", 0)) == 4
     finally:
         store.close()
+
+
+def test_schema_14_sums_the_agents_hours_from_the_sessions_hours_of_a_file_of_12(make_engine, tmp_path):
+    state = tmp_path / "s"
+    engine = make_engine(PRICED, state)
+    _seed(engine)
+    engine.close()
+    conn = sqlite3.connect(state / DB_NAME)
+    expected = conn.execute(
+        "SELECT hour, agent_id, provider, model, sum(turns), sum(input), sum(reported_cost), sum(unreported_turns)"
+        " FROM usage_hours GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
+    ).fetchall()
+    conn.execute("DROP TABLE usage_agent_hours")
+    conn.execute("PRAGMA user_version=12")
+    conn.commit()
+    conn.close()
+    store = Store(state)
+    try:
+        with store.read() as c:
+            assert c.execute("PRAGMA user_version").fetchone()[0] == 14
+            filled = c.execute(
+                "SELECT hour, agent_id, provider, model, turns, input, reported_cost, unreported_turns"
+                " FROM usage_agent_hours ORDER BY 1, 2, 3, 4"
+            ).fetchall()
+        assert [tuple(r) for r in filled] == [tuple(r) for r in expected] and expected
+    finally:
+        store.close()
+
+
+def test_a_report_not_by_session_reads_the_agents_hours_and_agrees_with_one_by_session(make_engine):
+    engine = make_engine(PRICED)
+    _seed(engine)
+    with engine.store.write() as conn:
+        conn.execute("DELETE FROM usage_hours")  # what is left to read is the agents' hours (and the days)
+        conn.execute("DELETE FROM usage_days")
+    for every in ("hour", "day"):
+        by_agent = usage_report(engine.store, engine.config, UsageQuery(since=0, by="agent", every=every))
+        assert by_agent.total.turns == 4 and by_agent.series
+    by_session = usage_report(engine.store, engine.config, UsageQuery(since=0, by="session"))
+    assert by_session.groups == ()
 
 
 def test_a_batch_of_lines_writes_one_row_per_hour_not_per_turn(make_engine):
@@ -152,8 +193,10 @@ def test_a_batch_of_lines_writes_one_row_per_hour_not_per_turn(make_engine):
     with engine.store.read() as conn:
         hours = conn.execute("SELECT hour, turns, input FROM usage_hours").fetchall()
         days = conn.execute("SELECT day, turns FROM usage_days").fetchall()
+        agents = conn.execute("SELECT hour, agent_id, turns, input FROM usage_agent_hours").fetchall()
     assert [tuple(r) for r in hours] == [(NOW_MS, 30, 300)]
     assert [tuple(r) for r in days] == [(NOW_MS // DAY_MS * DAY_MS, 30)]
+    assert [tuple(r) for r in agents] == [(NOW_MS, "main", 30, 300)]
 
 
 def test_odd_usage_counts_are_read_as_far_as_they_are_counts(make_engine):

@@ -127,3 +127,30 @@ def test_a_sparkline_is_the_last_day_per_3_hours_scaled_to_its_highest():
     last = now // SPARK_MS * SPARK_MS
     assert sparkline({}, now) == "" and sparkline({last - 8 * SPARK_MS: 50}, now) == ""  # older than a day
     assert sparkline({last: 100, last - 7 * SPARK_MS: 1, last - 2 * SPARK_MS: 50}, now) == "▁    ▄ █"
+
+
+class _WholeReports(_Counting):
+    """A backend that answers its whole report whatever is asked (an OpenClaw gateway's, with its note)."""
+
+    async def usage(self, query):  # type: ignore[no-untyped-def]
+        from dataclasses import replace
+
+        if query.activity_ms is not None:
+            self.activity_reads.append(len(query.keys or ()))
+        return await super(_Counting, self).usage(replace(query, activity_ms=None))
+
+
+async def test_a_backend_answering_no_sparklines_is_not_asked_again(tmp_path):
+    app = demo_app(tmp_path / "s")
+    seed_usage(app.engine)
+    backend = _WholeReports(app.engine)
+    app.backend = backend
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: backend.activity_reads, "the sparklines asked for")
+        screen = app.main_screen
+        await pilot.press("r")  # the page read again: the sparklines are not asked for again
+        await settle(pilot)
+        assert len(backend.activity_reads) == 1 and screen._activity_off
+        table = screen.query_one("#sessions")
+        assert str(table.cell("agent:main:main", "activity")) == ""

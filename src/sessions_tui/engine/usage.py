@@ -115,7 +115,9 @@ class UsageActivity:
 @dataclass(frozen=True)
 class UsageReport:
     """Usage since `since`: in all, by group (most costly first, then most tokens), and over time (oldest
-    first); with `tree_of`, that session's spawn tree (parent first, then its subtree, oldest child first)."""
+    first); with `tree_of`, that session's spawn tree (parent first, then its subtree, oldest child first).
+    `note`: what the backend that answered could not say as asked (an OpenClaw gateway's: whole days, its own
+    estimate), None when it said it all."""
 
     since: int
     by: UsageGrouping
@@ -126,6 +128,7 @@ class UsageReport:
     tree_of: str | None = None
     tree: tuple[UsageNode, ...] = ()
     activity: tuple[UsageActivity, ...] = ()
+    note: str | None = None
 
 
 def model_name(provider: str, model: str) -> str:

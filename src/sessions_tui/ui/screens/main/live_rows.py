@@ -102,6 +102,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         # may hold the start of a secret); None: the backend's events carry it safe already.
         self._streamed = backend.stream_redaction()
         self._activity_due = False  # the sparklines are to be read again shortly (`_activity_soon`)
+        self._activity_off = False  # the backend answers no sparklines: not asked again
 
     def _update_counts(self) -> None:
         """Say how many rows are shown (the screen implements it)."""
@@ -292,7 +293,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         where the backend has usage."""
         self._activity_due = False
         keys = list(self.query_one(SessionTable).rows_by_key)
-        if keys and Capability.USAGE in self.backend.capabilities:
+        if keys and Capability.USAGE in self.backend.capabilities and not self._activity_off:
             self._load_activity(self.generation, keys, self.backend.now())
 
     def _activity_soon(self) -> None:
@@ -307,6 +308,11 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         try:
             report = await self.backend.usage(UsageQuery(since=since, keys=tuple(keys), activity_ms=SPARK_MS))
         except BackendUnavailable:
+            return
+        if report.note is not None or report.groups:
+            # Its whole report instead (an OpenClaw gateway's, several servers' summed): no sparklines
+            # there, and not asked again for them.
+            self._activity_off = True
             return
         shown = {one.key: sparkline(dict(one.tokens), now) for one in report.activity}
         self.post_message(ActivityFetched({key: line for key, line in shown.items() if line}, generation))

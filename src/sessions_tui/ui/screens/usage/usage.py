@@ -194,6 +194,8 @@ class UsageScreen(Screen[None]):
         line.append_text(span(f"estimated cost {cost_text(report.total)}", "bold"))
         if report.total.unpriced_turns:
             line.append_text(span(f"  ({report.total.unpriced_turns:,} turns without a price left out)", "dim"))
+        if report.note:
+            line.append_text(literal(f"  {one_line(report.note, 300)}", "dim"))
         total.update(line)
         self._chart(report)
         self._groups(report)
