@@ -129,3 +129,26 @@ async def test_several_servers_usage_is_summed_sessions_and_agents_marked_models
                 remote.close()
             silent.close()
             other.close()
+
+
+async def test_the_requesters_view_the_tree_and_the_sparklines_travel_over_serve(tmp_path):
+    backend = local_backend(tmp_path / "s", {**FAST_DEMO, "tools": {"sessions": {"visibility": "self"}}})
+    child = add_session(backend.engine, "agent:main:subagent:c", [_turn("m1", 50)], spawnedBy="agent:main:main")
+    add_session(backend.engine, "agent:main:main", [_turn("m1", 100)])
+    add_session(backend.engine, "agent:ops:main", [_turn("m2", 7)])
+    with served(backend) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        try:
+            for query in (
+                UsageQuery(since=0, by="session", tree_of="agent:main:main"),
+                UsageQuery(since=0, by="session", requester="agent:main:main"),
+                UsageQuery(since=0, keys=("agent:main:main", child), activity_ms=3 * 3_600_000),
+            ):
+                assert await remote.usage(query) == await backend.usage(query)
+            report = await remote.usage(UsageQuery(since=0, by="session", tree_of="agent:main:main"))
+            assert [(n.key, n.tree.total_tokens) for n in report.tree] == [(child, 51)]
+            mine = await remote.usage(UsageQuery(since=0, by="session", requester="agent:main:main"))
+            assert [g.name for g in mine.groups] == ["agent:main:main"]
+        finally:
+            remote.close()
