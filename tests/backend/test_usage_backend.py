@@ -31,6 +31,26 @@ async def test_the_local_backend_reports_usage_by_model(tmp_path):
         backend.close()
 
 
+async def test_the_local_backend_reports_the_requesters_view_and_the_spawn_tree(tmp_path):
+    backend = open_local(tmp_path / "state", tmp_path / "none.json5")
+    try:
+        store = backend.engine.store
+        for key, spawned_by in (("agent:main:main", None), ("agent:main:subagent:c", "agent:main:main")):
+            store.sessions.create(key, {"spawnedBy": spawned_by} if spawned_by else {})
+        store.sessions.create("agent:ops:main", {})
+        usage = {"input": 100, "output": 20, "totalTokens": 120}
+        for key in ("agent:main:main", "agent:main:subagent:c", "agent:ops:main"):
+            line = {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage, "timestamp": 1}
+            store.transcripts.append(key, line)
+        everything = await backend.usage(UsageQuery(since=0, by="session", tree_of="agent:main:main"))
+        assert everything.total.turns == 3
+        assert [(n.key, n.tree.total_tokens) for n in everything.tree] == [("agent:main:subagent:c", 120)]
+        as_main = await backend.usage(UsageQuery(since=0, by="agent", requester="agent:main:main"))
+        assert [(g.name, g.totals.turns) for g in as_main.groups] == [("main", 2)]  # visibility tree: ops unseen
+    finally:
+        backend.close()
+
+
 SECRET = "sk-1234567890abcdef1234"
 
 
@@ -109,3 +129,26 @@ async def test_several_servers_usage_is_summed_sessions_and_agents_marked_models
                 remote.close()
             silent.close()
             other.close()
+
+
+async def test_the_requesters_view_the_tree_and_the_sparklines_travel_over_serve(tmp_path):
+    backend = local_backend(tmp_path / "s", {**FAST_DEMO, "tools": {"sessions": {"visibility": "self"}}})
+    child = add_session(backend.engine, "agent:main:subagent:c", [_turn("m1", 50)], spawnedBy="agent:main:main")
+    add_session(backend.engine, "agent:main:main", [_turn("m1", 100)])
+    add_session(backend.engine, "agent:ops:main", [_turn("m2", 7)])
+    with served(backend) as url:
+        remote = RemoteBackend(url, TOKEN)
+        remote.connect_blocking()
+        try:
+            for query in (
+                UsageQuery(since=0, by="session", tree_of="agent:main:main"),
+                UsageQuery(since=0, by="session", requester="agent:main:main"),
+                UsageQuery(since=0, keys=("agent:main:main", child), activity_ms=3 * 3_600_000),
+            ):
+                assert await remote.usage(query) == await backend.usage(query)
+            report = await remote.usage(UsageQuery(since=0, by="session", tree_of="agent:main:main"))
+            assert [(n.key, n.tree.total_tokens) for n in report.tree] == [(child, 51)]
+            mine = await remote.usage(UsageQuery(since=0, by="session", requester="agent:main:main"))
+            assert [g.name for g in mine.groups] == ["agent:main:main"]
+        finally:
+            remote.close()
