@@ -150,5 +150,9 @@ async def test_the_requesters_view_the_tree_and_the_sparklines_travel_over_serve
             assert [(n.key, n.tree.total_tokens) for n in report.tree] == [(child, 51)]
             mine = await remote.usage(UsageQuery(since=0, by="session", requester="agent:main:main"))
             assert [g.name for g in mine.groups] == ["agent:main:main"]
+            # The tree's root and the requester in another spelling name the same sessions over serve.
+            bare_tree = await remote.usage(UsageQuery(since=0, by="session", tree_of="main"))
+            bare_requester = await remote.usage(UsageQuery(since=0, by="session", requester="main"))
+            assert bare_tree.tree == report.tree and bare_requester.groups == mine.groups
         finally:
             remote.close()

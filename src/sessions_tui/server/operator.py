@@ -351,12 +351,17 @@ class OperatorApi:
         return w.CronAnswer.model_validate(w.redacted_strings(answer.model_dump(mode="json"), self._redact))
 
     async def _usage(self, req: w.UsageRequest) -> w.UsageAnswer:
-        """Usage (`Metering`): the query's session keys read as the sessions they name, every text of the
-        report redacted (by session, its groups are keys)."""
+        """Usage (`Metering`): the query's session keys (its sessions, the tree's root, the requester) read
+        as the sessions they name, every text of the report redacted (by session, its groups are keys)."""
         from dataclasses import replace
 
         query = req.query
-        if query.keys is not None:
-            query = replace(query, keys=tuple(self.backend.canonical(key) for key in query.keys))
+        canonical = self.backend.canonical
+        query = replace(
+            query,
+            keys=None if query.keys is None else tuple(canonical(key) for key in query.keys),
+            tree_of=None if query.tree_of is None else canonical(query.tree_of),
+            requester=None if query.requester is None else canonical(query.requester),
+        )
         answer = w.UsageAnswer(report=await self.backend.usage(query))
         return w.UsageAnswer.model_validate(w.redacted_strings(answer.model_dump(mode="json"), self._redact))
