@@ -30,7 +30,7 @@ def _status(app, key: str) -> str:
 
 async def test_a_run_shows_working_then_stuck_then_done_until_opened(tmp_path):
     app = demo_app(tmp_path / "s")
-    async with app.run_test(size=(200, 50)) as pilot:  # wide enough for the statuses in words
+    async with app.run_test(size=(240, 50)) as pilot:  # wide enough for the statuses in words
         await settle(pilot)
         screen = app.main_screen
         header, table = screen.query_one("#status-header"), screen.query_one("#sessions")
