@@ -18,6 +18,7 @@ from sessions_tui.backend.toolkit.notices.desktop import (
 )
 from sessions_tui.backend.toolkit.notices.notice import clean_line, notice
 from sessions_tui.backend.toolkit.notices.rules import NoticeRules
+from sessions_tui.backend.toolkit.notices.send_notices import SendNotices, may_move_ledger
 from sessions_tui.backend.toolkit.notices.watch_set import WatchSet
 from sessions_tui.backend.values.vocabulary import (
     CronRunStarted,
@@ -28,6 +29,7 @@ from sessions_tui.backend.values.vocabulary import (
     RunEnded,
     SendLedgerChanged,
     StatusChanged,
+    StoreChanged,
 )
 
 A, B = "agent:main:a", "agent:main:b"
@@ -98,8 +100,8 @@ def test_under_sends_a_session_is_watched_once_the_operator_sent_to_it():
 
 def test_a_reply_to_the_operators_send_notifies_once_redacted_and_one_line():
     rules = _rules("sends")
-    assert NoticeRules.wants_entry(SendLedgerChanged(run_id="r1", state="replied")) == "r1"
-    assert NoticeRules.wants_entry(SendLedgerChanged(run_id="r1", state="started")) is None
+    assert may_move_ledger(SendLedgerChanged(run_id="r1", state="replied")) and may_move_ledger(StoreChanged())
+    assert not may_move_ledger(SendLedgerChanged(run_id="r1", state="started"))
     made = rules.entry_notice(_entry(), "replied", 9, shown=None)
     assert made is not None and (made.kind, made.title, made.body, made.at) == (
         "reply",
@@ -190,3 +192,24 @@ async def test_notify_send_runs_without_a_shell_and_without_blocking(monkeypatch
     osc = DesktopNotices("osc9", written.append)
     osc.show(notice("Done", "a", session_key=A, kind="done", at=1))
     assert written == ["\x1b]9;Done: a\x07"]
+
+
+async def test_the_ledger_read_again_says_each_reply_once_and_the_baseline_is_not_news():
+    rules = _rules("sends")
+    ledger: list[LedgerEntry] = []
+
+    async def sends():
+        return list(ledger)
+
+    found = SendNotices(rules, sends)
+    earlier = _entry(target=B).model_copy(update={"run_id": "r0"})
+    ledger[:] = [earlier]
+    assert await found.look(None) == []  # the baseline: its reply is old news, its target watched
+    assert rules.watch.watched(B)
+    begun = _entry(states=(("accepted", None),))
+    ledger[:] = [begun, earlier]
+    assert await found.look(None) == [] and rules.watch.watched(A)
+    ledger[:] = [_entry(), _entry(via="agent").model_copy(update={"run_id": "r2"}), earlier]
+    [reply] = await found.look(shown=B)
+    assert (reply.kind, reply.session_key, reply.body) == ("reply", A, "all good sk-***")
+    assert await found.look(None) == []  # said once

@@ -5,7 +5,7 @@ not the first status a watcher says: that is no change); a reply landing for a s
 (the send ledger's `replied` or `late_reply` of an entry made `via` the owner: the dashboard's composer,
 `sessions-tui send`, `tool`, the HTTP API); an inbound hook (`HookReceived`); a cron run starting
 (`CronRunStarted`). Never about the session on screen: the caller says which key is shown. A send's
-reply needs its ledger entry, which the face reads (`wants_entry` says when): the rule stays pure.
+reply needs its ledger entry, which the face reads (send_notices.py): the rule stays pure.
 Texts are redacted here (the backend's redactor) and cleaned by `notice.notice`.
 """
 
@@ -20,7 +20,6 @@ from sessions_tui.backend.values.vocabulary import (
     EngineEvent,
     HookReceived,
     LedgerEntry,
-    SendLedgerChanged,
     StatusChanged,
 )
 
@@ -72,13 +71,6 @@ class NoticeRules:
         if isinstance(event, CronRunStarted) and self.watch.happens_to(key):
             body = f"{self.redact(event.job_name or event.job_id)} → {name}"
             return notice("Cron run started", body, session_key=key, kind="cron", at=event.ts)
-        return None
-
-    @staticmethod
-    def wants_entry(event: EngineEvent) -> str | None:
-        """The run id of the ledger entry to read for `event` (a send begun or replied), else None."""
-        if isinstance(event, SendLedgerChanged) and event.state in ENTRY_STATES:
-            return event.run_id
         return None
 
     def entry_notice(self, entry: LedgerEntry, state: str, at: int, shown: str | None) -> Notice | None:
