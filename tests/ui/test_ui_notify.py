@@ -5,6 +5,10 @@ screen; `W` watches the highlighted session (the header marks it); `!` lists the
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from scenes import DEV, FAMILY
 from sessions_tui.backend.toolkit.notices.desktop import desktop_channel
 from sessions_tui.backend.values.vocabulary import StatusChanged
@@ -131,3 +135,23 @@ async def test_the_attention_list_newest_first_enter_opens_and_escape_closes(tmp
         await until(pilot, lambda: screen.query_one(TranscriptPane).key == DEV, "the notice's session open")
         assert app.screen is screen and screen.notices == []  # opened: its notices dropped out
         assert "!" not in text_of(screen.query_one(StatusHeader)).split("live")[0].split("running)")[-1]
+
+
+async def test_a_reply_to_a_send_made_by_another_process_is_a_notice(tmp_path):
+    """`sessions-tui send` in another terminal: the dashboard sees the store move, reads the ledger
+    again and says the reply (the baseline before it: not news)."""
+    state = tmp_path / "s"
+    app = demo_app(state)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        _channels(app)
+        await select(pilot, FAMILY)
+        (state / "config.json5").write_text("{ models: { demo: { latencyMs: 0, chunkMs: 0 } } }")
+        env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
+        argv = [sys.executable, "-m", "sessions_tui", "--state", str(state), "send", DEV, "status?"]
+        sent = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+        assert sent.returncode == 0, sent.stderr
+        await until(pilot, lambda: any(n.kind == "reply" for n in screen.notices), "the other process's reply")
+        [reply] = screen.notices
+        assert (reply.kind, reply.session_key) == ("reply", DEV)
