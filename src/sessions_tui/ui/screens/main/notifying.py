@@ -4,10 +4,10 @@
 The rules are the backend toolkit's (`backend/toolkit/notices/`), the same as `watch --notify`'s; the
 session on screen (the open transcript's) is never notified about. A reply to the operator's send
 needs its ledger entry: the newest sends are read again in a worker when the ledger may have moved
-(its event, or another process's write: send_notices.py). The
-desktop channel is decided once from `ui.notify.desktop` and the terminal (TERM_PROGRAM, TERM); an
-OSC sequence goes to the terminal as Textual writes its own (the driver), a `notify-send` runs as a
-task of the loop. Opening a session drops its notices from the attention list.
+(its event, or another process's write: send_notices.py). The desktop channel is decided once from
+`ui.notify.desktop` and the terminal (TERM_PROGRAM, TERM); an OSC sequence goes to the terminal as
+Textual writes its own (the driver), a `notify-send` runs as a task of the loop. Opening a session
+drops its notices from the attention list.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Notifying(SessionOperations):
         self.desktop = DesktopNotices(None, self.write_terminal)  # its channel decided once mounted
 
     @on(events.Mount)
-    def _decide_desktop(self) -> None:
+    def _mounted(self) -> None:
         """The desktop channel, once the app is there: none in a headless app (tests, a snapshot);
         the ledger's baseline."""
         if not self.app.is_headless:
