@@ -8,8 +8,9 @@ are filled as the lines are written. Then `usage_report` (what `sessions-tui usa
 read) since 7 days and since 30 days, by agent, model and session, each bucketed by day and by hour.
 
 `--scatter` spreads every session's messages over the whole 30 days instead (a message every ~80 min:
-about one hourly row per turn, the worst case for the sums), to see how far the figure moves: the
-reports by day stay under the requirement (the daily sums), those by hour over 30 days do not.
+about one hourly row per turn, the worst case for the sums per session), to see how far the figure
+moves: a report not by session reads the hours per agent and model (a few rows an hour however many
+sessions work), one by session its groups from the daily sums and its series from the agents' hours.
 
 Requirement: every report over the 1,000,000 messages in under 300 ms (median of >= 10 timed calls
 after warm-up).
@@ -113,9 +114,11 @@ def bench(tmp: Path, scatter: bool) -> int:
     store = build(tmp / "state", scatter)
     with store.read() as conn:
         rows = conn.execute("SELECT count(*), sum(turns) FROM usage_hours").fetchone()
+        agent_rows = conn.execute("SELECT count(*) FROM usage_agent_hours").fetchone()[0]
     print(
         f"setup: {SESSIONS:,} sessions x {MESSAGES} messages ({SESSIONS * MESSAGES:,}) in "
         f"{time.perf_counter() - t0:.1f} s; {rows[0]:,} hourly usage rows for {rows[1]:,} turns"
+        f" ({agent_rows:,} per agent and model)"
         f"{' (scattered)' if scatter else ''}"
     )
     check(rows[1] == SESSIONS * MESSAGES // 2, f"{rows[1]} turns summed, not {SESSIONS * MESSAGES // 2}")

@@ -43,13 +43,13 @@ from sessions_tui.backend.gateway.refusals import RequestFailed  # noqa: E402
 SLOW_SECONDS = 4.0
 
 
-def _model_config(model_url: str) -> dict[str, Any]:
+def _model_config(model_url: str, cost: dict[str, float] | None = None) -> dict[str, Any]:
     model = {
         "id": "demo",
         "name": "Demo",
         "reasoning": False,
         "input": ["text"],
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+        "cost": cost or {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
         "contextWindow": 32000,
         "maxTokens": 1024,
     }
@@ -159,9 +159,12 @@ class _AnswersOnly(Recorder):
             super().tap(direction, text)
 
 
-def record_answers(description: str, default_out: Path, record: Recording, handshake: str) -> int:
-    """A recording script's whole run: a seeded gateway with the scripted model, `record` against it,
-    its requests and answers (not its `handshake` frame) written under `--out`."""
+def record_answers(
+    description: str, default_out: Path, record: Recording, handshake: str, cost: dict[str, float] | None = None
+) -> int:
+    """A recording script's whole run: a seeded gateway with the scripted model (priced at `cost`, per
+    million tokens, else free), `record` against it, its requests and answers (not its `handshake`
+    frame) written under `--out`."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", type=Path, default=default_out)
     parser.add_argument("--port", type=int, default=0)
@@ -170,7 +173,7 @@ def record_answers(description: str, default_out: Path, record: Recording, hands
     token = secrets.token_urlsafe(24)
     model = _model()
     try:
-        with seeded_gateway(port, token, _model_config(model.url)) as base:
+        with seeded_gateway(port, token, _model_config(model.url, cost)) as base:
             rec = _AnswersOnly()
             rec.secret(str(base), "/tmp/record")
             asyncio.run(record(port, token, base / "ids", rec))

@@ -353,7 +353,7 @@ async def kill_confirm(pilot: Any) -> None:
 
 
 async def attention_list(pilot: Any) -> None:
-    """`!` after five notices (a failed, a stuck and a looping session, a hook, a cron run), the
+    """`!` after five notices (a session done, then failed; another stuck; a hook; a cron run), the
     newest first, at the frozen clock's times."""
     from sessions_tui.backend.values.vocabulary import CronRunStarted, HookReceived, StatusChanged
 
@@ -376,6 +376,42 @@ async def attention_list(pilot: Any) -> None:
     await settle(pilot)
 
 
+def seed_usage(engine: Engine) -> None:
+    """A week of model turns in the demo's sessions, each hour's tokens a pattern of its own (the
+    demo model's, priced by the config; one provider reporting its own cost), so the chart has shape."""
+    sessions = (("agent:main:main", 1.0), (DEV, 0.6), (FAMILY, 0.25), ("agent:research:main", 0.4))
+    for day in range(7):
+        for hour in (2, 9, 10, 14, 15, 16, 21):
+            at = NOW_MS - (6 - day) * 86_400_000 - 12 * 3_600_000 + hour * 3_600_000
+            if at > NOW_MS:
+                continue
+            for n, (key, share) in enumerate(sessions):
+                tokens = int((1_000 + 700 * ((day * 5 + hour * 3 + n) % 9)) * share * (1 + day / 3))
+                reported = n == 1 and hour == 14  # this one's provider reports its cost
+                usage: dict[str, Any] = {"input": tokens * 4 // 5, "output": tokens // 5, "totalTokens": tokens}
+                if reported:
+                    usage["cost"] = {"total": round(tokens * 0.000012, 6)}
+                message = {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "done"}],
+                    "provider": "openai" if reported else "demo",
+                    "model": "gpt-5" if reported else "demo",
+                    "usage": usage,
+                    "timestamp": at,
+                }
+                engine.store.transcripts.append(key, message, touch=False)
+
+
+async def usage_scene(pilot: Any) -> None:
+    """`U` on the main session: a week of tokens per day by agent, the spawn tree's roll-up under them."""
+    app = pilot.app
+    seed_usage(app.engine)
+    await settle(pilot)
+    await pilot.press("U")
+    await until(pilot, lambda: type(app.screen).__name__ == "UsageScreen" and app.screen.painted > 0, "the usage")
+    await settle(pilot)
+
+
 Scene = Callable[[Any], Awaitable[None]]
 
 # name -> (scene, demo model latency in ms)
@@ -392,6 +428,7 @@ SCENES: dict[str, tuple[Scene, int]] = {
     "search": (search_scene, 0),
     "search-opened": (search_opened, 0),
     "help": (help_screen, 0),
+    "usage": (usage_scene, 0),
     "new-session": (new_session_form, 0),
     "marked-rows": (two_marked, 0),
 }

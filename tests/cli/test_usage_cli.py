@@ -94,3 +94,27 @@ def test_an_empty_state_has_no_usage(tmp_path):
     proc = cli("usage", state=tmp_path / "empty")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().endswith(": 0 turns, 0 tokens, estimated cost $0.00")
+
+
+def test_usage_over_remote_is_the_servers_report(used_state, capsys):
+    from server_support import TOKEN, served
+    from sessions_tui.backend.local.backend import open_local
+    from sessions_tui.cli import main
+
+    args = ["usage", "--since", "30d", "--by", "model", "--json"]
+    here = json.loads(cli(*args, state=used_state).stdout)
+    with served(open_local(used_state, used_state / "config.json5")) as url:
+        code = main(["--remote", url, "--token", TOKEN, *args])
+    there = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert (there["groups"], there["total"], there["series"]) == (here["groups"], here["total"], here["series"])
+
+
+def test_a_backends_note_is_said_under_the_header_and_in_the_json():
+    from sessions_tui.backend.values.usage import UsageReport
+    from sessions_tui.cli.commands.usage import report_json, report_lines
+
+    report = UsageReport(since=0, by="agent", every="day", note="an OpenClaw gateway counts whole days (UTC)")
+    assert report_lines(report, str)[1] == "  (an OpenClaw gateway counts whole days (UTC))"
+    assert report_json(report, str)["note"] == report.note
+    assert "note" not in report_json(UsageReport(since=0, by="agent", every="day"), str)

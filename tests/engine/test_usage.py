@@ -132,16 +132,57 @@ def test_schema_12_fills_usage_from_the_transcripts_of_a_file_of_11(make_engine,
     conn = sqlite3.connect(state / DB_NAME)
     conn.execute("DROP TABLE usage_hours")
     conn.execute("DROP TABLE usage_days")
+    conn.execute("DROP TABLE usage_agent_hours")
     conn.execute("PRAGMA user_version=11")
     conn.commit()
     conn.close()
     store = Store(state)
     try:
         with store.read() as c:
-            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 12
+            assert c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 14
         assert sum(row.sums.turns for row in store.usage.by_column("agent_id", 0)) == 4
     finally:
         store.close()
+
+
+def test_schema_14_sums_the_agents_hours_from_the_sessions_hours_of_a_file_of_12(make_engine, tmp_path):
+    state = tmp_path / "s"
+    engine = make_engine(PRICED, state)
+    _seed(engine)
+    engine.close()
+    conn = sqlite3.connect(state / DB_NAME)
+    expected = conn.execute(
+        "SELECT hour, agent_id, provider, model, sum(turns), sum(input), sum(reported_cost), sum(unreported_turns)"
+        " FROM usage_hours GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"
+    ).fetchall()
+    conn.execute("DROP TABLE usage_agent_hours")
+    conn.execute("PRAGMA user_version=12")
+    conn.commit()
+    conn.close()
+    store = Store(state)
+    try:
+        with store.read() as c:
+            assert c.execute("PRAGMA user_version").fetchone()[0] == 14
+            filled = c.execute(
+                "SELECT hour, agent_id, provider, model, turns, input, reported_cost, unreported_turns"
+                " FROM usage_agent_hours ORDER BY 1, 2, 3, 4"
+            ).fetchall()
+        assert [tuple(r) for r in filled] == [tuple(r) for r in expected] and expected
+    finally:
+        store.close()
+
+
+def test_a_report_not_by_session_reads_the_agents_hours_and_agrees_with_one_by_session(make_engine):
+    engine = make_engine(PRICED)
+    _seed(engine)
+    with engine.store.write() as conn:
+        conn.execute("DELETE FROM usage_hours")  # what is left to read is the agents' hours (and the days)
+        conn.execute("DELETE FROM usage_days")
+    for every in ("hour", "day"):
+        by_agent = usage_report(engine.store, engine.config, UsageQuery(since=0, by="agent", every=every))
+        assert by_agent.total.turns == 4 and by_agent.series
+    by_session = usage_report(engine.store, engine.config, UsageQuery(since=0, by="session"))
+    assert by_session.groups == ()
 
 
 def test_a_batch_of_lines_writes_one_row_per_hour_not_per_turn(make_engine):
@@ -152,8 +193,10 @@ def test_a_batch_of_lines_writes_one_row_per_hour_not_per_turn(make_engine):
     with engine.store.read() as conn:
         hours = conn.execute("SELECT hour, turns, input FROM usage_hours").fetchall()
         days = conn.execute("SELECT day, turns FROM usage_days").fetchall()
+        agents = conn.execute("SELECT hour, agent_id, turns, input FROM usage_agent_hours").fetchall()
     assert [tuple(r) for r in hours] == [(NOW_MS, 30, 300)]
     assert [tuple(r) for r in days] == [(NOW_MS // DAY_MS * DAY_MS, 30)]
+    assert [tuple(r) for r in agents] == [(NOW_MS, "main", 30, 300)]
 
 
 def test_odd_usage_counts_are_read_as_far_as_they_are_counts(make_engine):
@@ -164,3 +207,54 @@ def test_odd_usage_counts_are_read_as_far_as_they_are_counts(make_engine):
     report = usage_report(engine.store, engine.config, UsageQuery(since=0))
     total = report.total
     assert (total.turns, total.input, total.output, total.total_tokens) == (1, 1000, 0, 1000)
+
+
+def test_usage_narrowed_to_agents_and_keys(make_engine):
+    engine = make_engine(PRICED)
+    _seed(engine)
+    since = NOW_MS - 7 * DAY_MS
+    ops = usage_report(engine.store, engine.config, UsageQuery(since=since, by="session", agents=("ops",)))
+    assert [g.name for g in ops.groups] == [OPS]
+    assert ops.total.turns == 3 and sum(p.totals.turns for p in ops.series) == 3
+    none = usage_report(engine.store, engine.config, UsageQuery(since=since, keys=(OPS,), agents=("main",)))
+    assert none.total == UsageTotals() and none.series == ()
+
+
+def test_the_spawn_tree_rolled_up_per_child_its_own_and_its_descendants(make_engine):
+    engine = make_engine(PRICED)
+    child, grandchild, other = "agent:main:subagent:c1", "agent:main:subagent:g1", "agent:main:subagent:o1"
+    add_session(engine, MAIN, [_assistant(NOW_MS, 100, 0)])
+    add_session(engine, child, [_assistant(NOW_MS, 1000, 0)], spawnedBy=MAIN)
+    add_session(engine, grandchild, [_assistant(NOW_MS, 10, 5), _assistant(NOW_MS, 10, 5)], spawnedBy=child)
+    add_session(engine, other, [_assistant(NOW_MS, 7, 0)], spawnedBy=OPS)
+    query = UsageQuery(since=NOW_MS - DAY_MS, by="session", tree_of=MAIN)
+    report = usage_report(engine.store, engine.config, query)
+    assert report.tree_of == MAIN
+    assert [(n.key, n.parent, n.depth) for n in report.tree] == [(child, MAIN, 1), (grandchild, child, 2)]
+    top, below = report.tree
+    assert (top.own.total_tokens, top.tree.total_tokens, top.tree.turns) == (1000, 1030, 3)
+    assert below.own == below.tree and below.own.total_tokens == 30
+    assert top.tree.cost_usd == pytest.approx((1000 * 2 + 20 * 2 + 10 * 10) / 1_000_000)
+    # a session the query does not let through is left out with its subtree
+    narrowed = usage_report(engine.store, engine.config, UsageQuery(since=NOW_MS - DAY_MS, tree_of=MAIN, keys=(MAIN,)))
+    assert narrowed.tree == ()
+    assert usage_report(engine.store, engine.config, UsageQuery(since=NOW_MS - DAY_MS)).tree == ()
+
+
+def test_tokens_by_session_in_buckets_for_a_sparkline(make_engine):
+    engine = make_engine(PRICED)
+    _seed(engine)
+    sums = engine.store.usage.tokens_by_session([MAIN, OPS, "agent:main:none"], NOW_MS - DAY_MS, 3 * HOUR_MS)
+    assert sums == {OPS: {NOW_MS - 3 * HOUR_MS: 1100 + 550, NOW_MS: 20}}  # 09:00 and 12:00 UTC
+    assert engine.store.usage.tokens_by_session([], NOW_MS, HOUR_MS) == {}
+
+
+def test_activity_alone_for_a_pages_sparklines(make_engine):
+    engine = make_engine(PRICED)
+    _seed(engine)
+    query = UsageQuery(since=NOW_MS - DAY_MS, keys=(MAIN, OPS), activity_ms=3 * HOUR_MS)
+    report = usage_report(engine.store, engine.config, query)
+    assert report.groups == () and report.series == () and report.total == UsageTotals()
+    assert [(a.key, a.tokens) for a in report.activity] == [(OPS, ((NOW_MS - 3 * HOUR_MS, 1650), (NOW_MS, 20)))]
+    narrowed = UsageQuery(since=NOW_MS - DAY_MS, keys=(OPS,), agents=("main",), activity_ms=HOUR_MS)
+    assert usage_report(engine.store, engine.config, narrowed).activity == ()

@@ -106,17 +106,15 @@ class SeveralBackends:
     def capabilities(self) -> frozenset[Capability]:
         """What any of them has (a call for a key on one that has it not refuses as that one
         does), but importing or following an OpenClaw, done on a server's machine, and managing cron
-        jobs and usage, which are one server's each."""
+        jobs, which are one server's each; usage is every server's that has it, summed."""
         every = frozenset().union(*(b.capabilities for b in self.backends.values()))
-        return every - {Capability.IMPORT, Capability.CRON, Capability.USAGE}
+        return every - {Capability.IMPORT, Capability.CRON}
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
             return "importing an OpenClaw state directory is done on a server's machine"
         if capability is Capability.CRON:
             return f"{self.location}: cron jobs are one server's each: manage them with --remote naming that one"
-        if capability is Capability.USAGE:
-            return f"{self.location}: usage and cost is one server's each: ask with --remote naming that one"
         lacking = [b for b in self.backends.values() if capability not in b.capabilities]
         return lacking[0].not_offered(capability) if lacking else not_on(self.location, capability)
 
@@ -411,7 +409,11 @@ class SeveralBackends:
         return None  # each server runs its own
 
     async def usage(self, query: UsageQuery) -> UsageReport:
-        raise BackendUnavailable(self.not_offered(Capability.USAGE))
+        """Every server's that has usage, summed (several_usage.py: agents and sessions marked with
+        their server, models summed across them)."""
+        from sessions_tui.backend.several_usage import several_usage
+
+        return await several_usage(self.backends, query, self.split)
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
         """The server of `target` explains, for the requester as that server knows it."""

@@ -95,6 +95,7 @@ class OperatorApi:
             "export": (w.KeyRequest, self._export),
             "search": (w.SearchRequest, self._search),
             "cron": (w.CronRequest, self._cron),
+            "usage": (w.UsageRequest, self._usage),
         }
         self._redact = redact
 
@@ -129,7 +130,11 @@ class OperatorApi:
     async def _info(self, _: w.Empty) -> w.Info:
         warnings = [self._redact(line) for line in self.backend.config_warnings]
         return w.Info(
-            version=_package_version(), now=self.backend.now(), config=self.public_config, config_warnings=warnings
+            version=_package_version(),
+            now=self.backend.now(),
+            config=self.public_config,
+            config_warnings=warnings,
+            ops=sorted(self.ops),
         )
 
     def _cursor_in(self, cursor: tuple[Any, str] | None) -> tuple[Any, str] | None:
@@ -344,3 +349,19 @@ class OperatorApi:
         except OperationRefused as exc:
             return w.CronAnswer(refused=self._redact(str(exc)))
         return w.CronAnswer.model_validate(w.redacted_strings(answer.model_dump(mode="json"), self._redact))
+
+    async def _usage(self, req: w.UsageRequest) -> w.UsageAnswer:
+        """Usage (`Metering`): the query's session keys (its sessions, the tree's root, the requester) read
+        as the sessions they name, every text of the report redacted (by session, its groups are keys)."""
+        from dataclasses import replace
+
+        query = req.query
+        canonical = self.backend.canonical
+        query = replace(
+            query,
+            keys=None if query.keys is None else tuple(canonical(key) for key in query.keys),
+            tree_of=None if query.tree_of is None else canonical(query.tree_of),
+            requester=None if query.requester is None else canonical(query.requester),
+        )
+        answer = w.UsageAnswer(report=await self.backend.usage(query))
+        return w.UsageAnswer.model_validate(w.redacted_strings(answer.model_dump(mode="json"), self._redact))

@@ -42,10 +42,11 @@ LACKS = {
     Capability.HOOKS: "an OpenClaw gateway takes its hooks itself (POST /hooks/agent on it)",
     Capability.CRON: "an OpenClaw gateway's cron jobs (its cron.* methods) are managed with 'openclaw cron', "
     "not from here yet",
-    Capability.USAGE: "an OpenClaw gateway's usage and cost (its sessions.usage, usage.cost) is not read from here yet",
+    Capability.USAGE: "an OpenClaw gateway's usage and cost is read over its WebSocket (sessions.usage): "
+    "connect with ws:// or without --remote-http-only",
 }
 """What a gateway has not, each as the line a face says for it (importing: as any server says).
-The socket backend has `ABORT`, `SESSION_OPS` and `COMPACT`; the HTTP one has not."""
+The socket backend has `ABORT`, `SESSION_OPS`, `COMPACT` and `USAGE`; the HTTP one has not."""
 
 
 def listed_rows(answer: Any) -> list[Row]:

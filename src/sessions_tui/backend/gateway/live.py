@@ -68,6 +68,7 @@ from sessions_tui.backend.gateway.session_control import ADMIN_SCOPE, SocketSess
 from sessions_tui.backend.gateway.session_ops import as_operator_only
 from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
 from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
+from sessions_tui.backend.gateway.usage import GatewayUsage
 from sessions_tui.backend.gateway.without_cron import WithoutCron
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
 from sessions_tui.backend.remote.io_thread import IoThread
@@ -84,7 +85,6 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.redact import Redactor
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
     from sessions_tui.tools.sessions_search import SearchOutcome
@@ -100,6 +100,7 @@ SOCKET_CAPABILITIES = frozenset(
         Capability.ABORT,
         Capability.SESSION_OPS,
         Capability.COMPACT,
+        Capability.USAGE,
     }
 )
 REREAD_AFTER_S = 0.5
@@ -115,7 +116,7 @@ class NoGatewaySocket(BackendUnavailable):
     which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
-class GatewaySocketBackend(SocketSessionOps, WithoutCron, ConfigIdentity):
+class GatewaySocketBackend(SocketSessionOps, GatewayUsage, WithoutCron, ConfigIdentity):
     """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
 
     def __init__(
@@ -328,7 +329,8 @@ class GatewaySocketBackend(SocketSessionOps, WithoutCron, ConfigIdentity):
     @property
     def capabilities(self) -> frozenset[Capability]:
         """The session list, the tools it answers (`ANSWERED_TOOLS`), the spawn tree from the rows'
-        `spawnedBy`, its own search, stopping a run, and the operations on a session, compacting too."""
+        `spawnedBy`, its own search, stopping a run, the operations on a session, compacting too, and
+        its usage (`sessions.usage`: usage.py)."""
         return SOCKET_CAPABILITIES
 
     def not_offered(self, capability: Capability) -> str:
@@ -536,9 +538,6 @@ class GatewaySocketBackend(SocketSessionOps, WithoutCron, ConfigIdentity):
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
         raise self._lacking(Capability.LEDGER)
-
-    async def usage(self, query: UsageQuery) -> UsageReport:
-        raise self._lacking(Capability.USAGE)
 
     async def owner_command(self, key: str, text: str) -> str | None:
         raise self._lacking(Capability.CONTROL)

@@ -325,9 +325,12 @@ class LocalBackend(SessionOperations, LocalCron):
         return await self._store(read)
 
     async def usage(self, query: UsageQuery) -> UsageReport:
+        """As the query's requester may see it (its visibility), or everything for the operator's."""
         from sessions_tui.engine.usage import usage_report
+        from sessions_tui.tools.usage_view import viewed_query
 
-        return await self._store(usage_report, self.engine.store, self.engine.config, query)
+        engine = self.engine
+        return await self._store(lambda: usage_report(engine.store, engine.config, viewed_query(engine, query)))
 
     async def export_session(self, key: str, *, redact: bool = True) -> SessionExport | None:
         """`redact=False` is for the owner of the state directory only (the command line checks); a

@@ -148,8 +148,12 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
     def capabilities(self) -> frozenset[Capability]:
         """What a sessions-tui server offers over its operator API: all but importing or
         following an OpenClaw, which is done on the server's machine, compacting, which its engine
-        does not do, inbound hooks, which are posted to the server itself, and usage (not on its API yet)."""
-        return EVERY_CAPABILITY - {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS, Capability.USAGE}
+        does not do, and inbound hooks, which are posted to the server itself; usage when the server
+        answers its op (an older one does not)."""
+        without = {Capability.IMPORT, Capability.COMPACT, Capability.HOOKS}
+        if self._info is None or "usage" not in self._info.ops:
+            without.add(Capability.USAGE)
+        return EVERY_CAPABILITY - without
 
     def not_offered(self, capability: Capability) -> str:
         if capability is Capability.IMPORT:
@@ -159,7 +163,10 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
         if capability is Capability.HOOKS:
             return f"{self.url}: inbound hooks are posted to the server itself (POST /hooks/agent)"
         if capability is Capability.USAGE:
-            return f"{self.url}: usage and cost is not on a server's operator API yet: run 'sessions-tui usage' there"
+            return (
+                f"{self.url}: this server does not answer usage and cost (an older sessions-tui):"
+                " run 'sessions-tui usage' there"
+            )
         return not_on(self.url, capability)
 
     @property
@@ -424,10 +431,13 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
     async def import_openclaw(self, root: Path, *, adopt: bool = False) -> ImportSummary:
         raise RemoteError(self.not_offered(Capability.IMPORT))
 
-    # -- usage: not on the operator API yet --------------------------------------------------------
+    # -- usage -----------------------------------------------------------------------------------
 
     async def usage(self, query: UsageQuery) -> UsageReport:
-        raise BackendUnavailable(self.not_offered(Capability.USAGE))
+        """The server's report (its texts redacted by the server)."""
+        if Capability.USAGE not in self.capabilities:
+            raise BackendUnavailable(self.not_offered(Capability.USAGE))
+        return (await self._post("usage", w.UsageRequest(query=query), w.UsageAnswer)).report
 
     # -- inbound hooks: posted to the server itself, not through its operator API ----------------
 

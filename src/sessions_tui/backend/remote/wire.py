@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field
 from sessions_tui.backend.contract.types import NewSession, Requester, RequesterView
 from sessions_tui.engine.export.model import SessionExport as SessionExport  # named by the remote backend
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.usage import UsageQuery, UsageReport
 
 API_PREFIX = "/sessions-tui/v1"
 
@@ -76,6 +77,9 @@ class Info(WireModel):
     """The server's clock (epoch ms) when it answered: a remote face's ages and countdowns use it."""
     config: dict[str, Any]
     config_warnings: list[str] = Field(default_factory=list)
+    ops: list[str] = Field(default_factory=list)
+    """The operator API's ops this server answers: a face offers what needs one only when it is there
+    (an older server has no `usage`)."""
 
 
 class Query(WireModel):
@@ -288,3 +292,17 @@ class CronAnswer(WireModel):
     runs: list[dict[str, Any]] | None = None
     run: dict[str, Any] | None = None
     refused: str | None = None
+
+
+class UsageRequest(WireModel):
+    """A usage call (`Metering`): the engine's query as it is, every field of it (its session keys as
+    a face shows them: the server reads each as the session it names)."""
+
+    query: UsageQuery
+
+
+class UsageAnswer(WireModel):
+    """The engine's usage report as it is, every text in it (a session's key, an agent's name) redacted
+    by the server."""
+
+    report: UsageReport

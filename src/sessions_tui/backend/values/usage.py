@@ -7,9 +7,11 @@ from __future__ import annotations
 from sessions_tui.engine.usage import (
     USAGE_BUCKETS,
     USAGE_GROUPINGS,
+    UsageActivity,
     UsageBucket,
     UsageGroup,
     UsageGrouping,
+    UsageNode,
     UsagePoint,
     UsageQuery,
     UsageReport,
@@ -19,9 +21,11 @@ from sessions_tui.engine.usage import (
 __all__ = [
     "USAGE_BUCKETS",
     "USAGE_GROUPINGS",
+    "UsageActivity",
     "UsageBucket",
     "UsageGroup",
     "UsageGrouping",
+    "UsageNode",
     "UsagePoint",
     "UsageQuery",
     "UsageReport",

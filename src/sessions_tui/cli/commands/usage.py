@@ -5,8 +5,9 @@ costly first), then one line per day or hour. A cost is what a provider reported
 price of the model (`models.providers.<p>.models[].cost`), so it is marked estimated; turns of a model
 with neither are counted and said to be unpriced, their cost left out (`+?`). `--json` prints
 `{since, by, every, total, groups: [{name, ...}], series: [{start, ...}]}`, each count with
-`turns, inputTokens, outputTokens, cacheReadTokens, totalTokens, estimatedCostUsd, unpricedTurns`.
-Times are UTC.
+`turns, inputTokens, outputTokens, cacheReadTokens, totalTokens, estimatedCostUsd, unpricedTurns`,
+and `note` when the backend could not say it all as asked (an OpenClaw gateway counts whole days; a
+server among several without usage is left out). Times are UTC.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def report_json(report: UsageReport, show: Any) -> dict[str, Any]:
             {"name": show(g.name) if report.by == "session" else g.name, **totals_json(g.totals)} for g in report.groups
         ],
         "series": [{"start": p.start, **totals_json(p.totals)} for p in report.series],
+        **({"note": report.note} if report.note else {}),
     }
 
 
@@ -114,8 +116,10 @@ def report_lines(report: UsageReport, show: Any) -> list[str]:
         f"usage since {since} UTC: {plural(total.turns, 'turn')}, {tokens(total.total_tokens)} tokens, "
         f"estimated cost {cost(total)}"
     ]
+    if report.note:
+        lines.append(f"  ({report.note})")
     if not total.turns:
-        return lines
+        return [visible_line(line) for line in lines]
     if total.unpriced_turns:
         unpriced = plural(total.unpriced_turns, "turn")
         lines.append(f"  ({unpriced} on models with no price in the config: their cost is left out)")

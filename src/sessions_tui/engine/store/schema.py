@@ -10,9 +10,9 @@ from __future__ import annotations
 import sqlite3
 
 from sessions_tui.engine.store.browse_schema import add_browse_indexes, drop_paired_indexes
-from sessions_tui.engine.store.usage_hours import fill_from_transcripts
+from sessions_tui.engine.store.usage_hours import fill_agent_hours, fill_from_transcripts
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 14
 # 2: outbox.idempotency_key, lease_owner, lease_until; 3: the browse indexes (browse_schema.py);
 # 4: transcript a rowid table (below); 5: one browse index per sort column, not two (and none by
 # kind or by time alone: no query reads them); 6: the send ledger (`send_ledger`, `send_ledger_state`);
@@ -23,7 +23,8 @@ SCHEMA_VERSION = 12
 # 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py);
 # 11: `cron_jobs` and `cron_runs` (the scheduled jobs, their claims and their run history: store/tables/cron.py);
 # 12: `usage_hours` and `usage_days` (the tokens and cost of model turns per hour or day, session and model:
-# store/usage_hours.py, store/tables/usage.py)
+# store/usage_hours.py, store/tables/usage.py); 14: `usage_agent_hours` (the same sums per hour, agent and model
+# without the session: what a report not by session reads, a few rows an hour however many sessions work)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
 
@@ -41,10 +42,9 @@ CREATE INDEX IF NOT EXISTS transcript_by_msg_seq
 """
 
 _USAGE_TABLE = """
-CREATE TABLE IF NOT EXISTS usage_{span}s (
-    {span} INTEGER NOT NULL,
-    session_key TEXT NOT NULL,
-    agent_id TEXT NOT NULL,
+CREATE TABLE IF NOT EXISTS {table} (
+    {at} INTEGER NOT NULL,
+    {session}agent_id TEXT NOT NULL,
     provider TEXT NOT NULL,
     model TEXT NOT NULL,
     turns INTEGER NOT NULL DEFAULT 0,
@@ -57,11 +57,20 @@ CREATE TABLE IF NOT EXISTS usage_{span}s (
     unreported_output INTEGER NOT NULL DEFAULT 0,
     unreported_cache_read INTEGER NOT NULL DEFAULT 0,
     unreported_turns INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY ({span}, session_key, provider, model)
+    PRIMARY KEY ({at}, {whose}, provider, model)
 ) WITHOUT ROWID;
 """
-"""Usage summed per session and model over one span (`usage_hours`, `usage_days`: store/usage_hours.py):
-one declaration, a table per span."""
+"""Usage summed per session (or agent) and model over one span (`usage_hours`, `usage_days`, `usage_agent_hours`:
+store/usage_hours.py): one declaration, a table per span and owner."""
+_SESSION = "session_key TEXT NOT NULL,\n    "
+_USAGE_TABLES = "".join(
+    _USAGE_TABLE.format(table=table, at=at, session=session, whose=whose).lstrip("\n")
+    for table, at, session, whose in (
+        ("usage_hours", "hour", _SESSION, "session_key"),
+        ("usage_days", "day", _SESSION, "session_key"),
+        ("usage_agent_hours", "hour", "", "agent_id"),
+    )
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -252,7 +261,7 @@ CREATE TABLE IF NOT EXISTS transcript_text_state (
     indexed_through INTEGER NOT NULL DEFAULT 0,
     redaction TEXT NOT NULL DEFAULT ''
 );
-""".replace("{usage_tables}\n", "".join(_USAGE_TABLE.format(span=span).lstrip("\n") for span in ("hour", "day")))
+""".replace("{usage_tables}\n", _USAGE_TABLES)
 
 
 def user_version(conn: sqlite3.Connection) -> int:
@@ -293,6 +302,8 @@ def migrate(conn: sqlite3.Connection, version: int, now: int) -> None:
         )  # 9: a session the engine took over (10: a file of the 9 without it)
     if 0 < version < 12:  # 12: the usage the transcripts already hold, by the hour
         fill_from_transcripts(conn, now)
+    elif 0 < version < 14:  # 14: the hours of every agent and model, from the sessions' hours
+        fill_agent_hours(conn)
     conn.execute("CREATE INDEX IF NOT EXISTS send_ledger_in_flow ON send_ledger(flow_pid) WHERE flow_pid IS NOT NULL")
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 

@@ -1,12 +1,13 @@
-"""Usage sums by the hour and by the day, written as lines are: the row an assistant message adds; schema 12's fill.
+"""Usage sums by the hour and by the day, written as lines are: the row an assistant message adds; the fills.
 
 Every assistant message that carries a `usage` adds to its hour's row in `usage_hours` and its day's
 (UTC) in `usage_days` (per session, provider and model; a span of whole days reads the days, up to 24
-times fewer rows) as its line is written (a turn, an import, a seed), in the writer's transaction. A
-turn's cost is kept apart from its tokens: what a provider reported (`usage.cost.total`) is summed as it
-was; the tokens of a turn that reported none are summed on their own, so the config's price
-(`engine/usage.py`) applies to them when usage is read, and a price changed later applies too. The
-reads are `tables/usage.py`'s.
+times fewer rows), and to its hour's in `usage_agent_hours` (per agent, provider and model: a report not
+by session reads a few rows an hour however many sessions worked in it) as its line is written (a turn,
+an import, a seed), in the writer's transaction. A turn's cost is kept apart from its tokens: what a
+provider reported (`usage.cost.total`) is summed as it was; the tokens of a turn that reported none are
+summed on their own, so the config's price (`engine/usage.py`) applies to them when usage is read, and a
+price changed later applies too. The reads are `tables/usage.py`'s.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ from sessions_tui.engine.clock import ms_from_iso
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
 
+_SUMMED = """turns, input, output, cache_read, total, reported_cost, unreported_input, unreported_output,
+unreported_cache_read, unreported_turns"""
 _ADD = """
-INSERT INTO {table} ({at}, session_key, agent_id, provider, model, turns, input, output, cache_read,
-                     total, reported_cost, unreported_input, unreported_output, unreported_cache_read,
-                     unreported_turns)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT ({at}, session_key, provider, model) DO UPDATE SET
+INSERT INTO {table} ({at}, {owner}, provider, model, {summed})
+VALUES ({marks})
+ON CONFLICT ({at}, {whose}, provider, model) DO UPDATE SET
     turns = turns + excluded.turns, input = input + excluded.input, output = output + excluded.output,
     cache_read = cache_read + excluded.cache_read, total = total + excluded.total,
     reported_cost = reported_cost + excluded.reported_cost,
@@ -35,8 +36,16 @@ ON CONFLICT ({at}, session_key, provider, model) DO UPDATE SET
     unreported_cache_read = unreported_cache_read + excluded.unreported_cache_read,
     unreported_turns = unreported_turns + excluded.unreported_turns
 """
-_ADD_HOUR = _ADD.format(table="usage_hours", at="hour")
-_ADD_DAY = _ADD.format(table="usage_days", at="day")
+_OF_SESSION = {
+    "owner": "session_key, agent_id",
+    "whose": "session_key",
+    "marks": ", ".join("?" * 15),
+    "summed": _SUMMED,
+}
+_OF_AGENT = {"owner": "agent_id", "whose": "agent_id", "marks": ", ".join("?" * 14), "summed": _SUMMED}
+_ADD_HOUR = _ADD.format(table="usage_hours", at="hour", **_OF_SESSION)
+_ADD_DAY = _ADD.format(table="usage_days", at="day", **_OF_SESSION)
+_ADD_AGENT_HOUR = _ADD.format(table="usage_agent_hours", at="hour", **_OF_AGENT)
 
 
 def _int(value: Any) -> int:
@@ -80,26 +89,30 @@ def add_lines(conn: sqlite3.Connection, key: str, agent_id: str, lines: Iterable
     _add(conn, [row for line in lines if (row := usage_of_line(line, key, agent_id, now)) is not None])
 
 
-def _summed(rows: list[tuple[Any, ...]], bucket_ms: int) -> list[list[Any]]:
-    """The turns' rows summed per bucket, session, provider and model: a batch of lines (an import, a
-    seed) writes one row per hour or day it spans, not one per turn."""
+def _summed(rows: list[tuple[Any, ...]], bucket_ms: int, *, of_session: bool = True) -> list[list[Any]]:
+    """The turns' rows summed per bucket, session (or agent, without the session), provider and model: a
+    batch of lines (an import, a seed) writes one row per hour or day it spans, not one per turn."""
     sums: dict[tuple[Any, ...], list[Any]] = {}
     for row in rows:
         at = row[0] // bucket_ms * bucket_ms
-        found = sums.get((at, row[1], row[3], row[4]))
+        group = (at, row[1] if of_session else row[2], row[3], row[4])
+        found = sums.get(group)
         if found is None:
-            sums[(at, row[1], row[3], row[4])] = [at, *row[1:]]
+            sums[group] = [at, *row[1:]] if of_session else [at, *row[2:]]
         else:
+            shift = 0 if of_session else 1
             for i in range(5, len(row)):
-                found[i] += row[i]
+                found[i - shift] += row[i]
     return list(sums.values())
 
 
 def _add(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
-    """The turns' rows added to their hours' sums and to their days' (UTC)."""
+    """The turns' rows added to their hours' sums and to their days' (UTC), per session, and to their
+    hours' per agent."""
     if rows:
         conn.executemany(_ADD_HOUR, _summed(rows, HOUR_MS))
         conn.executemany(_ADD_DAY, _summed(rows, DAY_MS))
+        conn.executemany(_ADD_AGENT_HOUR, _summed(rows, HOUR_MS, of_session=False))
 
 
 def fill_from_transcripts(conn: sqlite3.Connection, now: int) -> None:
@@ -117,3 +130,13 @@ def fill_from_transcripts(conn: sqlite3.Connection, now: int) -> None:
         if isinstance(line, dict) and (row := usage_of_line(line, key, agent_id, now)) is not None:
             batch.append(row)
     _add(conn, batch)
+
+
+def fill_agent_hours(conn: sqlite3.Connection) -> None:
+    """Schema 14: the hours per agent and model, summed from the hours per session a file of 12 holds."""
+    conn.execute(
+        f"INSERT INTO usage_agent_hours (hour, agent_id, provider, model, {_SUMMED})"
+        " SELECT hour, agent_id, provider, model, sum(turns), sum(input), sum(output), sum(cache_read), sum(total),"
+        " sum(reported_cost), sum(unreported_input), sum(unreported_output), sum(unreported_cache_read),"
+        " sum(unreported_turns) FROM usage_hours GROUP BY hour, agent_id, provider, model"
+    )

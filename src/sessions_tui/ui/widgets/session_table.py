@@ -102,7 +102,7 @@ class _Line:
 
     def __init__(self, table: SessionTable, row: BrowseRow, now_ms: int) -> None:
         self._table, self.row, self.now_ms = table, row, now_ms
-        self.shown = shown_fields(row, now_ms, row["_key"] in table.marked)
+        self.shown = shown_fields(row, now_ms, row["_key"] in table.marked, table.activity.get(row["_key"], ""))
         self._composed: tuple[dict[str, Text], Text] | None = table._composed.get(self.shown)
 
     @property
@@ -132,6 +132,7 @@ class SessionTable(DataTable[Any]):
         super().__init__(cursor_type="row", zebra_stripes=True, show_header=False, cell_padding=0, **kwargs)
         self.rows_by_key: dict[str, BrowseRow] = {}
         self.marked: set[str] = set()  # the keys marked for a bulk action (space), shown or not
+        self.activity: dict[str, str] = {}  # the shown rows' sparklines (`show_activity`)
         self.lines_by_key: dict[str, _Line] = {}
         self.now_ms = 0
         self.room = 10_000  # the width the columns fit in (the table's, once laid out)
@@ -211,7 +212,7 @@ class SessionTable(DataTable[Any]):
         if composed is None:
             if len(self._composed) >= COMPOSED_KEPT:
                 self._composed.clear()
-            values = cells(line.row, line.now_ms, marked=line.shown[0])
+            values = cells(line.row, line.now_ms, marked=line.shown[0], activity=line.shown[-1])
             text = compose_line(values, self.widths)
             if line.row.get("archived"):  # shown with `include_archived`: dimmed, `ar` in ST
                 text.stylize("dim")
@@ -229,7 +230,8 @@ class SessionTable(DataTable[Any]):
         The same page again (a keystroke that changes no row) leaves the table as it is."""
         self.now_ms = now_ms
         if [r["_key"] for r in rows] == [row.key.value for row in self.ordered_rows] and all(
-            shown_fields(row, now_ms, row["_key"] in self.marked) == self.lines_by_key[row["_key"]].shown
+            shown_fields(row, now_ms, row["_key"] in self.marked, self.activity.get(row["_key"], ""))
+            == self.lines_by_key[row["_key"]].shown
             for row in rows
         ):
             self.rows_by_key = {row["_key"]: row for row in rows}
@@ -290,6 +292,16 @@ class SessionTable(DataTable[Any]):
             self._refit()
         if order is not None:
             self.order_by_keys(order)
+
+    def show_activity(self, activity: dict[str, str]) -> None:
+        """The sparklines of the shown rows (those not named have none): the lines that change are
+        recomposed."""
+        self.activity = activity
+        for key, line in list(self.lines_by_key.items()):
+            fresh = _Line(self, line.row, line.now_ms)
+            if fresh.shown != line.shown:
+                self.lines_by_key[key] = fresh
+                self.update_cell(key, LINE, fresh)
 
     def order_by_keys(self, order: list[str]) -> None:
         """Re-order the existing rows (DataTable's own sort mechanism; no rows are rebuilt).

@@ -4,11 +4,13 @@ instead of one per column.
 
 Columns fit their content: each is as wide as its widest value on the page (`content_widths`; its
 title at least), never wider than its default while room is short. The columns that fit the
-table's width are shown; the others drop in `DROP_ORDER` (MODEL first: the same for most sessions;
-CHANNEL next: usually spelled in the key; SEND: a `deny` also shows as `⊘` beside the key; then
-TOKENS, KIND, LABEL, UPDATED). KEY and ST always stay. What width is left goes to the columns whose
-values are cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL, then KEY
-whole), then to KEY up to `KEY_MAX`.
+table's width are shown; the others drop in `DROP_ORDER` (24H first: the sparkline of the last
+day's tokens, a glance only, shown only in the room left once the other columns are as wide as
+their content, its newest cells as many as fit; MODEL: the same for most sessions; CHANNEL next:
+usually spelled in the key; SEND: a `deny` also shows as `⊘` beside the key; then TOKENS, KIND,
+LABEL, UPDATED). KEY and ST always stay. What width is left goes to the columns whose values are
+cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL, then KEY whole), then to
+the sparkline, then to KEY up to `KEY_MAX`.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Column:
     sort: str | None  # sort key of tools.browse, or None
     width: int
     right: bool = False
+    keep_end: bool = False  # a value too long loses its start, not its end (a sparkline's oldest cells)
 
 
 COLUMNS = [
@@ -53,10 +56,13 @@ COLUMNS = [
     Column("updated", "UPDATED", "updated", 7),
     Column("model", "MODEL", "model", 8),
     Column("tokens", "TOKENS", "tokens", 6, right=True),
+    Column("activity", "24H", None, 8, keep_end=True),  # the last day's tokens per 3 hours, a sparkline
     Column("status", "ST", "status", 2),
     Column("send", "SEND", None, 6),  # "allow*" / "deny*": the override mark always shows
 ]
-DROP_ORDER = ["model", "channel", "send", "tokens", "kind", "label", "updated"]
+SPARK_COLUMN = "activity"
+SPARK_TITLE = "24H"
+DROP_ORDER = ["activity", "model", "channel", "send", "tokens", "kind", "label", "updated"]
 FITTED = ("key", "channel", "label", "model", "send")  # the columns as wide as their content
 GROW_ORDER = ("label", "channel", "model")  # after KEY up to KEY_MAX, before KEY whole
 KEY_MAX = 48
@@ -73,11 +79,17 @@ def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[st
     """
     content = content or {}
     wanted = {c.key: max(len(c.title), content.get(c.key, c.width)) for c in COLUMNS}
-    shown = drop_to_fit({c.key: min(c.width, wanted[c.key]) for c in COLUMNS}, DROP_ORDER, width, between=len(GAP))
+    others = {c.key: min(c.width, wanted[c.key]) for c in COLUMNS if c.key != SPARK_COLUMN}
+    shown = drop_to_fit(others, DROP_ORDER[1:], width, between=len(GAP))
     steps = [("key", min(wanted["key"], KEY_MAX))]
     steps += [(key, wanted[key]) for key in GROW_ORDER]
-    steps += [("key", wanted["key"]), ("key", KEY_MAX)]
-    return grow_into(shown, width, steps, between=len(GAP))
+    steps += [("key", wanted["key"])]
+    shown = grow_into(shown, width, steps, between=len(GAP))
+    spare = width - line_width(shown) - len(GAP)
+    if spare >= len(SPARK_TITLE):  # room left: the sparkline, its newest cells as many as fit
+        spark = min(wanted[SPARK_COLUMN], spare)
+        shown = {c.key: shown.get(c.key, spark) for c in COLUMNS if c.key in shown or c.key == SPARK_COLUMN}
+    return grow_into(shown, width, [("key", KEY_MAX)], between=len(GAP))
 
 
 def content_widths(rows: Iterable[BrowseRow], marked: Collection[str] = ()) -> dict[str, int]:
@@ -113,8 +125,25 @@ MARK = "● "
 """Before the key of a row marked for a bulk action (space)."""
 
 
-def cells(row: BrowseRow, now_ms: int, marked: bool = False) -> dict[str, Text]:
-    """What each column shows for a row of `tools.browse` (`marked`: for a bulk action)."""
+SPARKS = "▁▂▃▄▅▆▇█"
+SPARK_CELLS = 8  # a sparkline's cells: the last 24 hours, 3 hours a cell
+SPARK_MS = 3 * 3_600_000
+
+
+def sparkline(tokens: Mapping[int, int], now_ms: int) -> str:
+    """The last `SPARK_CELLS` buckets of `SPARK_MS` up to now's (UTC, from the epoch) as ▁…█, scaled
+    to the highest (a bucket without a turn a space); empty for none."""
+    last = now_ms // SPARK_MS * SPARK_MS
+    values = [tokens.get(last - (SPARK_CELLS - 1 - n) * SPARK_MS, 0) for n in range(SPARK_CELLS)]
+    top = max(values)
+    if top <= 0:
+        return ""
+    return "".join(" " if v <= 0 else SPARKS[min(len(SPARKS) - 1, v * len(SPARKS) // (top + 1))] for v in values)
+
+
+def cells(row: BrowseRow, now_ms: int, marked: bool = False, activity: str = "") -> dict[str, Text]:
+    """What each column shows for a row of `tools.browse` (`marked`: for a bulk action; `activity`:
+    its sparkline)."""
     denied = row.get("_send") == "deny"
     key = literal(row["key"])
     if denied:
@@ -138,12 +167,13 @@ def cells(row: BrowseRow, now_ms: int, marked: bool = False) -> dict[str, Text]:
         "updated": Text(relative_time(row.get("updatedAt"), now_ms)),
         "model": literal(row.get("model") or ""),
         "tokens": Text(short_number(row.get("totalTokens"))),
+        "activity": span(activity, "$accent"),
         "status": status_cell,
         "send": send,
     }
 
 
-def shown_fields(row: BrowseRow, now_ms: int, marked: bool = False) -> tuple[Any, ...]:
+def shown_fields(row: BrowseRow, now_ms: int, marked: bool = False, activity: str = "") -> tuple[Any, ...]:
     """Everything `cells` reads of a row (the update time as shown) and whether it is marked: rows
     with equal fields show the same line, so a line is composed once for all of them
     (`SessionTable` keeps recent ones)."""
@@ -160,6 +190,7 @@ def shown_fields(row: BrowseRow, now_ms: int, marked: bool = False) -> tuple[Any
         relative_time(row.get("updatedAt"), now_ms),
         row.get("model"),
         row.get("totalTokens"),
+        activity,
     )
 
 
@@ -172,8 +203,11 @@ def compose_line(values: dict[str, Text], widths: dict[str, int] | None = None) 
         width = widths[column.key]
         cell = values[column.key]
         if cell.cell_len > width:  # most cells fit: copied and cut only when not
-            cell = cell.copy()
-            cell.truncate(width, overflow="ellipsis")
+            if column.keep_end:
+                cell = cell[cell.cell_len - width :]
+            else:
+                cell = cell.copy()
+                cell.truncate(width, overflow="ellipsis")
         pad = width - cell.cell_len
         if column.right:
             line.append(" " * pad)

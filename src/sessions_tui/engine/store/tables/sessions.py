@@ -162,6 +162,20 @@ class SessionsRepository:
             ).fetchall()
         return {r[0] for r in rows}
 
+    def children_of(self, parents: list[str]) -> list[tuple[str, str]]:
+        """The sessions spawned by (or parented to) any of `parents`: (key, its parent), oldest first."""
+        if not parents:
+            return []
+        marks = ",".join("?" * len(parents))
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"""SELECT key, CASE WHEN spawned_by IN ({marks}) THEN spawned_by ELSE parent_session_key END
+                    FROM sessions WHERE (spawned_by IN ({marks}) OR parent_session_key IN ({marks}))
+                    AND key NOT IN ('global', 'unknown') ORDER BY created_at, key""",
+                [*parents, *parents, *parents],
+            ).fetchall()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
     def keys_with_label(self, label: str, agent_id: str | None = None) -> list[str]:
         sql = "SELECT key FROM sessions WHERE label = ? AND archived_at IS NULL"
         args: list[Any] = [label]

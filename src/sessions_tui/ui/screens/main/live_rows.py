@@ -1,7 +1,8 @@
 """Live updates of the main screen: engine events and other processes' writes become row diffs.
 
 Kept apart from `main.py` (layout, selection, the keys) because it is its own concern: what
-changed is collected per tick and applied to the rows that differ, never a rebuild of the table.
+changed is collected per tick and applied to the rows that differ, never a rebuild of the table; the
+shown rows' sparklines (the last day's tokens) are read for the page at once, again a moment after rows change.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from sessions_tui.backend.contract.protocols import Backend
-from sessions_tui.backend.contract.types import Requester
+from sessions_tui.backend.contract.types import BackendUnavailable, Capability, Requester
 from sessions_tui.backend.toolkit.matching import TEXT_PREFIX, row_matches
+from sessions_tui.backend.values.usage import UsageQuery
 from sessions_tui.backend.values.views import BrowsePage, BrowseQuery
 from sessions_tui.backend.values.vocabulary import (
     Announced,
@@ -38,12 +40,14 @@ from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import SessionTable
 from sessions_tui.ui.widgets.spawn_panel import SpawnPanel
+from sessions_tui.ui.widgets.table_line import SPARK_CELLS, SPARK_MS, sparkline
 from sessions_tui.ui.widgets.transcript import TranscriptPane
 
 if TYPE_CHECKING:
     from sessions_tui.backend.values.views import BrowseRow
 
 PAGE_SIZE = 100
+ACTIVITY_AFTER_SECONDS = 2.0  # rows changed: the sparklines read again this long after, once
 
 
 class RowsFetched(Message):
@@ -61,6 +65,15 @@ class PageRefreshed(Message):
     def __init__(self, page: BrowsePage, generation: int) -> None:
         super().__init__()
         self.page = page
+        self.generation = generation
+
+
+class ActivityFetched(Message):
+    """The shown rows' sparklines (key -> ▁…█), read for the page of `generation`."""
+
+    def __init__(self, activity: dict[str, str], generation: int) -> None:
+        super().__init__()
+        self.activity = activity
         self.generation = generation
 
 
@@ -88,6 +101,8 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         # Streamed text is shown a word at a time, as far as its redaction so far shows it (a delta
         # may hold the start of a secret); None: the backend's events carry it safe already.
         self._streamed = backend.stream_redaction()
+        self._activity_due = False  # the sparklines are to be read again shortly (`_activity_soon`)
+        self._activity_off = False  # the backend answers no sparklines: not asked again
 
     def _update_counts(self) -> None:
         """Say how many rows are shown (the screen implements it)."""
@@ -245,6 +260,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self.total += len(table.rows_by_key) - before
         self._update_counts()
         self._rows_changed(listed)
+        self._activity_soon()
 
     def _verdict(self, row: BrowseRow, shown: bool) -> bool | None:
         """Whether the filter keeps the row; None when only the store can tell: a transcript filter
@@ -261,6 +277,41 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         if search and search.startswith(TEXT_PREFIX) and not row_matches(row, search):
             return True if shown else None
         return not search or row_matches(row, search)
+
+    # -- the sparklines ---------------------------------------------------------------------------
+
+    def load_activity(self) -> None:
+        """Read the shown rows' last 24 hours of tokens (one usage read for the page, not one per row),
+        where the backend has usage."""
+        self._activity_due = False
+        keys = list(self.query_one(SessionTable).rows_by_key)
+        if keys and Capability.USAGE in self.backend.capabilities and not self._activity_off:
+            self._load_activity(self.generation, keys, self.backend.now())
+
+    def _activity_soon(self) -> None:
+        """Rows changed (a run, a message): the sparklines are read again within a few seconds, once."""
+        if not self._activity_due:
+            self._activity_due = True
+            self.set_timer(ACTIVITY_AFTER_SECONDS, self.load_activity)
+
+    @work(exclusive=True, group="activity", exit_on_error=False)
+    async def _load_activity(self, generation: int, keys: list[str], now: int) -> None:
+        since = now // SPARK_MS * SPARK_MS - (SPARK_CELLS - 1) * SPARK_MS
+        try:
+            report = await self.backend.usage(UsageQuery(since=since, keys=tuple(keys), activity_ms=SPARK_MS))
+        except BackendUnavailable:
+            return
+        if report.note is not None or report.groups:
+            # Its whole report instead (an OpenClaw gateway's, several servers' summed): no sparklines
+            # there, and not asked again for them.
+            self._activity_off = True
+            return
+        shown = {one.key: sparkline(dict(one.tokens), now) for one in report.activity}
+        self.post_message(ActivityFetched({key: line for key, line in shown.items() if line}, generation))
+
+    def on_activity_fetched(self, event: ActivityFetched) -> None:
+        if event.generation == self.generation:
+            self.query_one(SessionTable).show_activity(event.activity)
 
     # -- other processes ------------------------------------------------------------------------
 
@@ -316,6 +367,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
         self._update_counts()
         self._rows_changed(listed)
         self.call_after_refresh(self._count, self.generation)
+        self._activity_soon()
 
     def resume(self) -> None:
         if self.stale:

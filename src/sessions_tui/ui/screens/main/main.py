@@ -191,6 +191,7 @@ class MainScreen(Notifying):
             # listed; otherwise the session under the cursor opens (once typing pauses).
             self._open_soon(OPEN_AFTER_TYPING_SECONDS if self._typing() else OPEN_DELAY_SECONDS)
         self.call_later(table.paint_now)  # not at the next frame: it can be 33 ms away
+        self.call_after_refresh(self.load_activity)  # the sparklines, once the page is painted
 
     def on_table_counted(self, event: TableCounted) -> None:
         if event.generation == self.generation:  # not a count of the filter before
@@ -514,6 +515,14 @@ class MainScreen(Notifying):
         key = self.query_one(TranscriptPane).key
         run_id = self.query_one(Composer).run_id
         self.app.push_screen(SendsScreen(self.backend, self.display_key, session=key, run_id=run_id))
+
+    def action_usage(self) -> None:
+        """`U`: the Usage view as the acting-as session may see it (the operator: everything), with the
+        open session's spawn tree rolled up."""
+        from sessions_tui.ui.screens.usage.usage import UsageScreen
+
+        key = self.query_one(TranscriptPane).key
+        self.app.push_screen(UsageScreen(self.backend, self.display_key, self.dashboard.operator(), key))
 
     def action_why(self) -> None:
         """`w`: the explanation for the acting-as requester and the open session."""

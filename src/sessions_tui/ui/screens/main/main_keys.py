@@ -94,6 +94,14 @@ MAIN_KEYS: list[BindingType] = [
     Binding("l", "sends", "sends", id="sends", tooltip="the send ledger: every sessions_send of the open session"),
     Binding("w", "why", "why", id="why", tooltip="why: may the acting-as session list, read, send to, spawn here"),
     Binding(
+        "U",
+        "usage",
+        "usage",
+        show=False,
+        id="usage",
+        tooltip="usage: tokens and estimated cost over time, as the acting-as session may see them",
+    ),
+    Binding(
         "f,ctrl+f",
         "search",
         "find",
@@ -250,7 +258,7 @@ SECTION_OF: dict[str, str] = {
         ],
         SESSIONS,
     ),
-    **dict.fromkeys(["sends", "why", "search", "export", "attention"], VIEWS),
+    **dict.fromkeys(["sends", "why", "search", "export", "usage", "attention"], VIEWS),
     **dict.fromkeys(["acting_as", "pause", "refresh", "help", "quit"], APP),
 }
 """The help section of every key with an id: the main screen's above, the app's (app.py) and the
