@@ -30,6 +30,7 @@ from sessions_tui.backend.contract.types import (
 )
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
+    from sessions_tui.engine.config.ui import NotifyConfig
     from sessions_tui.engine.cron.jobs import CronJob, CronRun
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
@@ -79,6 +80,10 @@ class Placed(Protocol):
     @property
     def send_wait(self) -> int:
         """The seconds a send from the dashboard's composer waits unless changed for it (`ui.sendWait`)."""
+
+    @property
+    def notify(self) -> NotifyConfig:
+        """How notices reach the operator and what is watched by default (`ui.notify`)."""
 
     def public_config(self) -> dict[str, Any]:
         """The config a remote face may see (`wire.PUBLIC_CONFIG_SECTIONS`): never a secret or a URL."""
