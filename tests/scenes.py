@@ -352,6 +352,30 @@ async def kill_confirm(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def attention_list(pilot: Any) -> None:
+    """`!` after five notices (a session done, then failed; another stuck; a hook; a cron run), the
+    newest first, at the frozen clock's times."""
+    from sessions_tui.backend.values.vocabulary import CronRunStarted, HookReceived, StatusChanged
+
+    await settle(pilot)
+    await select(pilot, FAMILY)
+    app = pilot.app
+    now = app.engine.now()
+    for event in (
+        StatusChanged(ts=now - 3_600_000, session_key=DEV, status="done", previous="working"),
+        HookReceived(ts=now - 1_800_000, session_key=DEV, name="Nightly import"),
+        CronRunStarted(ts=now - 600_000, session_key=DEV, job_id="digest", job_name="Morning digest", run_id="r1"),
+        StatusChanged(ts=now - 120_000, session_key="agent:main:main", status="stuck", previous="working"),
+        StatusChanged(ts=now - 5_000, session_key=DEV, status="failed", previous="done"),
+    ):
+        app.engine.events.publish(event)
+    screen = app.main_screen
+    await until(pilot, lambda: len(screen.notices) == 5, "the five notices")
+    await pilot.press("exclamation_mark")
+    await until(pilot, lambda: type(pilot.app.screen).__name__ == "AttentionScreen", "the attention list")
+    await settle(pilot)
+
+
 def seed_usage(engine: Engine) -> None:
     """A week of model turns in the demo's sessions, each hour's tokens a pattern of its own (the
     demo model's, priced by the config; one provider reporting its own cost), so the chart has shape."""

@@ -77,13 +77,14 @@ def test_a_wrong_token_or_no_server_is_said_plainly(tmp_path):
 
 
 async def test_the_dashboards_reads_and_config_come_from_the_server(tmp_path):
-    config = {**FAST_DEMO, "session": {"mainKey": "work"}, "ui": {"theme": "nord"}}
+    config = {**FAST_DEMO, "session": {"mainKey": "work"}, "ui": {"theme": "nord", "notify": {"watch": "all"}}}
     with served(_state(tmp_path, config=config, sessions=(GROUP, "agent:main:cron:nightly"))) as url:
         remote = _connected(url)
         try:
             assert remote.main_session_key() == "agent:main:work"
             assert remote.canonical("cron:nightly") == "agent:main:cron:nightly"
             assert remote.theme == "nord" and remote.location == url
+            assert remote.notify.watch == "all"  # ui.notify: the server's, as its keys and theme
             page = await remote.browse(Requester(), BrowseQuery(kinds=["cron"]), offset=0, limit=10)
             assert [r["_key"] for r in page.rows] == ["agent:main:cron:nightly"] and page.total == 1
             assert await remote.browse_count(Requester(), BrowseQuery()) == 2

@@ -13,6 +13,7 @@ from scenes import (
     SMALL_SCENES,
     SMALL_SIZES,
     STATE_UNDER_HOME,
+    attention_list,
     delete_confirm,
     demo_app,
     kill_confirm,
@@ -111,3 +112,13 @@ def test_two_marked_rows_80x24(snap_compare, monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(home))
     app = demo_app(home / STATE_UNDER_HOME, seed="two-marked")
     assert snap_compare(app, terminal_size=(80, 24), run_before=two_marked)
+
+
+def test_attention_list_80x24(snap_compare, monkeypatch, tmp_path):
+    """Issue 31: `!`, the notices that wait for the operator, newest first, on a small terminal (toasts
+    off: they would cover it)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    config = {"ui": {"notify": {"watch": "all", "toast": False}}}
+    app = demo_app(home / STATE_UNDER_HOME, config, seed="attention")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=attention_list)

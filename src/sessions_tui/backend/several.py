@@ -31,6 +31,7 @@ from sessions_tui.backend.contract.types import (
 from sessions_tui.backend.gateway.row_sort import row_sort_key
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.config.ui import NotifyConfig
     from sessions_tui.engine.cron.jobs import CronJob, CronRun
     from sessions_tui.engine.events import EngineEvent
     from sessions_tui.engine.export import SessionExport
@@ -146,6 +147,10 @@ class SeveralBackends:
     @property
     def stuck_after_minutes(self) -> int:
         return self.backends[self.first].stuck_after_minutes
+
+    @property
+    def notify(self) -> NotifyConfig:
+        return self.backends[self.first].notify
 
     def public_config(self) -> dict[str, Any]:
         return self.backends[self.first].public_config()

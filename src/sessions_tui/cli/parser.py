@@ -203,7 +203,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             "made visible (escaped in JSON). Lines are flushed one by one.\n\n"
             "--json prints one JSON object a line: ts (epoch ms), type (session_changed, message_appended, "
             "run_started, run_streamed, run_ended, send_progress, announced, policy_refused, delivery_changed, "
-            "follow_status), session (its display key) and the event's own fields.\n\n"
+            "follow_status, hook_received, cron_run_started; notice with --notify), session (its display key) "
+            "and the event's own fields.\n\n"
             "Exit status: 0 on Ctrl+C or SIGTERM, and when the reader of its output goes away; 2 for a bad option."
         ),
         epilog="example: sessions-tui watch --session agent:main:discord:group:dev --json",
@@ -214,6 +215,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             "--session", metavar="KEY", help="only this session's events (a key in any spelling, main, or a sessionId)"
         )
         watch.add_argument("--json", action="store_true", help="print JSON lines, one object per event")
+        watch.add_argument(
+            "--notify",
+            action="store_true",
+            help="only the notices the dashboard gives (a watched session done, failed, stuck or looping; a reply "
+            "to your send; a hook; a cron run), one line each, and the desktop notification ui.notify.desktop says",
+        )
         watch.add_argument("--openclaw", metavar="DIR", default=argparse.SUPPRESS, help=_OPENCLAW_HELP)
 
     demo = subcommand(

@@ -154,6 +154,18 @@ class HookReceived(_Event):
     run_id: str | None = None
 
 
+class CronRunStarted(_Event):
+    """A scheduled job's run began in its session (engine/cron/runner.py): `trigger` is how it was
+    claimed (`due`, `catch-up` or `manual`, as the run's row says)."""
+
+    type: Literal["cron_run_started"] = "cron_run_started"
+    session_key: str
+    job_id: str
+    job_name: str
+    run_id: str
+    trigger: str = ""
+
+
 class StatusChanged(_Event):
     """A session's live status changed (`engine/sessions/live_status.py`): `previous` is None the
     first time a watcher says it. Published by whoever keeps the statuses (a backend's status board),
@@ -180,6 +192,7 @@ EngineEvent = (
     | FollowStatus
     | LinkChanged
     | HookReceived
+    | CronRunStarted
     | StatusChanged
 )
 

@@ -61,6 +61,7 @@ class SessionsApp(SaysStoreDamage):
         _UI / "widgets" / "spawn_panel.tcss",
         _UI / "screens" / "dialogs" / "modals.tcss",
         _UI / "screens" / "ledger" / "ledger.tcss",
+        _UI / "screens" / "attention" / "attention.tcss",
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-medium"), (140, "-wide")]  # layouts in app.tcss
     TITLE = "sessions-tui"

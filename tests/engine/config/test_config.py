@@ -686,3 +686,22 @@ def test_config_warnings_and_errors_are_redacted_and_never_repeat_a_redact_patte
         ": models.providers.Hunter…7xyz: expected an object, got number; "
         "models.providers.ghp_Zq…2Mm3: expected an object, got number"
     )
+
+
+def test_ui_notify_defaults_every_channel_on_and_watches_the_operators_sends():
+    cfg, _ = parse({})
+    notify = cfg.ui.notify
+    assert (notify.toast, notify.bell, notify.desktop, notify.watch) == (True, True, "auto", "sends")
+    cfg, _ = parse({"ui": {"notify": {"toast": False, "bell": False, "desktop": False, "watch": "all"}}})
+    assert (cfg.ui.notify.toast, cfg.ui.notify.bell, cfg.ui.notify.desktop, cfg.ui.notify.watch) == (
+        False,
+        False,
+        False,
+        "all",
+    )
+    assert parse({"ui": {"notify": {"desktop": "osc777"}}})[0].ui.notify.desktop == "osc777"
+
+
+def test_ui_notify_refuses_an_unknown_channel_or_watch_naming_the_key():
+    assert "ui.notify.desktop" in error_of({"ui": {"notify": {"desktop": "osc52"}}})
+    assert "ui.notify.watch" in error_of({"ui": {"notify": {"watch": "everything"}}})

@@ -58,6 +58,18 @@ async def test_a_due_job_runs_as_a_normal_run_in_its_own_session(live_engine):
     assert [r.id for r in engine.store.cron.runs("tick")] == [second.id, run.id]
 
 
+async def test_a_run_starting_is_published_as_cron_run_started(live_engine):
+    engine = live_engine(_config(_job()))
+    seen = []
+    engine.events.subscribe(lambda event: seen.append(event) if event.type == "cron_run_started" else None)
+    await engine.scheduler.prepare()
+    [run] = await _tick(engine, 2000)
+    [started] = seen
+    [done] = engine.store.cron.runs("tick")
+    assert (started.session_key, started.job_id, started.job_name) == ("agent:main:cron:tick", "tick", "Tick")
+    assert (started.run_id, started.trigger) == (done.run_id, "due")
+
+
 async def test_main_and_named_sessions_and_overrides(live_engine):
     engine = live_engine(
         _config(

@@ -30,6 +30,7 @@ from sessions_tui.backend.contract.types import (
 )
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
+    from sessions_tui.engine.config.ui import NotifyConfig
     from sessions_tui.engine.cron.jobs import CronJob, CronRun
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
@@ -84,6 +85,10 @@ class Placed(Protocol):
     @property
     def stuck_after_minutes(self) -> int:
         """After how many minutes without progress a running session is `stuck` (`ui.stuckAfterMinutes`, 0: never)."""
+
+    @property
+    def notify(self) -> NotifyConfig:
+        """How notices reach the operator and what is watched by default (`ui.notify`)."""
 
     def public_config(self) -> dict[str, Any]:
         """The config a remote face may see (`wire.PUBLIC_CONFIG_SECTIONS`): never a secret or a URL."""

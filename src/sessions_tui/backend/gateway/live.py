@@ -79,6 +79,7 @@ from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged,
 
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.listing import Row
+    from sessions_tui.engine.config.ui import NotifyConfig
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
@@ -364,6 +365,10 @@ class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, Witho
     @property
     def send_wait(self) -> int:
         return self._policies.config.ui.send_wait
+
+    @property
+    def notify(self) -> NotifyConfig:
+        return self._policies.config.ui.notify
 
     def public_config(self) -> dict[str, Any]:
         return {}

@@ -37,6 +37,7 @@ from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke, invoke_read, reads_only
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
+    from sessions_tui.engine.config.ui import NotifyConfig
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
@@ -120,6 +121,10 @@ class LocalBackend(SessionOperations, LocalCron):
     @property
     def stuck_after_minutes(self) -> int:
         return self.engine.config.ui.stuck_after_minutes
+
+    @property
+    def notify(self) -> NotifyConfig:
+        return self.engine.config.ui.notify
 
     def public_config(self) -> dict[str, Any]:
         from sessions_tui.backend.remote.wire import PUBLIC_CONFIG_SECTIONS, public_config

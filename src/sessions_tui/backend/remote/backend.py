@@ -46,6 +46,7 @@ from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
 if TYPE_CHECKING:
+    from sessions_tui.engine.config.ui import NotifyConfig
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
@@ -193,6 +194,10 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
     @property
     def send_wait(self) -> int:
         return self._policies.config.ui.send_wait
+
+    @property
+    def notify(self) -> NotifyConfig:
+        return self._policies.config.ui.notify
 
     def public_config(self) -> dict[str, Any]:
         return dict(self._info.config) if self._info else {}

@@ -64,7 +64,7 @@ class StatusBoard:
         self.debounce_s = debounce_s
         self._facts: dict[str, Activity] = {}  # only sessions not idle
         self._status: dict[str, LiveStatus] = {}
-        self._said: set[str] = set()  # keys a StatusChanged named already (their first says previous None)
+        self._first = False  # a seed's statuses are the board's first word on them: previous None
         self._counts: Counter[LiveStatus] = Counter()
         self._due: dict[str, int] = {}  # when the clock alone changes a key's status (running, looping ones)
         self._seen: dict[str, int] = {}  # what this board marked seen (a read begun before the mark lags it)
@@ -115,7 +115,7 @@ class StatusBoard:
                     loop.call_soon_threadsafe(self.on_event, event)
 
             self._unsubscribe = self.backend.subscribe(deliver)
-        await self.reseed()
+        await self.reseed(first=True)
 
     def close(self) -> None:
         if self._unsubscribe is not None:
@@ -128,10 +128,15 @@ class StatusBoard:
         for task in self._tasks:
             task.cancel()
 
-    async def reseed(self) -> None:
-        """Read every session that may not be idle again (the requester changed, another process wrote)."""
+    async def reseed(self, *, first: bool = False) -> None:
+        """Read every session that may not be idle again: another process wrote, or with `first` the
+        requester changed (what it sees now is said with previous None: no news, as at the start)."""
         facts = await self.backend.activity(self.requester())
-        self._merge(facts, every=True)
+        self._first = first
+        try:
+            self._merge(facts, every=True)
+        finally:
+            self._first = False
 
     async def seen(self, key: str) -> None:
         """The operator opened `key`: `done` clears (marked through the backend, for every face)."""
@@ -235,9 +240,9 @@ class StatusBoard:
         else:
             self._status[key] = status
             self._counts[status] += 1
-        first = key not in self._said
-        self._said.add(key)
-        return [StatusChanged(ts=now, session_key=key, status=status, previous=None if first else previous or "idle")]
+        return [
+            StatusChanged(ts=now, session_key=key, status=status, previous=None if self._first else previous or "idle")
+        ]
 
     def recheck(self) -> None:
         """What the clock changed by now (the timer calls it; tests with a frozen clock do)."""

@@ -4,7 +4,8 @@ A backend's answers and events are plain data made of these and of the reads' vi
 face names them from here and never from the engine. Events: what the engine reports as it
 happens. Ledger entries: the sends and what became of them. Tool specs and errors: what a tool
 takes and how it refuses input. Store errors: a damaged state database, a search it cannot read.
-The thinking levels a session takes. A session's live status and the rule that derives it.
+The thinking levels a session takes. The `ui.notify` settings every face notifies by.
+A session's live status and the rule that derives it.
 Hooks: what an inbound hook asks (`HookRun`, `HookWake`) and what it is answered.
 `LazyModel`: the model base they are built on (validators built on first use). Loaded by every
 command, so nothing here pulls in the dashboard's reads; the types of export and OpenClaw import
@@ -13,8 +14,10 @@ travel in export.py and openclaw.py.
 
 from __future__ import annotations
 
+from sessions_tui.engine.config.ui import DesktopChannel, NotifyConfig, WatchDefault
 from sessions_tui.engine.events import (
     Announced,
+    CronRunStarted,
     DeliveryChanged,
     EngineEvent,
     FollowStatus,
@@ -57,7 +60,9 @@ __all__ = [
     "TOOLS",
     "Activity",
     "Announced",
+    "CronRunStarted",
     "DeliveryChanged",
+    "DesktopChannel",
     "EngineEvent",
     "FollowStatus",
     "HookAdmitted",
@@ -71,6 +76,7 @@ __all__ = [
     "LinkChanged",
     "LiveStatus",
     "MessageAppended",
+    "NotifyConfig",
     "PolicyRefused",
     "RunEnded",
     "RunStarted",
@@ -87,6 +93,7 @@ __all__ = [
     "ToolInputError",
     "ToolSpec",
     "UnknownToolError",
+    "WatchDefault",
     "WakeOutcome",
     "live_status",
     "next_change_at",

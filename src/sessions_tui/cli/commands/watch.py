@@ -6,7 +6,8 @@ its events as they come and, where another process's writes show only as the sto
 state directory: `pushes_events` false), the store's `data_version` polled four times a second off
 the loop and what changed read (watching/changes.py). `--openclaw DIR` follows that OpenClaw as
 the dashboard does. `--json`: one JSON object a line (watching/lines.py). Lines are flushed one by
-one; Ctrl+C and SIGTERM end it with exit 0, and so does a reader that closes the pipe.
+one; Ctrl+C and SIGTERM end it with exit 0, and so does a reader that closes the pipe. `--notify`:
+only the notices the dashboard would give, one line each (watching/notices.py).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from sessions_tui.cli.backends import face_backend
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.cli.watching.changes import StoreChanges
 from sessions_tui.cli.watching.lines import SAID_EVENTS, Record, event_record
+from sessions_tui.cli.watching.notices import NoticeLines, status_board
 from sessions_tui.terminal_text import visible_line
 
 POLL_SECONDS = 0.25
@@ -81,7 +83,14 @@ class Watcher:
     """One watch: the backend's events and the store's changes, as records written to `out`."""
 
     def __init__(
-        self, backend: Backend, requester: Requester, target: str | None, out: TextIO, *, as_json: bool
+        self,
+        backend: Backend,
+        requester: Requester,
+        target: str | None,
+        out: TextIO,
+        *,
+        as_json: bool,
+        notify: bool = False,
     ) -> None:
         self.backend = backend
         self.target = target
@@ -95,6 +104,7 @@ class Watcher:
         self._look_pending = False
         self._follow_failure: str | None = None
         self._warned: set[str] = set()
+        self.notices = NoticeLines(backend, self.wanted) if notify else None
 
     def wanted(self, key: str | None) -> bool:
         return self.target is None or key == self.target
@@ -108,6 +118,10 @@ class Watcher:
         polled = not self.backend.pushes_events
         version = await self.backend.data_version() if polled else 0
         await self.changes.baseline()
+        stop_board = None
+        if self.notices is not None:
+            await self.notices.baseline()
+            stop_board = status_board(self.backend)
 
         def deliver(event: EngineEvent) -> None:  # from any thread
             loop.call_soon_threadsafe(self._queue.put_nowait, event)
@@ -131,6 +145,10 @@ class Watcher:
             await asyncio.gather(*tasks, return_exceptions=True)
             if following is not None:
                 await asyncio.gather(following, return_exceptions=True)
+            if stop_board is not None:
+                stop_board()
+            if self.notices is not None:
+                await self.notices.desktop.wait()
             for signum in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(signum)
 
@@ -194,6 +212,10 @@ class Watcher:
                 return
 
     async def records_of(self, event: EngineEvent) -> list[Record]:
+        if self.notices is not None:
+            if isinstance(event, StoreChanged):
+                self._look_pending = False
+            return await self.notices.records_of(event)
         if isinstance(event, StoreChanged):
             self._look_pending = False
             return await self.changes.look()
@@ -241,7 +263,7 @@ async def _watch(opts: argparse.Namespace) -> int:
         await backend.start()
         requester = requester_of(backend, opts.as_key, opts.sandboxed)
         target = await session_target(backend, opts.session)
-        watcher = Watcher(backend, requester, target, sys.stdout, as_json=opts.json)
+        watcher = Watcher(backend, requester, target, sys.stdout, as_json=opts.json, notify=opts.notify)
         await watcher.run(openclaw)
     finally:
         await backend.aclose()

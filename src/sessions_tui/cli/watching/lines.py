@@ -4,7 +4,8 @@ A record is an engine event as a person or a script reads it: the session by its
 text redacted (agent text is data: the text line has its control and invisible characters made
 visible, the JSON line escapes them), a message's text taken from its content. `event_record` makes
 one of an engine event; the store's changes (watching/changes.py) make the `session_changed` and
-`message_appended` ones of what other processes wrote.
+`message_appended` ones of what other processes wrote; `watch --notify` makes `notice` ones
+(watching/notices.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from sessions_tui.backend.values.vocabulary import (
     Announced,
+    CronRunStarted,
     DeliveryChanged,
     EngineEvent,
     FollowStatus,
@@ -51,6 +53,8 @@ WORDS = {
     "delivery_changed": "delivery",
     "follow_status": "follow",
     "hook_received": "hook",
+    "cron_run_started": "cron",
+    "notice": "notice",
 }
 """The word a text line names each record's type by."""
 
@@ -212,6 +216,17 @@ def _hook(fields: dict[str, Any]) -> str:
     return f"{one_line(str(fields.get('name') or ''))} received{wake}{started}"
 
 
+def _cron(fields: dict[str, Any]) -> str:
+    job = one_line(str(fields.get("job_name") or fields.get("job_id") or ""))
+    trigger = f" ({fields['trigger']})" if fields.get("trigger") else ""
+    return f"job {job} started{trigger}, {_run(fields)}"
+
+
+def _notice(fields: dict[str, Any]) -> str:
+    said = f"{fields.get('title') or ''}: {fields.get('body')}" if fields.get("body") else str(fields.get("title"))
+    return f"{fields.get('kind')}  {one_line(said)}"
+
+
 _SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "session_changed": _session,
     "message_appended": _message,
@@ -224,6 +239,8 @@ _SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
     "delivery_changed": _delivery,
     "follow_status": _follow,
     "hook_received": _hook,
+    "cron_run_started": _cron,
+    "notice": _notice,
 }
 
 SAID_EVENTS = (
@@ -236,5 +253,6 @@ SAID_EVENTS = (
     DeliveryChanged,
     FollowStatus,
     HookReceived,
+    CronRunStarted,
 )
 """The engine events printed as they come (session changes and messages are read from the store)."""

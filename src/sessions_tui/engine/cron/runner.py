@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from sessions_tui.engine.cron.delivery import DeliveryHost, deliver
 from sessions_tui.engine.cron.jobs import CronJob, session_key_of
 from sessions_tui.engine.cron.schedules import ScheduleError, next_run_ms
-from sessions_tui.engine.events import SessionChanged
+from sessions_tui.engine.events import CronRunStarted, SessionChanged
 from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
 from sessions_tui.engine.redaction.sanitize import strip_tool_messages
 from sessions_tui.engine.runs.runs import TERMINAL, RunRequest, Runs
@@ -132,6 +132,11 @@ async def execute(
         )
         run_id = engine.agent(request, via="cron")
         engine.store.cron.run_started(run.id, key, run_id)
+        engine.events.publish(
+            CronRunStarted(
+                ts=engine.now(), session_key=key, job_id=job.id, job_name=job.name, run_id=run_id, trigger=run.trigger
+            )
+        )
         end, error = await _wait(engine, run_id)
         status = "ok" if end == "ok" else "error"
         if end != "ok" and not error:

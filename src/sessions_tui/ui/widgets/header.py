@@ -6,7 +6,8 @@ shorter words are used; `● live` / `⏸ paused` is always shown. The paths sho
 once a status board gives them. Once the state database is found damaged, `✗ store damaged ·
 read-only` takes the place of `● live` (nothing more is written to it); so does the link to a
 gateway while it is not up (`⟳ reconnecting…`, `⚠ pairing`: its line, the command that approves
-this device, in the tooltip).
+this device, in the tooltip). `◉ watched` says the highlighted session is watched, `! N` how many
+notices wait in the attention list (`!`).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ class StatusHeader(Static):
     damaged: reactive[str] = reactive("")  # the line naming the damaged state database (its tooltip)
     link: reactive[str] = reactive("")  # a gateway link's state while it is not connected ("": up, or none)
     link_line: reactive[str] = reactive("")  # what to do about it (the pairing command), for the tooltip
+    watched: reactive[bool] = reactive(False)  # the highlighted session is watched (`W`)
+    attention: reactive[int] = reactive(0)  # notices in the attention list (`!`)
 
     def watch_state_dir(self) -> None:
         self._set_tooltip()
@@ -93,6 +96,12 @@ class StatusHeader(Static):
         else:
             counts.append(f"  {plural(self.total, 'session')}", style="")
             counts.append(f" ({self._status_counts(compact)})", style="dim")
+        if self.watched:
+            counts.append("  ◉" if compact else "  ◉ watched", style=self._style("header--follow"))
+        if self.attention:
+            counts.append(
+                f"  !{self.attention}" if compact else f"  ! {self.attention}", style=self._style("header--paused")
+            )
         state = Text("  ")
         live = ("⏸ paused", "header--paused") if self.paused else ("● live", "header--live")
         if self.link:

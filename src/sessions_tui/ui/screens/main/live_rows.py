@@ -120,8 +120,12 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
 
     # -- engine events --------------------------------------------------------------------------
 
+    def _noticed(self, event: EngineEvent) -> None:
+        """What the notices make of an event (the screen implements it: screens/main/notifying.py)."""
+
     def on_engine_event_message(self, message: EngineEventMessage) -> None:
         event = message.event
+        self._noticed(event)
         if isinstance(event, FollowStatus):
             self._follow_status(event)
             return
@@ -129,8 +133,7 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             self._link_changed(event)
             return
         if isinstance(event, HookReceived):
-            self._hook_received(event)
-            return
+            return  # a notice (its session's row comes with its own `SessionChanged`)
         if isinstance(event, StatusChanged):
             self._status_changed(event)
             return
@@ -198,17 +201,6 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
                 markup=False,
             )
         header.link_line = event.line or ""
-
-    def _hook_received(self, event: HookReceived) -> None:
-        """A hook that arrives while the dashboard is open is a toast: its name and its session (the
-        session's row comes with its own `SessionChanged`)."""
-        what = "Wake" if event.kind == "wake" else "Hook"
-        self.app.notify(
-            f"{event.name} → {self.backend.display(event.session_key)}",
-            title=f"{what} received",
-            timeout=6,
-            markup=False,
-        )
 
     def _spawn_panel_event(self, event: EngineEvent) -> None:
         panel = self.query_one(SpawnPanel)

@@ -96,4 +96,4 @@ class LiveStatuses(LiveRows):
     @work(exclusive=True, group="statuses", exit_on_error=False)
     async def reseed_statuses(self) -> None:
         """Acting as another session: the statuses of what it may see."""
-        await self.board.reseed()
+        await self.board.reseed(first=True)

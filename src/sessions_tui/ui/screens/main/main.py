@@ -34,7 +34,7 @@ from sessions_tui.ui.screens.explain import ExplainScreen
 from sessions_tui.ui.screens.ledger.sends import SendsScreen
 from sessions_tui.ui.screens.main.live_rows import PAGE_SIZE
 from sessions_tui.ui.screens.main.main_keys import KIND_KEYS, MAIN_KEYS, NEEDS
-from sessions_tui.ui.screens.main.operations import SessionOperations
+from sessions_tui.ui.screens.main.notifying import Notifying
 from sessions_tui.ui.screens.main.panes import focus_pane, layout_mode, set_layout, title_panes
 from sessions_tui.ui.screens.main.sorting import clicked, sort_words, stepped
 from sessions_tui.ui.screens.main.table_count import TableCounted, no_page_note, page_info
@@ -52,7 +52,7 @@ OPEN_DELAY_SECONDS = 0.12
 OPEN_AFTER_TYPING_SECONDS = 0.4
 
 
-class MainScreen(SessionOperations):
+class MainScreen(Notifying):
     """Everything the dashboard shows at once; engine events arrive here as messages."""
 
     BINDINGS = MAIN_KEYS
@@ -409,6 +409,7 @@ class MainScreen(SessionOperations):
         pane.open(key, shown)
         self.query_one(Composer).set_target(key, shown)
         self.opened(key)
+        self.drop_notices(key)
 
     # -- the keys -------------------------------------------------------------------------------
 

@@ -142,6 +142,15 @@ MAIN_KEYS: list[BindingType] = [
         tooltip="delete the highlighted session, or the marked ones; transcripts kept (asks first)",
     ),
     Binding("space", "toggle_mark", "mark", id="mark", tooltip="mark the highlighted row for archive, stop or delete"),
+    Binding("W", "toggle_watch", "watch", show=False, id="watch", tooltip="watch the highlighted session, or stop"),
+    Binding(
+        "exclamation_mark",
+        "attention",
+        "attention",
+        show=False,
+        id="attention",
+        tooltip="the attention list: what needs you, newest first",
+    ),
     Binding("J", "run_cron_job", "run job", id="run_cron_job", tooltip="run the open cron session's job now"),
     Binding(
         "alt+a",
@@ -245,10 +254,11 @@ SECTION_OF: dict[str, str] = {
             "delete_session",
             "mark",
             "run_cron_job",
+            "watch",
         ],
         SESSIONS,
     ),
-    **dict.fromkeys(["sends", "why", "search", "export", "usage"], VIEWS),
+    **dict.fromkeys(["sends", "why", "search", "export", "usage", "attention"], VIEWS),
     **dict.fromkeys(["acting_as", "pause", "refresh", "help", "quit"], APP),
 }
 """The help section of every key with an id: the main screen's above, the app's (app.py) and the

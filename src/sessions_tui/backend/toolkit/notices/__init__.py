@@ -1,0 +1,1 @@
+"""Notifications without a face: the notice, what is watched, the rules that make one, the desktop channel."""

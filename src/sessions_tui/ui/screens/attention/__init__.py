@@ -1,0 +1,1 @@
+"""The attention list: what needs the operator, newest first."""
