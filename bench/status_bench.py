@@ -83,6 +83,7 @@ def ui_child(state: str, config: str, idle_s: float) -> None:
     from sessions_tui.engine.events import RunEnded
     from sessions_tui.ui.app import SessionsApp
     from sessions_tui.ui.widgets.session_table import SessionTable
+    from sessions_tui.ui.widgets.transcript import TranscriptPane
 
     watched: dict[str, float] = {}  # key -> when its `working` line was first painted
     render_lines = SessionTable.render_lines
@@ -124,7 +125,8 @@ def ui_child(state: str, config: str, idle_s: float) -> None:
             wall0, cpu0 = time.monotonic(), time.process_time()
             await asyncio.sleep(idle_s)
             wall, cpu = time.monotonic() - wall0, time.process_time() - cpu0
-            idle_keys = [k for k in table.rows_by_key if board.status(k) == "idle"][:CHANGES]
+            on_screen = screen.query_one(TranscriptPane).key  # one ending on screen is read at once: not done
+            idle_keys = [k for k in table.rows_by_key if board.status(k) == "idle" and k != on_screen][:CHANGES]
             changes = []
             for n, key in enumerate(idle_keys):
                 watched[key] = 0.0
@@ -152,7 +154,7 @@ def ui_child(state: str, config: str, idle_s: float) -> None:
 
 def bench(tmp: Path, idle_s: float) -> int:
     sys.path.insert(0, str(HERE))
-    from _common import describe, verdicts
+    from _common import describe, verdict, verdicts
     from list_bench import CONFIG, build
 
     t0 = time.perf_counter()
@@ -167,11 +169,13 @@ def bench(tmp: Path, idle_s: float) -> int:
     out = subprocess.run(
         [sys.executable, __file__, "--ui", str(tmp / "state"), str(config), str(idle_s)],
         env=env,
-        check=True,
         capture_output=True,
         text=True,
-    ).stdout
-    r = json.loads(out.strip().splitlines()[-1])
+    )
+    if out.returncode != 0:
+        print(out.stderr[-3000:])
+        return verdict(False, "the dashboard's process failed")
+    r = json.loads(out.stdout.strip().splitlines()[-1])
     percent = 100 * r["cpu_s"] / r["wall_s"]
     changes = r["changes"]
     print(
