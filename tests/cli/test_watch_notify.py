@@ -31,10 +31,14 @@ def test_watch_notify_prints_the_reply_to_another_process_s_send_and_nothing_els
     with watching("--state", str(state), "watch", "--notify", "--json") as watch:
         sent = sessions_tui("--state", str(state), "send", DEV, f"status? {SECRET}")
         assert sent.returncode == 0, sent.stderr
-        [notice] = watch.until(lambda records: len(records) >= 1)
+        records = watch.until(lambda records: any(r.get("kind") == "reply" for r in records))
         status, err = watch.stop(signal.SIGINT)
     assert status == 0 and "Traceback" not in err
-    assert notice["type"] == "notice" and notice["kind"] == "reply" and notice["session"] == DEV
+    # The send's session is watched ("sends"): its run finishing is a `done` notice too (the status
+    # board's), before or after the reply's; nothing else.
+    assert {r["kind"] for r in records} <= {"reply", "done"} and all(r["session"] == DEV for r in records)
+    [notice] = [r for r in records if r["kind"] == "reply"]
+    assert notice["type"] == "notice" and notice["session"] == DEV
     assert notice["title"] == f"Reply from {DEV}" and notice["body"]
     assert SECRET not in "".join(watch.seen)
 
@@ -83,8 +87,27 @@ async def test_watch_notify_session_keeps_one_session_s_notices_as_json(backend)
     assert '"kind": "failed"' in lines[0] and '"kind": "cron"' in lines[1]
 
 
-def test_the_status_board_seam_is_open_until_the_board_lands():
-    assert status_board(object()) is None  # type: ignore[arg-type]
+def test_watch_notify_says_a_watched_session_finished_in_another_process(state):  # noqa: F811
+    """The status board runs in `watch --notify`: another process's run ends (the state polled),
+    the board's seed read again says DEV went from idle to done: a `done` notice."""
+    config = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } }, ui: { notify: { watch: 'all', desktop: false } } }"
+    (state / "config.json5").write_text(config)
+    with watching("--state", str(state), "watch", "--notify", "--json") as watch:
+        sent = sessions_tui("--state", str(state), "send", DEV, "status?")
+        assert sent.returncode == 0, sent.stderr
+        records = watch.until(lambda records: any(r.get("kind") == "done" for r in records))
+        status, err = watch.stop(signal.SIGINT)
+    assert status == 0 and "Traceback" not in err
+    done = next(r for r in records if r.get("kind") == "done")
+    assert done["session"] == DEV and done["title"] == "Finished"
+
+
+async def test_the_status_board_seam_delivers_the_board_s_changes(backend):
+    said: list[StatusChanged] = []
+    board = status_board(backend, said.append)
+    await board.start(listen=False)
+    assert said == [] and board.counts() == {}  # a fresh state: nothing but idle
+    board.close()
 
 
 def test_watch_help_names_notify():

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
@@ -144,6 +145,10 @@ class SeveralBackends:
         return self.backends[self.first].send_wait
 
     @property
+    def stuck_after_minutes(self) -> int:
+        return self.backends[self.first].stuck_after_minutes
+
+    @property
     def notify(self) -> NotifyConfig:
         return self.backends[self.first].notify
 
@@ -212,7 +217,8 @@ class SeveralBackends:
 
         async def page_of(label: str, backend: Backend) -> tuple[str, BrowsePage]:
             on = self._requester_on(label, requester)
-            return label, await backend.browse(on, query, offset=0, limit=offset + limit, count=count)
+            asked = self._query_on(label, query)
+            return label, await backend.browse(on, asked, offset=0, limit=offset + limit, count=count)
 
         pages = await asyncio.gather(*(page_of(label, b) for label, b in self.backends.items()))
         rows = [self._marked_row(label, row) for label, page in pages for row in page.rows]
@@ -225,7 +231,7 @@ class SeveralBackends:
     ) -> int:
         counts = await asyncio.gather(
             *(
-                b.browse_count(self._requester_on(label, requester), query, cancelled)
+                b.browse_count(self._requester_on(label, requester), self._query_on(label, query), cancelled)
                 for label, b in self.backends.items()
             )
         )
@@ -241,6 +247,36 @@ class SeveralBackends:
             rows = await self.backends[label].browse_rows(self._requester_on(label, requester), bare_keys)
             out.update({f"{label}/{k}": {**self._mark(label, row), "gateway": label} for k, row in rows.items()})
         return out
+
+    def _query_on(self, label: str, query: BrowseQuery) -> BrowseQuery:
+        """The query as the server `label` reads it: of the keys it names, that server's own."""
+        if query.keys is None and query.except_keys is None:
+            return query
+        from dataclasses import replace
+
+        def own(keys: list[str] | None) -> list[str] | None:
+            return None if keys is None else [bare or "" for k in keys for on, bare in [self.split(k)] if on == label]
+
+        return replace(query, keys=own(query.keys), except_keys=own(query.except_keys))
+
+    async def activity(self, requester: Requester, keys: list[str] | None = None) -> dict[str, Activity]:
+        by_label: dict[str, list[str] | None] = dict.fromkeys(self.backends) if keys is None else {}
+        for key in keys or ():
+            label, bare = self.split(key)
+            asked = by_label.setdefault(label, [])
+            assert asked is not None
+            asked.append(bare or "")
+        found = await asyncio.gather(
+            *(
+                self.backends[label].activity(self._requester_on(label, requester), asked)
+                for label, asked in by_label.items()
+            )
+        )
+        return {f"{label}/{k}": facts for label, one in zip(by_label, found, strict=True) for k, facts in one.items()}
+
+    async def mark_seen(self, key: str) -> None:
+        label, bare = self.split(key)
+        await self.backends[label].mark_seen(bare or "")
 
     async def state_is_empty(self) -> bool:
         return all(await asyncio.gather(*(b.state_is_empty() for b in self.backends.values())))

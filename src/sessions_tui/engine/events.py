@@ -97,6 +97,7 @@ class PolicyRefused(_Event):
     session_key: str
     via: str
     reason: str
+    requester: str | None = None  # the session whose send was refused, when a session sent it
 
 
 class DeliveryChanged(_Event):

@@ -37,6 +37,7 @@ _REDACTED = (
     "target_key",
     "speaker",
     "child_session_key",
+    "requester",
     "name",
 )
 """Event fields that hold agent or error text (a hook's name too), or a session key (user data,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from starlette.requests import Request
@@ -29,6 +29,9 @@ from sessions_tui.backend.toolkit.inputs import json_problem, loads_body
 from sessions_tui.backend.values.vocabulary import StoreDamaged
 from sessions_tui.server.invoke import body_or_refusal, error, json_response
 from sessions_tui.server.settings import ServerSettings
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.values.views import BrowseQuery
 
 Handler = Callable[[Any], Awaitable[w.WireModel]]
 
@@ -75,6 +78,8 @@ class OperatorApi:
             "browse": (w.BrowseRequest, self._browse),
             "browse_count": (w.CountRequest, self._count),
             "browse_rows": (w.RowsRequest, self._rows),
+            "activity": (w.ActivityRequest, self._activity),
+            "mark_seen": (w.KeyRequest, self._mark_seen),
             "state_is_empty": (w.Empty, self._empty),
             "operator_sessions": (w.SessionsRequest, self._sessions),
             "children": (w.KeyRequest, self._children),
@@ -147,12 +152,20 @@ class OperatorApi:
         """A row as it leaves: its shown fields are redacted already, its key for acting now too."""
         return {**row, "_key": self._redact(row["_key"])} if isinstance(row.get("_key"), str) else dict(row)
 
-    async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
+    def _query(self, query: w.Query) -> BrowseQuery:
+        """A query as the backend reads it: the keys it names (a status filter's) canonical."""
         from sessions_tui.backend.values.views import BrowseQuery
 
+        data = query.model_dump()
+        for name in ("keys", "except_keys"):
+            if data[name] is not None:
+                data[name] = [self.backend.canonical(key) for key in data[name]]
+        return BrowseQuery(**data)
+
+    async def _browse(self, req: w.BrowseRequest) -> w.BrowseAnswer:
         page = await self.backend.browse(
             req.requester,
-            BrowseQuery(**req.query.model_dump()),
+            self._query(req.query),
             offset=req.offset,
             limit=req.limit,
             after=self._cursor_in(req.after),
@@ -164,9 +177,7 @@ class OperatorApi:
         return w.BrowseAnswer(rows=rows, total=page.total, offset=page.offset, first=first, last=last)
 
     async def _count(self, req: w.CountRequest) -> w.Count:
-        from sessions_tui.backend.values.views import BrowseQuery
-
-        return w.Count(count=await self.backend.browse_count(req.requester, BrowseQuery(**req.query.model_dump())))
+        return w.Count(count=await self.backend.browse_count(req.requester, self._query(req.query)))
 
     async def _rows(self, req: w.RowsRequest) -> w.Rows:
         asked = {self.backend.canonical(key): key for key in req.keys}
@@ -174,6 +185,23 @@ class OperatorApi:
         # Each row under the key it was asked by, redacted: a face asks by the keys it was shown
         # (their redaction is themselves), and a key asked in full is not repeated in full.
         return w.Rows(rows={self._redact(asked.get(key, key)): self._row(row) for key, row in found.items()})
+
+    async def _activity(self, req: w.ActivityRequest) -> w.ActivityAnswer:
+        from dataclasses import asdict
+
+        asked = None if req.keys is None else {self.backend.canonical(key): key for key in req.keys}
+        found = await self.backend.activity(req.requester, None if asked is None else list(asked))
+        # Under the key asked by (or redacted, for the seed), as `browse_rows` answers.
+        return w.ActivityAnswer(
+            facts={
+                self._redact((asked or {}).get(key, key)): w.Facts.model_validate(asdict(facts))
+                for key, facts in found.items()
+            }
+        )
+
+    async def _mark_seen(self, req: w.KeyRequest) -> w.Empty:
+        await self.backend.mark_seen(self.backend.canonical(req.key))
+        return w.Empty()
 
     async def _empty(self, _: w.Empty) -> w.Flag:
         return w.Flag(value=await self.backend.state_is_empty())

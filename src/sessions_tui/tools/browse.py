@@ -15,6 +15,7 @@ from typing import Any, Required
 
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.sessions.keys import classify_session_kind
+from sessions_tui.engine.sessions.live_status import Activity
 from sessions_tui.engine.sessions.policy import resolve_send_policy
 from sessions_tui.engine.store import SessionFilter, StoredSession
 from sessions_tui.tools.access import RequesterContext
@@ -30,6 +31,10 @@ class BrowseQuery:
     order_by: str = "updated"
     descending: bool = True
     include_archived: bool = False
+    keys: list[str] | None = None
+    """Only these canonical keys (a status filter: the sessions in that status)."""
+    except_keys: list[str] | None = None
+    """None of these canonical keys (a status filter's `idle`: every session not in another status)."""
 
 
 class BrowseRow(ListedRow, total=False):
@@ -106,6 +111,8 @@ def _filter(call: ToolCall, ctx: RequesterContext, query: BrowseQuery) -> Sessio
     flt.kinds = query.kinds
     flt.search = query.search or None
     flt.include_archived = query.include_archived
+    flt.keys = query.keys
+    flt.except_keys = query.except_keys
     if query.active_minutes:
         flt.active_since = active_since(call.engine.now(), query.active_minutes)
     return flt
@@ -154,6 +161,22 @@ def state_is_empty(call: ToolCall) -> bool:
     """Whether the state directory holds no session at all, archived ones included (the dashboard's
     empty state points to the demo then)."""
     return call.engine.store.sessions.count(include_archived=True) == 0
+
+
+def session_activity(call: ToolCall, keys: list[str] | None) -> dict[str, Activity]:
+    """The live-status facts of the sessions the requester may see: of `keys`, or (None) of every
+    one that may not be idle now (store/tables/activity.py)."""
+    engine = call.engine
+    facts = engine.store.activity.facts(keys, engine.now())
+    if not facts:
+        return facts
+    flt = visibility_filter(call, RequesterContext.of(call))
+    flt.include_archived = True
+    named, visible = list(facts), []
+    for at in range(0, len(named), 500):  # within SQLite's bound on a statement's variables
+        flt.keys = named[at : at + 500]
+        visible += engine.store.browse.visible_keys(flt)
+    return {key: facts[key] for key in visible}
 
 
 def browse_rows(call: ToolCall, keys: list[str]) -> dict[str, BrowseRow]:

@@ -302,3 +302,17 @@ async def test_no_request_while_nothing_changes(backend, gateway):
     await gateway.push(*quiet, changed_row(MAIN, label="sync"))
     await seen.until(lambda e: isinstance(e, SessionChanged))
     assert len(gateway.calls) == asked  # the keep-alive is the gateway's; a keyed change carries its row
+
+
+async def test_status_facts_come_from_the_rows_and_seen_is_sessions_patch_unread(backend, gateway):
+    seen = Seen()
+    backend.subscribe(seen)
+    await gateway.push(changed_row(MAIN, status="done", hasActiveRun=False, unread=True, endedAt=1795302766875))
+    await seen.until(lambda e: isinstance(e, SessionChanged) and e.session_key == MAIN)
+    facts = (await backend.activity(Requester()))[MAIN]
+    assert facts.ended_at == 1795302766875 and facts.seen_at is None and not facts.running
+    gateway.queued["sessions.patch"] = [(True, {"ok": True, "key": MAIN})]
+    await backend.mark_seen(MAIN)
+    assert gateway.methods("sessions.patch") == [{"key": MAIN, "unread": False}]
+    await backend.mark_seen(GROUP)  # the stand-in refuses the next: the mark stays here
+    assert set(await backend.activity(Requester(), [GROUP])) == {GROUP}

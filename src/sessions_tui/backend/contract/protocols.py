@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # only named in signatures: a command that never follows or b
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
+    from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -80,6 +81,10 @@ class Placed(Protocol):
     @property
     def send_wait(self) -> int:
         """The seconds a send from the dashboard's composer waits unless changed for it (`ui.sendWait`)."""
+
+    @property
+    def stuck_after_minutes(self) -> int:
+        """After how many minutes without progress a running session is `stuck` (`ui.stuckAfterMinutes`, 0: never)."""
 
     @property
     def notify(self) -> NotifyConfig:
@@ -195,6 +200,16 @@ class Reading(Protocol):
 
     async def owner_key(self, key: str) -> str | None:
         """The session a person means by a key in any spelling, `main`, or a sessionId."""
+
+    async def activity(self, requester: Requester, keys: list[str] | None = None) -> dict[str, Activity]:
+        """The live-status facts (`Activity`) of the sessions the requester may see: with `keys`
+        None, of every one that may not be idle now (a running run, a failed last run, a run ended
+        since it was seen, a recent chain-guard refusal), read cheaply however many sessions there
+        are (a status board's seed); else of those canonical keys (its live updates), a key left
+        out being idle or not the requester's to see."""
+
+    async def mark_seen(self, key: str) -> None:
+        """The operator opened the session: what ended in it before now is read (`done` clears)."""
 
 
 class Calling(Protocol):

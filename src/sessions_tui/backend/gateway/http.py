@@ -26,6 +26,7 @@ from sessions_tui.backend.contract.types import (
     Capability,
     Requester,
 )
+from sessions_tui.backend.gateway.activity import listed_activity, mark_listed_seen
 from sessions_tui.backend.gateway.listing import (
     LACKS,
     child_views,
@@ -45,6 +46,7 @@ from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreCha
 if TYPE_CHECKING:
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.messaging.ledger import LedgerEntry
+    from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
     from sessions_tui.tools.explain import Explanation
@@ -133,6 +135,12 @@ class OpenClawGatewayBackend(WithoutSessionOps, WithoutCron, RemoteBackend):
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
         wanted = set(keys)
         return {r["_key"]: r for r in await self._listed(requester) if r["_key"] in wanted}
+
+    async def activity(self, requester: Requester, keys: list[str] | None = None) -> dict[str, Activity]:
+        return await listed_activity(self, await self._listed(requester), keys)
+
+    async def mark_seen(self, key: str) -> None:
+        mark_listed_seen(self, self.canonical(key), self.now())
 
     async def state_is_empty(self) -> bool:
         return not await self._listed(Requester())

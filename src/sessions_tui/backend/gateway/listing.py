@@ -97,6 +97,7 @@ def shape_row(listed: Row, canonical: Callable[[str], str], display: Callable[[s
 def filter_rows(rows: Iterable[Row], query: BrowseQuery, now_ms: int) -> list[Row]:
     """The rows a browse query keeps, sorted as the local table sorts them (ties by key)."""
     since = now_ms - query.active_minutes * 60_000 if query.active_minutes else None
+    keys, skipped = set(query.keys or ()), set(query.except_keys or ())
     kept = [
         r
         for r in rows
@@ -104,6 +105,8 @@ def filter_rows(rows: Iterable[Row], query: BrowseQuery, now_ms: int) -> list[Ro
         and (not query.kinds or r.get("kind") in query.kinds)
         and (since is None or (r.get("updatedAt") or 0) >= since)
         and (not query.search or row_matches(r, query.search))
+        and (query.keys is None or r["_key"] in keys)
+        and r["_key"] not in skipped
     ]
     kept.sort(key=lambda r: r["_key"])
     kept.sort(key=row_sort_key(query.order_by), reverse=query.descending)

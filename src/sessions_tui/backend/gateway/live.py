@@ -43,6 +43,7 @@ from sessions_tui.backend.contract.types import (
     ServerUnreachable,
     not_on,
 )
+from sessions_tui.backend.gateway.activity import SocketActivity
 from sessions_tui.backend.gateway.connection import (
     DEFAULT_SCOPES,
     FrameTap,
@@ -116,7 +117,7 @@ class NoGatewaySocket(BackendUnavailable):
     which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
-class GatewaySocketBackend(SocketSessionOps, GatewayUsage, WithoutCron, ConfigIdentity):
+class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, WithoutCron, ConfigIdentity):
     """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
 
     def __init__(

@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.stream import StreamRedaction
+    from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery
@@ -116,6 +117,10 @@ class LocalBackend(SessionOperations, LocalCron):
     @property
     def send_wait(self) -> int:
         return self.engine.config.ui.send_wait
+
+    @property
+    def stuck_after_minutes(self) -> int:
+        return self.engine.config.ui.stuck_after_minutes
 
     @property
     def notify(self) -> NotifyConfig:
@@ -218,6 +223,14 @@ class LocalBackend(SessionOperations, LocalCron):
         return cast(
             "dict[str, dict[str, Any]]", await self._store(lambda: browse_rows(self.tool_call(requester), keys))
         )
+
+    async def activity(self, requester: Requester, keys: list[str] | None = None) -> dict[str, Activity]:
+        from sessions_tui.tools.browse import session_activity
+
+        return await self._store(lambda: session_activity(self.tool_call(requester), keys))
+
+    async def mark_seen(self, key: str) -> None:
+        await self._store(self.engine.store.activity.mark_seen, self.engine.canonical(key), self.engine.now())
 
     async def state_is_empty(self) -> bool:
         from sessions_tui.tools.browse import state_is_empty

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick
+    from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
     from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
@@ -273,6 +274,21 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
         rows = (await self._post("browse_rows", w.RowsRequest(requester=requester, keys=keys), w.Rows)).rows
         found = {key: rows.get(key) or rows.get(self.redact(key)) for key in keys}
         return {key: row for key, row in found.items() if row is not None}
+
+    async def activity(self, requester: Requester, keys: list[str] | None = None) -> dict[str, Activity]:
+        """Under the keys asked by (the server answers under those, redacted: a face asks by the
+        keys it was shown), or for the seed under the keys as the server shows them."""
+        from sessions_tui.engine.sessions.live_status import Activity
+
+        answer = await self._post("activity", w.ActivityRequest(requester=requester, keys=keys), w.ActivityAnswer)
+        facts = {key: Activity(**one.model_dump()) for key, one in answer.facts.items()}
+        if keys is None:
+            return facts
+        found = {key: facts.get(key) or facts.get(self.redact(key)) for key in keys}
+        return {key: one for key, one in found.items() if one is not None}
+
+    async def mark_seen(self, key: str) -> None:
+        await self._post("mark_seen", w.KeyRequest(key=key), w.Empty)
 
     async def state_is_empty(self) -> bool:
         return (await self._post("state_is_empty", w.Empty(), w.Flag)).value
@@ -520,4 +536,6 @@ def _query(query: BrowseQuery) -> w.Query:
         order_by=query.order_by,
         descending=query.descending,
         include_archived=query.include_archived,
+        keys=query.keys,
+        except_keys=query.except_keys,
     )

@@ -28,6 +28,10 @@ class ConfigIdentity:
         """The other side's clock: ages and countdowns agree with the times its rows and events carry."""
         return int(time.time() * 1000) + self._skew_ms
 
+    @property
+    def stuck_after_minutes(self) -> int:
+        return self._policies.config.ui.stuck_after_minutes
+
     def canonical(self, key: str) -> str:
         return self._policies.canonical(key)
 

@@ -91,6 +91,8 @@ class Query(WireModel):
     order_by: str = "updated"
     descending: bool = True
     include_archived: bool = False
+    keys: list[str] | None = None
+    except_keys: list[str] | None = None
 
 
 class BrowseRequest(WireModel):
@@ -127,6 +129,29 @@ class RowsRequest(WireModel):
 
 class Rows(WireModel):
     rows: dict[str, dict[str, Any]]
+
+
+class ActivityRequest(WireModel):
+    """`Backend.activity`: every session that may not be idle (`keys` None), or these."""
+
+    requester: Requester
+    keys: list[str] | None = Field(default=None, max_length=5000)
+
+
+class Facts(WireModel):
+    """One session's `Activity` on the wire."""
+
+    running: bool = False
+    waiting: bool = False
+    progress_at: int | None = None
+    ended_at: int | None = None
+    failed: bool = False
+    refused_at: int | None = None
+    seen_at: int | None = None
+
+
+class ActivityAnswer(WireModel):
+    facts: dict[str, Facts]
 
 
 class Flag(WireModel):

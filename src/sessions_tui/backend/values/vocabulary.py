@@ -38,13 +38,23 @@ from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookR
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
 from sessions_tui.engine.session_operations import THINKING_LEVELS
-from sessions_tui.engine.sessions.live_status import LIVE_STATUSES, Activity, LiveStatus, live_status, next_change_at
+from sessions_tui.engine.sessions.live_status import (
+    LIVE_STATUSES,
+    LOOPING_WINDOW_MS,
+    STUCK_AFTER_MINUTES,
+    Activity,
+    LiveStatus,
+    live_status,
+    next_change_at,
+)
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged, StoreError
 from sessions_tui.tools.base import ToolInputError, ToolSpec
 from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
 __all__ = [
     "LIVE_STATUSES",
+    "LOOPING_WINDOW_MS",
+    "STUCK_AFTER_MINUTES",
     "SEND_STATES",
     "THINKING_LEVELS",
     "TOOLS",

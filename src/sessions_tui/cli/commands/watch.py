@@ -25,6 +25,7 @@ from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, Requester
 from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.backend.toolkit.openclaw import FollowTick
+from sessions_tui.backend.toolkit.status_board import StatusBoard
 from sessions_tui.backend.values.vocabulary import (
     Announced,
     DeliveryChanged,
@@ -105,6 +106,7 @@ class Watcher:
         self._follow_failure: str | None = None
         self._warned: set[str] = set()
         self.notices = NoticeLines(backend, self.wanted) if notify else None
+        self._board: StatusBoard | None = None  # with --notify: the statuses its notices follow
 
     def wanted(self, key: str | None) -> bool:
         return self.target is None or key == self.target
@@ -118,13 +120,14 @@ class Watcher:
         polled = not self.backend.pushes_events
         version = await self.backend.data_version() if polled else 0
         await self.changes.baseline()
-        stop_board = None
-        if self.notices is not None:
-            await self.notices.baseline()
-            stop_board = status_board(self.backend)
 
         def deliver(event: EngineEvent) -> None:  # from any thread
             loop.call_soon_threadsafe(self._queue.put_nowait, event)
+
+        if self.notices is not None:
+            await self.notices.baseline()
+            self._board = status_board(self.backend, deliver)
+            await self._board.start()  # its seed is no news (previous None): only what changes after
 
         unsubscribe = self.backend.subscribe(deliver)
         follow_stop = asyncio.Event()
@@ -145,8 +148,8 @@ class Watcher:
             await asyncio.gather(*tasks, return_exceptions=True)
             if following is not None:
                 await asyncio.gather(following, return_exceptions=True)
-            if stop_board is not None:
-                stop_board()
+            if self._board is not None:
+                self._board.close()
             if self.notices is not None:
                 await self.notices.desktop.wait()
             for signum in (signal.SIGINT, signal.SIGTERM):
@@ -166,6 +169,8 @@ class Watcher:
                 if not self._look_pending:
                     self._look_pending = True
                     self._queue.put_nowait(StoreChanged(ts=self.backend.now()))
+                if self._board is not None:
+                    self._board.on_event(StoreChanged(ts=self.backend.now()))  # its seed read again
 
     async def _follow(self, root: Path, stop: asyncio.Event) -> None:
         """Follow an OpenClaw as the dashboard does: through a store connection of its own, so its

@@ -17,21 +17,25 @@ import sys
 from collections.abc import Callable
 
 from sessions_tui.backend.contract.protocols import Backend
-from sessions_tui.backend.contract.types import Capability
+from sessions_tui.backend.contract.types import Capability, Requester
 from sessions_tui.backend.toolkit.notices.desktop import DesktopNotices, desktop_channel
 from sessions_tui.backend.toolkit.notices.notice import Notice
 from sessions_tui.backend.toolkit.notices.rules import NoticeRules
 from sessions_tui.backend.toolkit.notices.send_notices import READ, SendNotices, may_move_ledger
 from sessions_tui.backend.toolkit.notices.watch_set import WatchSet
+from sessions_tui.backend.toolkit.status_board import StatusBoard
 from sessions_tui.backend.values.vocabulary import EngineEvent
 from sessions_tui.cli.watching.lines import Record
 
 
-def status_board(backend: Backend) -> Callable[[], None] | None:
-    """Start what publishes the sessions' `StatusChanged` into `backend`'s events, returning what
-    stops it: the seam for the status board (issue 31's first part). None: the statuses are what the
-    backend's stream carries already."""
-    return None
+def status_board(backend: Backend, deliver: Callable[[EngineEvent], None]) -> StatusBoard:
+    """The operator's status board (backend/toolkit/status_board.py) over `backend`, its
+    `StatusChanged` delivered with the backend's events; `start` it, `close` it. It follows the
+    backend's events itself; what only the watcher sees (another process's writes, polled) it is
+    given (`on_event`)."""
+    board = StatusBoard(backend, Requester, stuck_after_ms=backend.stuck_after_minutes * 60_000)
+    board.subscribe(deliver)
+    return board
 
 
 def _terminal_write(text: str) -> None:

@@ -82,6 +82,7 @@ VALUE_RULES: dict[str, IntRange | Choice] = {
     "models.demo.chunkMs": IntRange(default=40, min=0, max=10_000),
     "logging.redactSensitive": Choice(("off", "tools"), "tools"),
     "ui.sendWait": IntRange(default=30, min=0, max=9999),
+    "ui.stuckAfterMinutes": IntRange(default=2, min=0, max=1440),
 }
 
 _ITEM = object()  # pattern segment: every element of an array

@@ -5,6 +5,7 @@ from typing import Literal
 from pydantic import Field
 
 from sessions_tui.engine.config.base import ConfigModel, FlooredInt
+from sessions_tui.engine.sessions.live_status import STUCK_AFTER_MINUTES
 
 __all__ = ["DesktopChannel", "NotifyConfig", "UiConfig", "WatchDefault"]
 
@@ -36,7 +37,8 @@ class NotifyConfig(ConfigModel):
 
 class UiConfig(ConfigModel):
     """sessions-tui's own section: `keybindings` maps an action name to key string(s); `theme` names
-    the dashboard's colours; `sendWait` is the composer's wait each send starts with."""
+    the dashboard's colours; `sendWait` is the composer's wait each send starts with; `stuckAfterMinutes`
+    when a run without progress shows as `stuck`."""
 
     theme: str | None = Field(
         None,
@@ -56,6 +58,13 @@ class UiConfig(ConfigModel):
         description="How long a send from the dashboard's composer waits for the reply unless changed for "
         "that send (its `timeoutSeconds`), in seconds, 0–9999 (0: do not wait); default 30. The composer's "
         "wait goes back to it whenever another session is opened.",
+    )
+
+    stuck_after_minutes: FlooredInt = Field(
+        default=STUCK_AFTER_MINUTES,
+        alias="stuckAfterMinutes",
+        description="After how many minutes without progress (no streamed text, message or tool event) a "
+        "running session's status is `stuck`, 0–1440 (0: never); default 2, OpenClaw's own threshold.",
     )
 
     notify: NotifyConfig = Field(

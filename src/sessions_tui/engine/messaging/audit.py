@@ -36,7 +36,7 @@ def record_refusal(
         reason=reason,
         data=data or {},
     )
-    engine.events.publish(PolicyRefused(ts=now, session_key=session_key, via=via, reason=reason))
+    engine.events.publish(PolicyRefused(ts=now, session_key=session_key, via=via, reason=reason, requester=requester))
 
 
 def record_abort(

@@ -32,6 +32,7 @@ from sessions_tui.engine.store.tables.text_index import TextIndexRepository
 from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage, TranscriptsRepository
 
 if TYPE_CHECKING:  # the engine's own records' tables load when first used (`Store`)
+    from sessions_tui.engine.store.tables.activity import ActivityRepository
     from sessions_tui.engine.store.tables.audit import AuditRepository
     from sessions_tui.engine.store.tables.cron import CronRepository
     from sessions_tui.engine.store.tables.ledger import LedgerRepository
@@ -99,6 +100,12 @@ class Store(Database):
         from sessions_tui.engine.store.tables.cron import CronRepository
 
         return CronRepository(self)
+
+    @cached_property
+    def activity(self) -> ActivityRepository:
+        from sessions_tui.engine.store.tables.activity import ActivityRepository
+
+        return ActivityRepository(self)
 
     @cached_property
     def usage(self) -> UsageRepository:

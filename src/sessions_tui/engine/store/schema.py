@@ -23,7 +23,9 @@ SCHEMA_VERSION = 14
 # 10: `session_generations` (the sessionIds a reset replaced, whose lines stay: engine/session_operations.py);
 # 11: `cron_jobs` and `cron_runs` (the scheduled jobs, their claims and their run history: store/tables/cron.py);
 # 12: `usage_hours` and `usage_days` (the tokens and cost of model turns per hour or day, session and model:
-# store/usage_hours.py, store/tables/usage.py); 14: `usage_agent_hours` (the same sums per hour, agent and model
+# store/usage_hours.py, store/tables/usage.py); 13: `session_seen` (the operator's seen marks and the horizon row)
+# and the indexes the live status's seed reads by (`runs_by_end`, `audit_by_ts`: store/tables/activity.py);
+# 14: `usage_agent_hours` (the same sums per hour, agent and model
 # without the session: what a report not by session reads, a few rows an hour however many sessions work)
 TRANSCRIPT_VERSION = 3
 DB_NAME = "sessions.sqlite3"
@@ -116,6 +118,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_session ON runs(session_key, created_at);
 CREATE INDEX IF NOT EXISTS runs_by_status ON runs(status);
+CREATE INDEX IF NOT EXISTS runs_by_end ON runs(ended_at) WHERE ended_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     ts INTEGER NOT NULL,
@@ -126,6 +129,11 @@ CREATE TABLE IF NOT EXISTS audit (
     reason TEXT,
     data TEXT NOT NULL DEFAULT '{}'
 );
+CREATE INDEX IF NOT EXISTS audit_by_ts ON audit(ts);
+CREATE TABLE IF NOT EXISTS session_seen (
+    key TEXT PRIMARY KEY,
+    seen_at INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     created_at INTEGER NOT NULL,
@@ -304,6 +312,8 @@ def migrate(conn: sqlite3.Connection, version: int, now: int) -> None:
         fill_from_transcripts(conn, now)
     elif 0 < version < 14:  # 14: the hours of every agent and model, from the sessions' hours
         fill_agent_hours(conn)
+    # 13: what ended before the seen marks existed counts as seen (store/tables/activity.py)
+    conn.execute("INSERT OR IGNORE INTO session_seen (key, seen_at) VALUES ('*', ?)", (now,))
     conn.execute("CREATE INDEX IF NOT EXISTS send_ledger_in_flow ON send_ledger(flow_pid) WHERE flow_pid IS NOT NULL")
     conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 

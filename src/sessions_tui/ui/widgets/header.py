@@ -2,7 +2,8 @@
 
 It fits its width: the state path (then the followed OpenClaw path) is elided in the middle, then
 shorter words are used; `● live` / `⏸ paused` is always shown. The paths show the home directory as
-`~`; the tooltip has them whole. Once the state database is found damaged, `✗ store damaged ·
+`~`; the tooltip has them whole. The counts say the live statuses but idle (`2 working · 1 stuck`)
+once a status board gives them. Once the state database is found damaged, `✗ store damaged ·
 read-only` takes the place of `● live` (nothing more is written to it); so does the link to a
 gateway while it is not up (`⟳ reconnecting…`, `⚠ pairing`: its line, the command that approves
 this device, in the tooltip). `◉ watched` says the highlighted session is watched, `! N` how many
@@ -19,6 +20,7 @@ from textual.widgets import Static
 from sessions_tui.counting import plural
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import elide_middle, visible
+from sessions_tui.ui.widgets.table_line import LIVE_ICONS
 
 MIN_PATH = 12  # a path elided to fewer cells than this says nothing: it is left out instead
 REMOTE_SCHEMES = ("http://", "https://", "ws://", "wss://")
@@ -46,6 +48,8 @@ class StatusHeader(Static):
     sandboxed: reactive[bool] = reactive(False)
     total: reactive[int] = reactive(0)
     running: reactive[int] = reactive(0)
+    statuses: reactive[tuple[tuple[str, int], ...] | None] = reactive(None)
+    """The live statuses but idle and how many sessions are in each (a status board's), None without one."""
     paused: reactive[bool] = reactive(False)
     follow_root: reactive[str] = reactive("")
     follow_failure: reactive[str] = reactive("")
@@ -88,10 +92,10 @@ class StatusHeader(Static):
         counts = Text()
         if compact:
             counts.append(f"  {self.total:,}", style="")
-            counts.append(f" ({self.running} ▶)", style="dim")
+            counts.append(f" ({self._status_counts(compact)})", style="dim")
         else:
             counts.append(f"  {plural(self.total, 'session')}", style="")
-            counts.append(f" ({self.running} running)", style="dim")
+            counts.append(f" ({self._status_counts(compact)})", style="dim")
         if self.watched:
             counts.append("  ◉" if compact else "  ◉ watched", style=self._style("header--follow"))
         if self.attention:
@@ -142,6 +146,16 @@ class StatusHeader(Static):
             text.truncate(max(0, width - state.cell_len), overflow="ellipsis")
         text.append_text(state)
         return text, state_room > 0 or not state_path
+
+    def _status_counts(self, compact: bool) -> str:
+        """`2 working · 1 stuck` (compact: `2▶ 1!`); without a status board, the running rows."""
+        if self.statuses is None:
+            return f"{self.running} ▶" if compact else f"{self.running} running"
+        if not self.statuses:
+            return "idle" if compact else "all idle"
+        if compact:
+            return " ".join(f"{n}{LIVE_ICONS.get(status, '?')}" for status, n in self.statuses)
+        return " · ".join(f"{n} {status}" for status, n in self.statuses)
 
     def _style(self, component: str) -> Style:
         """A part's colour and weight only (its background is the header's)."""

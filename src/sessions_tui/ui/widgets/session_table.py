@@ -7,6 +7,7 @@ titles live in `TableHeader`, whose titles sort on click.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -28,7 +29,9 @@ from sessions_tui.ui.widgets.table_line import COLUMNS as COLUMNS
 from sessions_tui.ui.widgets.table_line import DROP_ORDER as DROP_ORDER
 from sessions_tui.ui.widgets.table_line import (
     GAP,
+    STATUS_WORDS,
     cells,
+    column_title,
     compose_line,
     content_widths,
     fit_columns,
@@ -38,6 +41,7 @@ from sessions_tui.ui.widgets.table_line import (
 
 if TYPE_CHECKING:
     from sessions_tui.backend.values.views import BrowseRow
+    from sessions_tui.backend.values.vocabulary import LiveStatus
 
 LINE = "line"
 COMPOSED_KEPT = 4096  # composed lines kept for the rows shown lately
@@ -48,6 +52,8 @@ class TableHeader(Horizontal):
 
     def compose(self) -> ComposeResult:
         self._shown = {column.key: column.title for column in COLUMNS}
+        self._widths: dict[str, int] = {}
+        self._sort: tuple[str, bool] | None = None
         for column in COLUMNS:
             classes = "column-title" + (" sortable" if column.sort else "")
             yield Static(column.title, classes=classes, id=f"col-{column.key}")
@@ -67,8 +73,11 @@ class TableHeader(Horizontal):
         """Mark the sorted column; only the titles that change are repainted, and none is laid out
         again (each title's width is set by `show_columns`): a layout of the screen, while the sorted
         page is being read, made the page's paint that follows a full one."""
+        self._sort = (order_by, descending)
         for column in COLUMNS:
-            title = column.title + (("▼" if descending else "▲") if column.sort == order_by else "")
+            title = column_title(column, self._widths) + (
+                ("▼" if descending else "▲") if column.sort == order_by else ""
+            )
             if self._shown.get(column.key) != title:
                 self._shown = {**self._shown, column.key: title}
                 self.query_one(f"#col-{column.key}", Static).update(title, layout=False)
@@ -81,6 +90,10 @@ class TableHeader(Horizontal):
             title.display = column.key in widths
             if column.key in widths:
                 title.styles.width = widths[column.key] + (len(GAP) if column.key != last else 0)
+        retitle = not self._widths or any(column_title(c, widths) != column_title(c, self._widths) for c in COLUMNS)
+        self._widths = dict(widths)
+        if retitle:
+            self.show_sort(*(self._sort or ("", True)))  # ST or STATUS, with the sort's mark
 
 
 class _PaintStyles:
@@ -102,7 +115,9 @@ class _Line:
 
     def __init__(self, table: SessionTable, row: BrowseRow, now_ms: int) -> None:
         self._table, self.row, self.now_ms = table, row, now_ms
-        self.shown = shown_fields(row, now_ms, row["_key"] in table.marked, table.activity.get(row["_key"], ""))
+        self.shown = shown_fields(
+            row, now_ms, row["_key"] in table.marked, table.activity.get(row["_key"], ""), table.live_of(row["_key"])
+        )
         self._composed: tuple[dict[str, Text], Text] | None = table._composed.get(self.shown)
 
     @property
@@ -141,6 +156,21 @@ class SessionTable(DataTable[Any]):
         # Recently shown rows' cells and line by what they show (`shown_fields`) at the current
         # widths: the next keystroke or page shows many of the same rows.
         self._composed: dict[tuple[Any, ...], tuple[dict[str, Text], Text]] = {}
+        self.live_status: Callable[[str], LiveStatus] | None = None  # a status board's, once there is one
+
+    def live_of(self, key: str) -> LiveStatus | None:
+        """A session's live status, None while no status board feeds the table."""
+        return self.live_status(key) if self.live_status is not None else None
+
+    def refresh_statuses(self, keys: Iterable[str]) -> None:
+        """The rows of `keys` shown again with their live status now (only those whose status shows otherwise)."""
+        for key in keys:
+            line = self.lines_by_key.get(key)
+            if line is not None:
+                fresh = _Line(self, line.row, line.now_ms)
+                if fresh.shown != line.shown:
+                    self.lines_by_key[key] = fresh
+                    self.update_cell(key, LINE, fresh)
 
     def on_mount(self) -> None:
         self.add_column("", key=LINE, width=line_width(self.widths))
@@ -212,7 +242,10 @@ class SessionTable(DataTable[Any]):
         if composed is None:
             if len(self._composed) >= COMPOSED_KEPT:
                 self._composed.clear()
-            values = cells(line.row, line.now_ms, marked=line.shown[0], activity=line.shown[-1])
+            words = self.widths.get("status", 0) >= STATUS_WORDS
+            values = cells(
+                line.row, line.now_ms, marked=line.shown[0], activity=line.shown[-1], live=line.shown[1], words=words
+            )
             text = compose_line(values, self.widths)
             if line.row.get("archived"):  # shown with `include_archived`: dimmed, `ar` in ST
                 text.stylize("dim")
@@ -230,7 +263,9 @@ class SessionTable(DataTable[Any]):
         The same page again (a keystroke that changes no row) leaves the table as it is."""
         self.now_ms = now_ms
         if [r["_key"] for r in rows] == [row.key.value for row in self.ordered_rows] and all(
-            shown_fields(row, now_ms, row["_key"] in self.marked, self.activity.get(row["_key"], ""))
+            shown_fields(
+                row, now_ms, row["_key"] in self.marked, self.activity.get(row["_key"], ""), self.live_of(row["_key"])
+            )
             == self.lines_by_key[row["_key"]].shown
             for row in rows
         ):

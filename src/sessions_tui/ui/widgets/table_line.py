@@ -10,7 +10,12 @@ their content, its newest cells as many as fit; MODEL: the same for most session
 usually spelled in the key; SEND: a `deny` also shows as `⊘` beside the key; then TOKENS, KIND,
 LABEL, UPDATED). KEY and ST always stay. What width is left goes to the columns whose values are
 cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL, then KEY whole), then to
-the sparkline, then to KEY up to `KEY_MAX`.
+the sparkline, then to the status in words (ST becomes STATUS, `working` for `▶`), then to KEY up
+to `KEY_MAX`.
+
+The status column shows a session's live status (backend/toolkit/status_board.py) where the table
+is given one: `LIVE_ICONS` when narrow, the word when wide; an archived session `ar`. Without a
+live status (a table no board feeds) it shows the row's own `status` as `STATUS_ICONS`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from sessions_tui.backend.values.rows import display_name
+from sessions_tui.backend.values.vocabulary import LiveStatus
 from sessions_tui.ui.paths import home_relative
 from sessions_tui.ui.text import (
     STATUS_ICONS,
@@ -67,6 +73,30 @@ FITTED = ("key", "channel", "label", "model", "send")  # the columns as wide as 
 GROW_ORDER = ("label", "channel", "model")  # after KEY up to KEY_MAX, before KEY whole
 KEY_MAX = 48
 GAP = "  "
+STATUS_WORDS = 7  # the status column's width in words: `working`, `waiting`, `looping`
+LIVE_ICONS: dict[str, str] = {
+    "working": "▶",
+    "waiting": "…",
+    "idle": "·",
+    "done": "✓",
+    "failed": "✗",
+    "stuck": "!",
+    "looping": "↻",
+}
+LIVE_STYLES: dict[str, str] = {
+    "working": "bold",
+    "waiting": "bold",
+    "idle": "dim",
+    "done": "bold $success",
+    "failed": "bold $error",
+    "stuck": "bold $warning",
+    "looping": "bold $error",
+}
+
+
+def column_title(column: Column, widths: Mapping[str, int]) -> str:
+    """A column's title at the widths shown: ST is STATUS when its statuses show in words."""
+    return "STATUS" if column.key == "status" and widths.get("status", 0) >= STATUS_WORDS else column.title
 
 
 def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[str, int]:
@@ -89,6 +119,8 @@ def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[st
     if spare >= len(SPARK_TITLE):  # room left: the sparkline, its newest cells as many as fit
         spark = min(wanted[SPARK_COLUMN], spare)
         shown = {c.key: shown.get(c.key, spark) for c in COLUMNS if c.key in shown or c.key == SPARK_COLUMN}
+    if line_width(shown) + STATUS_WORDS - shown["status"] <= width:  # words, or the symbol: never cut
+        shown["status"] = STATUS_WORDS
     return grow_into(shown, width, [("key", KEY_MAX)], between=len(GAP))
 
 
@@ -141,9 +173,16 @@ def sparkline(tokens: Mapping[int, int], now_ms: int) -> str:
     return "".join(" " if v <= 0 else SPARKS[min(len(SPARKS) - 1, v * len(SPARKS) // (top + 1))] for v in values)
 
 
-def cells(row: BrowseRow, now_ms: int, marked: bool = False, activity: str = "") -> dict[str, Text]:
+def cells(
+    row: BrowseRow,
+    now_ms: int,
+    marked: bool = False,
+    activity: str = "",
+    live: LiveStatus | None = None,
+    words: bool = False,
+) -> dict[str, Text]:
     """What each column shows for a row of `tools.browse` (`marked`: for a bulk action; `activity`:
-    its sparkline)."""
+    its sparkline; `live`: its live status, in `words` or as a symbol)."""
     denied = row.get("_send") == "deny"
     key = literal(row["key"])
     if denied:
@@ -157,6 +196,8 @@ def cells(row: BrowseRow, now_ms: int, marked: bool = False, activity: str = "")
     status = row.get("status")
     if row.get("archived"):
         status_cell = span("ar", style="dim")
+    elif live is not None:
+        status_cell = span(live if words else LIVE_ICONS[live], style=LIVE_STYLES[live])
     else:
         status_cell = span(STATUS_ICONS.get(status or "", "·"), style="bold" if status == "running" else "dim")
     return {
@@ -173,12 +214,15 @@ def cells(row: BrowseRow, now_ms: int, marked: bool = False, activity: str = "")
     }
 
 
-def shown_fields(row: BrowseRow, now_ms: int, marked: bool = False, activity: str = "") -> tuple[Any, ...]:
-    """Everything `cells` reads of a row (the update time as shown) and whether it is marked: rows
-    with equal fields show the same line, so a line is composed once for all of them
-    (`SessionTable` keeps recent ones)."""
+def shown_fields(
+    row: BrowseRow, now_ms: int, marked: bool = False, activity: str = "", live: LiveStatus | None = None
+) -> tuple[Any, ...]:
+    """Everything `cells` reads of a row (the update time as shown), whether it is marked, its
+    sparkline and its live status: rows with equal fields show the same line, so a line is composed
+    once for all of them (`SessionTable` keeps recent ones)."""
     return (
         marked,
+        live,
         row["key"],
         row.get("_send"),
         display_name(row),

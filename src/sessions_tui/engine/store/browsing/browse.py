@@ -63,6 +63,7 @@ class SessionFilter:
     include_archived: bool = False
     include_global: bool = False
     keys: list[str] | None = None
+    except_keys: list[str] | None = None  # every session but these (a status filter's `idle`)
     shown_as_main: str | None = None  # the key the viewer sees as `main` (for sorting by key)
 
 
@@ -188,6 +189,9 @@ class BrowseRepository:
         if flt.keys is not None:
             where.append(f"key IN ({', '.join('?' * len(flt.keys)) or 'NULL'})")
             args += flt.keys
+        if flt.except_keys:
+            where.append(f"key NOT IN ({', '.join('?' * len(flt.except_keys))})")
+            args += flt.except_keys
         return where, args, source
 
     def _known_matches(self) -> KnownMatches:
@@ -202,6 +206,12 @@ class BrowseRepository:
             for row in conn.execute(f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part):
                 found[row["key"]] = row
         return [row_to_session(found[k], self.db.state_dir) for k in keys if k in found]
+
+    def visible_keys(self, flt: SessionFilter) -> list[str]:
+        """The keys the filter lets through, unordered (which of some keys a requester may see)."""
+        with self.db.read() as conn:
+            where, args, source = self._where(conn, flt)
+            return [r[0] for r in conn.execute(f"SELECT key FROM {source} WHERE {' AND '.join(where)}", args)]
 
     def page(
         self,

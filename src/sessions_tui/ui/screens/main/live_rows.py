@@ -31,6 +31,7 @@ from sessions_tui.backend.values.vocabulary import (
     RunStarted,
     RunStreamed,
     SessionChanged,
+    StatusChanged,
 )
 from sessions_tui.ui.errors import ReportsWorkerErrors
 from sessions_tui.ui.messages import EngineEventMessage, StoreChanged
@@ -110,6 +111,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
     def _rows_changed(self, shown_was_listed: bool) -> None:
         """A diff was applied; `shown_was_listed`: the open session was in the table before it."""
 
+    def _status_changed(self, event: StatusChanged) -> None:
+        """A session's live status changed (the screen's status board said so: live_statuses.py)."""
+
     def _shown_is_listed(self) -> bool:
         key = self.query_one(TranscriptPane).key
         return key is not None and key in self.query_one(SessionTable).rows_by_key
@@ -130,6 +134,9 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             return
         if isinstance(event, HookReceived):
             return  # a notice (its session's row comes with its own `SessionChanged`)
+        if isinstance(event, StatusChanged):
+            self._status_changed(event)
+            return
         self.query_one(Composer).on_engine_event(event)
         self._spawn_panel_event(event)
         shown = self._shown_stream(event)
@@ -271,6 +278,8 @@ class LiveRows(ReportsWorkerErrors, Screen[None]):
             return False
         if query.kinds is not None and row.get("kind") not in query.kinds:
             return False
+        if (query.keys is not None and row["_key"] not in query.keys) or row["_key"] in (query.except_keys or ()):
+            return False  # a status filter's
         if query.active_minutes and (row.get("updatedAt") or 0) < self.backend.now() - query.active_minutes * 60_000:
             return False
         search = query.search

@@ -20,7 +20,9 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 
 from sessions_tui.backend.contract.protocols import Backend
+from sessions_tui.backend.toolkit.matching import status_term
 from sessions_tui.backend.values.views import BrowsePage, SearchHit
+from sessions_tui.backend.values.vocabulary import LIVE_STATUSES
 from sessions_tui.ui.cursor_keys import move_cursor
 from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.refusals import refusing_verdict
@@ -102,6 +104,7 @@ class MainScreen(Notifying):
         # The first page (one bounded query, not counted) is read before the first paint, so the
         # table never opens empty; every later one runs in a worker.
         self.generation += 1
+        await self.start_statuses()
         first = await self.backend.browse(self.requester(), self.query_state, offset=0, limit=PAGE_SIZE, count=False)
         self.on_main_screen_page_loaded(self.PageLoaded(first, self.generation, await self._store_empty(first)))
         self.requester_changed(reload=False)
@@ -121,6 +124,7 @@ class MainScreen(Notifying):
         if reload:
             self.query_one(Composer).clear_results()  # the last send was another requester's
             self._reopen = True  # the same session may now be named differently, or be gone
+            self.reseed_statuses()
             self.reload_table()
 
     def requester_name(self) -> str:
@@ -224,6 +228,9 @@ class MainScreen(Notifying):
     def empty_note(self, long: bool = False) -> str:
         """Why the table is empty, and what to do about it."""
         query = self.query_state
+        if self.status_filter is not None:
+            named = ", ".join(s for s in LIVE_STATUSES if s in self.status_filter)
+            return f"no sessions {named}" + (" — esc clears the filter" if long else "")
         if query.search:
             return f'no sessions match "{query.search}" — esc clears the filter'
         if query.kinds is not None or query.active_minutes:
@@ -238,9 +245,10 @@ class MainScreen(Notifying):
 
     @on(FilterBar.Changed)
     def _filters(self, event: FilterBar.Changed) -> None:
-        wanted = (event.search or None, event.kinds, event.active_minutes or None)
+        search, self.status_filter = status_term(event.search)
+        wanted = (search or None, event.kinds, event.active_minutes or None)
         query = self.query_state
-        if wanted == (query.search, query.kinds, query.active_minutes):
+        if not self.apply_status_filter() and wanted == (query.search, query.kinds, query.active_minutes):
             return  # widgets announcing their initial values: nothing to reload
         if wanted[0] != query.search:
             self._typed_at = time.monotonic()
@@ -400,6 +408,7 @@ class MainScreen(Notifying):
         pane = self.query_one(TranscriptPane)
         pane.open(key, shown)
         self.query_one(Composer).set_target(key, shown)
+        self.opened(key)
         self.drop_notices(key)
 
     # -- the keys -------------------------------------------------------------------------------

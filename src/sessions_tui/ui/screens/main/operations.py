@@ -37,7 +37,7 @@ from sessions_tui.ui.screens.dialogs.session_questions import (
     ResetScreen,
 )
 from sessions_tui.ui.screens.dialogs.stop import StopScreen, outcome_line
-from sessions_tui.ui.screens.main.live_rows import LiveRows
+from sessions_tui.ui.screens.main.live_statuses import LiveStatuses
 from sessions_tui.ui.text import literal
 from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.session_table import SessionTable
@@ -78,7 +78,7 @@ def bulk_line(verb: str, done: int, refused: list[str]) -> str:
     return line
 
 
-class SessionOperations(LiveRows):
+class SessionOperations(LiveStatuses):
     """The main screen's operations on sessions (it sets `dashboard` and `display_key`)."""
 
     dashboard: Dashboard
