@@ -102,17 +102,20 @@ async def test_the_table_fits_without_scrolling_sideways(tmp_path, size):
         assert footer.region.width == size[0] and footer.region.bottom == size[1]
 
 
-def test_columns_drop_the_sparkline_then_model_first_and_keep_key_and_status():
+def test_columns_drop_the_sparkline_then_model_first_and_keep_key_and_status_in_words_first():
     assert set(fit_columns(200)) == {c.key for c in COLUMNS}
-    assert fit_columns(106)["activity"] == 8 and fit_columns(101)["activity"] == 3  # the room left, 3 at least
-    assert set(fit_columns(100)) == {c.key for c in COLUMNS} - {"activity"}
+    assert fit_columns(111)["activity"] == 8 and fit_columns(106)["activity"] == 3  # the room left, 3 at least
+    assert set(fit_columns(105)) == {c.key for c in COLUMNS} - {"activity"}
     assert set(fit_columns(96)) == {c.key for c in COLUMNS} - {"activity"}
+    # The status in words takes the first 5 cells to spare, before a longer key.
+    assert fit_columns(100)["status"] == 2 and fit_columns(100)["key"] == 28
+    assert fit_columns(101)["status"] == 7 and fit_columns(101)["key"] == 24
     long_key = {"key": 56}  # the sparkline only in the room left once the key is whole
-    assert "activity" not in fit_columns(124, long_key) and fit_columns(124, long_key)["key"] == 56 - 4
-    assert fit_columns(133, long_key)["key"] == 56 and fit_columns(133, long_key)["activity"] == 3
-    assert fit_columns(138, long_key)["activity"] == 8
+    assert "activity" not in fit_columns(129, long_key) and fit_columns(129, long_key)["key"] == 56 - 4
+    assert fit_columns(138, long_key)["key"] == 56 and fit_columns(138, long_key)["activity"] == 3
+    assert fit_columns(143, long_key)["activity"] == 8
     spark = {"key": "k", "_key": "k", "kind": "main"}
-    assert compose_line(cells(spark, 0, activity="▁▂▃▄▅▆▇█"), fit_columns(133, long_key)).plain.count("▆▇█") == 1
+    assert compose_line(cells(spark, 0, activity="▁▂▃▄▅▆▇█"), fit_columns(138, long_key)).plain.count("▆▇█") == 1
     assert "model" not in fit_columns(95) and "label" in fit_columns(95)
     narrowest = fit_columns(30)
     assert list(narrowest) == ["key", "status"] and narrowest["key"] >= 24

@@ -30,14 +30,14 @@ def _status(app, key: str) -> str:
 
 async def test_a_run_shows_working_then_stuck_then_done_until_opened(tmp_path):
     app = demo_app(tmp_path / "s")
-    async with app.run_test(size=(240, 50)) as pilot:  # wide enough for the statuses in words
+    async with app.run_test(size=(160, 50)) as pilot:  # wide enough for the statuses in words
         await settle(pilot)
         screen = app.main_screen
         header, table = screen.query_one("#status-header"), screen.query_one("#sessions")
         opened = screen.query_one("#transcript").key
         key, other = [k for k in (DEV, FAMILY) if k != opened][0], [k for k in table.rows_by_key if k != DEV][0]
         assert text_of(screen.query_one("#col-status")).startswith("STATUS")
-        assert "(all idle)" in text_of(header) and _status(app, key) == "idle"
+        assert "(all idle)" in text_of(header) and _status(app, key) == "·"  # idle: a dot, even in words
         other_line = table.lines_by_key[other]
         _start(app, key, "run-1")
         await until(pilot, lambda: _status(app, key) == "working", "working")
@@ -62,7 +62,7 @@ async def test_a_run_shows_working_then_stuck_then_done_until_opened(tmp_path):
         assert "(1 done)" in text_of(header)
         table.move_cursor(row=table.get_row_index(key))
         await pilot.press("enter")
-        await until(pilot, lambda: _status(app, key) == "idle", "read once opened")
+        await until(pilot, lambda: _status(app, key) == "·", "read once opened")
         assert "(all idle)" in text_of(header)
         assert key not in await app.backend.activity(app.main_screen.requester())  # the mark is stored
 

@@ -8,13 +8,14 @@ table's width are shown; the others drop in `DROP_ORDER` (24H first: the sparkli
 day's tokens, a glance only, shown only in the room left once the other columns are as wide as
 their content, its newest cells as many as fit; MODEL: the same for most sessions; CHANNEL next:
 usually spelled in the key; SEND: a `deny` also shows as `⊘` beside the key; then TOKENS, KIND,
-LABEL, UPDATED). KEY and ST always stay. What width is left goes to the columns whose values are
-cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL, then KEY whole), then to
-the sparkline, then to the status in words (ST becomes STATUS, `working` for `▶`), then to KEY up
-to `KEY_MAX`.
+LABEL, UPDATED). KEY and ST always stay. What width is left goes first to the status in words (ST
+becomes STATUS, `working` for `▶`: what needs the operator, before more of a key), then to the
+columns whose values are cut (`GROW_ORDER`: KEY up to `KEY_MAX` first, then LABEL, CHANNEL, MODEL,
+then KEY whole), then to the sparkline, then to KEY up to `KEY_MAX`.
 
 The status column shows a session's live status (backend/toolkit/status_board.py) where the table
-is given one: `LIVE_ICONS` when narrow, the word when wide; an archived session `ar`. Without a
+is given one: `LIVE_ICONS` when narrow, the word when wide (but `·` for idle, so what is not idle
+stands out); an archived session `ar`. Without a
 live status (a table no board feeds) it shows the row's own `status` as `STATUS_ICONS`.
 """
 
@@ -111,6 +112,8 @@ def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[st
     wanted = {c.key: max(len(c.title), content.get(c.key, c.width)) for c in COLUMNS}
     others = {c.key: min(c.width, wanted[c.key]) for c in COLUMNS if c.key != SPARK_COLUMN}
     shown = drop_to_fit(others, DROP_ORDER[1:], width, between=len(GAP))
+    if line_width(shown) + STATUS_WORDS - shown["status"] <= width:  # words before a longer key: never cut
+        shown["status"] = STATUS_WORDS
     steps = [("key", min(wanted["key"], KEY_MAX))]
     steps += [(key, wanted[key]) for key in GROW_ORDER]
     steps += [("key", wanted["key"])]
@@ -119,8 +122,6 @@ def fit_columns(width: int, content: Mapping[str, int] | None = None) -> dict[st
     if spare >= len(SPARK_TITLE):  # room left: the sparkline, its newest cells as many as fit
         spark = min(wanted[SPARK_COLUMN], spare)
         shown = {c.key: shown.get(c.key, spark) for c in COLUMNS if c.key in shown or c.key == SPARK_COLUMN}
-    if line_width(shown) + STATUS_WORDS - shown["status"] <= width:  # words, or the symbol: never cut
-        shown["status"] = STATUS_WORDS
     return grow_into(shown, width, [("key", KEY_MAX)], between=len(GAP))
 
 
@@ -197,7 +198,8 @@ def cells(
     if row.get("archived"):
         status_cell = span("ar", style="dim")
     elif live is not None:
-        status_cell = span(live if words else LIVE_ICONS[live], style=LIVE_STYLES[live])
+        shown = live if words and live != "idle" else LIVE_ICONS[live]  # idle stays `·`: the rest stand out
+        status_cell = span(shown, style=LIVE_STYLES[live])
     else:
         status_cell = span(STATUS_ICONS.get(status or "", "·"), style="bold" if status == "running" else "dim")
     return {
