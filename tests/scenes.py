@@ -361,6 +361,10 @@ async def attention_list(pilot: Any) -> None:
     await select(pilot, FAMILY)
     app = pilot.app
     now = app.engine.now()
+    screen = app.main_screen
+    for key in (DEV, "agent:main:main"):  # watched, whatever the config's default
+        if not screen.watch_set.watched(key):
+            screen.watch_set.toggle(key)
     for event in (
         StatusChanged(ts=now - 3_600_000, session_key=DEV, status="done", previous="working"),
         HookReceived(ts=now - 1_800_000, session_key=DEV, name="Nightly import"),
@@ -369,10 +373,48 @@ async def attention_list(pilot: Any) -> None:
         StatusChanged(ts=now - 5_000, session_key=DEV, status="failed", previous="done"),
     ):
         app.engine.events.publish(event)
-    screen = app.main_screen
     await until(pilot, lambda: len(screen.notices) == 5, "the five notices")
+    app.clear_notifications()  # the toasts would cover the list
     await pilot.press("exclamation_mark")
     await until(pilot, lambda: type(pilot.app.screen).__name__ == "AttentionScreen", "the attention list")
+    await settle(pilot)
+
+
+CRON = "agent:main:cron:nightly-report"
+
+
+async def live_statuses(pilot: Any) -> None:
+    """The table's live statuses at once: a run stuck for three minutes, one working, one done since
+    last looked at, one failed; the header counts them."""
+    from sessions_tui.backend.values.vocabulary import RunEnded, RunStarted
+    from sessions_tui.engine.store.tables.runs import RunRecord
+
+    await settle(pilot)
+    app = pilot.app
+    engine = app.engine
+
+    def start(key: str, run_id: str) -> None:
+        now = engine.now()
+        record = RunRecord(run_id=run_id, session_key=key, status="running", created_at=now, started_at=now)
+        engine.store.runs.insert_run(record, {})
+        engine.events.publish(RunStarted(ts=now, run_id=run_id, session_key=key))
+
+    def end(key: str, run_id: str, status: str) -> None:
+        now = engine.now()
+        engine.store.runs.update_run(run_id, status=status, error=None, started_at=now, ended_at=now)
+        engine.events.publish(RunEnded(ts=now, run_id=run_id, session_key=key, status=status))  # type: ignore[arg-type]
+
+    screen = app.main_screen
+    start(DEV, "run-stuck")
+    start("agent:research:main", "run-done")
+    start(CRON, "run-failed")
+    engine.clock.advance(3 * 60_000)
+    screen.board.recheck()  # the board's one timer, at the frozen clock's moment
+    end("agent:research:main", "run-done", "ok")
+    end(CRON, "run-failed", "error")
+    start(FAMILY, "run-working")
+    wanted = {DEV: "stuck", "agent:research:main": "done", CRON: "failed", FAMILY: "working"}
+    await until(pilot, lambda: all(screen.board.status(k) == status for k, status in wanted.items()), "the statuses")
     await settle(pilot)
 
 
@@ -429,6 +471,8 @@ SCENES: dict[str, tuple[Scene, int]] = {
     "search-opened": (search_opened, 0),
     "help": (help_screen, 0),
     "usage": (usage_scene, 0),
+    "live-status": (live_statuses, 0),
+    "attention": (attention_list, 0),
     "new-session": (new_session_form, 0),
     "marked-rows": (two_marked, 0),
 }

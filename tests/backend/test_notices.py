@@ -35,6 +35,9 @@ from sessions_tui.backend.values.vocabulary import (
 A, B = "agent:main:a", "agent:main:b"
 
 
+LONG = "agent:main:longname"
+
+
 def _rules(default="all"):
     return NoticeRules(
         WatchSet(default), display=lambda key: key.rsplit(":", 1)[-1], redact=lambda t: t.replace("sk-secret", "sk-***")
@@ -60,9 +63,9 @@ def _entry(via="owner", target=A, states=(("accepted", None), ("replied", {"text
 
 @pytest.mark.parametrize("status", ["done", "failed", "stuck", "looping"])
 def test_a_watched_session_becoming_done_failed_stuck_or_looping_notifies(status):
-    made = _rules().notice_of(_status(A, status), shown=None)
-    assert made is not None and (made.kind, made.session_key, made.at) == (status, A, 5)
-    assert "a" in made.body
+    made = _rules().notice_of(_status(LONG, status), shown=None)
+    assert made is not None and (made.kind, made.session_key, made.at) == (status, LONG, 5)
+    assert "longname" in made.body and "longname" not in made.gist and made.gist  # the list names it apart
 
 
 def test_other_statuses_the_first_status_and_the_session_on_screen_do_not():
@@ -123,6 +126,7 @@ def test_a_hook_and_a_cron_run_notify_unless_nothing_is_watched():
     cron = CronRunStarted(ts=3, session_key=B, job_id="tick", job_name="Tick", run_id="r", trigger="due")
     made = _rules("sends").notice_of(hook, shown=None)
     assert made is not None and (made.title, made.body, made.kind) == ("Hook received", "Nightly sk-*** → a", "hook")
+    assert made.gist == "Nightly sk-***"  # redacted there too
     wake = _rules("sends").notice_of(HookReceived(ts=2, session_key=A, name="Wake", kind="wake"), shown=None)
     assert wake is not None and wake.title == "Wake received"
     made = _rules("sends").notice_of(cron, shown=None)

@@ -38,12 +38,14 @@ SCENE_NAMES = [
     "search-opened",
     "help",
     "usage",
+    "live-status",
 ]
 SIZED_SCENES = {  # scenes whose layout matters at sizes of their own
     "main": [(200, 50)],  # a large terminal: the columns take its width
     "sends": [(80, 24), (120, 40)],  # the state column whole at each width
     "search": [(80, 24)],  # the snippet, what was found, keeps the width
     "usage": [(80, 24), (120, 40)],  # the numbers beside the chart, or under it when narrow
+    "live-status": [(80, 24), (120, 40)],  # symbols when narrow, words where they fit
 }
 CASES = (
     [pytest.param(name, SIZE, id=name) for name in SCENE_NAMES]

@@ -37,19 +37,23 @@ def clean_line(text: str, limit: int) -> str:
 @dataclass(frozen=True, slots=True)
 class Notice:
     """One notice: `title` and `body` one clean line each, the session it is about, its kind and when
-    it happened (ms since the epoch, the backend's clock). Build one with `notice`."""
+    it happened (ms since the epoch, the backend's clock); `gist`: what it says without naming the
+    session (a list with a session column shows it), else the body. Build one with `notice`."""
 
     title: str
     body: str
     session_key: str
     kind: NoticeKind
     at: int
+    gist: str = ""
 
     def line(self) -> str:
         """The notice as one line: `title: body`."""
         return f"{self.title}: {self.body}" if self.body else self.title
 
 
-def notice(title: str, body: str, *, session_key: str, kind: NoticeKind, at: int) -> Notice:
-    """A notice with its texts cleaned (`clean_line`)."""
-    return Notice(clean_line(title, TITLE_LIMIT), clean_line(body, BODY_LIMIT), session_key, kind, at)
+def notice(title: str, body: str, *, session_key: str, kind: NoticeKind, at: int, gist: str | None = None) -> Notice:
+    """A notice with its texts cleaned (`clean_line`); its gist the body unless given."""
+    cleaned = clean_line(body, BODY_LIMIT)
+    said = cleaned if gist is None else clean_line(gist, BODY_LIMIT)
+    return Notice(clean_line(title, TITLE_LIMIT), cleaned, session_key, kind, at, said)

@@ -23,13 +23,18 @@ from sessions_tui.backend.values.vocabulary import (
     StatusChanged,
 )
 
-STATUS_NOTICES: dict[str, tuple[NoticeKind, str, str]] = {
-    "done": ("done", "Finished", "{name} finished its run"),
-    "failed": ("failed", "Failed", "{name}: its last run failed"),
-    "stuck": ("stuck", "Stuck", "{name} has made no progress for a while"),
-    "looping": ("looping", "Looping", "{name} keeps bouncing: the chain guard refused a hop"),
+STATUS_NOTICES: dict[str, tuple[NoticeKind, str, str, str]] = {
+    "done": ("done", "Finished", "{name} finished its run", "finished its run"),
+    "failed": ("failed", "Failed", "{name}: its last run failed", "its last run failed"),
+    "stuck": ("stuck", "Stuck", "{name} has made no progress for a while", "no progress for a while"),
+    "looping": (
+        "looping",
+        "Looping",
+        "{name} keeps bouncing: the chain guard refused a hop",
+        "keeps bouncing: the chain guard refused a hop",
+    ),
 }
-"""A status that notifies: the notice's kind, title and body."""
+"""A status that notifies: the notice's kind, title, body, and gist (the body without the session's name)."""
 REPLY_STATES = frozenset({"replied", "late_reply"})
 """The ledger states in which a reply landed."""
 ENTRY_STATES = REPLY_STATES | {"accepted"}
@@ -63,14 +68,15 @@ class NoticeRules:
                 return None
             if not self.watch.watched(key):
                 return None
-            kind, title, body = said
-            return notice(title, body.format(name=name), session_key=key, kind=kind, at=event.ts)
+            kind, title, body, gist = said
+            return notice(title, body.format(name=name), session_key=key, kind=kind, at=event.ts, gist=gist)
         if isinstance(event, HookReceived) and self.watch.happens_to(key):
             title = "Wake received" if event.kind == "wake" else "Hook received"
-            return notice(title, f"{self.redact(event.name)} → {name}", session_key=key, kind="hook", at=event.ts)
+            hook = self.redact(event.name)
+            return notice(title, f"{hook} → {name}", session_key=key, kind="hook", at=event.ts, gist=hook)
         if isinstance(event, CronRunStarted) and self.watch.happens_to(key):
-            body = f"{self.redact(event.job_name or event.job_id)} → {name}"
-            return notice("Cron run started", body, session_key=key, kind="cron", at=event.ts)
+            job = self.redact(event.job_name or event.job_id)
+            return notice("Cron run started", f"{job} → {name}", session_key=key, kind="cron", at=event.ts, gist=job)
         return None
 
     def entry_notice(self, entry: LedgerEntry, state: str, at: int, shown: str | None) -> Notice | None:

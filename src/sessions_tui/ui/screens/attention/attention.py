@@ -21,7 +21,7 @@ from sessions_tui.counting import plural
 from sessions_tui.ui.text import elide_middle, literal, relative_time, span
 
 HINT = "esc back   enter open the session"
-WHEN_WIDTH, WHAT_WIDTH, SESSION_WIDTH = 4, 7, 24
+WHEN_WIDTH, WHAT_WIDTH, SESSION_WIDTH = 4, 7, 24  # SESSION_WIDTH: its least, when the names are longer
 FRAME = 2 * 4 + 2 + 2  # the cells' padding (one each side), the scrollbar, the view's padding
 KIND_STYLES = {"failed": "$error", "stuck": "$warning", "looping": "$warning", "done": "$success", "reply": "$accent"}
 """How a notice's kind stands out in the list."""
@@ -58,7 +58,8 @@ class AttentionScreen(Screen[str | None]):
         self.query_one("#attention-empty", Static).display = not self.notices
         table = self.query_one("#attention-table", DataTable)
         names = [self.display_key(item.session_key) for item in self.notices]
-        session_width = min(SESSION_WIDTH, max((len(name) for name in names), default=7))
+        room = max(SESSION_WIDTH, (self.size.width - WHEN_WIDTH - WHAT_WIDTH - FRAME) // 2)  # half at most
+        session_width = min(room, max((len(name) for name in names), default=7))
         rest = self.size.width - WHEN_WIDTH - WHAT_WIDTH - session_width - FRAME
         table.add_column("when", key="when", width=WHEN_WIDTH)
         table.add_column("what", key="what", width=WHAT_WIDTH)
@@ -69,7 +70,7 @@ class AttentionScreen(Screen[str | None]):
                 span(relative_time(item.at, self.now_ms), "dim"),
                 literal(item.kind, KIND_STYLES.get(item.kind, "")),
                 literal(elide_middle(name, session_width), "bold"),
-                literal(item.line()),
+                literal(item.gist or item.body),
                 key=str(index),
             )
 
