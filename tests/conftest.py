@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pg_cluster import MISSING, Cluster, start_cluster
 from scenes import merge  # one deep-merge for configs, shared with the scenes
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
@@ -110,3 +111,33 @@ def state_cli(*args: str, state: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("SESSIONS_TUI_HOME", "SESSIONS_TUI_CONFIG")}
     argv = [sys.executable, "-m", "sessions_tui", "--state", str(state), *args]
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+
+
+# -- PostgreSQL: a throwaway server per test process, a fresh database per test ----------------------
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():  # type: ignore[no-untyped-def]
+    """A PostgreSQL server of this test process's own (tests/pg_cluster.py); the tests that ask for it
+    are skipped, and the run says so at its end, where no server binary is installed."""
+    cluster = start_cluster()
+    if cluster is None:
+        pytest.skip(MISSING)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> str:
+    """The URL of a new empty database on the test process's server."""
+    import uuid
+
+    return pg_cluster.create_database(f"t_{uuid.uuid4().hex[:16]}")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
+    """Say plainly when the PostgreSQL tests did not run, and why."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    missing = [r for r in skipped if MISSING in str(getattr(r, "longrepr", ""))]
+    if missing:
+        terminalreporter.write_line(f"PostgreSQL tests SKIPPED ({len(missing)}): {MISSING}", yellow=True, bold=True)
