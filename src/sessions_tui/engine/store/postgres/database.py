@@ -82,19 +82,30 @@ class PgDatabase(Database):
         self._migrate()
 
     def _migrate(self) -> None:
+        """Create the schema, or refuse a newer one; a current database is only read (opening it writes
+        nothing). Hosts opening a new database at once serialise on the write lock."""
+        if self._version() == schema.SCHEMA_VERSION:
+            return
         with self.write() as conn:
-            adapter = cast(PgConnection, conn)
-            row = conn.execute("SELECT to_regclass('schema_version')").fetchone()
-            version = int(conn.execute(schema.VERSION).fetchone()[0]) if row[0] else 0
+            version = self._version()  # another host may have created it meanwhile
             if version > schema.SCHEMA_VERSION:
                 raise StoreError(
                     f"the database was written by a newer sessions-tui (schema {version}); upgrade to open it"
                 )
             if version == schema.SCHEMA_VERSION:
                 return
+            adapter = cast(PgConnection, conn)
             for statement in schema.STATEMENTS:
                 adapter.run(statement)
             adapter.run(schema.SET_VERSION)
+
+    def _version(self) -> int:
+        """The schema version the database was last written with (0: a new database)."""
+        with self.peek() as conn:
+            if conn.execute("SELECT to_regclass('schema_version')").fetchone()[0] is None:
+                return 0
+            row = conn.execute(schema.VERSION).fetchone()
+        return 0 if row is None else int(row[0])
 
     def close(self) -> None:
         self.thread.close()
