@@ -11,6 +11,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from pg_hosts import two_pools
+from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.store.postgres import leases
 from sessions_tui.engine.store.postgres.leases import Leases, Take, host_id
 
@@ -125,3 +126,50 @@ def test_a_host_id_is_this_process_and_unique_to_it() -> None:
     name, pid, rand = host_id().rsplit(":", 2)
     assert name == socket.gethostname() and pid == str(os.getpid()) and len(rand) == 8
     assert host_id() == host_id()
+
+
+def test_a_dead_hosts_sessions_taken_over_by_two_hosts_end_its_runs_once(pg_url: str) -> None:
+    keys = [f"agent:main:s{i}" for i in range(100)]
+    with two_pools(pg_url) as (pool_a, pool_b):
+        leases.create(pool_a)
+        with pool_a.connection() as conn:
+            conn.execute("CREATE TABLE runs (session_key text PRIMARY KEY, status text NOT NULL, error text)")
+            for key in keys:
+                conn.execute("INSERT INTO runs VALUES (%s, 'running', NULL)", (key,))
+        dead = Leases(pool_a, LEASE_MS)
+        for key in keys:
+            dead.take(key, "dead-host", NOW)
+        later = NOW + LEASE_MS
+        start = threading.Barrier(2)
+        ended: dict[str, int] = {"a": 0, "b": 0}
+        took: dict[str, set[str]] = {"a": set(), "b": set()}
+
+        def take_over(name: str, pool: ConnectionPool[Any], order: list[str]) -> None:
+            start.wait()
+            for key in order:
+                with pool.connection() as conn, conn.transaction():
+                    taken = Leases(conn, LEASE_MS).take(key, name, later)
+                    if taken.ours:
+                        took[name].add(key)
+                    if taken.taken_from is not None:  # the dead host's runs there end with the take
+                        cur = conn.execute(
+                            "UPDATE runs SET status = 'error', error = %s"
+                            " WHERE session_key = %s AND status IN ('queued', 'running')",
+                            (INTERRUPTED, key),
+                        )
+                        ended[name] += cur.rowcount
+
+        threads = [
+            threading.Thread(target=take_over, args=("a", pool_a, keys)),
+            threading.Thread(target=take_over, args=("b", pool_b, keys[::-1])),
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(took["a"] | took["b"]) == sorted(keys) and not took["a"] & took["b"]
+        assert ended["a"] + ended["b"] == 100  # each run ended once, by the host that took its session
+        with pool_a.connection() as conn:
+            assert conn.execute("SELECT status, error, count(*) FROM runs GROUP BY 1, 2").fetchall() == [
+                ("error", INTERRUPTED, 100)
+            ]
