@@ -37,7 +37,7 @@ from typing import Any
 from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
 from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
 from sessions_tui.backend.gateway.identity import DeviceTokens, load_or_create_identity
-from sessions_tui.backend.gateway.refusals import GatewayRefused, PairingRequired
+from sessions_tui.backend.gateway.refusals import GatewayRefused, PairingRequired, RequestFailed
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "openclaw-gateway.sh"
@@ -98,6 +98,32 @@ class Recorder:
                     frame = self._scrub(json.loads(line["text"]))
                     handle.write(json.dumps({"dir": line["dir"], "frame": frame}, ensure_ascii=False) + "\n")
             print(f"{step}: {len(lines)} frames", file=sys.stderr)
+
+
+ADMIN = ("operator.read", "operator.write", "operator.admin")
+"""The scopes of an operator client that may also reset, compact and delete."""
+
+
+async def call(client: GatewayClient, method: str, params: dict[str, Any], timeout: float | None = None) -> Any:
+    """The answer, or None after printing the gateway's refusal (recorded all the same)."""
+    try:
+        return await client.request(method, params, timeout=timeout)
+    except RequestFailed as failed:
+        print(f"{method}: {failed.line}", file=sys.stderr)
+        return None
+
+
+async def connect(port: int, token: str, ids: Path, rec: Recorder, scopes: tuple[str, ...]) -> GatewayClient:
+    """An operator client with `scopes` and its own device identity under `ids`, its frames recorded and its
+    secrets (the device token, id and key) scrubbed from the recording."""
+    client = GatewayClient(
+        GatewayOptions(url=f"ws://127.0.0.1:{port}", token=token, identity_dir=ids, scopes=scopes), tap=rec.tap
+    )
+    hello = await client.start()
+    rec.secret(hello.auth.deviceToken, "<deviceToken>")
+    rec.secret(client.identity.device_id, "<device-id>")
+    rec.secret(client.identity.public_key, "<public-key>")
+    return client
 
 
 async def _until(client: GatewayClient, test: Callable[[EventFrame], bool], what: str) -> EventFrame:

@@ -25,101 +25,76 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from record_gateway_frames import FIXTURE, MAIN, Recorder  # noqa: E402
+from record_gateway_frames import ADMIN, FIXTURE, MAIN, Recorder, call, connect  # noqa: E402
 from record_sending_frames import record_answers  # noqa: E402
-
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions  # noqa: E402
-from sessions_tui.backend.gateway.refusals import RequestFailed  # noqa: E402
 
 OPS = "agent:main:discord:group:ops"
 HI = "agent:main:discord:group:hi"
-ADMIN = ("operator.read", "operator.write", "operator.admin")
-
-
-async def _call(client: GatewayClient, method: str, params: dict[str, Any], timeout: float | None = None) -> Any:
-    """The answer, or None after printing the gateway's refusal (recorded all the same)."""
-    try:
-        return await client.request(method, params, timeout=timeout)
-    except RequestFailed as failed:
-        print(f"{method}: {failed.line}", file=sys.stderr)
-        return None
-
-
-async def _connect(port: int, token: str, ids: Path, rec: Recorder, scopes: tuple[str, ...]) -> GatewayClient:
-    client = GatewayClient(
-        GatewayOptions(url=f"ws://127.0.0.1:{port}", token=token, identity_dir=ids, scopes=scopes), tap=rec.tap
-    )
-    hello = await client.start()
-    rec.secret(hello.auth.deviceToken, "<deviceToken>")
-    rec.secret(client.identity.device_id, "<device-id>")
-    rec.secret(client.identity.public_key, "<public-key>")
-    return client
 
 
 async def record(port: int, token: str, ids: Path, rec: Recorder) -> None:
     rec.secret(token, "<token>")
     rec.step = "handshake_ops"
-    plain = await _connect(port, token, ids / "plain", rec, ("operator.read", "operator.write"))
-    admin = await _connect(port, token, ids / "admin", rec, ADMIN)
+    plain = await connect(port, token, ids / "plain", rec, ("operator.read", "operator.write"))
+    admin = await connect(port, token, ids / "admin", rec, ADMIN)
     try:
         rec.step = "create"
-        await _call(plain, "sessions.create", {"key": OPS, "label": "ops"})
+        await call(plain, "sessions.create", {"key": OPS, "label": "ops"})
         rec.step = "create_message"
         first = {"key": HI, "label": "hi", "message": "hello from sessions-tui"}
-        started = await _call(plain, "sessions.create", first)
-        await _call(plain, "agent.wait", {"runId": started["runId"], "timeoutMs": 30000}, timeout=40)
+        started = await call(plain, "sessions.create", first)
+        await call(plain, "agent.wait", {"runId": started["runId"], "timeoutMs": 30000}, timeout=40)
         rec.step = "create_adopts"
-        await _call(plain, "sessions.create", {"key": OPS})
+        await call(plain, "sessions.create", {"key": OPS})
         rec.step = "create_invalid"
-        await _call(plain, "sessions.create", {"key": "agent:nobody:discord:group:x"})
-        await _call(plain, "sessions.create", {"key": "agent:main:discord:group:think", "thinkingLevel": "ultra"})
+        await call(plain, "sessions.create", {"key": "agent:nobody:discord:group:x"})
+        await call(plain, "sessions.create", {"key": "agent:main:discord:group:think", "thinkingLevel": "ultra"})
         rec.step = "describe"
-        await _call(plain, "sessions.describe", {"key": OPS})
-        await _call(plain, "sessions.describe", {"key": "agent:main:discord:group:none"})
+        await call(plain, "sessions.describe", {"key": OPS})
+        await call(plain, "sessions.describe", {"key": "agent:main:discord:group:none"})
         rec.step = "rename"
-        await _call(plain, "sessions.patch", {"key": OPS, "label": "ops renamed"})
+        await call(plain, "sessions.patch", {"key": OPS, "label": "ops renamed"})
         rec.step = "rename_in_use"
-        await _call(plain, "sessions.patch", {"key": OPS, "label": "hi"})
+        await call(plain, "sessions.patch", {"key": OPS, "label": "hi"})
         rec.step = "rename_invalid"
-        await _call(plain, "sessions.patch", {"key": OPS, "label": ""})
+        await call(plain, "sessions.patch", {"key": OPS, "label": ""})
         rec.step = "model"
-        await _call(plain, "sessions.patch", {"key": OPS, "model": "local/demo", "thinkingLevel": "off"})
-        await _call(plain, "sessions.patch", {"key": OPS, "model": None, "thinkingLevel": None})
-        await _call(plain, "sessions.patch", {"key": OPS, "thinkingLevel": "ultra"})
+        await call(plain, "sessions.patch", {"key": OPS, "model": "local/demo", "thinkingLevel": "off"})
+        await call(plain, "sessions.patch", {"key": OPS, "model": None, "thinkingLevel": None})
+        await call(plain, "sessions.patch", {"key": OPS, "thinkingLevel": "ultra"})
         rec.step = "archive"
-        described = await _call(plain, "sessions.describe", {"key": OPS})
+        described = await call(plain, "sessions.describe", {"key": OPS})
         session_id = described["session"]["sessionId"]
-        await _call(plain, "sessions.patch", {"key": OPS, "archived": True, "expectedSessionId": session_id})
-        await _call(plain, "sessions.describe", {"key": OPS})
-        await _call(plain, "sessions.patch", {"key": OPS, "archived": False, "expectedSessionId": session_id})
+        await call(plain, "sessions.patch", {"key": OPS, "archived": True, "expectedSessionId": session_id})
+        await call(plain, "sessions.describe", {"key": OPS})
+        await call(plain, "sessions.patch", {"key": OPS, "archived": False, "expectedSessionId": session_id})
         rec.step = "archive_main"
-        described = await _call(plain, "sessions.describe", {"key": MAIN})
+        described = await call(plain, "sessions.describe", {"key": MAIN})
         main_id = described["session"]["sessionId"]
-        await _call(plain, "sessions.patch", {"key": MAIN, "archived": True, "expectedSessionId": main_id})
+        await call(plain, "sessions.patch", {"key": MAIN, "archived": True, "expectedSessionId": main_id})
         rec.step = "reset_scope"
-        await _call(plain, "sessions.reset", {"key": HI, "reason": "reset"})
+        await call(plain, "sessions.reset", {"key": HI, "reason": "reset"})
         rec.step = "reset"
-        await _call(admin, "sessions.describe", {"key": HI})
-        await _call(admin, "sessions.reset", {"key": HI, "reason": "reset"})
-        await _call(admin, "sessions.describe", {"key": HI})
+        await call(admin, "sessions.describe", {"key": HI})
+        await call(admin, "sessions.reset", {"key": HI, "reason": "reset"})
+        await call(admin, "sessions.describe", {"key": HI})
         rec.step = "compact"
-        started = await _call(admin, "chat.send", {"sessionKey": HI, "message": "one more", "idempotencyKey": "k1"})
-        await _call(admin, "agent.wait", {"runId": started["runId"], "timeoutMs": 30000}, timeout=40)
-        await _call(admin, "sessions.compact", {"key": HI})
-        await _call(admin, "sessions.compact", {"key": OPS})
+        started = await call(admin, "chat.send", {"sessionKey": HI, "message": "one more", "idempotencyKey": "k1"})
+        await call(admin, "agent.wait", {"runId": started["runId"], "timeoutMs": 30000}, timeout=40)
+        await call(admin, "sessions.compact", {"key": HI})
+        await call(admin, "sessions.compact", {"key": OPS})
         rec.step = "delete_main"
-        await _call(plain, "sessions.delete", {"key": MAIN, "archivedOnly": True})
+        await call(plain, "sessions.delete", {"key": MAIN, "archivedOnly": True})
         rec.step = "delete"
-        described = await _call(plain, "sessions.describe", {"key": OPS})
+        described = await call(plain, "sessions.describe", {"key": OPS})
         session_id = described["session"]["sessionId"]
-        await _call(plain, "sessions.patch", {"key": OPS, "archived": True, "expectedSessionId": session_id})
-        await _call(plain, "sessions.delete", {"key": OPS, "archivedOnly": True, "expectedSessionId": session_id})
-        await _call(plain, "sessions.describe", {"key": OPS})
+        await call(plain, "sessions.patch", {"key": OPS, "archived": True, "expectedSessionId": session_id})
+        await call(plain, "sessions.delete", {"key": OPS, "archivedOnly": True, "expectedSessionId": session_id})
+        await call(plain, "sessions.describe", {"key": OPS})
     finally:
         await plain.close()
         await admin.close()

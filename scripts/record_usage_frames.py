@@ -24,73 +24,48 @@ import secrets
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from record_gateway_frames import FIXTURE, GROUP, Recorder  # noqa: E402
+from record_gateway_frames import ADMIN, FIXTURE, GROUP, Recorder, call, connect  # noqa: E402
 from record_sending_frames import record_answers  # noqa: E402
 
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions  # noqa: E402
-from sessions_tui.backend.gateway.refusals import RequestFailed  # noqa: E402
-
-ADMIN = ("operator.read", "operator.write", "operator.admin")
 SINCE = "2026-01-01"
 PRICE = {"input": 2.0, "output": 10.0, "cacheRead": 0.2, "cacheWrite": 0.0}
-
-
-async def _call(client: GatewayClient, method: str, params: dict[str, Any], timeout: float | None = None) -> Any:
-    """The answer, or None after printing the gateway's refusal (recorded all the same)."""
-    try:
-        return await client.request(method, params, timeout=timeout)
-    except RequestFailed as failed:
-        print(f"{method}: {failed.line}", file=sys.stderr)
-        return None
-
-
-async def _connect(port: int, token: str, ids: Path, rec: Recorder, scopes: tuple[str, ...]) -> GatewayClient:
-    client = GatewayClient(
-        GatewayOptions(url=f"ws://127.0.0.1:{port}", token=token, identity_dir=ids, scopes=scopes), tap=rec.tap
-    )
-    hello = await client.start()
-    rec.secret(hello.auth.deviceToken, "<deviceToken>")
-    rec.secret(client.identity.device_id, "<device-id>")
-    rec.secret(client.identity.public_key, "<public-key>")
-    return client
 
 
 async def record(port: int, token: str, ids: Path, rec: Recorder) -> None:
     rec.secret(token, "<token>")
     rec.step = "handshake_usage"
-    plain = await _connect(port, token, ids / "plain", rec, ("operator.read", "operator.write"))
-    admin = await _connect(port, token, ids / "admin", rec, ADMIN)
+    plain = await connect(port, token, ids / "plain", rec, ("operator.read", "operator.write"))
+    admin = await connect(port, token, ids / "admin", rec, ADMIN)
     today = datetime.now(UTC).strftime("%Y-%m-%d")
     days = {"startDate": SINCE, "endDate": today}
     try:
         rec.step = "turn"
         sent = {"sessionKey": GROUP, "message": "hello from sessions-tui", "idempotencyKey": secrets.token_hex(8)}
-        started = await _call(plain, "chat.send", sent)
-        await _call(plain, "agent.wait", {"runId": started["runId"], "timeoutMs": 30000}, timeout=40)
+        started = await call(plain, "chat.send", sent)
+        await call(plain, "agent.wait", {"runId": started["runId"], "timeoutMs": 30000}, timeout=40)
         rec.step = "refreshing"  # the first ask: the gateway's usage cache is cold, its totals empty
         everything = {"agentScope": "all", **days, "limit": 1000}
-        await _call(plain, "sessions.usage", everything)
+        await call(plain, "sessions.usage", everything)
         for _ in range(30):  # the Control UI asks again a few seconds later; so do we, until it is fresh
             await asyncio.sleep(2)
             rec.step = "sessions_warming"
-            answer = await _call(plain, "sessions.usage", everything)
+            answer = await call(plain, "sessions.usage", everything)
             if answer is None or answer.get("cacheStatus", {}).get("status") == "fresh":
                 break
         rec.frames.pop("sessions_warming", None)
         rec.step = "sessions"
-        await _call(plain, "sessions.usage", everything)
+        await call(plain, "sessions.usage", everything)
         rec.step = "session"
-        await _call(plain, "sessions.usage", {"key": GROUP, **days})
+        await call(plain, "sessions.usage", {"key": GROUP, **days})
         rec.step = "cost"
-        await _call(plain, "usage.cost", {"agentScope": "all", **days})
-        await _call(admin, "usage.cost", {"agentScope": "all", **days})
+        await call(plain, "usage.cost", {"agentScope": "all", **days})
+        await call(admin, "usage.cost", {"agentScope": "all", **days})
         rec.step = "invalid"
-        await _call(plain, "sessions.usage", {"agentScope": "all", "startDate": today, "endDate": SINCE})
+        await call(plain, "sessions.usage", {"agentScope": "all", "startDate": today, "endDate": SINCE})
     finally:
         await plain.close()
         await admin.close()

@@ -94,37 +94,3 @@ def test_no_module_is_over_the_size_one_concept_may_take():
     sizes = {path.relative_to(src).as_posix(): len(path.read_text().splitlines()) for path in src.rglob("*.py")}
     assert len(sizes) > 100  # the whole package was read
     assert {name: n for name, n in sizes.items() if n > MODULE_LINES_MAX} == {}
-
-
-def test_psycopg_is_imported_only_by_the_postgresql_store_and_only_when_it_opens():
-    """psycopg under engine/store/postgres/ alone, and there inside functions (or for type checking):
-    importing any module, the PostgreSQL store's included, loads none of it."""
-    src = Path(sessions_tui.engine.__file__).parents[2]
-    postgres = src / "sessions_tui" / "engine" / "store" / "postgres"
-    for path in src.rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = (
-                [a.name for a in node.names]
-                if isinstance(node, ast.Import)
-                else [node.module or ""]
-                if isinstance(node, ast.ImportFrom)
-                else []
-            )
-            if any(n.split(".")[0] in ("psycopg", "psycopg_pool") for n in names):
-                assert postgres in path.parents, f"{path}: imports psycopg outside engine/store/postgres/"
-        top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-        for node in top:
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            assert not any(n.split(".")[0] in ("psycopg", "psycopg_pool") for n in names), f"{path}: at import time"
-    modules = [m.name for m in pkgutil.walk_packages(sessions_tui.engine.__path__, "sessions_tui.engine.")]
-    assert "sessions_tui.engine.store.postgres.database" in modules
-    code = (
-        "import sys\n"
-        f"for name in {modules!r}:\n"
-        "    __import__(name)\n"
-        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('psycopg', 'psycopg_pool'))))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == ""

@@ -155,3 +155,33 @@ async def test_a_reply_to_a_send_made_by_another_process_is_a_notice(tmp_path):
         await until(pilot, lambda: any(n.kind == "reply" for n in screen.notices), "the other process's reply")
         [reply] = screen.notices
         assert (reply.kind, reply.session_key) == ("reply", DEV)
+
+
+async def test_the_composers_send_watches_its_target_on_a_backend_without_a_ledger(tmp_path):
+    """An OpenClaw gateway keeps no send ledger here: the composer's own send still watches its target
+    (under `sends`), so the target finishing later is a notice."""
+    from sessions_tui.backend.contract.types import Capability
+    from sessions_tui.backend.local.backend import LocalBackend
+
+    class NoLedger(LocalBackend):
+        @property
+        def capabilities(self):  # type: ignore[no-untyped-def]
+            return super().capabilities - {Capability.LEDGER}
+
+    app = demo_app(tmp_path / "s")
+    app.backend = NoLedger(app.engine)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        screen = app.main_screen
+        _channels(app)
+        await select(pilot, DEV)
+        assert not screen.watch_set.watched(DEV)
+        screen.query_one("#timeout").value = "0"  # do not wait: accepted
+        screen.query_one("#message").value = "status?"
+        await pilot.press("ctrl+s")
+        outcome = screen.query_one("#outcome")
+        await until(pilot, lambda: str(outcome.render()).startswith("accepted"), "sent")
+        await until(pilot, lambda: screen.watch_set.watched(DEV), "the target watched")
+        await select(pilot, FAMILY)
+        screen.post_message(_status(DEV, "done"))
+        await until(pilot, lambda: screen.notices and screen.notices[0].kind == "done", "its status a notice")

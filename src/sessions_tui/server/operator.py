@@ -187,17 +187,11 @@ class OperatorApi:
         return w.Rows(rows={self._redact(asked.get(key, key)): self._row(row) for key, row in found.items()})
 
     async def _activity(self, req: w.ActivityRequest) -> w.ActivityAnswer:
-        from dataclasses import asdict
-
         asked = None if req.keys is None else {self.backend.canonical(key): key for key in req.keys}
         found = await self.backend.activity(req.requester, None if asked is None else list(asked))
         # Under the key asked by (or redacted, for the seed), as `browse_rows` answers.
-        return w.ActivityAnswer(
-            facts={
-                self._redact((asked or {}).get(key, key)): w.Facts.model_validate(asdict(facts))
-                for key, facts in found.items()
-            }
-        )
+        shown = asked or {}
+        return w.ActivityAnswer(facts={self._redact(shown.get(key, key)): facts for key, facts in found.items()})
 
     async def _mark_seen(self, req: w.KeyRequest) -> w.Empty:
         await self.backend.mark_seen(self.backend.canonical(req.key))

@@ -278,10 +278,8 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
     async def activity(self, requester: Requester, keys: list[str] | None = None) -> dict[str, Activity]:
         """Under the keys asked by (the server answers under those, redacted: a face asks by the
         keys it was shown), or for the seed under the keys as the server shows them."""
-        from sessions_tui.engine.sessions.live_status import Activity
-
         answer = await self._post("activity", w.ActivityRequest(requester=requester, keys=keys), w.ActivityAnswer)
-        facts = {key: Activity(**one.model_dump()) for key, one in answer.facts.items()}
+        facts = answer.facts
         if keys is None:
             return facts
         found = {key: facts.get(key) or facts.get(self.redact(key)) for key in keys}

@@ -16,6 +16,7 @@ from pydantic import ConfigDict, Field
 from sessions_tui.backend.contract.types import NewSession, Requester, RequesterView
 from sessions_tui.engine.export.model import SessionExport as SessionExport  # named by the remote backend
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.sessions.live_status import Activity
 from sessions_tui.engine.usage import UsageQuery, UsageReport
 
 API_PREFIX = "/sessions-tui/v1"
@@ -138,20 +139,10 @@ class ActivityRequest(WireModel):
     keys: list[str] | None = Field(default=None, max_length=5000)
 
 
-class Facts(WireModel):
-    """One session's `Activity` on the wire."""
-
-    running: bool = False
-    waiting: bool = False
-    progress_at: int | None = None
-    ended_at: int | None = None
-    failed: bool = False
-    refused_at: int | None = None
-    seen_at: int | None = None
-
-
 class ActivityAnswer(WireModel):
-    facts: dict[str, Facts]
+    """Each session's `Activity` (the engine's dataclass as it is: one declaration, on the wire too)."""
+
+    facts: dict[str, Activity]
 
 
 class Flag(WireModel):

@@ -93,6 +93,14 @@ class Composer(ReportsWorkerErrors, Vertical):
             self.generation = generation  # which of the composer's views it belongs to
             self.shown_key = shown_key
 
+    class SentTo(Message):
+        """The operator's send reached `key` (its canonical key; not refused): the screen watches it
+        under the `sends` default on every backend, a ledger or none (an OpenClaw gateway keeps none here)."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
     def __init__(
         self,
         backend: Backend,
@@ -236,21 +244,25 @@ class Composer(ReportsWorkerErrors, Vertical):
 
     @work(exclusive=True, group="send", exit_on_error=False)
     async def _send(self, key: str, text: str, timeout: int, generation: int, shown_key: str) -> None:
+        requester = self.requester()
         try:
             result = await self.backend.call_tool(
-                "sessions_send", {"sessionKey": key, "message": text, "timeoutSeconds": timeout}, self.requester()
+                "sessions_send", {"sessionKey": key, "message": text, "timeoutSeconds": timeout}, requester
             )
         except ToolInputError as exc:
             result = {"status": "error", "error": str(exc)}
         except StoreDamaged as exc:  # nothing was written: the outcome says so, and the app why
             result = {"status": "error", "error": "not written: the state database is damaged"}
             self.app.post_message(StoreDamageFound(str(exc), refused=True))
+        if result.get("status") in ("ok", "accepted", "timeout"):
+            self.post_message(self.SentTo(key))  # a send made here, whoever it was made as
         self.post_message(self.Sent(result, generation, shown_key))
 
     def on_composer_sent(self, event: Sent) -> None:
         event.stop()
         if event.result.get("status") == "forbidden" and self.key:
             self.post_message(self.Refused(self.key))
+
         run_id = event.result.get("runId")
         late_id = run_id if event.result.get("status") == "timeout" and isinstance(run_id, str) else None
         if late_id:

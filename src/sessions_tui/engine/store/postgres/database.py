@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 
     from psycopg_pool import ConnectionPool
 
-WRITE_LOCK = 0x5E55_1045
-"""The advisory lock every write transaction holds (one writer at a time, as SQLite)."""
+WRITE_LOCK = 0x5E55_3772
+"""The advisory lock every write transaction holds (one writer at a time, as SQLite); not source.py's
+table-creation lock, which a host may take while it writes."""
 POOL_SIZE = 4
 CONNECT_SECONDS = 10.0
 
@@ -255,9 +256,10 @@ class PgDatabase(Database):
         return None
 
     def data_version(self) -> int:
-        """Changes whenever anything is committed on the server (its WAL position): what a watcher polls."""
+        """Changes whenever anything is written on the server (its WAL insert position: the write position
+        lags it until WAL is flushed): what a watcher polls."""
         with self._connection() as conn:
-            lsn = str(conn.execute("SELECT pg_current_wal_lsn()::text").fetchone()[0])
+            lsn = str(conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0])
         high, low = lsn.split("/")
         return (int(high, 16) << 32) | int(low, 16)
 

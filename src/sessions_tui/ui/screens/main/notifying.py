@@ -29,6 +29,7 @@ from sessions_tui.ui.dashboard import Dashboard
 from sessions_tui.ui.messages import StoreChanged
 from sessions_tui.ui.screens.attention.attention import AttentionScreen
 from sessions_tui.ui.screens.main.operations import SessionOperations
+from sessions_tui.ui.widgets.composer import Composer
 from sessions_tui.ui.widgets.header import StatusHeader
 from sessions_tui.ui.widgets.session_table import SessionTable
 from sessions_tui.ui.widgets.transcript import TranscriptPane
@@ -66,6 +67,12 @@ class Notifying(SessionOperations):
             self.deliver(made)
         if may_move_ledger(event):
             self._look_at_sends()
+
+    @on(Composer.SentTo)
+    def _sent_to(self, message: Composer.SentTo) -> None:
+        """The composer's send reached its target: watched under `sends` at once, on any backend."""
+        self.watch_set.sent_to(message.key)
+        self._show_watched()
 
     @on(StoreChanged)
     def _store_moved(self) -> None:
