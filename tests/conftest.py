@@ -135,6 +135,22 @@ def pg_url(pg_cluster: Cluster) -> str:
     return pg_cluster.create_database(f"t_{uuid.uuid4().hex[:16]}")
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path, clock: FrozenClock):  # type: ignore[no-untyped-def]
+    """A store on SQLite, then on PostgreSQL (its own database on the test process's server, `pg_url`;
+    skipped without a server binary), its mirror files in `tmp_path`: the store suite runs on both."""
+    from sessions_tui.engine.store import Store
+
+    if request.param == "sqlite":
+        opened = Store(tmp_path, clock)
+    else:
+        from sessions_tui.engine.store.postgres.store import PostgresStore
+
+        opened = PostgresStore(request.getfixturevalue("pg_url"), tmp_path, clock)
+    yield opened
+    opened.close()
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
     """Say plainly when the PostgreSQL tests did not run, and why."""
     skipped = terminalreporter.stats.get("skipped", [])

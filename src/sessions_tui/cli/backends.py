@@ -18,7 +18,9 @@ from sessions_tui.backend.toolkit.state_dir import (
     CONFIG_PATH_ENV,
     ConfigError,
     StateDirError,
+    chosen_location,
     config_path_origin,
+    postgres_not_ready,
     resolve_config_path,
     resolve_state_dir,
 )
@@ -98,6 +100,9 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
     Config warnings are printed on stderr and kept (`Backend.config_warnings`) for the dashboard,
     whose screen would hide them.
     """
+    location = chosen_location(getattr(opts, "store", None))
+    if location is not None:
+        raise UsageError(postgres_not_ready(*location))
     openclaw = opts.openclaw_root = openclaw_root(opts)
     state_dir, config_path = state_and_config(opts, openclaw)
     opts.state_dir = state_dir

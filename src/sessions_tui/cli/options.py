@@ -134,12 +134,21 @@ class CommandParser(RedactingParser):
 def global_options(
     parser: argparse.ArgumentParser, *, suppress: bool, demo: str | None, demo_dir: str | None = None
 ) -> None:
-    """--state and --config on every command; --demo only where it means something (`demo` is the
+    """--state, --store and --config on every command; --demo only where it means something (`demo` is the
     help text, None: the command takes no --demo). `demo_dir`: the command is the demo's own."""
     default = argparse.SUPPRESS if suppress else None
     state_default = f"the demo's own, {demo_dir}" if demo_dir else "$SESSIONS_TUI_HOME, else the XDG data directory"
     config_default = "" if demo_dir else "$SESSIONS_TUI_CONFIG, else "
     parser.add_argument("--state", metavar="DIR", default=default, help=f"state directory (default: {state_default})")
+    parser.add_argument(
+        "--store",
+        metavar="LOCATION",
+        default=default,
+        help=(
+            "where the sessions are stored: postgresql://[user@]host[:port]/dbname, its password from PGPASSWORD "
+            "or a password file, never the URL (default: $SESSIONS_TUI_STORE, else the state directory's SQLite)"
+        ),
+    )
     parser.add_argument(
         "--config",
         metavar="FILE",

@@ -93,7 +93,11 @@ def pair_tokens(urls: list[str], tokens: list[str] | None) -> list[str | None]:
 
 def check_remote_command(opts: argparse.Namespace) -> None:
     """Refuse what does not go with --remote."""
-    for flag, value in (("--state", opts.state), ("--openclaw", getattr(opts, "openclaw", None))):
+    for flag, value in (
+        ("--state", opts.state),
+        ("--store", getattr(opts, "store", None)),
+        ("--openclaw", getattr(opts, "openclaw", None)),
+    ):
         if value:
             raise UsageError(f"--remote and {flag} do not go together: the sessions are the server's")
     if getattr(opts, "demo", False):

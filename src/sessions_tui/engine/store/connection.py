@@ -290,6 +290,13 @@ class Database:
             finally:
                 self._conn.execute("COMMIT")
 
+    @contextmanager
+    def peek(self) -> Iterator[sqlite3.Connection]:
+        """The connection for a quick read of committed rows, outside any transaction (within the
+        caller's, when it is in one: a batch's)."""
+        with self._lock:
+            yield self._conn
+
     def data_version(self) -> int:
         """Changes whenever another connection commits (cheap: no disk read)."""
         with self._lock:

@@ -28,13 +28,14 @@ _ADD = """
 INSERT INTO {table} ({at}, {owner}, provider, model, {summed})
 VALUES ({marks})
 ON CONFLICT ({at}, {whose}, provider, model) DO UPDATE SET
-    turns = turns + excluded.turns, input = input + excluded.input, output = output + excluded.output,
-    cache_read = cache_read + excluded.cache_read, total = total + excluded.total,
-    reported_cost = reported_cost + excluded.reported_cost,
-    unreported_input = unreported_input + excluded.unreported_input,
-    unreported_output = unreported_output + excluded.unreported_output,
-    unreported_cache_read = unreported_cache_read + excluded.unreported_cache_read,
-    unreported_turns = unreported_turns + excluded.unreported_turns
+    turns = {table}.turns + excluded.turns, input = {table}.input + excluded.input,
+    output = {table}.output + excluded.output,
+    cache_read = {table}.cache_read + excluded.cache_read, total = {table}.total + excluded.total,
+    reported_cost = {table}.reported_cost + excluded.reported_cost,
+    unreported_input = {table}.unreported_input + excluded.unreported_input,
+    unreported_output = {table}.unreported_output + excluded.unreported_output,
+    unreported_cache_read = {table}.unreported_cache_read + excluded.unreported_cache_read,
+    unreported_turns = {table}.unreported_turns + excluded.unreported_turns
 """
 _OF_SESSION = {
     "owner": "session_key, agent_id",

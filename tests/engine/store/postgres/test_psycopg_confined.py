@@ -38,3 +38,17 @@ def test_importing_the_postgres_package_loads_no_psycopg() -> None:
     code = "import sys, sessions_tui.engine.store.postgres; print(any(m.startswith('psycopg') for m in sys.modules))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "False", proc.stderr
+
+
+def test_the_store_s_modules_load_psycopg_only_when_a_store_opens() -> None:
+    """What a command given `--store` reads before anything connects (which parts are not there yet)
+    loads no psycopg: the store's modules import it when a database is opened."""
+    modules = ["database", "adapter", "schema", "store"]
+    code = (
+        "import sys\n"
+        f"for name in {modules!r}:\n"
+        "    __import__('sessions_tui.engine.store.postgres.' + name)\n"
+        "print(any(m.startswith('psycopg') for m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "False", proc.stderr

@@ -129,8 +129,8 @@ class BrowseRepository:
         elif offset:
             sql += " LIMIT -1 OFFSET ?"
             args.append(offset)
-        with self.db._lock:
-            rows = self.db._conn.execute(sql, args).fetchall()
+        with self.db.peek() as conn:
+            rows = conn.execute(sql, args).fetchall()
         has_more = limit is not None and len(rows) > limit
         if has_more:
             rows = rows[:limit]

@@ -118,44 +118,42 @@ class SessionsRepository:
         self.db = db
 
     def get(self, key: str) -> StoredSession | None:
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
         return row_to_session(row, self.db.state_dir) if row else None
 
     def get_by_session_id(self, session_id: str) -> StoredSession | None:
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT * FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT * FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
         return row_to_session(row, self.db.state_dir) if row else None
 
     def session_id_of(self, key: str) -> str | None:
         """The sessionId stored under `key`, if any (one indexed lookup, no entry parsed)."""
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
 
     def keys_like(self, parts: list[str]) -> list[str]:
         """Keys that are `parts` in this order with anything between them (what a mask hid)."""
         pattern = "%".join(p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for p in parts)
-        with self.db._lock:
-            return [
-                r[0] for r in self.db._conn.execute("SELECT key FROM sessions WHERE key LIKE ? ESCAPE '\\'", (pattern,))
-            ]
+        with self.db.peek() as conn:
+            return [r[0] for r in conn.execute("SELECT key FROM sessions WHERE key LIKE ? ESCAPE '\\'", (pattern,))]
 
     def count(self, include_archived: bool = False) -> int:
         sql = "SELECT COUNT(*) FROM sessions"
         if not include_archived:
             sql += " WHERE archived_at IS NULL"
-        with self.db._lock:
-            return int(self.db._conn.execute(sql).fetchone()[0])
+        with self.db.peek() as conn:
+            return int(conn.execute(sql).fetchone()[0])
 
     def agent_ids(self) -> list[str]:
-        with self.db._lock:
-            return [r[0] for r in self.db._conn.execute("SELECT DISTINCT agent_id FROM sessions")]
+        with self.db.peek() as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT agent_id FROM sessions")]
 
     def spawned_keys(self, requester: str) -> set[str]:
         """Keys of sessions spawned by (or parented to) `requester`."""
-        with self.db._lock:
-            rows = self.db._conn.execute(
+        with self.db.peek() as conn:
+            rows = conn.execute(
                 """SELECT key FROM sessions WHERE (spawned_by = ? OR parent_session_key = ?)
                    AND key NOT IN ('global', 'unknown')""",
                 (requester, requester),
@@ -182,8 +180,8 @@ class SessionsRepository:
         if agent_id is not None:
             sql += " AND agent_id = ?"
             args.append(agent_id)
-        with self.db._lock:
-            return [r[0] for r in self.db._conn.execute(sql + " ORDER BY updated_at DESC", args)]
+        with self.db.peek() as conn:
+            return [r[0] for r in conn.execute(sql + " ORDER BY updated_at DESC", args)]
 
     def create(
         self,

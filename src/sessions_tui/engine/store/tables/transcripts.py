@@ -72,9 +72,11 @@ def _cwd_json(state_dir: Path) -> str:
 _INSERT_LINE = "INSERT INTO transcript (rowid, session_id, seq, msg_seq, entry_id, line) VALUES (?, ?, ?, ?, ?, ?)"
 # A line's rowid is never one an earlier line had (even one since deleted): the text index keys by it,
 # and has indexed every rowid up to `indexed_through`.
+# (Portable SQL: PostgreSQL has no two-argument `max`.)
 _NEXT_ROWID = (
-    "SELECT max(coalesce((SELECT max(rowid) FROM transcript), 0), "
-    "coalesce((SELECT indexed_through FROM transcript_text_state WHERE id = 1), 0)) + 1"
+    "SELECT CASE WHEN stored > indexed THEN stored ELSE indexed END + 1 FROM ("
+    "SELECT coalesce((SELECT max(rowid) FROM transcript), 0) AS stored, "
+    "coalesce((SELECT indexed_through FROM transcript_text_state WHERE id = 1), 0) AS indexed) AS last"
 )
 
 
@@ -336,19 +338,16 @@ class TranscriptsRepository:
 
     def transcript_lines(self, key: str) -> list[str]:
         """Every stored transcript line of a session, verbatim, in order."""
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT session_id FROM sessions WHERE key = ?", (key,)).fetchone()
             if not row:
                 return []
             return [
-                r[0]
-                for r in self.db._conn.execute(
-                    "SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (row[0],)
-                )
+                r[0] for r in conn.execute("SELECT line FROM transcript WHERE session_id = ? ORDER BY seq", (row[0],))
             ]
 
     def transcript_tail(self, key: str) -> tuple[int, str | None]:
         """(lines stored after the header, entry id of the last one) of a session."""
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT last_seq, last_entry_id FROM sessions WHERE key = ?", (key,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT last_seq, last_entry_id FROM sessions WHERE key = ?", (key,)).fetchone()
         return (int(row[0]), row[1]) if row else (0, None)

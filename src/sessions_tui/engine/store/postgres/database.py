@@ -1,0 +1,275 @@
+"""The PostgreSQL store's connections and transactions: SQLite's `Database` contract over a psycopg pool.
+
+The repositories hold a `Database` and use `read()`, `write()`, `batch()`, `peek()`, the clock and
+`thread`; `PgDatabase` gives them the same over a `psycopg_pool.ConnectionPool`, each connection
+wrapped to speak sqlite3's dialect (adapter.py: `?` marks, rows by name, SQLite's integrity errors;
+SQLite-only SQL is translated there, in one place). Chosen over a second set of repositories: the
+slice's SQL is plain enough to read the same on both, and one set of queries cannot drift apart.
+
+- `write()` is one transaction holding the store's write lock (`pg_advisory_xact_lock`) to its end:
+  writers serialise across processes and hosts as SQLite's `BEGIN IMMEDIATE` makes them, so every
+  repository's read-then-write stays right. (Finer claims, a lease per session and `SKIP LOCKED`, are
+  the multi-host modules' beside this one.) A write inside a write or a batch is a savepoint:
+  PostgreSQL ends a transaction at a failed statement, so a failed write is undone alone that way.
+- `read()` is one `REPEATABLE READ` snapshot on a connection of its own (readers do not wait for the
+  writer); inside a write or a batch of this thread it reads that transaction.
+- `peek()` is one connection in autocommit (or this thread's transaction).
+Mirror files stay in the state directory, as the SQLite store keeps them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from sessions_tui.engine.clock import Clock
+from sessions_tui.engine.store.connection import BatchAborted, Database, StoreError
+from sessions_tui.engine.store.disk.private_files import make_dirs, tighten
+from sessions_tui.engine.store.postgres import schema
+from sessions_tui.engine.store.postgres.adapter import PgConnection, row_factory
+from sessions_tui.engine.store.store_thread import StoreThread
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from psycopg_pool import ConnectionPool
+
+WRITE_LOCK = 0x5E55_3772
+"""The advisory lock every write transaction holds (one writer at a time, as SQLite); not source.py's
+table-creation lock, which a host may take while it writes."""
+POOL_SIZE = 4
+CONNECT_SECONDS = 10.0
+
+
+class PgDatabase(Database):
+    """One PostgreSQL database's pool of connections and its transactions; mirror files in `state_dir`.
+
+    `url` is set before the constructor runs (`PostgresStore`); its password, if any, comes from the
+    environment or a password file, never from the URL (location.py checks)."""
+
+    url: str
+
+    def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
+        from psycopg_pool import ConnectionPool
+
+        self.state_dir = Path(state_dir).expanduser()
+        make_dirs(self.state_dir)
+        self.loosened = tighten(self.state_dir)
+        self.clock = clock or Clock()
+        self.damage = None
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self.thread = StoreThread()
+        self._batching = False
+        self._batch_began = 0.0
+        self._batch_conn: PgConnection | None = None
+        self._batch_thread: int | None = None
+        self.before_batch_commit: list[Callable[[], None]] = []
+        self.after_batch: list[Callable[[], None]] = []
+        self._pool: ConnectionPool[Any] = ConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=POOL_SIZE,
+            kwargs={"autocommit": True},
+            configure=_configure,
+            open=False,
+            name="sessions-tui",
+        )
+        self._pool.open(wait=True, timeout=CONNECT_SECONDS)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Create the schema, or refuse a newer one; a current database is only read (opening it writes
+        nothing). Hosts opening a new database at once serialise on the write lock."""
+        if self._version() == schema.SCHEMA_VERSION:
+            return
+        with self.write() as conn:
+            version = self._version()  # another host may have created it meanwhile
+            if version > schema.SCHEMA_VERSION:
+                raise StoreError(
+                    f"the database was written by a newer sessions-tui (schema {version}); upgrade to open it"
+                )
+            if version == schema.SCHEMA_VERSION:
+                return
+            adapter = cast(PgConnection, conn)
+            for statement in schema.STATEMENTS:
+                adapter.run(statement)
+            adapter.run(schema.SET_VERSION)
+
+    def _version(self) -> int:
+        """The schema version the database was last written with (0: a new database)."""
+        with self.peek() as conn:
+            if conn.execute("SELECT to_regclass('schema_version')").fetchone()[0] is None:
+                return 0
+            row = conn.execute(schema.VERSION).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def close(self) -> None:
+        self.thread.close()
+        with self._lock:
+            self._pool.close()
+
+    # The transaction a caller is in, if any: its connection.
+
+    def _current(self) -> PgConnection | None:
+        """This thread's write transaction, or the batch's (to the batch's thread)."""
+        conn = cast("PgConnection | None", getattr(self._local, "conn", None))
+        if conn is None and self._batch_thread == threading.get_ident():
+            conn = self._batch_conn
+        return conn
+
+    @contextmanager
+    def _connection(self) -> Iterator[PgConnection]:
+        with self._pool.connection() as raw:
+            yield PgConnection(raw)
+
+    @contextmanager
+    def write(self, *, savepoint: bool = True) -> Iterator[sqlite3.Connection]:
+        """One transaction holding the store's write lock; inside a transaction (this thread's, or
+        the open batch's, which every thread's writes join as in SQLite), a savepoint (always,
+        `savepoint` or not: PostgreSQL ends a transaction at a failed statement)."""
+        with self._lock:
+            current = cast("PgConnection | None", getattr(self._local, "conn", None))
+            if current is None and self._batching:
+                current = self._batch_conn or self._begin_batch()
+            if current is not None:
+                current.run("SAVEPOINT write")
+                try:
+                    yield cast("sqlite3.Connection", current)
+                except BaseException:
+                    current.run("ROLLBACK TO SAVEPOINT write")
+                    current.run("RELEASE SAVEPOINT write")
+                    raise
+                current.run("RELEASE SAVEPOINT write")
+                return
+            with self._connection() as conn:
+                conn.run("BEGIN")
+                self._local.conn = conn
+                try:
+                    conn.run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                    yield cast("sqlite3.Connection", conn)
+                except BaseException:
+                    conn.run("ROLLBACK")
+                    raise
+                else:
+                    conn.run("COMMIT")
+                finally:
+                    self._local.conn = None
+
+    def _begin_batch(self) -> PgConnection:
+        """A batch's transaction, begun at its first write: a pool connection kept until it ends."""
+        conn = PgConnection(self._pool.getconn(timeout=CONNECT_SECONDS))
+        try:
+            conn.run("BEGIN")
+            conn.run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+        except BaseException:
+            self._pool.putconn(conn.raw)
+            raise
+        self._batch_conn = conn
+        self._batch_began = time.monotonic()
+        return conn
+
+    def _end_batch_transaction(self, *, commit: bool) -> None:
+        conn = self._batch_conn
+        if conn is None:
+            return
+        try:
+            if commit:
+                for hook in self.before_batch_commit:
+                    hook()
+                conn.run("COMMIT")
+            else:
+                conn.run("ROLLBACK")
+        except BaseException:
+            if commit:
+                conn.run("ROLLBACK")
+            raise
+        finally:
+            self._batch_conn = None
+            self._pool.putconn(conn.raw)
+
+    @contextmanager
+    def batch(self, seconds: float = 0.2) -> Iterator[Callable[[], None]]:
+        """Many writes in few transactions (SQLite's `batch`): `checkpoint()` commits once `seconds`
+        have passed since the transaction's first write."""
+        with self._lock:
+            if self._batching:
+                raise StoreError("a batch is already open on this store")
+            self._batching = True
+            self._batch_thread = threading.get_ident()
+
+            def checkpoint() -> None:
+                if self._batch_conn is not None and time.monotonic() - self._batch_began >= seconds:
+                    self._end_batch_transaction(commit=True)
+                    self._lock.release()
+                    self._lock.acquire()
+
+            try:
+                yield checkpoint
+            except BaseException:
+                self._end_batch_transaction(commit=False)
+                raise
+            else:
+                self._end_batch_transaction(commit=True)
+            finally:
+                self._batching = False
+                self._batch_thread = None
+                for hook in self.after_batch:
+                    hook()
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """One consistent snapshot (this thread's transaction, when it is in one)."""
+        current = self._current()
+        if current is not None:
+            yield cast("sqlite3.Connection", current)
+            return
+        with self._connection() as conn:
+            conn.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                yield cast("sqlite3.Connection", conn)
+            finally:
+                conn.run("COMMIT")
+
+    @contextmanager
+    def peek(self) -> Iterator[sqlite3.Connection]:
+        """A connection for a quick read of committed rows (this thread's transaction, when it is in one)."""
+        current = self._current()
+        if current is not None:
+            yield cast("sqlite3.Connection", current)
+            return
+        with self._connection() as conn:
+            yield cast("sqlite3.Connection", conn)
+
+    def defer_search(self) -> None:
+        """Search is not on PostgreSQL yet: nothing to defer."""
+
+    def known_damage(self) -> str | None:
+        return None
+
+    @property
+    def damage_notice(self) -> str | None:
+        return None
+
+    def data_version(self) -> int:
+        """Changes whenever anything is written on the server (its WAL insert position: the write position
+        lags it until WAL is flushed): what a watcher polls."""
+        with self._connection() as conn:
+            lsn = str(conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0])
+        high, low = lsn.split("/")
+        return (int(high, 16) << 32) | int(low, 16)
+
+    def data_version_if_free(self) -> int | None:
+        return self.data_version()
+
+
+def _configure(conn: Any) -> None:
+    """Each pooled connection: rows as `Row`s (adapter.py)."""
+    conn.row_factory = row_factory
+
+
+__all__ = ["BatchAborted", "PgDatabase"]

@@ -1,0 +1,59 @@
+"""`--store` (and `$SESSIONS_TUI_STORE`): a PostgreSQL URL with a password, or a bad one, is refused with
+one line (exit 2) that never repeats the password; a good one says which parts are not on PostgreSQL yet."""
+
+import pytest
+
+from cli_support import cli, one_error_line
+
+SECRET = "hunter2-s3cret"
+
+
+def refusal(tmp_path, *args: str, env: dict[str, str] | None = None) -> str:
+    done = cli(*args, "tool", "sessions_list", state=tmp_path, env_extra=env)
+    assert done.returncode == 2, done.stderr
+    assert SECRET not in done.stderr + done.stdout
+    return one_error_line(done.stderr)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://me:{SECRET}@db.example/sessions",
+        f"postgresql://db.example/sessions?password={SECRET}",
+        f"postgres://me:{SECRET}@db.example:5432/sessions?sslmode=require",
+    ],
+)
+def test_a_url_holding_a_password_is_refused_without_repeating_it(tmp_path, url):
+    line = refusal(tmp_path, "--store", url)
+    assert line.startswith("--store: the URL holds a password; give it in PGPASSWORD or a password file")
+
+
+def test_the_environment_s_location_is_named_as_where_it_came_from(tmp_path):
+    line = refusal(tmp_path, env={"SESSIONS_TUI_STORE": f"postgresql://me:{SECRET}@h/db"})
+    assert line.startswith("$SESSIONS_TUI_STORE: the URL holds a password")
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("mysql://h/db", "not a store location"),
+        ("postgresql://h:99999/db", "its port is not a number from 1 to 65535"),
+        ("postgresql://h:x/db", "its port is not a number"),
+        ("postgresql://h", "names no database"),
+        ("postgresql://h/a/b", "database name holds a '/'"),
+    ],
+)
+def test_a_bad_url_is_refused_naming_what_is_wrong(tmp_path, url, said):
+    assert said in refusal(tmp_path, "--store", url)
+
+
+def test_a_good_url_says_what_is_not_on_postgresql_yet(tmp_path):
+    line = refusal(tmp_path, "--store", "postgresql://me@db.example:5432/sessions")
+    assert line.startswith("--store: the PostgreSQL store holds sessions and transcripts so far; runs,")
+    assert line.endswith("leave --store out to use the state directory's SQLite store")
+    assert not (tmp_path / "sessions.sqlite3").exists()
+
+
+def test_sqlite_is_the_default_and_can_be_named(tmp_path):
+    done = cli("--store", "sqlite", "tool", "sessions_list", state=tmp_path)
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,44 @@
+"""The PostgreSQL store's own: its schema versioned (a newer one refused), what is not on it yet named,
+and its writes seen by a watcher's `data_version`."""
+
+import psycopg
+import pytest
+
+from sessions_tui.engine.store import StoreError
+from sessions_tui.engine.store.postgres import schema
+from sessions_tui.engine.store.postgres.store import NotOnPostgres, PostgresStore
+
+
+def test_the_schema_is_created_once_and_a_newer_one_is_refused(pg_url, tmp_path, clock):
+    PostgresStore(pg_url, tmp_path, clock).close()
+    again = PostgresStore(pg_url, tmp_path, clock)  # a current database: opened as it is
+    again.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute(schema.VERSION).fetchone() == (schema.SCHEMA_VERSION,)
+        conn.execute("UPDATE schema_version SET version = version + 1")
+    with pytest.raises(StoreError, match="written by a newer sessions-tui"):
+        PostgresStore(pg_url, tmp_path, clock)
+
+
+def test_what_is_not_on_postgresql_yet_is_named(pg_url, tmp_path, clock):
+    store = PostgresStore(pg_url, tmp_path, clock)
+    try:
+        with pytest.raises(NotOnPostgres, match="^runs: not on PostgreSQL yet"):
+            store.runs  # noqa: B018
+        with pytest.raises(NotOnPostgres, match="^the outbox: not on PostgreSQL yet"):
+            store.outbox  # noqa: B018
+    finally:
+        store.close()
+
+
+def test_a_write_from_another_store_moves_data_version(pg_url, tmp_path, clock):
+    watcher = PostgresStore(pg_url, tmp_path, clock)
+    writer = PostgresStore(pg_url, tmp_path, clock)
+    try:
+        before = watcher.data_version()
+        writer.sessions.create("agent:main:main")
+        assert watcher.data_version() != before
+        assert watcher.sessions.get("agent:main:main") is not None
+    finally:
+        writer.close()
+        watcher.close()
