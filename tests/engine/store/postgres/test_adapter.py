@@ -2,7 +2,7 @@
 
 import pytest
 
-from sessions_tui.engine.store.postgres.adapter import Row, translate
+from sessions_tui.engine.store.postgres.adapter import Row, returning_key, translate
 
 
 @pytest.mark.parametrize(
@@ -30,3 +30,19 @@ def test_sqlite_spelling_becomes_postgresql_s(sqlite, postgresql):
 def test_a_row_reads_by_name_and_by_position():
     row = Row(("k", 3), {"key": 0, "n": 1})
     assert row["key"] == "k" and row[1] == 3 and row.keys() == ["key", "n"] and tuple(row) == ("k", 3)
+
+
+@pytest.mark.parametrize(
+    ("sql", "key"),
+    [
+        ("INSERT INTO outbox (kind) VALUES (?)", "id"),
+        ("INSERT OR IGNORE INTO send_ledger (run_id) VALUES (?)", "id"),
+        ("  insert into run_controls (run_id) values (?)", "id"),
+        ("INSERT INTO audit (kind) VALUES (?)", None),  # its inserts' lastrowid is never read
+        ("INSERT INTO outbox (kind) VALUES (?) RETURNING id, kind", None),  # returns what it asks for
+        ("UPDATE outbox SET kind = ? WHERE id = ?", None),
+        ("SELECT * FROM outbox", None),
+    ],
+)
+def test_an_insert_whose_lastrowid_is_read_returns_its_key(sql, key):
+    assert returning_key(sql) == key

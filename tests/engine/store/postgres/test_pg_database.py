@@ -6,7 +6,7 @@ import pytest
 
 from sessions_tui.engine.store import StoreError
 from sessions_tui.engine.store.postgres import schema
-from sessions_tui.engine.store.postgres.store import NotOnPostgres, PostgresStore
+from sessions_tui.engine.store.postgres.store import NOT_YET, NotOnPostgres, PostgresStore
 
 
 def test_the_schema_is_created_once_and_a_newer_one_is_refused(pg_url, tmp_path, clock):
@@ -20,13 +20,33 @@ def test_the_schema_is_created_once_and_a_newer_one_is_refused(pg_url, tmp_path,
         PostgresStore(pg_url, tmp_path, clock)
 
 
+def test_a_database_of_schema_1_gets_the_run_records_on_open(pg_url, tmp_path, clock):
+    PostgresStore(pg_url, tmp_path, clock).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE runs, run_controls, subagent_runs, outbox, audit, send_ledger, send_ledger_state")
+        conn.execute("UPDATE schema_version SET version = 1")
+    store = PostgresStore(pg_url, tmp_path, clock)
+    try:
+        assert store.left_to_pick_up(0) is False  # reads every table of the run records
+        assert store.run_controls.add_run_control("r1", "kill", None, 7) == 1
+    finally:
+        store.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute(schema.VERSION).fetchone() == (schema.SCHEMA_VERSION,)
+
+
+GUARDED = {"cron": "cron jobs", "activity": "the live status", "usage": "usage reports"}
+"""Parts a command may ask for, by the store's attribute, while they are not on PostgreSQL (NOT_YET)."""
+
+
 def test_what_is_not_on_postgresql_yet_is_named(pg_url, tmp_path, clock):
     store = PostgresStore(pg_url, tmp_path, clock)
     try:
-        with pytest.raises(NotOnPostgres, match="^runs: not on PostgreSQL yet"):
-            store.runs  # noqa: B018
-        with pytest.raises(NotOnPostgres, match="^the outbox: not on PostgreSQL yet"):
-            store.outbox  # noqa: B018
+        for attribute, part in GUARDED.items():
+            if part in NOT_YET:
+                with pytest.raises(NotOnPostgres, match=f"^{part}: not on PostgreSQL yet"):
+                    getattr(store, attribute)
+        assert store.runs.db is store and store.outbox.db is store  # on PostgreSQL now
     finally:
         store.close()
 

@@ -12,6 +12,8 @@ way are listed here), `LIMIT -1` → `LIMIT ALL`. SQLite's `json_set` is not tra
 schema defines a function of that name doing the same to a text column (postgres/schema.py), which keeps
 the entry's fields in their order (a translation to `jsonb_set` would not). What has no plain spelling
 (FTS5's `MATCH`, `PRAGMA`) is not translated: a repository using it gets a PostgreSQL variant of its own.
+A repository reading an insert's `lastrowid` gets it from `RETURNING` the table's generated key (the
+tables are listed here, `LASTROWID_KEYS`); SQLite's `json_insert` is a function of the schema, as `json_set`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 
 REPLACE_KEYS = {"session_generations": "session_id", "session_seen": "key"}
 """The conflict key of each table written with `INSERT OR REPLACE`."""
+
+LASTROWID_KEYS = {"outbox": "id", "run_controls": "id", "send_ledger": "id"}
+"""The generated key of each table whose inserts are read for `lastrowid` (the insert returns it)."""
 
 _LITERAL = re.compile(r"('(?:[^']|'')*')")
 _OR_IGNORE = re.compile(r"^\s*INSERT\s+OR\s+IGNORE\s+INTO", re.IGNORECASE)
@@ -54,6 +59,18 @@ def translate(sql: str) -> str:
         head = re.sub(r"\s+OR\s+REPLACE", "", out[: replace.end()], count=1, flags=re.IGNORECASE)
         return f"{head}{out[replace.end() :]} ON CONFLICT ({key}) DO UPDATE SET {sets}"
     return out
+
+
+_INSERT_INTO = re.compile(r"^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+(\w+)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1024)
+def returning_key(sql: str) -> str | None:
+    """The key an insert of `sql` returns as its `lastrowid` (LASTROWID_KEYS), None for any other statement."""
+    found = _INSERT_INTO.match(sql)
+    if found is None or re.search(r"\bRETURNING\b", sql, re.IGNORECASE):
+        return None
+    return LASTROWID_KEYS.get(found.group(1))
 
 
 class Row(tuple[Any, ...]):
@@ -86,10 +103,17 @@ def row_factory(cursor: psycopg.Cursor[Any]) -> Any:
 
 
 class Cursor:
-    """The result of one statement: its rows and how many it changed."""
+    """The result of one statement: its rows and how many it changed (and an insert's `lastrowid`,
+    when the statement returned it: then it has no rows, as an insert in SQLite)."""
 
-    def __init__(self, cursor: psycopg.Cursor[Any]) -> None:
+    lastrowid: int | None = None
+
+    def __init__(self, cursor: psycopg.Cursor[Any], *, returned_key: bool = False) -> None:
         self._cursor = cursor
+        if returned_key:
+            row = cursor.fetchone()
+            self.lastrowid = None if row is None else int(row[0])
+            cursor.fetchall()
 
     @property
     def rowcount(self) -> int:
@@ -114,9 +138,10 @@ class PgConnection:
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Cursor:
         cursor = self.raw.cursor()
+        key = returning_key(sql)
         with _as_sqlite_errors():
-            cursor.execute(translate(sql), params)
-        return Cursor(cursor)
+            cursor.execute(translate(sql) + (f" RETURNING {key}" if key else ""), params)
+        return Cursor(cursor, returned_key=key is not None)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Cursor:
         cursor = self.raw.cursor()

@@ -158,7 +158,8 @@ class LedgerRepository:
                 "ORDER BY created_at DESC, id DESC LIMIT ?"
             )
             sql = (
-                f"SELECT * FROM ({one.format('requester')}) UNION SELECT * FROM ({one.format('target')}) "
+                f"SELECT * FROM ({one.format('requester')}) AS sent "
+                f"UNION SELECT * FROM ({one.format('target')}) AS received "
                 "ORDER BY created_at DESC, id DESC LIMIT ?"
             )
             args = (session, cutoff, limit, session, cutoff, limit)
