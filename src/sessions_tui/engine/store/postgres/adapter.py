@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 REPLACE_KEYS = {"session_generations": "session_id", "session_seen": "key"}
 """The conflict key of each table written with `INSERT OR REPLACE`."""
+REPLACE_KEYS["transcript_text_state"] = "id"  # search: the text index's catch-up restarting it
 
 _LITERAL = re.compile(r"('(?:[^']|'')*')")
 _OR_IGNORE = re.compile(r"^\s*INSERT\s+OR\s+IGNORE\s+INTO", re.IGNORECASE)

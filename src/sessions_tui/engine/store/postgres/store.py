@@ -2,7 +2,8 @@
 
 `PostgresStore` is the SQLite `Store` with its connection and transactions PostgreSQL's (database.py):
 the session index (`sessions`, `browse.list_sessions`) and the transcripts (`transcripts`: appends,
-lines, history windows; the text index's rows and the usage sums written with them). The rest of the
+lines, history windows; the text index's rows and the usage sums written with them), and search
+(`text_index`, PostgreSQL's full-text search: text_search.py). The rest of the
 engine's records are not on PostgreSQL yet: asking for one raises `NotOnPostgres`, naming it, rather
 than failing on a missing table.
 """
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.store import Store, StoreError
 from sessions_tui.engine.store.postgres.database import PgDatabase
+from sessions_tui.engine.store.postgres.text_search import PgTextIndexRepository
 
 if TYPE_CHECKING:
     from sessions_tui.engine.store.tables.activity import ActivityRepository
@@ -38,7 +40,6 @@ NOT_YET = (
     "cron jobs",
     "the live status",
     "usage reports",
-    "search",
     "imports",
 )
 """What of the store is not on PostgreSQL yet (in the order a command meets them)."""
@@ -54,6 +55,8 @@ def _not_yet(part: str) -> NoReturn:
 
 class PostgresStore(Store, PgDatabase):
     """The session index and transcripts in one PostgreSQL database; mirror files in `state_dir`."""
+
+    text_index_repository = PgTextIndexRepository
 
     def __init__(self, url: str, state_dir: Path | str, clock: Clock | None = None) -> None:
         self.url = url
