@@ -47,10 +47,13 @@ class Store(Database):
     """The session index and transcripts of one state directory, and the engine's records beside them:
     the database's connection and transactions, and one repository per table family on it."""
 
+    text_index_repository: type[TextIndexRepository] = TextIndexRepository
+    """The text index's repository (PostgreSQL's searches with its own full-text search)."""
+
     def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
         super().__init__(state_dir, clock)
         self.sessions = SessionsRepository(self)
-        self.text_index = TextIndexRepository(self)
+        self.text_index = self.text_index_repository(self)
         self.transcripts = TranscriptsRepository(self, self.sessions, self.text_index)
         self.imports = ImportsRepository(self, self.sessions, self.transcripts, self.text_index)
         self.follows = FollowsRepository(self)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 REPLACE_KEYS = {"session_generations": "session_id", "session_seen": "key"}
 """The conflict key of each table written with `INSERT OR REPLACE`."""
+REPLACE_KEYS["transcript_text_state"] = "id"  # search: the text index's catch-up restarting it
 
 LASTROWID_KEYS = {"outbox": "id", "run_controls": "id", "send_ledger": "id"}
 """The generated key of each table whose inserts are read for `lastrowid` (the insert returns it)."""

@@ -4,8 +4,9 @@ The tables are SQLite's (store/schema.py), column for column, so one repository'
 session index (with the browse columns SQLite generates, generated and stored here), the transcripts
 (each line verbatim; `rowid` is a column here, the key the text index keys by), the text index's rows
 and state, the usage sums a line adds, and the generations a reset leaves; the engine's run records
-(runs, run controls, the sub-agent registry, outbox, audit, send ledger: `_RUN_TABLES`). The other
-records (jobs, the live status, imports) and search are not here yet. `SCHEMA_VERSION` is kept in
+(runs, run controls, the sub-agent registry, outbox, audit, send ledger: `_RUN_TABLES`). Search adds to the
+text index's rows a `tsvector` of their text and their session terms as an array (`_TEXT_SEARCH`). The other
+records (jobs, the live status, imports) are not here yet. `SCHEMA_VERSION` is kept in
 `schema_version`; a database written by a newer sessions-tui is refused rather than misread.
 """
 
@@ -13,9 +14,10 @@ from __future__ import annotations
 
 from sessions_tui.engine.store.schema import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # 2: the engine's run records (runs, run_controls, subagent_runs, outbox, audit, send_ledger and
 # send_ledger_state), `json` and `json_insert` (the ledger's states appended in SQL)
+# 3: search, the text index's `words` (a tsvector) and `sids` (an array), each GIN-indexed
 """This schema's version (its own: PostgreSQL's migrations are not SQLite's)."""
 SQLITE_EQUIVALENT = SQLITE_SCHEMA_VERSION
 """The SQLite schema whose tables these are (for `store copy` to come)."""
@@ -266,7 +268,25 @@ CREATE TABLE IF NOT EXISTS send_ledger_state (
 """The engine's run records, SQLite's tables column for column (`rowid` a column where a repository orders
 by it; SQLite's `AUTOINCREMENT` keys identities, never reused either)."""
 
-STATEMENTS = [_JSON_SET, *(s for s in (_TABLES + _USAGE_TABLES).split(";") if s.strip())]
+INDEXED_CHARS = 262_144
+"""A message's words past this many characters are not in its `tsvector` (which holds at most 1 MB)."""
+
+_TEXT_SEARCH = f"""
+ALTER TABLE transcript_text ADD COLUMN IF NOT EXISTS words tsvector
+    GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, left(text, {INDEXED_CHARS}))) STORED;
+ALTER TABLE transcript_text ADD COLUMN IF NOT EXISTS sids TEXT[]
+    GENERATED ALWAYS AS (string_to_array(sid, ' ')) STORED;
+CREATE INDEX IF NOT EXISTS transcript_text_by_words ON transcript_text USING gin (words);
+CREATE INDEX IF NOT EXISTS transcript_text_by_sids ON transcript_text USING gin (sids);
+"""
+"""Search (postgres/text_search.py): the text index's redacted text as a `tsvector` (`INDEXED_CHARS` of
+it) and its `sid` terms as an array, generated, each with a GIN index (schema 3)."""
+
+STATEMENTS = [
+    _JSON_SET,
+    *(s for s in (_TABLES + _USAGE_TABLES).split(";") if s.strip()),
+    *(s for s in _TEXT_SEARCH.split(";") if s.strip()),
+]
 """Every statement creating the schema, in order (each safe to run again)."""
 STATEMENTS += [_JSON, _JSON_INSERT, *(s for s in _RUN_TABLES.split(";") if s.strip())]
 
