@@ -2,7 +2,9 @@
 
 `PostgresStore` is the SQLite `Store` with its connection and transactions PostgreSQL's (database.py):
 the session index (`sessions`, `browse.list_sessions`) and the transcripts (`transcripts`: appends,
-lines, history windows; the text index's rows and the usage sums written with them). The rest of the
+lines, history windows; the text index's rows and the usage sums written with them), the jobs and their
+runs (`cron`), the live status's seen marks (`activity`), usage reports (`usage`), and the OpenClaw imports
+and follows (`imports`, `follows`). The rest of the
 engine's records are not on PostgreSQL yet: asking for one raises `NotOnPostgres`, naming it, rather
 than failing on a missing table.
 """
@@ -18,15 +20,12 @@ from sessions_tui.engine.store import Store, StoreError
 from sessions_tui.engine.store.postgres.database import PgDatabase
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.store.tables.activity import ActivityRepository
     from sessions_tui.engine.store.tables.audit import AuditRepository
-    from sessions_tui.engine.store.tables.cron import CronRepository
     from sessions_tui.engine.store.tables.ledger import LedgerRepository
     from sessions_tui.engine.store.tables.outbox import OutboxRepository
     from sessions_tui.engine.store.tables.registry import RegistryRepository
     from sessions_tui.engine.store.tables.run_controls import RunControlsRepository
     from sessions_tui.engine.store.tables.runs import RunsRepository
-    from sessions_tui.engine.store.tables.usage import UsageRepository
 
 NOT_YET = (
     "runs",
@@ -35,11 +34,7 @@ NOT_YET = (
     "the outbox",
     "the audit",
     "the send ledger",
-    "cron jobs",
-    "the live status",
-    "usage reports",
     "search",
-    "imports",
 )
 """What of the store is not on PostgreSQL yet (in the order a command meets them)."""
 
@@ -82,18 +77,6 @@ class PostgresStore(Store, PgDatabase):
     @cached_property
     def ledger(self) -> LedgerRepository:
         _not_yet("the send ledger")
-
-    @cached_property
-    def cron(self) -> CronRepository:
-        _not_yet("cron jobs")
-
-    @cached_property
-    def activity(self) -> ActivityRepository:
-        _not_yet("the live status")
-
-    @cached_property
-    def usage(self) -> UsageRepository:
-        _not_yet("usage reports")
 
     def left_to_pick_up(self, now: int) -> bool:
         _not_yet("runs")
