@@ -6,13 +6,13 @@ import json
 import threading
 
 import pytest
+from test_store_suite import reopen
 
 from conftest import NOW_MS
 from sessions_tui.engine.store import Store, StoreError
 from sessions_tui.engine.store.tables.activity import HORIZON
 from sessions_tui.engine.store.tables.cron import CronRunRow
 from sessions_tui.engine.store.usage_hours import DAY_MS, HOUR_MS
-from test_store_suite import reopen
 
 SPEC = {"name": "n", "schedule": {"kind": "every", "everyMs": 60_000}, "payload": {"kind": "agentTurn"}}
 DUE = NOW_MS + 60_000
