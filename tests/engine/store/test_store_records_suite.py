@@ -306,3 +306,25 @@ def test_a_follow_is_recorded_once(store, clock):
         assert [tuple(r) for r in conn.execute("SELECT root, since FROM openclaw_follows")] == [
             ("/home/x/.openclaw", NOW_MS)
         ]
+
+
+def test_a_postgresql_database_of_schema_1_is_brought_to_2(pg_url, tmp_path, clock):
+    import psycopg
+
+    from sessions_tui.engine.store.postgres import schema
+    from sessions_tui.engine.store.postgres.store import PostgresStore
+
+    PostgresStore(pg_url, tmp_path, clock).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE cron_jobs, cron_runs, session_seen, imports, openclaw_follows")
+        conn.execute("UPDATE schema_version SET version = 1")
+    clock.advance(5)
+    store = PostgresStore(pg_url, tmp_path, clock)
+    try:
+        assert _seen(store) == {HORIZON: NOW_MS + 5}  # the horizon: when the seen marks came to be
+        store.cron.insert_job("j", SPEC, True, DUE, NOW_MS)
+        assert [j.id for j in store.cron.jobs()] == ["j"]
+    finally:
+        store.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute(schema.VERSION).fetchone() == (schema.SCHEMA_VERSION,) == (2,)
