@@ -50,7 +50,7 @@ def test_a_bad_url_is_refused_naming_what_is_wrong(tmp_path, url, said):
 
 def test_a_good_url_says_what_is_not_on_postgresql_yet(tmp_path):
     line = refusal(tmp_path, "--store", "postgresql://me@db.example:5432/sessions")
-    assert line.startswith("--store: the PostgreSQL store holds sessions, transcripts and run records so far; ")
+    assert line.startswith("--store: the PostgreSQL store holds the engine's records so far; ")
     assert f"so far; {', '.join(NOT_YET)} are not on PostgreSQL yet" in line
     assert line.endswith("leave --store out to use the state directory's SQLite store")
     assert not (tmp_path / "sessions.sqlite3").exists()

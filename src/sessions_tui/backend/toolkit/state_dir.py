@@ -47,6 +47,6 @@ def postgres_not_ready(location: str, origin: str) -> str:
     from sessions_tui.engine.store.postgres.store import NOT_YET
 
     return (
-        f"{origin}: the PostgreSQL store holds sessions, transcripts and run records so far; {', '.join(NOT_YET)} are "
+        f"{origin}: the PostgreSQL store holds the engine's records so far; {', '.join(NOT_YET)} are "
         f"not on PostgreSQL yet, and a command needs them: leave {origin} out to use the state directory's SQLite store"
     )

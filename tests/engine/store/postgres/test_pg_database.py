@@ -6,7 +6,7 @@ import pytest
 
 from sessions_tui.engine.store import StoreError
 from sessions_tui.engine.store.postgres import schema
-from sessions_tui.engine.store.postgres.store import NOT_YET, NotOnPostgres, PostgresStore
+from sessions_tui.engine.store.postgres.store import PostgresStore
 
 
 def test_the_schema_is_created_once_and_a_newer_one_is_refused(pg_url, tmp_path, clock):
@@ -35,18 +35,12 @@ def test_a_database_of_schema_1_gets_the_run_records_on_open(pg_url, tmp_path, c
         assert conn.execute(schema.VERSION).fetchone() == (schema.SCHEMA_VERSION,)
 
 
-GUARDED = {"cron": "cron jobs", "activity": "the live status", "usage": "usage reports"}
-"""Parts a command may ask for, by the store's attribute, while they are not on PostgreSQL (NOT_YET)."""
-
-
-def test_what_is_not_on_postgresql_yet_is_named(pg_url, tmp_path, clock):
+def test_every_repository_of_the_store_is_on_postgresql(pg_url, tmp_path, clock):
     store = PostgresStore(pg_url, tmp_path, clock)
     try:
-        for attribute, part in GUARDED.items():
-            if part in NOT_YET:
-                with pytest.raises(NotOnPostgres, match=f"^{part}: not on PostgreSQL yet"):
-                    getattr(store, attribute)
-        assert store.runs.db is store and store.outbox.db is store  # on PostgreSQL now
+        for part in ("sessions", "transcripts", "runs", "outbox", "ledger", "audit", "registry", "cron", "activity"):
+            assert getattr(store, part).db is store, part
+        assert store.usage is not None and store.imports is not None and store.follows is not None
     finally:
         store.close()
 

@@ -98,6 +98,8 @@ class PgDatabase(Database):
             adapter = cast(PgConnection, conn)
             for statement in schema.STATEMENTS:
                 adapter.run(statement)
+            for statement in schema.AT_CREATION:
+                adapter.execute(statement, (self.now(),))
             adapter.run(schema.SET_VERSION)
 
     def _version(self) -> int:

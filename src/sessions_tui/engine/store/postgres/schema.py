@@ -5,8 +5,8 @@ session index (with the browse columns SQLite generates, generated and stored he
 (each line verbatim; `rowid` is a column here, the key the text index keys by), the text index's rows
 and state, the usage sums a line adds, and the generations a reset leaves; the engine's run records
 (runs, run controls, the sub-agent registry, outbox, audit, send ledger: `_RUN_TABLES`). Search adds to the
-text index's rows a `tsvector` of their text and their session terms as an array (`_TEXT_SEARCH`). The other
-records (jobs, the live status, imports) are not here yet. `SCHEMA_VERSION` is kept in
+text index's rows a `tsvector` of their text and their session terms as an array (`_TEXT_SEARCH`); the jobs
+and their runs, the seen marks, the OpenClaw imports and follows (`_CRON_ACTIVITY_IMPORTS`). `SCHEMA_VERSION` is kept in
 `schema_version`; a database written by a newer sessions-tui is refused rather than misread.
 """
 
@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from sessions_tui.engine.store.schema import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # 2: the engine's run records (runs, run_controls, subagent_runs, outbox, audit, send_ledger and
 # send_ledger_state), `json` and `json_insert` (the ledger's states appended in SQL)
 # 3: search, the text index's `words` (a tsvector) and `sids` (an array), each GIN-indexed
+# 4: the jobs and their runs, the seen marks (and the horizon), the OpenClaw imports and follows; `json_extract`
 """This schema's version (its own: PostgreSQL's migrations are not SQLite's)."""
 SQLITE_EQUIVALENT = SQLITE_SCHEMA_VERSION
 """The SQLite schema whose tables these are (for `store copy` to come)."""
@@ -282,9 +283,76 @@ CREATE INDEX IF NOT EXISTS transcript_text_by_sids ON transcript_text USING gin 
 """Search (postgres/text_search.py): the text index's redacted text as a `tsvector` (`INDEXED_CHARS` of
 it) and its `sid` terms as an array, generated, each with a GIN index (schema 3)."""
 
+_JSON_EXTRACT = """
+CREATE OR REPLACE FUNCTION json_extract(doc text, path text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $fn$ SELECT $1::json ->> substr($2, 3) $fn$
+"""
+"""SQLite's `json_extract(doc, '$.field')` for one top-level field of a JSON text, as text (what the live
+status asks of an audit row's data: whether its field is there)."""
+
+_CRON_ACTIVITY_IMPORTS = """
+CREATE TABLE IF NOT EXISTS cron_jobs (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    next_run_at BIGINT,
+    state TEXT NOT NULL DEFAULT '{}',
+    lease_owner TEXT,
+    lease_until BIGINT,
+    running_run_id TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cron_jobs_due ON cron_jobs(next_run_at) WHERE enabled = 1;
+CREATE TABLE IF NOT EXISTS cron_runs (
+    rowid BIGINT GENERATED ALWAYS AS IDENTITY,
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    scheduled_at BIGINT,
+    started_at BIGINT NOT NULL,
+    ended_at BIGINT,
+    status TEXT,
+    error TEXT,
+    session_key TEXT,
+    run_id TEXT,
+    tokens BIGINT,
+    delivery_status TEXT,
+    delivery_error TEXT,
+    owner TEXT
+);
+CREATE INDEX IF NOT EXISTS cron_runs_by_job ON cron_runs(job_id, started_at);
+CREATE INDEX IF NOT EXISTS cron_runs_by_session ON cron_runs(session_key, started_at);
+CREATE TABLE IF NOT EXISTS session_seen (
+    key TEXT PRIMARY KEY,
+    seen_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS imports (
+    source TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    lines BIGINT NOT NULL DEFAULT 0,
+    entry TEXT NOT NULL DEFAULT '{}',
+    imported_at BIGINT NOT NULL,
+    adopted TEXT
+);
+CREATE INDEX IF NOT EXISTS imports_by_session ON imports(session_key);
+CREATE TABLE IF NOT EXISTS openclaw_follows (
+    root TEXT PRIMARY KEY,
+    since BIGINT NOT NULL
+);
+"""
+"""The jobs and their runs (`cron_runs.rowid`: a column here, the order of runs started at one time),
+the operator's seen marks, and the OpenClaw imports and follows (schema 4)."""
+
+AT_CREATION = ["INSERT OR IGNORE INTO session_seen (key, seen_at) VALUES ('*', ?)"]
+"""Rows written when the schema is created or brought up to this version, each given the store's time:
+the live status's horizon (what ended before it counts as seen: store/tables/activity.py)."""
+
 STATEMENTS = [
     _JSON_SET,
-    *(s for s in (_TABLES + _USAGE_TABLES).split(";") if s.strip()),
+    _JSON_EXTRACT,
+    *(s for s in (_TABLES + _USAGE_TABLES + _CRON_ACTIVITY_IMPORTS).split(";") if s.strip()),
     *(s for s in _TEXT_SEARCH.split(";") if s.strip()),
 ]
 """Every statement creating the schema, in order (each safe to run again)."""

@@ -47,7 +47,8 @@ class ActivityRepository:
         with self.db.write() as conn:
             conn.execute(
                 "INSERT INTO session_seen (key, seen_at) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET seen_at = max(seen_at, excluded.seen_at)",
+                "ON CONFLICT(key) DO UPDATE SET seen_at = CASE WHEN excluded.seen_at > session_seen.seen_at "
+                "THEN excluded.seen_at ELSE session_seen.seen_at END",
                 (key, at),
             )
 

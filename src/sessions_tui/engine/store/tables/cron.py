@@ -82,11 +82,12 @@ def _job(row: sqlite3.Row) -> CronJobRow:
     )
 
 
-def _run(row: sqlite3.Row) -> CronRunRow:
-    return CronRunRow(**{name: row[name] for name in row.keys()})  # noqa: SIM118 - sqlite3.Row
-
-
 _RUN_COLUMNS = tuple(CronRunRow.__dataclass_fields__)
+
+
+def _run(row: sqlite3.Row) -> CronRunRow:
+    """A run's row by its fields (PostgreSQL's `cron_runs` has `rowid` as a column: not one of them)."""
+    return CronRunRow(**{name: row[name] for name in _RUN_COLUMNS})
 
 
 class CronRepository:

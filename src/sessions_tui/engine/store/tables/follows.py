@@ -21,6 +21,6 @@ class FollowsRepository:
             conn.execute("INSERT OR IGNORE INTO openclaw_follows (root, since) VALUES (?, ?)", (root, self.db.now()))
 
     def follows(self, root: str) -> bool:
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT 1 FROM openclaw_follows WHERE root = ?", (root,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT 1 FROM openclaw_follows WHERE root = ?", (root,)).fetchone()
         return row is not None

@@ -62,15 +62,15 @@ class ImportsRepository:
 
     def imported_lines(self, source: str) -> int | None:
         """How many physical lines of `source` were imported; None if it never was."""
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT lines FROM imports WHERE source = ?", (source,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT lines FROM imports WHERE source = ?", (source,)).fetchone()
         return row[0] if row else None
 
     def import_state(self, source: str, key: str) -> ImportState:
         """`imported_lines(source)`, `session_id_of(key)` and the adoption's mark in one query (an
         import asks them of each session)."""
-        with self.db._lock:
-            row = self.db._conn.execute(
+        with self.db.peek() as conn:
+            row = conn.execute(
                 "SELECT (SELECT lines FROM imports WHERE source = ?), (SELECT session_id FROM sessions WHERE key = ?), "
                 "(SELECT adopted FROM imports WHERE source = ?)",
                 (source, key, source),
@@ -116,19 +116,19 @@ class ImportsRepository:
     def engine_mark(self, key: str) -> str:
         """The session's fingerprint now ("" if there is none): equal to its adoption's mark while the
         engine has not written into it since."""
-        with self.db._lock:
-            return _mark(self.db._conn.execute(_MARK_COLUMNS, (key,)).fetchone())
+        with self.db.peek() as conn:
+            return _mark(conn.execute(_MARK_COLUMNS, (key,)).fetchone())
 
     def imported_entry(self, source: str) -> dict[str, Any]:
         """The source's session entry as it was at its last import."""
-        with self.db._lock:
-            row = self.db._conn.execute("SELECT entry FROM imports WHERE source = ?", (source,)).fetchone()
+        with self.db.peek() as conn:
+            row = conn.execute("SELECT entry FROM imports WHERE source = ?", (source,)).fetchone()
         return json.loads(row[0]) if row else {}
 
     def imported_session_id(self, source: str) -> str | None:
         """The sessionId a source session had when it was imported."""
-        with self.db._lock:
-            row = self.db._conn.execute(
+        with self.db.peek() as conn:
+            row = conn.execute(
                 "SELECT s.session_id FROM imports i JOIN sessions s ON s.key = i.session_key WHERE i.source = ?",
                 (source,),
             ).fetchone()
@@ -137,8 +137,8 @@ class ImportsRepository:
     def import_source_of(self, key: str) -> str | None:
         """The OpenClaw source a session was imported from (it belongs to that OpenClaw), if any: None
         for the engine's own, adopted ones included."""
-        with self.db._lock:
-            row = self.db._conn.execute(
+        with self.db.peek() as conn:
+            row = conn.execute(
                 "SELECT source FROM imports WHERE session_key = ? AND adopted IS NULL LIMIT 1", (key,)
             ).fetchone()
         return str(row[0]) if row else None

@@ -113,7 +113,7 @@ class UsageRepository:
     ) -> list[UsageRow]:
         """The sums per value of `column` (and per provider and model, to be priced), hours from `since`'s on."""
         span, args = self._span(since, keys, agents, by_session=column == "session_key")
-        sql = f"SELECT {column}, provider, model, {_SUMS} FROM ({span}) GROUP BY {column}, provider, model"
+        sql = f"SELECT {column}, provider, model, {_SUMS} FROM ({span}) AS span GROUP BY {column}, provider, model"
         with self.db.read() as conn:
             return [UsageRow(row[0], _sums(row[1], row[2], tuple(row[3:]))) for row in conn.execute(sql, args)]
 
@@ -122,7 +122,9 @@ class UsageRepository:
     ) -> list[UsageRow]:
         """The sums per time bucket of `bucket_ms` (an hour or a day, from the epoch in UTC), by provider and model."""
         span, args = self._span(since, keys, agents, hours_only=bucket_ms < DAY_MS)
-        sql = f"SELECT at / ? * ?, provider, model, {_SUMS} FROM ({span}) GROUP BY 1, provider, model ORDER BY 1"
+        sql = (
+            f"SELECT at / ? * ?, provider, model, {_SUMS} FROM ({span}) AS span GROUP BY 1, provider, model ORDER BY 1"
+        )
         with self.db.read() as conn:
             return [
                 UsageRow(int(row[0]), _sums(row[1], row[2], tuple(row[3:])))
