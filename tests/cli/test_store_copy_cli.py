@@ -79,3 +79,16 @@ def test_an_unreachable_database_is_one_line(tmp_path):
     done = cli("store", "copy", "--from", str(state), "--to", "postgresql://127.0.0.1:1/nothing?connect_timeout=2")
     assert done.returncode == 2
     assert one_error_line(done.stderr).startswith("--to: postgresql://127.0.0.1:1/nothing")
+
+
+def test_a_count_that_differs_exits_1_naming_the_table(monkeypatch, capsys):
+    from sessions_tui.backend.toolkit.store_copy import CopyReport, TableCount
+    from sessions_tui.cli import main
+    from sessions_tui.cli.commands import store
+
+    report = CopyReport((TableCount("sessions", 3, 3), TableCount("transcript", 9, 8)))
+    monkeypatch.setattr(store, "copy_between", lambda source, target: report)
+    assert main(["store", "copy", "--from", "a", "--to", "postgresql://h/db"]) == 1
+    out, err = capsys.readouterr()
+    assert err == "sessions-tui: store copy: the counts differ in transcript\n"
+    assert "transcript          9          8  DIFFERS" in out
