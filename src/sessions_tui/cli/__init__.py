@@ -1,7 +1,7 @@
 """The `sessions-tui` command: `main` (`entry` as installed), and the table of which module runs each subcommand (the
 dashboard, `tool`, `send`, `sends`, `explain`, `search`, `export`, `session`, `cron`, `demo`,
-`import-openclaw`, `serve`, `watch`, `usage`); their options and help texts are in `parser.py` (`cron_parser.py`
-for `cron`), each command in `commands/<name>.py`.
+`import-openclaw`, `serve`, `watch`, `usage`, `store`); their options and help texts are in `parser.py`
+(`cron_parser.py` for `cron`, `store_parser.py` for `store`), each command in `commands/<name>.py`.
 
 Exit codes: 0 for every tool result (including `status:"error"`/`"forbidden"`), 2 with one
 line on stderr for invalid arguments, an unknown tool, a bad or missing config file, or a state
@@ -37,6 +37,7 @@ HANDLERS: dict[str | None, str] = {
     "serve": "serve",
     "watch": "watch",
     "usage": "usage",
+    "store": "store",
 }
 """Each command (None: no command, the dashboard) to its module under `commands/`, whose `run`
 runs it. A module is loaded only when its command is the one given: a `tool` call loads neither the

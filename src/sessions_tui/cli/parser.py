@@ -28,6 +28,7 @@ from sessions_tui.cli.options import (
     subcommand,
     wrapped,
 )
+from sessions_tui.cli.store_parser import add_store_command
 
 _OPENCLAW_HELP = (
     "an OpenClaw state directory (e.g. ~/.openclaw): the dashboard follows it live, `tool` reads it "
@@ -190,6 +191,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     add_read_commands(sub, on_demo, wanted)
     add_session_command(sub, on_demo, wanted)
     add_cron_command(sub, on_demo, wanted)
+    add_store_command(sub, wanted)
 
     watch = subcommand(
         sub,
