@@ -1,0 +1,76 @@
+"""The session table's pages on PostgreSQL: its text filters and counts over PostgreSQL's own indexes.
+
+`BrowseRepository`'s filters, sorts and keyset paging are plain SQL and read the same on both stores;
+what SQLite reads from its own indexes is written again here. A plain text filter is `ILIKE` over the
+searched columns (`search_sql`'s columns; PostgreSQL folds case as its locale does, not ASCII only as
+SQLite's `LIKE`); where the server has `pg_trgm`, the schema adds a trigram index over those columns
+(`sessions_search`, postgres/schema.py) and a needle of three characters or more is looked up in it
+first, which only narrows. Which one is chosen by the database, once. A `~words` filter keeps the
+sessions whose newest `RANK_WINDOW` matching messages say the words (the last one a prefix), from the
+text index's `tsvector` (text_search.py). A count reads its own snapshot from the pool, so it never
+holds up the next page; it cannot be stopped midway (SQLite's progress handler has no counterpart
+here): a count cancelled meanwhile is answered -1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sessions_tui.engine.search.matching import INDEXED_LENGTH, SEARCH_COLUMNS, fts_words, like_pattern
+from sessions_tui.engine.store.browsing.browse import BrowseRepository, SessionFilter
+from sessions_tui.engine.store.postgres.schema import SEARCHED_TEXT
+from sessions_tui.engine.store.postgres.text_search import ts_query
+from sessions_tui.engine.store.tables.text_index import RANK_WINDOW
+
+
+class PgBrowseRepository(BrowseRepository):
+    """Sessions by filter, in pages, on PostgreSQL."""
+
+    UNINDEXED = ""
+    _trigrams: bool | None = None
+
+    def _matching(self, needle: str) -> tuple[str, list[Any]]:
+        """`needle` in any searched column, case-insensitively (no text on PostgreSQL holds a NUL)."""
+        if "\x00" in needle:
+            return "FALSE", []
+        condition = " OR ".join(f"{column} ILIKE ? ESCAPE '\\'" for column in SEARCH_COLUMNS)
+        return f"({condition})", [like_pattern(needle)] * len(SEARCH_COLUMNS)
+
+    def _searched(
+        self, conn: Any, where: list[str], args: list[Any], needle: str, *, counting: bool
+    ) -> tuple[str, str, list[Any]]:
+        condition, search_args = self._matching(needle)
+        if len(needle) >= INDEXED_LENGTH and search_args and self._has_trigrams(conn):
+            condition = f"({SEARCHED_TEXT} ILIKE ? ESCAPE '\\' AND {condition})"
+            search_args = [like_pattern(needle), *search_args]
+        return "sessions", condition, search_args
+
+    def _has_trigrams(self, conn: Any) -> bool:
+        """Whether this database has the trigram index (the server had `pg_trgm` when it was made)."""
+        if self._trigrams is None:
+            self._trigrams = conn.execute("SELECT to_regclass('sessions_search')").fetchone()[0] is not None
+        return self._trigrams
+
+    def _saying(self, conn: Any, words: str) -> tuple[str, list[Any]]:
+        found = fts_words(words)
+        if not found:
+            return "FALSE", []
+        condition = f"""session_id IN (SELECT tr.session_id FROM (
+                SELECT rowid AS id FROM transcript_text WHERE words @@ to_tsquery('simple', ?)
+                ORDER BY rowid DESC LIMIT {RANK_WINDOW}
+            ) AS m JOIN transcript AS tr ON tr.rowid = m.id)"""
+        return condition, [ts_query(found, prefix_last=True)]
+
+    def count(self, flt: SessionFilter, cancelled: Callable[[], bool] | None = None) -> int:
+        """How many sessions the filter lets through, from a snapshot of its own; -1 if `cancelled()`
+        was true before or after."""
+        if cancelled is not None and cancelled():
+            return -1
+        with self.db.read() as conn:
+            where, args, source = self._where(conn, flt, counting=True)
+            total = int(conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(where)}", args).fetchone()[0])
+        return -1 if cancelled is not None and cancelled() else total
+
+    def close(self) -> None:
+        """Nothing of its own to close: counts read from the store's pool."""
