@@ -7,7 +7,6 @@ import sqlite3
 
 import pytest
 
-from conftest import add_session
 from sessions_tui.engine.store import SORT_COLUMNS, SessionFilter, Store
 from sessions_tui.engine.store.browse_schema import SORTED
 from sessions_tui.engine.store.schema import _SCHEMA, SCHEMA_VERSION

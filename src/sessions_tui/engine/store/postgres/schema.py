@@ -359,7 +359,16 @@ STATEMENTS = [
 """Every statement creating the schema, in order (each safe to run again)."""
 STATEMENTS += [_JSON, _JSON_INSERT, *(s for s in _RUN_TABLES.split(";") if s.strip())]
 
-SORTED = ("updated_at", "sort_model", "sort_tokens", "sort_status", "sort_label", "sort_display", "sort_kind", "channel")
+SORTED = (
+    "updated_at",
+    "sort_model",
+    "sort_tokens",
+    "sort_status",
+    "sort_label",
+    "sort_display",
+    "sort_kind",
+    "channel",
+)
 """The session table's sort columns (browse_schema.py's), each with an index read in either direction."""
 
 SEARCHED_TEXT = (

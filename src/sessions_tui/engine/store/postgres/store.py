@@ -21,9 +21,7 @@ from sessions_tui.engine.store.postgres.browse import PgBrowseRepository
 from sessions_tui.engine.store.postgres.database import PgDatabase
 from sessions_tui.engine.store.postgres.text_search import PgTextIndexRepository
 
-NOT_YET = (
-    "the hosts' leases, claims and events wired into the engine",
-)
+NOT_YET = ("the hosts' leases, claims and events wired into the engine",)
 """What of the store is not on PostgreSQL yet (in the order a command meets them)."""
 
 
