@@ -1,6 +1,9 @@
 """The session table's pages on PostgreSQL: a text filter of three characters or more is looked up in
 the trigram index where the server has `pg_trgm`, and the same sessions are found without it; each sort
-reads its column's index; a database of schema 4 gets both once opened."""
+reads its column's index; a database of schema 4 gets both once opened; a count cancelled while the
+server runs it is stopped there."""
+
+import threading
 
 from sessions_tui.engine.store import SessionFilter
 from sessions_tui.engine.store.postgres import schema
@@ -70,4 +73,37 @@ def test_a_schema_4_database_gets_the_browse_indexes(pg_url, tmp_path, clock):
             "agent:main:discord:group:dev"
         ]
     finally:
+        store.close()
+
+
+def test_a_count_cancelled_while_it_runs_is_stopped(pg_url, tmp_path, clock):
+    """The count waits on a lock another transaction holds: only the server's cancel can end it."""
+    store = PostgresStore(pg_url, tmp_path, clock)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with store.write() as conn:
+            conn.execute("LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE")
+            locked.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold)
+    try:
+        store.sessions.create("agent:main:main")
+        holder.start()
+        assert locked.wait(60)
+        asked = []
+
+        def cancelled() -> bool:  # wanted when it begins, not after
+            asked.append(1)
+            return len(asked) > 1
+
+        assert store.browse.count(SessionFilter(), cancelled=cancelled) == -1
+        release.set()
+        holder.join()
+        assert store.browse.count(SessionFilter(), cancelled=lambda: False) == 1  # the connection is fine after
+    finally:
+        release.set()
+        if holder.is_alive():
+            holder.join()
         store.close()

@@ -8,12 +8,13 @@ SQLite's `LIKE`); where the server has `pg_trgm`, the schema adds a trigram inde
 first, which only narrows. Which one is chosen by the database, once. A `~words` filter keeps the
 sessions whose newest `RANK_WINDOW` matching messages say the words (the last one a prefix), from the
 text index's `tsvector` (text_search.py). A count reads its own snapshot from the pool, so it never
-holds up the next page; it cannot be stopped midway (SQLite's progress handler has no counterpart
-here): a count cancelled meanwhile is answered -1.
+holds up the next page; where SQLite's count stops itself from a progress handler, a watcher beside a
+PostgreSQL count asks the server to cancel it (`cancel_safe`) once `cancelled()` turns true.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -64,13 +65,50 @@ class PgBrowseRepository(BrowseRepository):
 
     def count(self, flt: SessionFilter, cancelled: Callable[[], bool] | None = None) -> int:
         """How many sessions the filter lets through, from a snapshot of its own; -1 if `cancelled()`
-        was true before or after."""
+        turned true meanwhile (the server's count is then cancelled within `WATCH_SECONDS`)."""
+        import psycopg
+
         if cancelled is not None and cancelled():
             return -1
         with self.db.read() as conn:
             where, args, source = self._where(conn, flt, counting=True)
-            total = int(conn.execute(f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(where)}", args).fetchone()[0])
+            watching = _Watch()
+            if cancelled is not None:
+                threading.Thread(target=watching.run, args=(conn.raw, cancelled), daemon=True).start()  # type: ignore[attr-defined]
+            try:
+                sql = f"SELECT COUNT(*) FROM {source} WHERE {' AND '.join(where)}"
+                total = int(conn.execute(sql, args).fetchone()[0])
+            except psycopg.errors.QueryCanceled:
+                if cancelled is not None and cancelled():
+                    return -1
+                raise
+            finally:
+                watching.stop()
         return -1 if cancelled is not None and cancelled() else total
 
     def close(self) -> None:
         """Nothing of its own to close: counts read from the store's pool."""
+
+
+WATCH_SECONDS = 0.005
+"""How often a count's watcher asks whether the count is still wanted."""
+
+
+class _Watch:
+    """A count's watcher: cancels the statement a connection runs once `cancelled()` is true (every
+    `WATCH_SECONDS` until it ends), never after `stop()` (the lock keeps a late cancel off the
+    transaction's next statement)."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._lock = threading.Lock()
+
+    def run(self, conn: Any, cancelled: Callable[[], bool]) -> None:
+        while not self._done.wait(WATCH_SECONDS):
+            with self._lock:
+                if not self._done.is_set() and cancelled():  # again until it ends: it may not have begun
+                    conn.cancel_safe()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._done.set()
