@@ -66,6 +66,8 @@ def test_keyset_pages_are_the_pages_by_position(store, order_by, descending):
     assert len(whole) == 47
     forward, backward = _walk(store, flt, order_by, descending, 5)
     assert forward == whole
+    _, every = store.browse.keyset(flt, order_by=order_by, descending=descending, limit=100)
+    assert {type(value) for value, _ in every} <= {int, float, str}  # a cursor goes out as JSON
     assert backward[:-1] == [whole[i : i + 5] for i in range(0, 45, 5)]
     assert [k for page in backward for k in page] == whole
     # a deep page read after its predecessor's last row is the page at that offset

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from sessions_tui.engine.search.matching import INDEXED_LENGTH, SEARCH_COLUMNS, fts_words, like_pattern
-from sessions_tui.engine.store.browsing.browse import BrowseRepository, SessionFilter
+from sessions_tui.engine.store.browsing.browse import BrowseRepository, Cursor, SessionFilter
 from sessions_tui.engine.store.postgres.schema import SEARCHED_TEXT
 from sessions_tui.engine.store.postgres.text_search import ts_query
+from sessions_tui.engine.store.tables.sessions import StoredSession
 from sessions_tui.engine.store.tables.text_index import RANK_WINDOW
 
 
@@ -62,6 +64,23 @@ class PgBrowseRepository(BrowseRepository):
                 ORDER BY rowid DESC LIMIT {RANK_WINDOW}
             ) AS m JOIN transcript AS tr ON tr.rowid = m.id)"""
         return condition, [ts_query(found, prefix_last=True)]
+
+    def keyset(
+        self,
+        flt: SessionFilter,
+        *,
+        order_by: str = "updated",
+        descending: bool = True,
+        limit: int = 100,
+        after: Cursor | None = None,
+        before: Cursor | None = None,
+    ) -> tuple[list[StoredSession], list[Cursor]]:
+        """`BrowseRepository.keyset`, its cursors' numbers as SQLite gives them (`sort_tokens` is
+        NUMERIC here: an int, or a float, never a `Decimal`, which a cursor sent as JSON cannot hold)."""
+        sessions, cursors = super().keyset(
+            flt, order_by=order_by, descending=descending, limit=limit, after=after, before=before
+        )
+        return sessions, [(_number(value), key) for value, key in cursors]
 
     def count(self, flt: SessionFilter, cancelled: Callable[[], bool] | None = None) -> int:
         """How many sessions the filter lets through, from a snapshot of its own; -1 if `cancelled()`
@@ -112,3 +131,10 @@ class _Watch:
     def stop(self) -> None:
         with self._lock:
             self._done.set()
+
+
+def _number(value: Any) -> Any:
+    """A `Decimal` as the int or float SQLite would give; anything else as it is."""
+    if not isinstance(value, Decimal):
+        return value
+    return int(value) if value == value.to_integral_value() else float(value)
