@@ -7,7 +7,6 @@ import sqlite3
 
 import pytest
 
-from conftest import add_session
 from sessions_tui.engine.store import SORT_COLUMNS, SessionFilter, Store
 from sessions_tui.engine.store.browse_schema import SORTED
 from sessions_tui.engine.store.schema import _SCHEMA, SCHEMA_VERSION
@@ -15,7 +14,7 @@ from sessions_tui.engine.store.schema import _SCHEMA, SCHEMA_VERSION
 AGENTS = ["main", "ops"]
 
 
-def _fill(engine):
+def _fill(store):
     """Sessions with few distinct values per sort column, so pages split runs of ties."""
     kinds = ["main", "discord:group:g{}", "cron:job-{}", "subagent:s{}", "hook:h{}", "node-{}", "telegram:direct:{}"]
     for i in range(47):
@@ -32,7 +31,7 @@ def _fill(engine):
             entry["status"] = ["done", "failed"][i % 2]
         if i % 4 == 1:
             entry["displayName"] = f"Room {i % 3}"
-        add_session(engine, f"agent:{agent}:{rest}", **{k: v for k, v in entry.items() if v is not None})
+        store.sessions.create(f"agent:{agent}:{rest}", {k: v for k, v in entry.items() if v is not None})
 
 
 def _flt(**kw):
@@ -60,14 +59,15 @@ def _walk(store, flt, order_by, descending, size):
 
 @pytest.mark.parametrize("order_by", list(SORT_COLUMNS))
 @pytest.mark.parametrize("descending", [True, False])
-def test_keyset_pages_are_the_pages_by_position(make_engine, order_by, descending):
-    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
-    _fill(engine)
-    store, flt = engine.store, _flt()
+def test_keyset_pages_are_the_pages_by_position(store, order_by, descending):
+    _fill(store)
+    flt = _flt()
     whole = [s.key for s in store.browse.page(flt, order_by=order_by, descending=descending, limit=None)[0]]
     assert len(whole) == 47
     forward, backward = _walk(store, flt, order_by, descending, 5)
     assert forward == whole
+    _, every = store.browse.keyset(flt, order_by=order_by, descending=descending, limit=100)
+    assert {type(value) for value, _ in every} <= {int, float, str}  # a cursor goes out as JSON
     assert backward[:-1] == [whole[i : i + 5] for i in range(0, 45, 5)]
     assert [k for page in backward for k in page] == whole
     # a deep page read after its predecessor's last row is the page at that offset
@@ -77,10 +77,8 @@ def test_keyset_pages_are_the_pages_by_position(make_engine, order_by, descendin
     assert [s.key for s in deep] == [s.key for s in page]
 
 
-def test_keyset_paging_under_a_filter_and_search(make_engine):
-    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
-    _fill(engine)
-    store = engine.store
+def test_keyset_paging_under_a_filter_and_search(store):
+    _fill(store)
     for flt in (_flt(search="ROOM"), _flt(search="ro"), _flt(kinds=["cron", "other"]), _flt(search="agent:ops")):
         whole = [s.key for s in store.browse.page(flt, order_by="label", descending=False, limit=None)[0]]
         forward, backward = _walk(store, flt, "label", False, 3)
@@ -88,20 +86,18 @@ def test_keyset_paging_under_a_filter_and_search(make_engine):
         assert store.browse.count(flt) == len(whole) == store.browse.page(flt, limit=1)[1]
 
 
-def test_the_viewers_main_sorts_as_main(make_engine):
-    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
-    _fill(engine)
-    forward, _ = _walk(engine.store, _flt(), "key", False, 4)
-    whole = [s.key for s in engine.store.browse.page(_flt(), order_by="key", descending=False, limit=None)[0]]
+def test_the_viewers_main_sorts_as_main(store):
+    _fill(store)
+    forward, _ = _walk(store, _flt(), "key", False, 4)
+    whole = [s.key for s in store.browse.page(_flt(), order_by="key", descending=False, limit=None)[0]]
     assert forward == whole
     assert whole.index("agent:main:main") > whole.index("agent:main:hook:h4")  # 'main' > 'hook:…'
 
 
-def test_a_cancelled_count_gives_up(make_engine):
-    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
-    _fill(engine)
-    assert engine.store.browse.count(_flt(), cancelled=lambda: False) == 47
-    assert engine.store.browse.count(_flt(), cancelled=lambda: True) in (-1, 47)  # too small to be interrupted
+def test_a_cancelled_count_gives_up(store):
+    _fill(store)
+    assert store.browse.count(_flt(), cancelled=lambda: False) == 47
+    assert store.browse.count(_flt(), cancelled=lambda: True) in (-1, 47)  # too small to be interrupted
 
 
 def test_a_schema_2_file_migrates(tmp_path):
@@ -141,23 +137,41 @@ def test_a_schema_2_file_migrates(tmp_path):
         again.close()
 
 
-def test_the_agents_by_skipping_are_the_distinct_agents(make_engine):
-    engine = make_engine()
-    assert engine.store.browse.agent_ids() == []
-    _fill(engine)
-    assert sorted(engine.store.browse.agent_ids()) == sorted(engine.store.sessions.agent_ids()) == AGENTS
+def test_the_agents_by_skipping_are_the_distinct_agents(store):
+    assert store.browse.agent_ids() == []
+    _fill(store)
+    assert sorted(store.browse.agent_ids()) == sorted(store.sessions.agent_ids()) == AGENTS
 
 
 @pytest.mark.parametrize("needle", ["oom", "ROOM 1", 'a"b', "x*y", "AND", 'OR "', "g1", "Ünï", "s1-", "alph"])
-def test_the_search_index_only_narrows(make_engine, needle):
+def test_the_search_index_only_narrows(store, needle):
     """Through the trigram index (a browse) or not (the list), a search matches the same sessions."""
-    engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
-    _fill(engine)
-    add_session(engine, 'agent:main:discord:group:a"b', label='x*y AND OR "q"')
-    add_session(engine, "agent:main:discord:group:uni", displayName="ÜnÏcode")
-    listed = {s.key for s in engine.store.browse.list_sessions(search=needle)[0]}
-    browsed = {s.key for s in engine.store.browse.page(SessionFilter(search=needle), limit=None)[0]}
-    assert browsed == listed
+    _fill(store)
+    store.sessions.create('agent:main:discord:group:a"b', {"label": 'x*y AND OR "q"'})
+    store.sessions.create("agent:main:discord:group:uni", {"displayName": "ÜnÏcode"})
+    listed = {s.key for s in store.browse.list_sessions(search=needle)[0]}
+    browsed = {s.key for s in store.browse.page(SessionFilter(search=needle), limit=None)[0]}
+    assert browsed == listed and store.browse.count(SessionFilter(search=needle)) == len(listed)
+    if needle in ("oom", "ROOM 1", "alph"):
+        assert listed
+
+
+def test_sessions_whose_messages_say_the_words(store):
+    """`~words`: the sessions whose messages hold every word, the last one as a prefix."""
+    _fill(store)
+    store.transcripts.append("agent:main:main", {"role": "user", "content": "the deploy failed again"})
+    store.transcripts.append("agent:ops:cron:job-9", {"role": "assistant", "content": "deployment went fine"})
+    found = {}
+    for words in ("~deploy", "~deployment", "~deploy fail", "~DEPLOY", "~depl", "~went fine", "~nothing here", "~ "):
+        flt = _flt(search=words)
+        found[words] = {s.key for s in store.browse.page(flt, limit=None)[0]}
+        assert store.browse.count(flt) == len(found[words])
+    assert found["~deploy"] == {"agent:main:main", "agent:ops:cron:job-9"}
+    assert found["~deployment"] == {"agent:ops:cron:job-9"}
+    assert found["~deploy fail"] == {"agent:main:main"} and found["~DEPLOY"] == found["~deploy"]
+    assert found["~depl"] == {"agent:main:main", "agent:ops:cron:job-9"}
+    assert found["~went fine"] == {"agent:ops:cron:job-9"} and found["~nothing here"] == set()
+    assert len(found["~ "]) == 47  # no words yet: no narrowing
 
 
 class _Recorder:
@@ -181,7 +195,7 @@ def test_each_sort_reads_its_one_index_in_either_direction(make_engine, order_by
     """Ties follow the sort's direction, so the column's one index gives the page in order, read
     forwards or backwards, for the first page and the pages after and before a row: no sorting."""
     engine = make_engine({"tools": {"agentToAgent": {"enabled": True}}})
-    _fill(engine)
+    _fill(engine.store)
     store, flt = engine.store, _flt()
     column = SORT_COLUMNS[order_by]
     _, cursors = store.browse.keyset(flt, order_by=order_by, descending=descending, limit=20)

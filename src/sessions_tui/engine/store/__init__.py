@@ -49,6 +49,8 @@ class Store(Database):
 
     text_index_repository: type[TextIndexRepository] = TextIndexRepository
     """The text index's repository (PostgreSQL's searches with its own full-text search)."""
+    browse_repository: type[BrowseRepository] = BrowseRepository
+    """The session table's pages (PostgreSQL's: its own text filters and counts)."""
 
     def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
         super().__init__(state_dir, clock)
@@ -57,7 +59,7 @@ class Store(Database):
         self.transcripts = TranscriptsRepository(self, self.sessions, self.text_index)
         self.imports = ImportsRepository(self, self.sessions, self.transcripts, self.text_index)
         self.follows = FollowsRepository(self)
-        self.browse = BrowseRepository(self)
+        self.browse = self.browse_repository(self)
 
     # The engine's own records, each built (and its module loaded) when first used: a `tool` call
     # that reads sessions touches none of them.

@@ -76,6 +76,9 @@ _KIND_EXPR = (
 class BrowseRepository:
     """Sessions by filter, in pages."""
 
+    UNINDEXED = "+"
+    """SQLite's prefix keeping a filter's column off its index (so a page is read along the sort's)."""
+
     def __init__(self, db: Database) -> None:
         self.db = db
         self._count_conn: sqlite3.Connection | None = None
@@ -119,7 +122,7 @@ class BrowseRepository:
             where.append("label = ?")
             args.append(label)
         if search:
-            condition, search_args = search_sql(search)
+            condition, search_args = self._matching(search)
             where.append(condition)
             args += search_args
         sql = f"SELECT * FROM sessions WHERE {' AND '.join(where)} ORDER BY updated_at DESC, key"
@@ -161,7 +164,7 @@ class BrowseRepository:
         if flt.agent_ids is not None:
             # `+`: not through an index, so the page is read in order from the sort column's index
             # and stops after `limit` rows instead of sorting every match.
-            where.append(f"+agent_id IN ({', '.join('?' * len(flt.agent_ids)) or 'NULL'})")
+            where.append(f"{self.UNINDEXED}agent_id IN ({', '.join('?' * len(flt.agent_ids)) or 'NULL'})")
             args += flt.agent_ids
         if flt.scope_agent is not None and flt.scope in ("self", "tree"):
             mine = "key = ?" if flt.scope == "self" else "(key = ? OR spawned_by = ? OR parent_session_key = ?)"
@@ -172,18 +175,18 @@ class BrowseRepository:
             args += [flt.spawned_by, flt.spawned_by]
         if flt.kinds is not None:
             kind, kind_args = _kind(flt)
-            where.append(f"+{kind} IN ({', '.join('?' * len(flt.kinds)) or 'NULL'})")
+            where.append(f"{self.UNINDEXED}{kind} IN ({', '.join('?' * len(flt.kinds)) or 'NULL'})")
             args += [*kind_args, *flt.kinds]
         if flt.active_since is not None:
             where.append("updated_at >= ?")
             args.append(flt.active_since)
         words = text_words(flt.search)
         if words is not None:  # `~words`: the sessions whose messages say them (the search index)
-            where.append(f"(rowid IN ({', '.join(map(str, sessions_saying(conn, words))) or 'NULL'}))")
+            condition, search_args = self._saying(conn, words)
+            where.append(condition)
+            args += search_args
         elif flt.search and not flt.search.startswith(TEXT_PREFIX):
-            source, condition, search_args = plan_search(conn, where, args, flt.search, self._known_matches())
-            if counting and source == "sessions" and not condition.startswith("(rowid IN"):
-                source = COVERING
+            source, condition, search_args = self._searched(conn, where, args, flt.search, counting=counting)
             where.append(condition)
             args += search_args
         if flt.keys is not None:
@@ -193,6 +196,24 @@ class BrowseRepository:
             where.append(f"key NOT IN ({', '.join('?' * len(flt.except_keys))})")
             args += flt.except_keys
         return where, args, source
+
+    def _matching(self, needle: str) -> tuple[str, list[Any]]:
+        """`list_sessions`'s condition matching `needle` in a searched column, and its arguments."""
+        return search_sql(needle)
+
+    def _saying(self, conn: Any, words: str) -> tuple[str, list[Any]]:
+        """The condition keeping the sessions whose messages say `words` (a `~words` filter)."""
+        return f"(rowid IN ({', '.join(map(str, sessions_saying(conn, words))) or 'NULL'}))", []
+
+    def _searched(
+        self, conn: Any, where: list[str], args: list[Any], needle: str, *, counting: bool
+    ) -> tuple[str, str, list[Any]]:
+        """What to read a plain text filter from, its condition and the condition's arguments
+        (search_plan.py; `where` and `args`: the rest of the filter)."""
+        source, condition, search_args = plan_search(conn, where, args, needle, self._known_matches())
+        if counting and source == "sessions" and not condition.startswith("(rowid IN"):
+            source = COVERING
+        return source, condition, search_args
 
     def _known_matches(self) -> KnownMatches:
         """This store's kept matches of rare searches (search_plan.py)."""

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from sessions_tui.engine.store.schema import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # 2: the engine's run records (runs, run_controls, subagent_runs, outbox, audit, send_ledger and
 # send_ledger_state), `json` and `json_insert` (the ledger's states appended in SQL)
 # 3: search, the text index's `words` (a tsvector) and `sids` (an array), each GIN-indexed
 # 4: the jobs and their runs, the seen marks (and the horizon), the OpenClaw imports and follows; `json_extract`
+# 5: the session table's sort indexes, and its trigram index where the server has `pg_trgm`
 """This schema's version (its own: PostgreSQL's migrations are not SQLite's)."""
 SQLITE_EQUIVALENT = SQLITE_SCHEMA_VERSION
 """The SQLite schema whose tables these are (for `store copy` to come)."""
@@ -357,6 +358,37 @@ STATEMENTS = [
 ]
 """Every statement creating the schema, in order (each safe to run again)."""
 STATEMENTS += [_JSON, _JSON_INSERT, *(s for s in _RUN_TABLES.split(";") if s.strip())]
+
+SORTED = (
+    "updated_at",
+    "sort_model",
+    "sort_tokens",
+    "sort_status",
+    "sort_label",
+    "sort_display",
+    "sort_kind",
+    "channel",
+)
+"""The session table's sort columns (browse_schema.py's), each with an index read in either direction."""
+
+SEARCHED_TEXT = (
+    "(key || ' ' || coalesce(label, '') || ' ' || coalesce(display_name, '') || ' ' || session_id || ' ' || channel)"
+)
+"""The searched columns as one text (what the trigram index holds): a needle one of them holds, it holds."""
+
+_BROWSE = [
+    *(f"CREATE INDEX IF NOT EXISTS sessions_sort_{c} ON sessions({c}, key) WHERE listable = 1" for c in SORTED),
+    f"""DO $do$ BEGIN
+    CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    CREATE INDEX IF NOT EXISTS sessions_search ON sessions USING gin ({SEARCHED_TEXT} gin_trgm_ops);
+EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'no trigram index: %', SQLERRM;
+END $do$""",
+]
+"""The session table's browsing (postgres/browse.py, schema 5): an index per sort column, and where the
+server has `pg_trgm` (and lets this user create it) a trigram index over the searched columns; without
+it, text filters test each row."""
+STATEMENTS += _BROWSE
 
 VERSION = "SELECT version FROM schema_version WHERE id = 1"
 SET_VERSION = (
