@@ -161,19 +161,7 @@ def test_the_horizon_is_the_stores_creation_and_a_seen_mark_only_moves_on(store)
     assert _seen(store)["agent:main:main"] == NOW_MS + 20
 
 
-def _needs(store: Store, *parts: str) -> None:
-    """Skip on a store where `parts` are not yet (PostgreSQL, until their slice of the store is there)."""
-    from sessions_tui.engine.store.postgres.store import NotOnPostgres
-
-    for part in parts:
-        try:
-            getattr(store, part)
-        except NotOnPostgres as exc:
-            pytest.skip(str(exc))
-
-
 def test_the_live_status_facts_read_runs_seen_marks_and_chain_guard_refusals(store, clock):
-    _needs(store, "runs", "audit", "ledger")
     from sessions_tui.engine.store.tables.runs import RunRecord
 
     a, b = "agent:main:a", "agent:main:b"

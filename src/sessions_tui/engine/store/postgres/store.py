@@ -16,17 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
-from sessions_tui.engine.store import Store, StoreError
+from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.postgres.browse import PgBrowseRepository
 from sessions_tui.engine.store.postgres.database import PgDatabase
 from sessions_tui.engine.store.postgres.text_search import PgTextIndexRepository
 
 NOT_YET = ("the hosts' leases, claims and events wired into the engine",)
 """What of the store is not on PostgreSQL yet (in the order a command meets them)."""
-
-
-class NotOnPostgres(StoreError):
-    """A part of the store asked for that is not on PostgreSQL yet; the message names it."""
 
 
 class PostgresStore(Store, PgDatabase):

@@ -25,12 +25,11 @@ from sessions_tui.engine.store.tables.text_index import (
     HIT_END,
     HIT_START,
     RANK_WINDOW,
-    TextHit,
     TextHits,
     TextIndexRepository,
     TextQuery,
     digest,
-    hit_time,
+    hit_of_row,
 )
 
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
@@ -96,20 +95,7 @@ class PgTextIndexRepository(TextIndexRepository):
                     query.limit,
                 ],
             ).fetchall()
-        hits = [
-            TextHit(
-                key=r[0],
-                agent_id=r[1],
-                session_id=r[2],
-                entry_id=r[3],
-                msg_seq=r[4],
-                role=str(r[5]),
-                timestamp=hit_time(r[6], r[9]),
-                snippet=r[7] or "",
-                score=float(r[8]) if r[8] is not None else 0.0,
-            )
-            for r in rows
-        ]
+        hits = [hit_of_row(r, float(r[8]) if r[8] is not None else 0.0) for r in rows]  # ts_rank: higher is better
         return TextHits(hits, windowed)
 
     @staticmethod

@@ -112,6 +112,23 @@ def line_text(line: Any) -> str | None:
     return message_text(line.get("message"))
 
 
+def hit_of_row(row: Sequence[Any], score: float) -> TextHit:
+    """A hit from a search's row (key, agent, session id, entry id, message seq, role, the line's
+    timestamp, snippet, rank, the message's timestamp), scored `score` (higher is better) by the caller,
+    which knows what its database's rank means."""
+    return TextHit(
+        key=row[0],
+        agent_id=row[1],
+        session_id=row[2],
+        entry_id=row[3],
+        msg_seq=row[4],
+        role=str(row[5]),
+        timestamp=hit_time(row[6], row[9]),
+        snippet=row[7] or "",
+        score=score,
+    )
+
+
 def hit_time(line_stamp: Any, message_stamp: Any) -> int:
     """A hit's time in ms, as the gateway's index takes it: the line's timestamp (ISO or ms), else
     the message's."""
@@ -321,20 +338,7 @@ class TextIndexRepository:
                     ORDER BY best.rank, best.id DESC LIMIT ?""",
                 [*args, query.limit + 8, start, end, match, query.limit],
             ).fetchall()
-        hits = [
-            TextHit(
-                key=r[0],
-                agent_id=r[1],
-                session_id=r[2],
-                entry_id=r[3],
-                msg_seq=r[4],
-                role=str(r[5]),
-                timestamp=hit_time(r[6], r[9]),
-                snippet=r[7] or "",
-                score=-float(r[8]) if r[8] is not None else 0.0,
-            )
-            for r in rows
-        ]
+        hits = [hit_of_row(r, -float(r[8]) if r[8] is not None else 0.0) for r in rows]  # bm25: lower is better
         return TextHits(hits, windowed)
 
     @staticmethod
