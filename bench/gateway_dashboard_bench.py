@@ -129,7 +129,7 @@ FLOOR = """
 import asyncio, sys, time
 from pathlib import Path
 t0 = time.monotonic()
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
+from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions
 
 async def one(url):
     client = GatewayClient(GatewayOptions(url=url, token=sys.argv[1], identity_dir=Path(sys.argv[2])))

@@ -3,7 +3,7 @@
 One gateway (`scripts/openclaw-gateway.sh start`, seeded from the fixture's legacy store, token auth),
 measured in one run:
 
-1. Event latency. A bare protocol client (`backend.gateway.connection.GatewayClient`: frames parsed
+1. Event latency. A bare protocol client (`backend.gateway.link.connection.GatewayClient`: frames parsed
    and dispatched, nothing else) and `sessions-tui --remote ws://… watch --json --session <group>`
    (a subprocess, as a script runs it) follow the same gateway. The bare client sends `chat.send`
    into the group session `SENDS` times, `GAP_S` apart (each run fails at once for want of a model
@@ -44,8 +44,8 @@ from _common import ROOT, verdicts
 from _gateway import gateway_call, gateway_installed, start_gateway, stop_gateway
 
 from sessions_tui.backend.contract.types import Requester
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
-from sessions_tui.backend.gateway.frames import EventFrame
+from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions
+from sessions_tui.backend.gateway.link.frames import EventFrame
 
 TOKEN = "gateway-live-bench-" + secrets.token_hex(6)
 GROUP = "agent:main:discord:group:123"

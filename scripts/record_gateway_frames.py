@@ -4,7 +4,7 @@
 
 Starts the gateway (`scripts/openclaw-gateway.sh start`, seeded from
 tests/fixtures/openclaw-2026.9.6/legacy-state, with `gateway.trustedProxies: ["127.0.0.1"]` so a
-client sending `X-Forwarded-For` counts as remote), connects with `backend.gateway.connection`'s
+client sending `X-Forwarded-For` counts as remote), connects with `backend.gateway.link.connection`'s
 client and writes one JSON-lines file per step into DIR (default
 tests/fixtures/openclaw-2026.9.6/ws/): each line `{"dir": ">" sent | "<" received, "frame": …}`.
 
@@ -34,10 +34,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
-from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
-from sessions_tui.backend.gateway.identity import DeviceTokens, load_or_create_identity
-from sessions_tui.backend.gateway.refusals import GatewayRefused, PairingRequired, RequestFailed
+from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions
+from sessions_tui.backend.gateway.link.frames import EventFrame, HelloOk
+from sessions_tui.backend.gateway.link.identity import DeviceTokens, load_or_create_identity
+from sessions_tui.backend.gateway.link.refusals import GatewayRefused, PairingRequired, RequestFailed
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "openclaw-gateway.sh"

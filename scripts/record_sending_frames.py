@@ -11,7 +11,7 @@ config is its default. A message containing `slow` is answered after 4 s, `fail`
 
 Steps, one JSON-lines file each in DIR (default tests/fixtures/openclaw-2026.9.6/ws/sending/), each line
 `{"dir": ">" | "<", "frame": …}`: only the requests and their responses (the events between
-them are left out: what `backend.gateway.sending` reads is the answers):
+them are left out: what `backend.gateway.acting.sending` reads is the answers):
 `send_ok` (`chat.send` into the group session, `agent.wait` → ok with `terminalReply`,
 `chat.history`), `send_failed` (a run the model fails: `agent.wait` → error), `send_timeout`
 (a slow run: `agent.wait {timeoutMs: 1000}` → timeout, then `sessions.abort` of the running run →
@@ -37,8 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from record_gateway_frames import FIXTURE, GROUP, Recorder, _free_port, seeded_gateway  # noqa: E402
 
 from openai_server import Reply, ScriptedOpenAIServer  # noqa: E402  (the tests' scripted model server)
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions  # noqa: E402
-from sessions_tui.backend.gateway.refusals import RequestFailed  # noqa: E402
+from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions  # noqa: E402
+from sessions_tui.backend.gateway.link.refusals import RequestFailed  # noqa: E402
 
 SLOW_SECONDS = 4.0
 

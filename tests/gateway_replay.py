@@ -25,7 +25,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from websockets.asyncio.server import ServerConnection, serve
 
-from sessions_tui.backend.gateway.identity import device_auth_payload
+from sessions_tui.backend.gateway.link.identity import device_auth_payload
 
 WS = Path(__file__).resolve().parent / "fixtures" / "openclaw-2026.9.6" / "ws"
 

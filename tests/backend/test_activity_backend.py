@@ -9,7 +9,7 @@ import asyncio
 from conftest import FAST_DEMO, NOW_MS, add_session
 from server_support import TOKEN, local_backend, served
 from sessions_tui.backend.contract.types import Requester
-from sessions_tui.backend.gateway.activity import rows_activity
+from sessions_tui.backend.gateway.reading.activity import rows_activity
 from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
 from sessions_tui.backend.values.views import BrowseQuery

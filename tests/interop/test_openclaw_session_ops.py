@@ -29,8 +29,8 @@ from test_openclaw_gateway import DEADLINE_SECONDS, Gateway, started_gateway
 
 from openai_server import Reply, ScriptedOpenAIServer
 from sessions_tui.backend.contract.types import NewSession, OperationRefused, Requester
+from sessions_tui.backend.gateway.acting.sending import wait_for_reply
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
-from sessions_tui.backend.gateway.sending import wait_for_reply
 from sessions_tui.backend.values.vocabulary import EngineEvent
 from sessions_tui.tools.base import ToolInputError
 

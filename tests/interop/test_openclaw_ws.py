@@ -22,10 +22,10 @@ import pytest
 from test_openclaw_gateway import DEADLINE_SECONDS, Gateway, started_gateway
 
 from sessions_tui.backend.contract.types import Requester
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
-from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
+from sessions_tui.backend.gateway.acting.sending import abort, send_message
+from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions
+from sessions_tui.backend.gateway.link.frames import EventFrame, HelloOk
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
-from sessions_tui.backend.gateway.sending import abort, send_message
 from sessions_tui.backend.values.vocabulary import EngineEvent, MessageAppended, SessionChanged
 
 pytestmark = pytest.mark.openclaw

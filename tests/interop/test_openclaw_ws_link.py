@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from test_openclaw_gateway import DEADLINE_SECONDS, START_TIMEOUT, Gateway, started_gateway
 
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions, LinkState
-from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
+from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions, LinkState
+from sessions_tui.backend.gateway.link.frames import EventFrame, HelloOk
 
 pytestmark = pytest.mark.openclaw
 

@@ -28,7 +28,7 @@ from sessions_tui.backend.contract.types import (
     SessionOpOutcome,
     not_on,
 )
-from sessions_tui.backend.gateway.row_sort import row_sort_key
+from sessions_tui.backend.row_sort import row_sort_key
 
 if TYPE_CHECKING:
     from sessions_tui.engine.config.ui import NotifyConfig

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sessions_tui.backend.gateway.frames import (
+from sessions_tui.backend.gateway.link.frames import (
     ConnectChallenge,
     ConnectParams,
     ErrorCode,

@@ -1,4 +1,4 @@
-"""Usage on an OpenClaw gateway (backend/gateway/usage.py): the real gateway's recorded `sessions.usage`
+"""Usage on an OpenClaw gateway (backend/gateway/reading/usage.py): the real gateway's recorded `sessions.usage`
 answers (fixtures/openclaw-2026.9.6/ws/usage, scripts/record_usage_frames.py) as the seam's report, by
 agent, model and session, by day and hour, with its note; and the socket backend asking for it from the
 stand-in, again while the gateway's usage cache is still reading its transcripts."""
@@ -15,7 +15,7 @@ from gateway_replay import ReplayGateway, recorded_answers, replaying
 from sessions_tui.backend.contract.types import BackendUnavailable, Capability
 from sessions_tui.backend.gateway.http import OpenClawGatewayBackend
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
-from sessions_tui.backend.gateway.usage import usage_params, usage_report
+from sessions_tui.backend.gateway.reading.usage import usage_params, usage_report
 from sessions_tui.backend.values.usage import UsageQuery
 
 GROUP = "agent:main:discord:group:123"

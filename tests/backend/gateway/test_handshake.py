@@ -13,10 +13,10 @@ import pytest
 from websockets.asyncio.server import serve
 
 from gateway_replay import CHANGED, PAIRING, SUBSCRIBED, FakeGateway
-from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions, LinkState
-from sessions_tui.backend.gateway.frames import EventFrame, HelloOk
-from sessions_tui.backend.gateway.identity import DeviceTokens
-from sessions_tui.backend.gateway.refusals import GatewayRefused, PairingRequired
+from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions, LinkState
+from sessions_tui.backend.gateway.link.frames import EventFrame, HelloOk
+from sessions_tui.backend.gateway.link.identity import DeviceTokens
+from sessions_tui.backend.gateway.link.refusals import GatewayRefused, PairingRequired
 
 
 @pytest.fixture

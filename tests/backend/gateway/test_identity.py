@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from sessions_tui.backend.gateway.identity import (
+from sessions_tui.backend.gateway.link.identity import (
     DeviceTokens,
     IdentityError,
     StoredDeviceToken,

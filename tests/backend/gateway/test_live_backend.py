@@ -15,7 +15,7 @@ import pytest
 
 from gateway_replay import CHANGED, ReplayGateway, event, received, replaying
 from sessions_tui.backend.contract.types import Capability, Requester
-from sessions_tui.backend.gateway.connection import LinkState
+from sessions_tui.backend.gateway.link.connection import LinkState
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
 from sessions_tui.backend.values.views import BrowseQuery
 from sessions_tui.backend.values.vocabulary import (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sessions_tui.backend.gateway.frames import ErrorDetails, GatewayError
-from sessions_tui.backend.gateway.refusals import GatewayRefused, PairingRequired, refusal_line
+from sessions_tui.backend.gateway.link.frames import ErrorDetails, GatewayError
+from sessions_tui.backend.gateway.link.refusals import GatewayRefused, PairingRequired, refusal_line
 
 URL = "ws://gw:18789"
 

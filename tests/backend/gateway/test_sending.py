@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from sessions_tui.backend.contract.types import AbortOutcome
-from sessions_tui.backend.gateway.frames import GatewayError, RequestFrame, ResponseFrame, parse_frame
-from sessions_tui.backend.gateway.refusals import ConnectionLost, RequestFailed
-from sessions_tui.backend.gateway.sending import WAIT_SLACK_S, abort, send_message, steer, wait_for_reply
+from sessions_tui.backend.gateway.acting.sending import WAIT_SLACK_S, abort, send_message, steer, wait_for_reply
+from sessions_tui.backend.gateway.link.frames import GatewayError, RequestFrame, ResponseFrame, parse_frame
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, RequestFailed
 
 WS = Path(__file__).resolve().parents[2] / "fixtures" / "openclaw-2026.9.6" / "ws"
 SENDING = WS / "sending"

@@ -1,4 +1,4 @@
-"""The operator's operations on a gateway's sessions over the socket (backend/gateway/session_control.py),
+"""The operator's operations on a gateway's sessions over the socket (backend/gateway/acting/session_control.py),
 against the stand-in answering with the real gateway's recorded answers
 (fixtures/openclaw-2026.9.6/ws/session_ops, scripts/record_session_ops_frames.py): what each sends,
 how its answer becomes a `SessionOpOutcome`, and how its errors are said in the seam's words."""

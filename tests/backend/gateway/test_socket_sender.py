@@ -6,7 +6,7 @@ import json
 import socket
 from pathlib import Path
 
-from sessions_tui.backend.gateway.openclaw_sender import GatewaySocketSender
+from sessions_tui.backend.gateway.acting.openclaw_sender import GatewaySocketSender
 
 GROUP = "agent:main:discord:group:123"
 

@@ -1,7 +1,7 @@
 """A send into an OpenClaw-owned session goes through the engine's `openclaw_sender` when one is set.
 
 The sender is injected (a fake here; the local backend sets the one over the gateway's
-WebSocket, backend/gateway/openclaw_sender.py); `gateway.remote` configured by hand wins over it;
+WebSocket, backend/gateway/acting/openclaw_sender.py); `gateway.remote` configured by hand wins over it;
 a sender without a gateway for that OpenClaw (None) leaves the send refused as before.
 """
 

@@ -26,8 +26,10 @@ from sessions_tui.backend.contract.types import (
     Capability,
     Requester,
 )
-from sessions_tui.backend.gateway.activity import listed_activity, mark_listed_seen
-from sessions_tui.backend.gateway.listing import (
+from sessions_tui.backend.gateway.acting.session_ops import WithoutSessionOps
+from sessions_tui.backend.gateway.acting.without_cron import WithoutCron
+from sessions_tui.backend.gateway.reading.activity import listed_activity, mark_listed_seen
+from sessions_tui.backend.gateway.reading.listing import (
     LACKS,
     child_views,
     filter_rows,
@@ -38,8 +40,6 @@ from sessions_tui.backend.gateway.listing import (
     search_outcome,
     shape_row,
 )
-from sessions_tui.backend.gateway.session_ops import WithoutSessionOps
-from sessions_tui.backend.gateway.without_cron import WithoutCron
 from sessions_tui.backend.remote.backend import RemoteBackend, RemoteError
 from sessions_tui.engine.events import MessageAppended, SessionChanged, StoreChanged
 

@@ -1,25 +1,25 @@
 """An OpenClaw gateway as a backend over its own WebSocket (protocol 4): live, never polled.
 
-`GatewaySocketBackend` keeps one `GatewayClient` (connection.py) on an I/O loop of its own
+`GatewaySocketBackend` keeps one `GatewayClient` (link/connection.py) on an I/O loop of its own
 (`IoThread`, as the remote backend keeps its HTTP client), and a face calls it from any loop.
 At every (re)connect the client's `on_connected` hook reads the roster whole through
-`sessions.subscribe` (roster.py), follows the open transcripts again (transcripts.py) and, on a
+`sessions.subscribe` (reading/roster.py), follows the open transcripts again (reading/transcripts.py) and, on a
 reconnect, publishes `StoreChanged` so the faces read again what they show. From then on the
 gateway's events keep it current: `sessions.changed` and `session.message` rows merge into the
 roster (`SessionChanged`, and `StoreChanged` when the set of sessions changed; a rowless change is
-one debounced `sessions.list` read), and the run frames become run events (runs.py: `RunStarted`,
+one debounced `sessions.list` read), and the run frames become run events (reading/runs.py: `RunStarted`,
 `RunStreamed` redacted a word at a time, `RunEnded`, `MessageAppended`). No request is made while
 nothing changes; the gateway's own keep-alive holds the socket.
 
 Where the link stands (`state`: connecting, connected, reconnecting, pairing, refused, closed) is
 published as `LinkChanged` with its line (the pairing command, a refusal), for a header or stderr.
 
-The table's reads come from the roster (listing.py shapes, filters and sorts them as the HTTP
+The table's reads come from the roster (reading/listing.py shapes, filters and sorts them as the HTTP
 gateway backend does); `sessions_history` from `chat.history`, `sessions_search` from
 `sessions.search`, `agents_list` from `agents.list`, `sessions_list` from the roster. Sending and
 stopping a run go over the socket too (`sessions.send`, `sessions.abort`), wired in by
-`backend/gateway/sending.py`; the operator's operations on a session (create, reset, rename,
-model, archive, delete, compact) over `sessions.*` by `backend/gateway/session_control.py`.
+`backend/gateway/acting/sending.py`; the operator's operations on a session (create, reset, rename,
+model, archive, delete, compact) over `sessions.*` by `backend/gateway/acting/session_control.py`.
 """
 
 from __future__ import annotations
@@ -43,16 +43,21 @@ from sessions_tui.backend.contract.types import (
     ServerUnreachable,
     not_on,
 )
-from sessions_tui.backend.gateway.activity import SocketActivity
-from sessions_tui.backend.gateway.connection import (
+from sessions_tui.backend.gateway.acting.operator_tools import send_tool, subagents_tool
+from sessions_tui.backend.gateway.acting.session_control import ADMIN_SCOPE, SocketSessionOps, existing
+from sessions_tui.backend.gateway.acting.session_ops import as_operator_only
+from sessions_tui.backend.gateway.acting.without_cron import WithoutCron
+from sessions_tui.backend.gateway.link.connection import (
     DEFAULT_SCOPES,
     FrameTap,
     GatewayClient,
     GatewayOptions,
     LinkState,
 )
-from sessions_tui.backend.gateway.frames import EventFrame
-from sessions_tui.backend.gateway.listing import (
+from sessions_tui.backend.gateway.link.frames import EventFrame
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, GatewayRefused, RequestFailed
+from sessions_tui.backend.gateway.reading.activity import SocketActivity
+from sessions_tui.backend.gateway.reading.listing import (
     LACKS,
     child_views,
     filter_rows,
@@ -61,16 +66,11 @@ from sessions_tui.backend.gateway.listing import (
     page_of,
     search_outcome,
 )
-from sessions_tui.backend.gateway.operator_tools import send_tool, subagents_tool
-from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, RequestFailed
-from sessions_tui.backend.gateway.roster import Change, Roster
-from sessions_tui.backend.gateway.runs import RunEvents
-from sessions_tui.backend.gateway.session_control import ADMIN_SCOPE, SocketSessionOps, existing
-from sessions_tui.backend.gateway.session_ops import as_operator_only
-from sessions_tui.backend.gateway.tool_answers import agents_result, list_result
-from sessions_tui.backend.gateway.transcripts import OpenTranscripts, history_params, history_result
-from sessions_tui.backend.gateway.usage import GatewayUsage
-from sessions_tui.backend.gateway.without_cron import WithoutCron
+from sessions_tui.backend.gateway.reading.roster import Change, Roster
+from sessions_tui.backend.gateway.reading.runs import RunEvents
+from sessions_tui.backend.gateway.reading.tool_answers import agents_result, list_result
+from sessions_tui.backend.gateway.reading.transcripts import OpenTranscripts, history_params, history_result
+from sessions_tui.backend.gateway.reading.usage import GatewayUsage
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
 from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config
@@ -78,7 +78,7 @@ from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged, StoreChanged
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.gateway.listing import Row
+    from sessions_tui.backend.gateway.reading.listing import Row
     from sessions_tui.engine.config.ui import NotifyConfig
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
@@ -134,7 +134,7 @@ class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, Witho
     ) -> None:
         """`tap(direction, text)`, when given, sees every frame that crosses (`>` sent, `<`
         received), on the I/O thread: a trace, or a count of the requests made. `admin`: ask for
-        `operator.admin` too, which resetting and compacting a session need (session_control.py)."""
+        `operator.admin` too, which resetting and compacting a session need (acting/session_control.py)."""
         self.url = url.rstrip("/")
         self._tap = tap
         self._options = GatewayOptions(
@@ -301,7 +301,7 @@ class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, Witho
         return self._version
 
     def stream_redaction(self) -> None:
-        return None  # `RunStreamed` carries only what the redaction of the text so far shows (runs.py)
+        return None  # `RunStreamed` carries only what the redaction of the text so far shows (reading/runs.py)
 
     # -- calls on the socket ---------------------------------------------------------------------
 
@@ -416,7 +416,7 @@ class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, Witho
         return self._policies.redactor
 
     def rows(self) -> list[Row]:
-        """The roster's rows, as the table reads them (listing.py `shape_row`)."""
+        """The roster's rows, as the table reads them (reading/listing.py `shape_row`)."""
         return self._roster.rows()
 
     # -- tools -----------------------------------------------------------------------------------
@@ -515,9 +515,9 @@ class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, Witho
     async def abort_run(
         self, key: str, *, clear_queued: bool = False, requester: Requester | None = None
     ) -> AbortOutcome:
-        """`sessions.abort` of the session's running turn (sending.py `abort`), as the operator; a
+        """`sessions.abort` of the session's running turn (acting/sending.py `abort`), as the operator; a
         session the roster has not yet (just created) is looked up on the gateway."""
-        from sessions_tui.backend.gateway.sending import abort
+        from sessions_tui.backend.gateway.acting.sending import abort
 
         as_operator_only(self.url, requester)
         target = owner_of(self._roster.rows(), key, self.canonical) or (await existing(self, key)).key

@@ -22,7 +22,7 @@ from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruptio
 from sessions_tui.tools.host import EngineToolHost
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.gateway.openclaw_sender import GatewaySocketSender
+    from sessions_tui.backend.gateway.acting.openclaw_sender import GatewaySocketSender
 
 
 class StateDirError(Exception):
@@ -105,7 +105,7 @@ async def start(engine: Engine) -> None:
 
 
 class GatewaySenderOnFirstUse:
-    """The engine's `OpenClawSender`: `backend.gateway.openclaw_sender`'s, loaded on the first send into
+    """The engine's `OpenClawSender`: `backend.gateway.acting.openclaw_sender`'s, loaded on the first send into
     an OpenClaw-owned session (a command that sends into none loads no gateway code)."""
 
     def __init__(self) -> None:
@@ -115,7 +115,7 @@ class GatewaySenderOnFirstUse:
         self, owner: Path, key: str, message: str, *, timeout_seconds: int, display: str
     ) -> dict[str, Any] | None:
         if self._sender is None:
-            from sessions_tui.backend.gateway.openclaw_sender import GatewaySocketSender
+            from sessions_tui.backend.gateway.acting.openclaw_sender import GatewaySocketSender
 
             self._sender = GatewaySocketSender()
         return await self._sender.send(owner, key, message, timeout_seconds=timeout_seconds, display=display)

@@ -17,8 +17,8 @@ import logging
 from collections import OrderedDict
 from typing import Any
 
-from sessions_tui.backend.gateway.refusals import ConnectionLost, RequestFailed
-from sessions_tui.backend.gateway.roster import Calls
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, RequestFailed
+from sessions_tui.backend.gateway.reading.roster import Calls
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.redaction.sanitize import sanitize_history, strip_tool_messages
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from sessions_tui.engine.openclaw.gateway_address import GatewayAddress, NoGatewayAddress, read_gateway_address
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.gateway.connection import GatewayClient
+    from sessions_tui.backend.gateway.link.connection import GatewayClient
 
 __all__ = ["GatewaySocketSender"]
 
@@ -47,15 +47,15 @@ class GatewaySocketSender:
         client = await self._connected(owner, address)
         if isinstance(client, str):
             return {"status": "error", "error": client, "sessionKey": display}
-        from sessions_tui.backend.gateway.sending import send_message
+        from sessions_tui.backend.gateway.acting.sending import send_message
 
         result = await send_message(client, key, message, timeout_seconds=timeout_seconds)
         return {**result, "sessionKey": display}
 
     async def _connected(self, owner: Path, address: GatewayAddress) -> GatewayClient | str:
         """A live client for `owner`'s gateway, or the line saying why there is none."""
-        from sessions_tui.backend.gateway.connection import GatewayClient, GatewayOptions
-        from sessions_tui.backend.gateway.refusals import GatewayRefused, PairingRequired
+        from sessions_tui.backend.gateway.link.connection import GatewayClient, GatewayOptions
+        from sessions_tui.backend.gateway.link.refusals import GatewayRefused, PairingRequired
 
         async with self._lock:
             known = self._clients.get(owner)

@@ -41,7 +41,7 @@ from typing import Any, Protocol
 from pydantic import ConfigDict
 
 from sessions_tui.backend.contract.types import AbortOutcome
-from sessions_tui.backend.gateway.refusals import ConnectionLost, RequestFailed
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, RequestFailed
 from sessions_tui.engine.lazy_model import LazyModel
 
 __all__ = ["WAIT_SLACK_S", "GatewayCalls", "abort", "send_message", "steer", "wait_for_reply"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sessions_tui.backend.gateway.listing import Row, filter_rows
+from sessions_tui.backend.gateway.reading.listing import Row, filter_rows
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 
 

@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from sessions_tui.backend.contract.types import BackendUnavailable, Requester
-from sessions_tui.backend.gateway.refusals import ConnectionLost, RequestFailed
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, RequestFailed
 from sessions_tui.engine.sessions.live_status import Activity
 
 if TYPE_CHECKING:
-    from sessions_tui.backend.gateway.roster import Roster
+    from sessions_tui.backend.gateway.reading.roster import Roster
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sessions_tui.backend.gateway.frames import ErrorCode, GatewayError
+from sessions_tui.backend.gateway.link.frames import ErrorCode, GatewayError
 
 __all__ = [
     "ConnectionLost",

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from sessions_tui.backend.gateway.listing import Row, listed_rows, shape_row
+from sessions_tui.backend.gateway.reading.listing import Row, listed_rows, shape_row
 
 PAGE = 200
 MAX_SESSIONS = 20_000

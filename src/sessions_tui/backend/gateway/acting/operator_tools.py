@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend.contract.types import Requester
-from sessions_tui.backend.gateway.listing import child_views, owner_of
-from sessions_tui.backend.gateway.refusals import ConnectionLost, RequestFailed
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, RequestFailed
+from sessions_tui.backend.gateway.reading.listing import child_views, owner_of
 
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.live import GatewaySocketBackend
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 async def send_tool(backend: GatewaySocketBackend, args: dict[str, Any]) -> dict[str, Any]:
     """`sessions_send` as the gateway's operator (sending.py): into any session, with the
     gateway's default config; the texts redacted as a local result's are."""
-    from sessions_tui.backend.gateway.sending import send_message
+    from sessions_tui.backend.gateway.acting.sending import send_message
     from sessions_tui.tools.resolution import NO_SESSION_FOUND
     from sessions_tui.tools.sessions_send import SendArgs
 
@@ -46,7 +46,7 @@ async def subagents_tool(backend: GatewaySocketBackend, args: dict[str, Any], re
     """`subagents` kill and steer of one of the requester's sub-agents, named by its key or its
     label, as the gateway's operator: kill is `sessions.abort` of its run (and what waits behind
     it), steer a `chat.send` in steer mode (sending.py). The list is the spawn tree (`children`)."""
-    from sessions_tui.backend.gateway.sending import abort, steer
+    from sessions_tui.backend.gateway.acting.sending import abort, steer
     from sessions_tui.tools.subagents import SubagentsArgs
 
     read = SubagentsArgs.read(args)

@@ -50,9 +50,9 @@ from sessions_tui.backend.contract.types import (
     Requester,
     SessionOpOutcome,
 )
-from sessions_tui.backend.gateway.frames import ErrorCode
-from sessions_tui.backend.gateway.refusals import ConnectionLost, RequestFailed
-from sessions_tui.backend.gateway.session_ops import as_operator_only
+from sessions_tui.backend.gateway.acting.session_ops import as_operator_only
+from sessions_tui.backend.gateway.link.frames import ErrorCode
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, RequestFailed
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.tools.base import ToolInputError

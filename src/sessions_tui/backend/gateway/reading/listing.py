@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from sessions_tui.backend.contract.types import Capability
-from sessions_tui.backend.gateway.row_sort import row_sort_key
+from sessions_tui.backend.row_sort import row_sort_key
 from sessions_tui.engine.run_end import SESSION_STATUSES
 from sessions_tui.engine.search.matching import row_matches
 from sessions_tui.engine.sessions.entry import display_name, is_number

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from sessions_tui.backend.gateway.frames import (
+from sessions_tui.backend.gateway.link.frames import (
     PROTOCOL_VERSION,
     ClientInfo,
     ConnectAuth,
@@ -53,14 +53,14 @@ from sessions_tui.backend.gateway.frames import (
     encode_frame,
     parse_frame,
 )
-from sessions_tui.backend.gateway.identity import (
+from sessions_tui.backend.gateway.link.identity import (
     DeviceIdentity,
     DeviceTokens,
     StoredDeviceToken,
     device_auth_payload,
     load_or_create_identity,
 )
-from sessions_tui.backend.gateway.refusals import ConnectionLost, GatewayRefused, PairingRequired, RequestFailed
+from sessions_tui.backend.gateway.link.refusals import ConnectionLost, GatewayRefused, PairingRequired, RequestFailed
 from sessions_tui.engine.backoff import retry_delay
 
 if TYPE_CHECKING:
