@@ -72,7 +72,8 @@ SLOW_MS = 4000
 TAKEOVER_SESSIONS, HOOKS = 20, 10
 RETRY_AFTER_S = 5
 WARMUP, SAMPLES = 20, 200
-TERMINAL = ("ok", "error", "timeout", "aborted", "cancelled")
+TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
+"""engine/run_end.py's `RunState`s a run ends in."""
 CORES = os.cpu_count() or 1
 
 
@@ -416,17 +417,18 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
             sink.accepting.set()
             ended_q = "SELECT count(*) FROM runs WHERE run_id = ANY(%s) AND status = ANY(%s)"
             after: dict[str, str] = {}
-            sent_at: dict[str, float] = {}
+            refusals: Counter[str] = Counter()
 
             def taken() -> bool:  # a send through B into each session (again while it is refused), each ended ok
                 for key in keys:
                     if key not in after:
-                        details = b.tool(
-                            "sessions_send",
-                            {"sessionKey": key, "message": f"after the kill into {key}", "timeoutSeconds": 0},
-                        )
+                        args = {"sessionKey": key, "message": f"after the kill into {key}", "timeoutSeconds": 0}
+                        status, answer = b.post("/tools/invoke", {"tool": "sessions_send", "args": args})
+                        details = answer.get("result", {}).get("details", {}) if status == 200 else {}
                         if details.get("status") == "accepted":
-                            after[key], sent_at[key] = str(details["runId"]), time.perf_counter()
+                            after[key] = str(details["runId"])
+                        else:
+                            refusals[str(details.get("status") or status)] += 1
                 ok = "SELECT count(*) FROM runs WHERE run_id = ANY(%s) AND status = 'ok'"
                 return len(after) == len(keys) and (db.execute(ok, (list(after.values()),)).fetchone() or (0,))[
                     0
@@ -455,7 +457,8 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
         "delivered_s": delivered - killed, "lines_before": len(before), "lines_lost": len(before - kept),
         "lines_after": len(kept),
         "deliveries": len(sink.accepted), "twice": sum(1 for n in sink.accepted.values() if n > 1),
-        "attempts": sum(sink.attempts.values()), "outbox": outbox, "cpu": {"A": a.cpu, "B": b.cpu},
+        "attempts": sum(sink.attempts.values()), "refusals": dict(refusals), "outbox": outbox,
+        "cpu": {"A": a.cpu, "B": b.cpu},
     }  # fmt: skip
 
 
@@ -586,7 +589,8 @@ def part2(cluster: Cluster, tmp: Path) -> list[tuple[bool, str]]:
     limit = LEASE_S + renewal
     print(f"   A ({r['a_host']}) held {r['a_runs']} runs and {r['pending']} undelivered outbox rows; after the kill:")
     print(f"   A's runs ended {r['runs_ended_s']:.2f} s, "
-          f"their sessions running sends through B ok {r['sessions_back_s']:.2f} s, "
+          f"their sessions running sends through B ok {r['sessions_back_s']:.2f} s (sends refused on the way: "
+          f"{r['refusals']}), "
           f"every delivery accepted {r['delivered_s']:.2f} s; A's runs: {r['a_statuses']}")  # fmt: skip
     print(f"   transcript lines before the kill {r['lines_before']}, lost {r['lines_lost']} "
           f"(after: {r['lines_after']}); "
