@@ -19,6 +19,7 @@ from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.postgres.browse import PgBrowseRepository
 from sessions_tui.engine.store.postgres.database import PgDatabase
+from sessions_tui.engine.store.postgres.hosts import LEASE_MS
 from sessions_tui.engine.store.postgres.text_search import PgTextIndexRepository
 
 NOT_YET = ("the hosts' leases, claims and events wired into the engine",)
@@ -31,6 +32,8 @@ class PostgresStore(Store, PgDatabase):
     text_index_repository = PgTextIndexRepository
     browse_repository = PgBrowseRepository
 
-    def __init__(self, url: str, state_dir: Path | str, clock: Clock | None = None) -> None:
-        self.url = url
+    def __init__(
+        self, url: str, state_dir: Path | str, clock: Clock | None = None, *, lease_ms: int = LEASE_MS
+    ) -> None:
+        self.url, self.lease_ms = url, lease_ms
         super().__init__(state_dir, clock)
