@@ -319,6 +319,11 @@ class Database:
         PostgreSQL's does; here a watcher polls `data_version`."""
         return False
 
+    def prune_changes(self, before: int) -> int:
+        """Drop the change log's entries written before `before` (ms): PostgreSQL's events table; SQLite
+        keeps none. Returns how many."""
+        return 0
+
     def _data_version(self) -> int:
         """`data_version`, the store's lock held by the caller."""
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])

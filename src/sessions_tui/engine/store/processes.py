@@ -39,6 +39,15 @@ class Processes(Protocol):
         """Whether the process `pid` is alive (this one is); False for None."""
         ...
 
+    def lapsed(self) -> list[int]:
+        """The processes known dead whose marks are still to be taken over (on a shared store: the hosts
+        whose lease lapsed; locally none: a dead pid is found by the marks it left)."""
+        ...
+
+    def forget(self, pids: list[int]) -> None:
+        """Forget `lapsed` processes once what they left has been taken over."""
+        ...
+
 
 def pid_alive(pid: int | None) -> bool:
     """True for a live process of this machine (also one we may not signal); False for none."""
@@ -68,6 +77,12 @@ class LocalProcesses:
 
     def alive(self, pid: int | None) -> bool:
         return pid_alive(pid)
+
+    def lapsed(self) -> list[int]:
+        return []
+
+    def forget(self, pids: list[int]) -> None:
+        pass
 
 
 def stopped(processes: Processes, pid: int | None) -> bool:

@@ -90,6 +90,7 @@ class PgDatabase(Database):
             open=False,
             name="sessions-tui",
         )
+        _check_reachable(self.url)
         self._pool.open(wait=True, timeout=CONNECT_SECONDS)
         self._migrate()
         self.processes: HostProcesses = HostProcesses(self._pool, self.lease_ms)
@@ -265,7 +266,7 @@ class PgDatabase(Database):
             yield cast("sqlite3.Connection", conn)
 
     def defer_search(self) -> None:
-        """Search is not on PostgreSQL yet: nothing to defer."""
+        """PostgreSQL indexes text as it is written (text_search.py): nothing to defer."""
 
     def known_damage(self) -> str | None:
         return None
@@ -304,11 +305,32 @@ class PgDatabase(Database):
         for wake in list(self._watchers):
             wake()
 
-    def prune_events(self, before: int) -> int:
+    def prune_changes(self, before: int) -> int:
         """Delete the events written before `before` (ms since the epoch)."""
         from sessions_tui.engine.store.postgres.events import Events
 
         return Events(self._pool).prune(before)
+
+
+def where(url: str) -> str:
+    """The database a URL names, as the errors say it: host, port and name (never user or password)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"postgresql://{parts.hostname or 'localhost'}{port}{parts.path}"
+
+
+def _check_reachable(url: str) -> None:
+    """Connect once before the pool does, so a database that cannot be used is one line saying why
+    (the pool would only time out); the server's own words, first line."""
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=int(CONNECT_SECONDS)).close()
+    except psycopg.Error as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StoreError(f"{where(url)}: cannot open the PostgreSQL store: {reason}") from None
 
 
 def _configure(conn: Any) -> None:

@@ -139,7 +139,10 @@ class HostProcesses:
         """The hosts whose lease has lapsed (dead: what they left is to be taken over)."""
         with self.pool.connection() as conn:
             rows = conn.execute(f"SELECT id FROM hosts WHERE expires_at <= {DB_NOW} ORDER BY id").fetchall()
-        return [int(row[0]) for row in rows]
+        lapsed = [int(row[0]) for row in rows]
+        for host in lapsed:
+            self._known[host] = (False, time.monotonic())  # dead from now on, whatever was last heard
+        return lapsed
 
     def forget(self, hosts: list[int]) -> None:
         """Delete the rows of lapsed hosts whose work has been taken over (only while still lapsed)."""
