@@ -1,10 +1,10 @@
 """`--store` (and `$SESSIONS_TUI_STORE`): a PostgreSQL URL with a password, or a bad one, is refused with
-one line (exit 2) that never repeats the password; a good one says which parts are not on PostgreSQL yet."""
+one line (exit 2) that never repeats the password; a good one that cannot be reached says so in one line; one that
+can runs the command on PostgreSQL."""
 
 import pytest
 
 from cli_support import cli, one_error_line
-from sessions_tui.engine.store.postgres.store import NOT_YET
 
 SECRET = "hunter2-s3cret"
 
@@ -48,11 +48,19 @@ def test_a_bad_url_is_refused_naming_what_is_wrong(tmp_path, url, said):
     assert said in refusal(tmp_path, "--store", url)
 
 
-def test_a_good_url_says_what_is_not_on_postgresql_yet(tmp_path):
-    line = refusal(tmp_path, "--store", "postgresql://me@db.example:5432/sessions")
-    assert line.startswith("--store: the PostgreSQL store holds the engine's records so far; ")
-    assert f"so far; {', '.join(NOT_YET)} are not on PostgreSQL yet" in line
-    assert line.endswith("leave --store out to use the state directory's SQLite store")
+def test_a_database_that_cannot_be_reached_is_one_line_naming_it(tmp_path):
+    line = refusal(tmp_path, "--store", "postgresql://me@127.0.0.1:9/sessions")
+    assert line.startswith("postgresql://127.0.0.1:9/sessions: cannot open the PostgreSQL store: ")
+    assert "me@" not in line
+    assert not (tmp_path / "sessions.sqlite3").exists()
+
+
+def test_a_command_runs_on_postgresql_and_leaves_no_sqlite_file(tmp_path, pg_url):
+    made = cli("--store", pg_url, "session", "new", "agent:main:ops", state=tmp_path)
+    assert made.returncode == 0, made.stderr
+    listed = cli("--store", pg_url, "tool", "sessions_list", state=tmp_path / "another-host")
+    assert listed.returncode == 0, listed.stderr
+    assert "agent:main:ops" in listed.stdout
     assert not (tmp_path / "sessions.sqlite3").exists()
 
 

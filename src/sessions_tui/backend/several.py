@@ -527,6 +527,9 @@ class SeveralBackends:
     def pushes_events(self) -> bool:
         return all(b.pushes_events for b in self.backends.values())
 
+    async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
+        return False  # its events say every change (`pushes_events`)
+
     async def data_version(self) -> int:
         return sum(await asyncio.gather(*(b.data_version() for b in self.backends.values())))
 

@@ -17,10 +17,11 @@ from sessions_tui.backend.toolkit.state_dir import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
     ConfigError,
+    LocationError,
     StateDirError,
     chosen_location,
     config_path_origin,
-    postgres_not_ready,
+    postgres_url,
     resolve_config_path,
     resolve_state_dir,
 )
@@ -101,8 +102,10 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
     whose screen would hide them.
     """
     location = chosen_location(getattr(opts, "store", None))
-    if location is not None:
-        raise UsageError(postgres_not_ready(*location))
+    try:
+        store_url = None if location is None else postgres_url(*location)
+    except LocationError as exc:
+        raise UsageError(str(exc)) from None
     openclaw = opts.openclaw_root = openclaw_root(opts)
     state_dir, config_path = state_and_config(opts, openclaw)
     opts.state_dir = state_dir
@@ -111,7 +114,7 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
     check_named_config(opts, config_path)
     opts.config_path = config_path
     try:
-        backend = open_local(state_dir, config_path, demo=opts.demo)
+        backend = open_local(state_dir, config_path, demo=opts.demo, store_url=store_url)
     except (ConfigError, StoreError, StateDirError) as exc:
         raise UsageError(str(exc)) from exc
     for warning in backend.config_warnings:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use
     from sessions_tui.engine.messaging.send_service import SendService
     from sessions_tui.engine.openclaw.gateway_send import OpenClawSender
     from sessions_tui.engine.runs.runs import RunRequest, Runs
+    from sessions_tui.engine.runs.takeover import Takeover
     from sessions_tui.engine.runs.turns import ToolHost
     from sessions_tui.engine.store.tables.runs import RunRecord
     from sessions_tui.engine.subagents.registry import SubagentRegistry
@@ -93,6 +94,7 @@ class Engine(ConfigPolicies):
         *,
         clock: Clock | None = None,
         config_path: Path | None = None,
+        store_url: str | None = None,
     ) -> None:
         config = config or defaults_of(Config)
         redactor = Redactor(
@@ -104,7 +106,7 @@ class Engine(ConfigPolicies):
         self.state_dir = Path(state_dir).expanduser()
         self.config_path = config_path
         self.clock = clock or Clock()
-        self.store = Store(self.state_dir, self.clock)
+        self.store = self._open_store(store_url, config)
         self.store.text_index.text_redactor = self.redactor  # the search index holds text as this redacts it
         self.events = EventBus()
         self.ledger = SendLedger(self)  # from the start: it takes what it records from the events
@@ -122,6 +124,15 @@ class Engine(ConfigPolicies):
         self.config_warnings: list[str] = (
             [tightened_notice(self.state_dir, self.store.loosened)] if self.store.loosened else []
         )
+
+    def _open_store(self, url: str | None, config: Config) -> Store:
+        """The state directory's SQLite store, or with `url` the PostgreSQL database's (its mirror files
+        in the state directory), where this process is one host among those sharing it."""
+        if url is None:
+            return Store(self.state_dir, self.clock)
+        from sessions_tui.engine.store.postgres.store import PostgresStore  # loads psycopg
+
+        return PostgresStore(url, self.state_dir, self.clock, lease_ms=config.store.lease_seconds * 1000)
 
     # The parts a command may never use are built when first asked for (`built` says whether one
     # was): a `tool` call that reads, in a state directory with nothing left to pick up, loads none.
@@ -194,6 +205,14 @@ class Engine(ConfigPolicies):
 
         return Scheduler(self)
 
+    @cached_property
+    def takeover(self) -> Takeover:
+        """On a store several hosts share: what lapsed hosts left, taken over (runs/takeover.py); started
+        by a process hosting the engine, every third of `store.leaseSeconds`."""
+        from sessions_tui.engine.runs.takeover import Takeover
+
+        return Takeover(self, self.config.store.lease_seconds / 3)
+
     def _jobs_changed(self) -> None:
         if self.built("scheduler"):
             self.scheduler.wake()
@@ -219,11 +238,11 @@ class Engine(ConfigPolicies):
 
     @classmethod
     def open(
-        cls, state_dir: Path | str, config_path: Path, *, clock: Clock | None = None
+        cls, state_dir: Path | str, config_path: Path, *, clock: Clock | None = None, store_url: str | None = None
     ) -> tuple[Engine, LoadedConfig]:
-        """Load the config (raising `ConfigError`) and open the store."""
+        """Load the config (raising `ConfigError`) and open the store (`store_url`: a PostgreSQL database's)."""
         loaded = load_config(config_path)
-        engine = cls(state_dir, loaded.config, clock=clock, config_path=config_path)
+        engine = cls(state_dir, loaded.config, clock=clock, config_path=config_path, store_url=store_url)
         engine.config_warnings += loaded.warnings
         return engine, loaded
 
@@ -244,6 +263,8 @@ class Engine(ConfigPolicies):
 
     async def aclose(self) -> None:
         """Stop background work and close model clients and the store."""
+        if self.built("takeover"):
+            await self.takeover.aclose()
         if self.built("run_controls"):
             await self.run_controls.aclose()
         if self.built("scheduler"):

@@ -13,6 +13,7 @@ of the server's own gets a bare 500, its traceback redacted in the server's log 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -90,10 +91,22 @@ def build_app(backend: Backend, settings: ServerSettings, *, manage_backend: boo
         """Other processes' commits (a `send` command, an OpenClaw follower) as `StoreChanged`;
         the sub-agents due for archiving archived, as the dashboard does for a local state. A
         state database found damaged (here or by another process) is logged once, and not swept."""
+        loop = asyncio.get_running_loop()
+        woken = asyncio.Event()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(woken.set)
+
+        told = await backend.watch_store_changes(wake)
         version = await backend.data_version()
         last_sweep = time.monotonic()
         while True:
-            await asyncio.sleep(STORE_POLL_S)
+            if told:  # a PostgreSQL store tells of other hosts' commits as they land: no poll's wait
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken.wait(), STORE_POLL_S)
+                woken.clear()
+            else:
+                await asyncio.sleep(STORE_POLL_S)
             now = await backend.data_version()
             if now != version:
                 version = now

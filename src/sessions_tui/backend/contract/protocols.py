@@ -135,6 +135,10 @@ class Streaming(Protocol):
     async def data_version(self) -> int:
         """A number that moves when another process writes the state."""
 
+    async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
+        """Have `wake` called (from any thread) as soon as another writer commits, when the store can
+        tell (a PostgreSQL store's change notifications); False when it cannot: poll `data_version`."""
+
     @property
     def pushes_events(self) -> bool:
         """Whether the events say every change, other writers' too (a server's stream, a gateway's):

@@ -296,6 +296,9 @@ class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, Witho
     def pushes_events(self) -> bool:
         return True  # the gateway's own events say every change
 
+    async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
+        return False  # its events say every change (`pushes_events`)
+
     async def data_version(self) -> int:
         """Moves with every event published."""
         return self._version

@@ -392,6 +392,9 @@ class LocalBackend(SessionOperations, LocalCron):
     async def data_version(self) -> int:
         return await self._store(self.engine.data_version)
 
+    async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
+        return await self._store(self.engine.store.watch_changes, wake)
+
     @property
     def pushes_events(self) -> bool:
         return False  # other processes' writes show only in `data_version`
@@ -466,17 +469,18 @@ class LocalBackend(SessionOperations, LocalCron):
         self.engine.close()
 
 
-def open_local(state_dir: Path, config_path: Path, *, demo: bool = False) -> LocalBackend:
+def open_local(state_dir: Path, config_path: Path, *, demo: bool = False, store_url: str | None = None) -> LocalBackend:
     """The local backend of a state directory (raising `ConfigError`, `StoreError` or
-    `StateDirError`); with `demo`, the demo's sessions seeded first when it is empty."""
-    engine, _ = opening.open_engine(state_dir, config_path)
+    `StateDirError`), its store a PostgreSQL database's with `store_url`; with `demo`, the demo's
+    sessions seeded first when it is empty."""
+    engine, _ = opening.open_engine(state_dir, config_path, store_url)
     if demo:
         from sessions_tui.engine.demo.state import seed_demo
 
         if seed_demo(engine, config_path):  # reopened under the demo config it may have written
             loosened = engine.store.loosened
             engine.close()
-            engine, _ = opening.open_engine(state_dir, config_path)
+            engine, _ = opening.open_engine(state_dir, config_path, store_url)
             if loosened and not engine.store.loosened:  # tightened by the first opening: said all the same
                 engine.store.loosened = loosened
                 engine.config_warnings.insert(0, tightened_notice(engine.state_dir, loosened))

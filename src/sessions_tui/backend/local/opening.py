@@ -54,12 +54,13 @@ def check_state_dir(state_dir: Path) -> None:
         raise StateDirError(f"{database}: the database is not writable")
 
 
-def open_engine(state_dir: Path, config_path: Path) -> tuple[Engine, LoadedConfig]:
-    """`Engine.open` (raising `ConfigError`), or `StateDirError`: SQLite refuses a file that is
-    not a database before writing to it, so a corrupt one stays byte for byte as it was."""
+def open_engine(state_dir: Path, config_path: Path, store_url: str | None = None) -> tuple[Engine, LoadedConfig]:
+    """`Engine.open` (raising `ConfigError`, and `StoreError` for a PostgreSQL store that cannot be
+    used), or `StateDirError`: SQLite refuses a file that is not a database before writing to it, so a
+    corrupt one stays byte for byte as it was."""
     check_state_dir(state_dir)
     try:
-        return Engine.open(state_dir, config_path)
+        return Engine.open(state_dir, config_path, store_url=store_url)
     except sqlite3.Error as exc:
         if is_corruption(exc):
             raise StateDirError(f"{damage_notice(state_dir / DB_NAME, str(exc))}; nothing was written") from exc
@@ -93,6 +94,8 @@ async def start(engine: Engine) -> None:
     if engine.store.damage is not None:
         return  # what there is to pick up would be written into it: only reads go on
     engine.serves_controls = True
+    if engine.store.processes.shared:  # other hosts run beside this one: what a dead one leaves is taken over
+        engine.takeover.start()
     if not engine.store.left_to_pick_up(engine.now()):
         return
     from sessions_tui.engine.runs.recovery import recover_interrupted

@@ -435,6 +435,9 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
     def pushes_events(self) -> bool:
         return True  # the server's stream (or a gateway backend's own reading) says every change
 
+    async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
+        return False  # its events say every change (`pushes_events`)
+
     async def data_version(self) -> int:
         """Moves with every event the stream brings (the server reports its other writers' commits
         as `StoreChanged`)."""

@@ -31,22 +31,7 @@ __all__ = [
     "chosen_location",
     "config_path_origin",
     "database_error_line",
-    "postgres_not_ready",
+    "postgres_url",
     "resolve_config_path",
     "resolve_state_dir",
 ]
-
-
-def postgres_not_ready(location: str, origin: str) -> str:
-    """What a command given a PostgreSQL store says (one line, exit 2), until the whole store runs
-    there: what is wrong with the location, else which parts are not on PostgreSQL yet."""
-    try:
-        postgres_url(location, origin)
-    except LocationError as exc:
-        return str(exc)
-    from sessions_tui.engine.store.postgres.store import NOT_YET
-
-    return (
-        f"{origin}: the PostgreSQL store holds the engine's records so far; {', '.join(NOT_YET)} are "
-        f"not on PostgreSQL yet, and a command needs them: leave {origin} out to use the state directory's SQLite store"
-    )

@@ -21,6 +21,7 @@ from sessions_tui.engine.config.providers import ModelsConfig
 from sessions_tui.engine.config.redaction import LoggingConfig
 from sessions_tui.engine.config.rules import apply_value_rules, show_number
 from sessions_tui.engine.config.session import SessionConfig
+from sessions_tui.engine.config.store import StoreConfig
 from sessions_tui.engine.config.tools import ToolsConfig
 from sessions_tui.engine.config.ui import UiConfig
 from sessions_tui.engine.sessions.keys import normalize_agent_id
@@ -56,6 +57,9 @@ class Config(ConfigModel):
         default_factory=HooksConfig, description="Inbound hooks on `serve` (`POST /hooks/agent`); default: off."
     )
     cron: CronConfig = Field(default_factory=CronConfig, description="Scheduled jobs and the scheduler's settings.")
+    store: StoreConfig = Field(
+        default_factory=StoreConfig, description="Hosts sharing a PostgreSQL store (`--store`): their leases."
+    )
 
     @model_validator(mode="before")
     @classmethod

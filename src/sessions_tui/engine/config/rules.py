@@ -83,6 +83,7 @@ VALUE_RULES: dict[str, IntRange | Choice] = {
     "logging.redactSensitive": Choice(("off", "tools"), "tools"),
     "ui.sendWait": IntRange(default=30, min=0, max=9999),
     "ui.stuckAfterMinutes": IntRange(default=2, min=0, max=1440),
+    "store.leaseSeconds": IntRange(default=15, min=3, max=3600),
 }
 
 _ITEM = object()  # pattern segment: every element of an array

@@ -21,8 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import socket
 import sqlite3
 import time
 import uuid
@@ -74,7 +72,8 @@ class Scheduler:
         self.engine = engine
         self.startup_delay_ms = startup_delay_ms
         self.missed_stagger_ms = missed_stagger_ms
-        self.owner = f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:12]}"
+        processes = engine.store.processes
+        self.owner = f"{processes.tag}/{processes.me}/{uuid.uuid4().hex[:12]}"
         self.problems: list[str] = []
         """What was wrong with the config's jobs (each left out), said once when they were taken up."""
         self._task: asyncio.Task[None] | None = None
@@ -127,7 +126,7 @@ class Scheduler:
         return await self.engine.store.thread.run(fn, *args)
 
     def _lease_free(self, owner: str | None, until: int | None) -> bool:
-        return not lease_is_live(owner, until, _wall_ms())
+        return not lease_is_live(owner, until, _wall_ms(), self.engine.store.processes)
 
     # -- start-up ------------------------------------------------------------------------------
 

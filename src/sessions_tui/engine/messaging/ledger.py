@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sqlite3
 import threading
 from dataclasses import dataclass
@@ -36,8 +35,8 @@ from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.redaction.sanitize import truncate_history_text
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.runs.processes import stopped
 from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.processes import stopped
 
 if TYPE_CHECKING:
     from sessions_tui.engine.store.tables.ledger import LedgerRow
@@ -196,7 +195,7 @@ class SendLedger:
     def flow_began(self, run_id: str) -> None:
         """This process runs the send's agent-to-agent flow (written with the state marked before it)."""
         if self.recording:
-            self._queue(_Flow(run_id, os.getpid()))
+            self._queue(_Flow(run_id, self.engine.store.processes.me))
 
     def flow_ended(self, run_id: str) -> None:
         """The send's flow is over (written with the last state it marked)."""
@@ -206,7 +205,11 @@ class SendLedger:
     def flows_left(self) -> list[tuple[str, int]]:
         """(run id, pid) of the sends whose flow a process that has stopped left under way."""
         self.flush()
-        return [(run_id, pid) for run_id, pid in self.engine.store.ledger.send_flows() if stopped(pid)]
+        return [
+            (run_id, pid)
+            for run_id, pid in self.engine.store.ledger.send_flows()
+            if stopped(self.engine.store.processes, pid)
+        ]
 
     def end_flows_left(self, flows: list[tuple[str, int]]) -> list[str]:
         """End each of `flows` (from `flows_left`) as interrupted, the `error` state its run would

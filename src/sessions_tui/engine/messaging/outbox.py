@@ -12,7 +12,8 @@ left `pending`, and the next process to open the state directory resumes it.
 
 Exactly one process delivers a row: the one holding its lease (`lease_owner`, `lease_until`),
 taken in a write transaction. A process gives its leases back when it stops; a lease of a
-process that died is free at once on this host (its pid is gone), and anywhere once it expires.
+process that died is free once its process is known gone (its pid, on this machine; its host's
+lease, on a PostgreSQL store shared by several), and anywhere once it expires.
 Every delivery has an `Idempotency-Key` of its own, kept with the row, sent again by every retry
 and by whichever process resumes it: a receiver can tell a repeat from a new message.
 """
@@ -21,8 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import os
-import socket
 import sqlite3
 import time
 import uuid
@@ -34,7 +33,7 @@ from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redaction.cut import redact_then_cut
 from sessions_tui.engine.redaction.redact import Redactor
-from sessions_tui.engine.runs.processes import pid_alive
+from sessions_tui.engine.store.processes import Processes
 from sessions_tui.engine.store.tables.outbox import OutboxRow
 
 MAX_RETRIES = 3
@@ -90,19 +89,16 @@ def _wall_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _host() -> str:
-    return socket.gethostname()
-
-
-def lease_is_live(owner: str | None, until: int | None, now_ms: int) -> bool:
-    """Whether a lease still stands: unexpired, and not held by a process of this host that is gone."""
+def lease_is_live(owner: str | None, until: int | None, now_ms: int, processes: Processes) -> bool:
+    """Whether a lease still stands: unexpired, and not held by a process of `processes`' namespace
+    (this machine's, or the shared store's hosts) that is gone."""
     if owner is None or until is None or until <= now_ms:
         return False
-    host, _, rest = owner.partition("/")
+    tag, _, rest = owner.partition("/")
     pid_text = rest.partition("/")[0]
-    if host != _host() or not pid_text.isdigit():
-        return True  # another host's process: only its expiry frees the lease
-    return pid_alive(int(pid_text))  # this process counts as alive too
+    if tag != processes.tag or not pid_text.isdigit():
+        return True  # a process of another namespace: only its expiry frees the lease
+    return processes.alive(int(pid_text))  # this process counts as alive too
 
 
 class OutboxHost(EngineFloor, Protocol):
@@ -126,7 +122,8 @@ class Outbox:
         self.retry_base_ms = retry_base_ms
         self.timeout_s = timeout_s
         self.bound_s = bound_s
-        self.owner = f"{_host()}/{os.getpid()}/{uuid.uuid4().hex[:12]}"
+        processes = engine.store.processes
+        self.owner = f"{processes.tag}/{processes.me}/{uuid.uuid4().hex[:12]}"
         self._tasks: dict[asyncio.Task[None], tuple[int, str | None]] = {}  # → (delivery id, channel)
         self.left_pending: list[tuple[int, str | None]] = []
         """The deliveries `aclose` stopped while under way: pending, for the next process."""
@@ -189,7 +186,7 @@ class Outbox:
         leased, failed = self.engine.store.outbox.claim_pending_deliveries(
             owner=self.owner,
             lease_until=now + int(LEASE_S * 1000),
-            lease_free=lambda owner, until: not lease_is_live(owner, until, now),
+            lease_free=lambda owner, until: not lease_is_live(owner, until, now, self.engine.store.processes),
             unsendable=self._unsendable,
         )
         orphaned = [(row.id, row.session_key, error) for row, error in failed]

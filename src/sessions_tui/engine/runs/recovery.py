@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from sessions_tui.engine.runs.processes import stopped
 from sessions_tui.engine.runs.runs import Runs
 from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.processes import stopped
 from sessions_tui.engine.store.tables.runs import RunRecord
 
 
@@ -47,7 +47,7 @@ def recover_interrupted(
     store's (run id, pid) of unfinished runs, when the caller has read them already. Nothing is
     written (no transaction is begun) when no stopped process left anything."""
     unfinished = list(engine.store.runs.unfinished_runs()) if unfinished is None else unfinished
-    runs = [(run_id, pid) for run_id, pid in unfinished if stopped(pid)]
+    runs = [(run_id, pid) for run_id, pid in unfinished if stopped(engine.store.processes, pid)]
     flows = engine.ledger.flows_left()
     if not runs and not flows:
         return []

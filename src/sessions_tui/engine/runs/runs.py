@@ -10,7 +10,6 @@ process left unfinished are found on start-up.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Literal, TypeVar
@@ -22,10 +21,10 @@ from sessions_tui.engine.hosts import OwnedFloor
 from sessions_tui.engine.inputs.surrogates import scrub_text
 from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import INTERRUPTED, RunEnd
-from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
 from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.processes import held_elsewhere, stopped
 from sessions_tui.engine.store.tables.runs import RunRecord
 
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
@@ -75,10 +74,6 @@ Executor = Callable[[HostT, RunRecord, RunRequest], Awaitable[None]]
 """What runs a run: called with the engine that queued it; raises when the run fails."""
 
 
-def _held_by_another_process(pid: int | None) -> bool:
-    return pid != os.getpid() and pid_alive(pid)
-
-
 class Runs(Generic[HostT]):
     """The run queues of one engine (`HostT`, which the executor is called with)."""
 
@@ -116,7 +111,7 @@ class Runs(Generic[HostT]):
         `unfinished`: the store's (run id, pid) of such runs, when the caller has read them already."""
         recovered = []
         for run_id, pid in self.engine.store.runs.unfinished_runs() if unfinished is None else unfinished:
-            if not stopped(pid):
+            if not stopped(self.engine.store.processes, pid):
                 continue
             # Its end, and what its end makes of others' records (the send ledger marks its send),
             # in one transaction: the bus is synchronous, so they write inside this one. Read in
@@ -158,7 +153,7 @@ class Runs(Generic[HostT]):
             run_id=new_uuid(),
             session_key=request.session_key,
             lane=request.lane,
-            pid=os.getpid(),
+            pid=self.engine.store.processes.me,
             created_at=self.engine.now(),
         )
         self._insert(record, request)
@@ -198,8 +193,9 @@ class Runs(Generic[HostT]):
         Check and claim are one write transaction, so of two processes (the dashboard and a
         `sessions-tui send`, say) only one runs a session's turn at a time.
         """
+        processes = self.engine.store.processes
         started_at = self.engine.store.runs.claim_run(
-            record.run_id, record.session_key, held_elsewhere=_held_by_another_process
+            record.run_id, record.session_key, held_elsewhere=lambda pid: held_elsewhere(processes, pid)
         )
         if started_at is None:
             return False

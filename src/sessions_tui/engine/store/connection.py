@@ -22,6 +22,7 @@ from sessions_tui.engine.clock import Clock
 from sessions_tui.engine.store.browse_schema import catch_up_search, defer_search
 from sessions_tui.engine.store.disk import integrity
 from sessions_tui.engine.store.disk.private_files import create_file, make_dirs, tighten
+from sessions_tui.engine.store.processes import LocalProcesses, Processes
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, migrate, user_version
 from sessions_tui.engine.store.store_thread import StoreThread
 
@@ -58,6 +59,7 @@ class Database:
         self.loosened = tighten(self.state_dir)
         """What was readable by other users in the state directory and is not any more (private_files.py)."""
         self.clock = clock or Clock()
+        self.processes: Processes = LocalProcesses()
         self.db_path = self.state_dir / DB_NAME
         create_file(self.db_path)  # 0600 before SQLite creates it 0644 (its -wal and -shm take its mode)
         self._lock = threading.RLock()
@@ -311,6 +313,16 @@ class Database:
             return self._data_version()
         finally:
             self._lock.release()
+
+    def watch_changes(self, wake: Callable[[], None]) -> bool:
+        """Whether the store tells of changes as they commit (calling `wake`, from a thread of its own):
+        PostgreSQL's does; here a watcher polls `data_version`."""
+        return False
+
+    def prune_changes(self, before: int) -> int:
+        """Drop the change log's entries written before `before` (ms): PostgreSQL's events table; SQLite
+        keeps none. Returns how many."""
+        return 0
 
     def _data_version(self) -> int:
         """`data_version`, the store's lock held by the caller."""

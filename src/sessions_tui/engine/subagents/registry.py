@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Coroutine
 from typing import Any, Protocol
 
@@ -20,10 +19,10 @@ from sessions_tui.engine.events import Announced, MessageAppended, SessionChange
 from sessions_tui.engine.messaging.a2a import ANNOUNCE_SKIP, A2AHost, is_announce_skip, latest_assistant_reply
 from sessions_tui.engine.messaging.announce_route import AnnounceTarget, queue_announce, resolve_announce_target
 from sessions_tui.engine.run_end import outcome_of, session_status_of
-from sessions_tui.engine.runs.processes import pid_alive
 from sessions_tui.engine.runs.runs import TERMINAL, RunRequest
 from sessions_tui.engine.sessions.keys import is_subagent_session_key
 from sessions_tui.engine.sessions.refusals import SendBlocked
+from sessions_tui.engine.store.processes import held_elsewhere
 from sessions_tui.engine.store.tables.registry import SubagentRow
 from sessions_tui.engine.subagents.announce_text import normalise_announce, stats_line
 from sessions_tui.engine.subagents.records import (
@@ -39,10 +38,6 @@ log = logging.getLogger(__name__)
 ANNOUNCE_STEP_MESSAGE = "Sub-agent announce step."
 NO_OUTPUT = "(no output)"
 WAIT_SLICE_MS = 3_600_000
-
-
-def _held_by_another_process(pid: int | None) -> bool:
-    return pid != os.getpid() and pid_alive(pid)
 
 
 def announce_step_prompt(run: SubagentRun) -> str:
@@ -146,7 +141,10 @@ class SubagentRegistry:
 
     def _claim(self, run_id: str) -> bool:
         """Take the announce of a run for this process (so two processes never both announce)."""
-        return self.engine.store.registry.claim_announce(run_id, os.getpid(), held_elsewhere=_held_by_another_process)
+        processes = self.engine.store.processes
+        return self.engine.store.registry.claim_announce(
+            run_id, processes.me, held_elsewhere=lambda pid: held_elsewhere(processes, pid)
+        )
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -335,7 +333,7 @@ class SubagentRegistry:
         recovered = []
         for row in self.engine.store.registry.unannounced_subagent_runs():
             run = run_of_row(row)
-            if run.announce_state == "announcing" and pid_alive(row.announce_pid):
+            if run.announce_state == "announcing" and self.engine.store.processes.alive(row.announce_pid):
                 continue
             record = self.engine.runs.get(run.run_id)
             if record is not None and record.status not in TERMINAL:
@@ -351,4 +349,4 @@ class SubagentRegistry:
         return recovered
 
     def _run_pid_alive(self, run_id: str) -> bool:
-        return _held_by_another_process(self.engine.store.runs.run_pid(run_id))
+        return held_elsewhere(self.engine.store.processes, self.engine.store.runs.run_pid(run_id))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import sqlite3
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -31,10 +30,10 @@ from sessions_tui.engine.events import MessageAppended
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.messaging.audit import record_abort
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.runs.processes import pid_alive, stopped
 from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, KILLED, TERMINAL, RunRequest, Runs
 from sessions_tui.engine.store import StoreError
+from sessions_tui.engine.store.processes import stopped
 from sessions_tui.engine.subagents.records import SubagentRun
 
 if TYPE_CHECKING:
@@ -139,13 +138,13 @@ class RunControls:
 
     def __init__(self, engine: ControlsHost) -> None:
         self.engine = engine
-        self.pid = os.getpid()  # who this engine is to the others (tests stand a second process in)
+        self.pid = engine.store.processes.me  # who this engine is to the others (tests stand a second process in)
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def elsewhere(self, pid: int | None) -> bool:
         """Whether `pid` is another live process (one that must be asked)."""
-        return pid is not None and pid != self.pid and pid_alive(pid)
+        return pid is not None and pid != self.pid and self.engine.store.processes.alive(pid)
 
     # -- asking ----------------------------------------------------------------------------------
 
@@ -160,7 +159,7 @@ class RunControls:
             row = store.run_controls.get_run_control(control_id)
             if row is not None and row.done_at is not None:
                 return row.result
-            if not pid_alive(owner_pid):
+            if not self.engine.store.processes.alive(owner_pid):
                 why = f"the process running it (pid {owner_pid}) has stopped"
             elif loop.time() >= deadline:
                 why = f"the process running it (pid {owner_pid}) did not answer within {CONTROL_WAIT_SECONDS:g} s"
@@ -205,7 +204,9 @@ class RunControls:
         seen (messaging/audit.py `record_abort`: the transcript's line, the send ledger)."""
         engine = self.engine
         live = engine.store.runs.live_runs(session_key)
-        if any(stopped(run.pid) for run in live):  # a dead process's runs end as interrupted, not stopped
+        if any(
+            stopped(engine.store.processes, run.pid) for run in live
+        ):  # a dead process's runs end as interrupted, not stopped
             self.reap()
             live = engine.store.runs.live_runs(session_key)
         running = next((run for run in live if run.status == "running"), None)
@@ -276,7 +277,7 @@ class RunControls:
             try:
                 answer = await self.request(pid, run_id, "abort", CLEAR_QUEUED if clear_queued else None)
             except ControlFailed as exc:
-                if pid_alive(pid):
+                if self.engine.store.processes.alive(pid):
                     raise TimeoutError(str(exc)) from None
                 self.reap()  # it stopped meanwhile: its runs end as interrupted
                 return False, []
@@ -324,7 +325,7 @@ class RunControls:
         closed = []
         for row in self.engine.store.run_controls.pending_run_controls():
             owner = row.owner_pid
-            if owner is None or (owner != self.pid and not pid_alive(owner)):
+            if owner is None or (owner != self.pid and not self.engine.store.processes.alive(owner)):
                 why = f"the process running it (pid {owner}) has stopped"
                 if self.engine.store.run_controls.finish_run_control(row.id, {"error": why}):
                     closed.append(row.id)

@@ -15,6 +15,11 @@ slice's SQL is plain enough to read the same on both, and one set of queries can
   writer); inside a write or a batch of this thread it reads that transaction.
 - `peek()` is one connection in autocommit (or this thread's transaction).
 Mirror files stay in the state directory, as the SQLite store keeps them.
+
+Across hosts: `processes` is this process among the others writing to the database (hosts.py), and every
+change goes to the events table by trigger (schema.py); `data_version` and `watch_changes` read it
+(`latest`), and `watch_changes` wakes its watchers through one `EventReader` (events.py, started by the
+first watcher) as soon as any host commits a change, a lost notification costing at most a poll.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from sessions_tui.engine.store.connection import BatchAborted, Database, StoreEr
 from sessions_tui.engine.store.disk.private_files import make_dirs, tighten
 from sessions_tui.engine.store.postgres import schema
 from sessions_tui.engine.store.postgres.adapter import PgConnection, row_factory
+from sessions_tui.engine.store.postgres.hosts import LEASE_MS, HostProcesses
 from sessions_tui.engine.store.store_thread import StoreThread
 
 if TYPE_CHECKING:
@@ -38,11 +44,15 @@ if TYPE_CHECKING:
 
     from psycopg_pool import ConnectionPool
 
+    from sessions_tui.engine.store.postgres.events import Event, EventReader
+
 WRITE_LOCK = 0x5E55_3772
 """The advisory lock every write transaction holds (one writer at a time, as SQLite); not source.py's
 table-creation lock, which a host may take while it writes."""
 POOL_SIZE = 4
 CONNECT_SECONDS = 10.0
+CHANGE_POLL_S = 1.0
+"""How often the change reader reads without a wake (what a lost notification delays a change by)."""
 
 
 class PgDatabase(Database):
@@ -52,6 +62,7 @@ class PgDatabase(Database):
     environment or a password file, never from the URL (location.py checks)."""
 
     url: str
+    lease_ms: int = LEASE_MS
 
     def __init__(self, state_dir: Path | str, clock: Clock | None = None) -> None:
         from psycopg_pool import ConnectionPool
@@ -79,8 +90,12 @@ class PgDatabase(Database):
             open=False,
             name="sessions-tui",
         )
+        _check_reachable(self.url)
         self._pool.open(wait=True, timeout=CONNECT_SECONDS)
         self._migrate()
+        self.processes: HostProcesses = HostProcesses(self._pool, self.lease_ms)
+        self._changes: EventReader | None = None
+        self._watchers: list[Callable[[], None]] = []
 
     def _migrate(self) -> None:
         """Create the schema, or refuse a newer one; a current database is only read (opening it writes
@@ -112,6 +127,9 @@ class PgDatabase(Database):
 
     def close(self) -> None:
         self.thread.close()
+        if self._changes is not None:
+            self._changes.stop()
+        self.processes.close()
         with self._lock:
             self._pool.close()
 
@@ -248,7 +266,7 @@ class PgDatabase(Database):
             yield cast("sqlite3.Connection", conn)
 
     def defer_search(self) -> None:
-        """Search is not on PostgreSQL yet: nothing to defer."""
+        """PostgreSQL indexes text as it is written (text_search.py): nothing to defer."""
 
     def known_damage(self) -> str | None:
         return None
@@ -258,15 +276,61 @@ class PgDatabase(Database):
         return None
 
     def data_version(self) -> int:
-        """Changes whenever anything is written on the server (its WAL insert position: the write position
-        lags it until WAL is flushed): what a watcher polls."""
-        with self._connection() as conn:
-            lsn = str(conn.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0])
-        high, low = lsn.split("/")
-        return (int(high, 16) << 32) | int(low, 16)
+        """Moves whenever any host commits a change: the position of the last change every reader can
+        read (events.py's `latest`: one indexed read), packed in a number; what a watcher polls."""
+        from sessions_tui.engine.store.postgres.events import Events
+
+        with self._pool.connection() as conn:
+            position = Events(conn).latest()
+        return (position.tx << 32) | (position.id & 0xFFFF_FFFF)
 
     def data_version_if_free(self) -> int | None:
         return self.data_version()
+
+    def watch_changes(self, wake: Callable[[], None]) -> bool:
+        """Call `wake` (from the change reader's thread, started by the first call) after every batch
+        of changes any host commits."""
+        with self._lock:
+            self._watchers.append(wake)
+            if self._changes is None:
+                from sessions_tui.engine.store.postgres.events import EventReader, Events
+
+                with self._pool.connection() as conn:
+                    after = Events(conn).latest()
+                self._changes = EventReader(self.url, self._changes_read, after=after, poll_s=CHANGE_POLL_S).start()
+        self._changes.ready.wait(CONNECT_SECONDS)
+        return True
+
+    def _changes_read(self, _batch: list[Event]) -> None:
+        for wake in list(self._watchers):
+            wake()
+
+    def prune_changes(self, before: int) -> int:
+        """Delete the events written before `before` (ms since the epoch)."""
+        from sessions_tui.engine.store.postgres.events import Events
+
+        return Events(self._pool).prune(before)
+
+
+def where(url: str) -> str:
+    """The database a URL names, as the errors say it: host, port and name (never user or password)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"postgresql://{parts.hostname or 'localhost'}{port}{parts.path}"
+
+
+def _check_reachable(url: str) -> None:
+    """Connect once before the pool does, so a database that cannot be used is one line saying why
+    (the pool would only time out); the server's own words, first line."""
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=int(CONNECT_SECONDS)).close()
+    except psycopg.Error as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StoreError(f"{where(url)}: cannot open the PostgreSQL store: {reason}") from None
 
 
 def _configure(conn: Any) -> None:

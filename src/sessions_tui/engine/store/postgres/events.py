@@ -31,28 +31,11 @@ from typing import Any, LiteralString
 import psycopg
 from psycopg import sql
 
+from sessions_tui.engine.store.postgres.schema import CHANNEL, EVENTS_DDL
 from sessions_tui.engine.store.postgres.source import Source, create_tables, transaction
-
-CHANNEL = "sessions_tui_events"
-"""The channel every append notifies and every reader listens on."""
 
 POLL_S = 5.0
 """How often a reader that heard nothing reads anyway (what a lost notification costs at most)."""
-
-DDL: list[LiteralString] = [
-    """CREATE TABLE IF NOT EXISTS events (
-        id bigserial PRIMARY KEY,
-        tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
-        session_key text NOT NULL,
-        seq bigint NOT NULL,
-        kind text NOT NULL,
-        body text NOT NULL,
-        at bigint NOT NULL,
-        UNIQUE (session_key, seq)
-    )""",
-    "CREATE INDEX IF NOT EXISTS events_in_read_order ON events (tx, id)",
-    "CREATE TABLE IF NOT EXISTS event_sequences (session_key text PRIMARY KEY, seq bigint NOT NULL)",
-]
 
 _APPEND: LiteralString = (
     "WITH s AS (INSERT INTO event_sequences (session_key, seq) VALUES (%(key)s, 1)"
@@ -65,7 +48,7 @@ _COLUMNS: LiteralString = "id, tx::text::bigint, session_key, seq, kind, body, a
 
 def create(source: Source) -> None:
     """The events' tables, if they are not there yet."""
-    create_tables(source, DDL)
+    create_tables(source, EVENTS_DDL)
 
 
 @dataclass(frozen=True, order=True)
@@ -146,10 +129,17 @@ class Events:
     def latest(self) -> Position:
         """The position after every event a reader can read now (where a reader wanting only what
         comes next starts)."""
-        position = START
-        while batch := self.read(position, 10_000):
-            position = batch[-1].position
-        return position
+        with transaction(self.source) as conn:
+            row = conn.execute(
+                "SELECT tx::text::bigint, id FROM events WHERE tx < pg_snapshot_xmin(pg_current_snapshot())"
+                " ORDER BY tx DESC, id DESC LIMIT 1"
+            ).fetchone()
+        return START if row is None else Position(int(row[0]), int(row[1]))
+
+    def prune(self, before: int) -> int:
+        """Delete the events written before `before` (ms; readers are long past them); returns how many."""
+        with transaction(self.source) as conn:
+            return conn.execute("DELETE FROM events WHERE at < %s", (before,)).rowcount
 
 
 class EventReader:

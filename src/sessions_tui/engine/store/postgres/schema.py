@@ -12,14 +12,21 @@ and their runs, the seen marks, the OpenClaw imports and follows (`_CRON_ACTIVIT
 
 from __future__ import annotations
 
+from typing import LiteralString
+
+from sessions_tui.engine.store.postgres import hosts
 from sessions_tui.engine.store.schema import SCHEMA_VERSION as SQLITE_SCHEMA_VERSION
 
-SCHEMA_VERSION = 5
+_PIDS = (("runs", "pid"), ("run_controls", "owner_pid"), ("subagent_runs", "announce_pid"), ("send_ledger", "flow_pid"))
+"""The columns holding a process id: a host's (postgres/hosts.py) does not fit an INTEGER."""
+
+SCHEMA_VERSION = 6
 # 2: the engine's run records (runs, run_controls, subagent_runs, outbox, audit, send_ledger and
 # send_ledger_state), `json` and `json_insert` (the ledger's states appended in SQL)
 # 3: search, the text index's `words` (a tsvector) and `sids` (an array), each GIN-indexed
 # 4: the jobs and their runs, the seen marks (and the horizon), the OpenClaw imports and follows; `json_extract`
 # 5: the session table's sort indexes, and its trigram index where the server has `pg_trgm`
+# 6: the hosts (postgres/hosts.py; process ids BIGINT), the events table and the triggers writing every change to it
 """This schema's version (its own: PostgreSQL's migrations are not SQLite's)."""
 SQLITE_EQUIVALENT = SQLITE_SCHEMA_VERSION
 """The SQLite schema whose tables these are (for `store copy` to come)."""
@@ -170,7 +177,7 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,
     error TEXT,
     lane TEXT,
-    pid INTEGER,
+    pid BIGINT,
     created_at BIGINT NOT NULL,
     started_at BIGINT,
     ended_at BIGINT,
@@ -184,7 +191,7 @@ CREATE TABLE IF NOT EXISTS run_controls (
     run_id TEXT NOT NULL,
     action TEXT NOT NULL,
     message TEXT,
-    owner_pid INTEGER,
+    owner_pid BIGINT,
     requested_at BIGINT NOT NULL,
     done_at BIGINT,
     result TEXT NOT NULL DEFAULT '{}'
@@ -203,7 +210,7 @@ CREATE TABLE IF NOT EXISTS subagent_runs (
     outcome TEXT,
     outcome_error TEXT,
     announce_state TEXT NOT NULL DEFAULT 'waiting',
-    announce_pid INTEGER,
+    announce_pid BIGINT,
     announced_at BIGINT,
     archive_at BIGINT,
     data TEXT NOT NULL DEFAULT '{}'
@@ -253,7 +260,7 @@ CREATE TABLE IF NOT EXISTS send_ledger (
     created_at BIGINT NOT NULL,
     states TEXT NOT NULL DEFAULT '[]',
     outbox_id BIGINT,
-    flow_pid INTEGER
+    flow_pid BIGINT
 );
 CREATE INDEX IF NOT EXISTS send_ledger_by_time ON send_ledger(created_at);
 CREATE INDEX IF NOT EXISTS send_ledger_by_requester ON send_ledger(requester, created_at);
@@ -389,6 +396,99 @@ END $do$""",
 server has `pg_trgm` (and lets this user create it) a trigram index over the searched columns; without
 it, text filters test each row."""
 STATEMENTS += _BROWSE
+
+CHANNEL = "sessions_tui_events"
+"""The channel every change notifies and every reader of the events table listens on (events.py)."""
+
+EVENTS_DDL: list[LiteralString] = [
+    """CREATE TABLE IF NOT EXISTS events (
+        id bigserial PRIMARY KEY,
+        tx xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        session_key text NOT NULL,
+        seq bigint NOT NULL,
+        kind text NOT NULL,
+        body text NOT NULL,
+        at bigint NOT NULL,
+        UNIQUE (session_key, seq)
+    )""",
+    "CREATE INDEX IF NOT EXISTS events_in_read_order ON events (tx, id)",
+    "CREATE INDEX IF NOT EXISTS events_by_time ON events (at)",
+    "CREATE TABLE IF NOT EXISTS event_sequences (session_key text PRIMARY KEY, seq bigint NOT NULL)",
+]
+"""The events table (events.py) and its sessions' counters (schema 6)."""
+
+_CHANGED = (
+    ("sessions", "key"),
+    ("runs", "session_key"),
+    ("subagent_runs", "child_key"),
+    ("outbox", "session_key"),
+    ("send_ledger", "target"),
+    ("audit", "session_key"),
+    ("cron_jobs", ""),
+    ("cron_runs", "session_key"),
+    ("run_controls", ""),
+    ("session_seen", "key"),
+)
+"""The tables whose changes go to the events table, each with its session's column ('': none, the event's
+session is '' — a job, a run control). A transcript line is written with its session's row, so `sessions`
+names it."""
+
+_NOTE_CHANGE = f"""
+CREATE OR REPLACE FUNCTION note_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+    keys text[];
+    k text;
+BEGIN
+    IF TG_ARGV[0] = '' THEN
+        keys := ARRAY[''];
+    ELSIF TG_OP = 'DELETE' THEN
+        EXECUTE format('SELECT array_agg(DISTINCT coalesce(%I, '''') ORDER BY coalesce(%I, '''')) FROM gone',
+                       TG_ARGV[0], TG_ARGV[0]) INTO keys;
+    ELSE
+        EXECUTE format('SELECT array_agg(DISTINCT coalesce(%I, '''') ORDER BY coalesce(%I, '''')) FROM fresh',
+                       TG_ARGV[0], TG_ARGV[0]) INTO keys;
+    END IF;
+    IF keys IS NULL THEN
+        RETURN NULL;
+    END IF;
+    FOREACH k IN ARRAY keys LOOP
+        WITH s AS (
+            INSERT INTO event_sequences (session_key, seq) VALUES (k, 1)
+            ON CONFLICT (session_key) DO UPDATE SET seq = event_sequences.seq + 1 RETURNING seq
+        )
+        INSERT INTO events (session_key, seq, kind, body, at)
+        SELECT k, s.seq, TG_TABLE_NAME || '.' || lower(TG_OP), '{{}}', {hosts.DB_NOW} FROM s;
+    END LOOP;
+    PERFORM pg_notify('{CHANNEL}', '');
+    RETURN NULL;
+END $fn$"""
+"""Every change of a `_CHANGED` table as events: one per session a statement touched, numbered in the
+session's sequence (events.py), and one wake for the readers at commit (NOTIFY folds a transaction's alike)."""
+
+
+def _triggers(table: str, column: str) -> list[str]:
+    made = []
+    for op, ref in (
+        ("INSERT", "NEW TABLE AS fresh"),
+        ("UPDATE", "NEW TABLE AS fresh"),
+        ("DELETE", "OLD TABLE AS gone"),
+    ):
+        made.append(
+            f"CREATE OR REPLACE TRIGGER {table}_{op.lower()}_noted AFTER {op} ON {table} REFERENCING {ref}"
+            f" FOR EACH STATEMENT EXECUTE FUNCTION note_change('{column}')"
+        )
+    return made
+
+
+_HOSTS_AND_EVENTS = [
+    *(f"ALTER TABLE {t} ALTER COLUMN {c} TYPE BIGINT" for t, c in _PIDS),
+    *hosts.DDL,
+    *EVENTS_DDL,
+    _NOTE_CHANGE,
+    *(statement for table, column in _CHANGED for statement in _triggers(table, column)),
+]
+"""The hosts, the events table and its triggers (schema 6)."""
+STATEMENTS += _HOSTS_AND_EVENTS
 
 VERSION = "SELECT version FROM schema_version WHERE id = 1"
 SET_VERSION = (
