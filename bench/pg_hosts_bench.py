@@ -406,6 +406,12 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
                 body = {"message": f"hook {n}", "name": "bench", "channel": "sink", "to": f"room-{n}"}
                 status, answer = a.post("/hooks/agent", body, HOOK_TOKEN)
                 check(status == 200 and answer.get("ok") is True, f"hook {n} admitted ({status} {answer})")
+            # a turn committed in each session before (the lines the kill must not lose), the hooks' runs meanwhile
+            done = [a.send(key, f"committed before the kill into {key}") for key in keys]
+            ok_q = "SELECT count(*) FROM runs WHERE run_id = ANY(%s) AND status = 'ok'"
+            wait_for(
+                "the turns before ended ok", lambda: (db.execute(ok_q, (done,)).fetchone() or (0,))[0] == len(done)
+            )
             wait_for(f"{HOOKS} deliveries tried by A", lambda: len(sink.attempts) >= HOOKS, SLOW_MS / 1000 + 30)
             held = {key: a.send(key, f"in flight on A into {key}") for key in keys}
             running = "SELECT count(*) FROM runs WHERE run_id = ANY(%s) AND status = 'running'"
@@ -432,7 +438,7 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
             ).fetchone() or (0,)
             a.cpu = cpu_s(a.proc.pid)
             a.proc.send_signal(signal.SIGKILL)
-            killed = time.perf_counter()
+            killed, killed_ms = time.perf_counter(), time.time() * 1000
             a.proc.wait()
             sink.accepting.set()
             ended_q = "SELECT count(*) FROM runs WHERE run_id = ANY(%s) AND status = ANY(%s)"
@@ -459,6 +465,9 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
                 lambda: (db.execute(ended_q, (a_runs, list(TERMINAL))).fetchone() or (0,))[0] == len(a_runs),
             )
             sessions_back = wait_for("a send through B into each session ran ok", taken)
+            (b_started,) = db.execute(
+                "SELECT max(started_at) FROM runs WHERE run_id = ANY(%s)", (list(after.values()),)
+            ).fetchone() or (0,)
             delivered = wait_for("every delivery accepted", lambda: len(sink.accepted) >= HOOKS, 120)
             time.sleep(2 * RETRY_AFTER_S)  # time for a delivery twice to show
             status_q = "SELECT status, coalesce(error, ''), count(*) FROM runs WHERE run_id = ANY(%s) GROUP BY 1, 2"
@@ -471,7 +480,8 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
                 host.stop()
             sink.close()
     return {
-        "a_host": names.get(a_host, str(a_host)) if a_host is not None else "?", "a_runs": len(a_runs),
+        "a_host": names.get(a_host, f"host id {a_host}, its row gone after the takeover"), "a_runs": len(a_runs),
+        "b_started_s": (b_started - killed_ms) / 1000,
         "a_statuses": a_statuses,
         "pending": pending, "runs_ended_s": runs_ended - killed, "sessions_back_s": sessions_back - killed,
         "delivered_s": delivered - killed, "lines_before": len(before), "lines_lost": len(before - kept),
@@ -625,7 +635,8 @@ def part2(cluster: Cluster, tmp: Path) -> list[tuple[bool, str]]:
     limit = LEASE_S + renewal
     print(f"   A ({r['a_host']}) held {r['a_runs']} runs and {r['pending']} undelivered outbox rows; after the kill:")
     print(f"   A's runs ended {r['runs_ended_s']:.2f} s, "
-          f"their sessions running sends through B ok {r['sessions_back_s']:.2f} s (sends refused on the way: "
+          f"a send through B into each of them started {r['b_started_s']:.2f} s and ended ok "
+          f"{r['sessions_back_s']:.2f} s (sends refused on the way: "
           f"{r['refusals']}), "
           f"every delivery accepted {r['delivered_s']:.2f} s; A's runs: {r['a_statuses']}")  # fmt: skip
     print(f"   transcript lines before the kill {r['lines_before']}, lost {r['lines_lost']} "
