@@ -281,21 +281,29 @@ async def send_all(plan: list[tuple[Host, str, str]]) -> list[str]:
     return run_ids
 
 
-def throughput(cluster: Cluster, tmp: Path, hosts_n: int) -> dict[str, Any]:
-    """1,000 sends over 100 sessions through `hosts_n` hosts on one fresh database."""
+def throughput(cluster: Cluster, tmp: Path, hosts_n: int, split: bool = False) -> dict[str, Any]:
+    """1,000 sends over 100 sessions through `hosts_n` hosts on one fresh database (`split`: each
+    session sent into through one host only)."""
     fast = {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}}
     with database(cluster) as (url, db):
-        hosts = [start_host(tmp / f"p1-{hosts_n}", f"host{n}", url, fast) for n in range(hosts_n)]
+        hosts = [start_host(tmp / f"p1-{hosts_n}-{split}", f"host{n}", url, fast) for n in range(hosts_n)]
         try:
             keys = [f"agent:main:bench:group:{i:03d}" for i in range(SESSIONS)]
             for i, key in enumerate(keys):
                 hosts[i % hosts_n].create_session(key)
             marker = f"hosts-{uuid.uuid4().hex[:8]}"
-            # message i into session i % 100, through host i % hosts_n: every session hears from every host
+            # message i into session i % 100, through host (i // 100 + i) % hosts_n: every session hears from
+            # every host (split: through host i % hosts_n, each session from one)
             plan = [
-                (hosts[(i // SESSIONS + i) % hosts_n], keys[i % SESSIONS], f"{marker} message {i}")
+                (hosts[(i if split else i // SESSIONS + i) % hosts_n], keys[i % SESSIONS], f"{marker} message {i}")
                 for i in range(SENDS)
             ]
+            stats_q = (
+                "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database"
+                " WHERE datname = current_database()"
+            )
+            db.execute("SELECT pg_stat_clear_snapshot()")
+            stats0 = db.execute(stats_q).fetchone() or (0, 0)
             cpu0 = [cpu_s(h.proc.pid) for h in hosts]
             server0, client0 = server_cpu_s(cluster), time.process_time()
             t0_ms, t0 = time.time() * 1000, time.perf_counter()
@@ -311,6 +319,9 @@ def throughput(cluster: Cluster, tmp: Path, hosts_n: int) -> dict[str, Any]:
                 time.sleep(0.05)
             cpu = [cpu_s(h.proc.pid) - c for h, c in zip(hosts, cpu0, strict=True)]
             others = {"PostgreSQL": server_cpu_s(cluster) - server0, "client": time.process_time() - client0}
+            time.sleep(1)  # the server's statistics reach pg_stat_database within a moment
+            db.execute("SELECT pg_stat_clear_snapshot()")
+            stats1 = db.execute(stats_q).fetchone() or (0, 0)
             check(done == SENDS, f"all {SENDS} runs ended ({done})")
             (last_end,) = db.execute(
                 "SELECT max(ended_at) FROM runs WHERE run_id = ANY(%s)", (run_ids,)
@@ -341,6 +352,7 @@ def throughput(cluster: Cluster, tmp: Path, hosts_n: int) -> dict[str, Any]:
         "cpu": {h.name: round(c, 2) for h, c in zip(hosts, cpu, strict=True)}
         | {k: round(v, 2) for k, v in others.items()},
         "all_runs": all_runs,
+        "per_send": f"{(stats1[0] - stats0[0]) / SENDS:.1f} commits, {(stats1[1] - stats0[1]) / SENDS:.0f} rows written",
     }  # fmt: skip
 
 
@@ -468,6 +480,11 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
             (b_started,) = db.execute(
                 "SELECT max(started_at) FROM runs WHERE run_id = ANY(%s)", (list(after.values()),)
             ).fetchone() or (0,)
+            gap_q = (
+                "SELECT b.started_at - a.ended_at FROM runs a JOIN runs b ON b.session_key = a.session_key"
+                " WHERE a.run_id = ANY(%s) AND b.run_id = ANY(%s)"
+            )
+            gaps = sorted(g for (g,) in db.execute(gap_q, (list(held.values()), list(after.values()))).fetchall())
             delivered = wait_for("every delivery accepted", lambda: len(sink.accepted) >= HOOKS, 120)
             time.sleep(2 * RETRY_AFTER_S)  # time for a delivery twice to show
             status_q = "SELECT status, coalesce(error, ''), count(*) FROM runs WHERE run_id = ANY(%s) GROUP BY 1, 2"
@@ -482,6 +499,7 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
     return {
         "a_host": names.get(a_host, f"host id {a_host}, its row gone after the takeover"), "a_runs": len(a_runs),
         "b_started_s": (b_started - killed_ms) / 1000,
+        "gap": f"p50 {statistics.median(gaps):.0f} ms, max {gaps[-1]:.0f} ms",
         "a_statuses": a_statuses,
         "pending": pending, "runs_ended_s": runs_ended - killed, "sessions_back_s": sessions_back - killed,
         "delivered_s": delivered - killed, "lines_before": len(before), "lines_lost": len(before - kept),
@@ -608,21 +626,23 @@ def p(values: list[float], q: float) -> float:
 def part1(cluster: Cluster, tmp: Path) -> list[tuple[bool, str]]:
     print(f"1. throughput: {SENDS} sessions_send (timeoutSeconds 0) over {SESSIONS} sessions, demo model 0 ms;")
     print(f"   the machine has {CORES} cores, shared by the hosts, the PostgreSQL server and this client")
-    results = [throughput(cluster, tmp, 1), throughput(cluster, tmp, 2)]
+    results = [throughput(cluster, tmp, 1), throughput(cluster, tmp, 2), throughput(cluster, tmp, 2, split=True)]
     checks: list[tuple[bool, str]] = []
-    for label, r in zip(("(a) one host ", "(b) two hosts"), results, strict=True):
+    labels = ("(a) one host ", "(b) two hosts", "(c) two hosts, each session through one (for reference)")
+    for label, r in zip(labels, results, strict=True):
         print(
             f"   {label}: {r['sends/s']:7.1f} sends/s ({r['elapsed']:.2f} s first send → last run ended; the calls "
             f"{r['sent_s']:.2f} s); runs {r['runs']} {r['statuses']}; lost {r['lost']}, twice {r['twice']}, "
             f"overlaps {r['overlaps']}; runs per host {r['by_host']}; CPU s {r['cpu']}; "
-            f"all runs in the database {r['all_runs']}"
+            f"all runs in the database {r['all_runs']}; PostgreSQL per send: {r['per_send']}"
         )
         exact = r["runs"] == SENDS and r["statuses"] == {"ok": SENDS}
         checks.append((exact and r["lost"] == r["twice"] == r["overlaps"] == 0,
                        f"{label.strip()}: {SENDS} runs all ok, 0 lost, 0 twice, 0 overlaps "
                        f"({r['lost']}, {r['twice']}, {r['overlaps']})"))  # fmt: skip
     ratio = results[1]["sends/s"] / results[0]["sends/s"]
-    print(f"   two hosts / one host: {ratio:.2f}x")
+    print(f"   two hosts / one host: {ratio:.2f}x (each session through one host: "
+          f"{results[2]['sends/s'] / results[0]['sends/s']:.2f}x)")  # fmt: skip
     checks.append((ratio >= 1.6, f"two hosts {ratio:.2f}x one host's sends/s ≥ 1.6x (on {CORES} shared cores)"))
     return checks
 
@@ -636,7 +656,8 @@ def part2(cluster: Cluster, tmp: Path) -> list[tuple[bool, str]]:
     print(f"   A ({r['a_host']}) held {r['a_runs']} runs and {r['pending']} undelivered outbox rows; after the kill:")
     print(f"   A's runs ended {r['runs_ended_s']:.2f} s, "
           f"a send through B into each of them started {r['b_started_s']:.2f} s and ended ok "
-          f"{r['sessions_back_s']:.2f} s (sends refused on the way: "
+          f"{r['sessions_back_s']:.2f} s (in a session, A's run ended → B's started: {r['gap']}; "
+          f"sends refused on the way: "
           f"{r['refusals']}), "
           f"every delivery accepted {r['delivered_s']:.2f} s; A's runs: {r['a_statuses']}")  # fmt: skip
     print(f"   transcript lines before the kill {r['lines_before']}, lost {r['lines_lost']} "
