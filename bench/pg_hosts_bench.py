@@ -352,7 +352,7 @@ def throughput(cluster: Cluster, tmp: Path, hosts_n: int, split: bool = False) -
         "cpu": {h.name: round(c, 2) for h, c in zip(hosts, cpu, strict=True)}
         | {k: round(v, 2) for k, v in others.items()},
         "all_runs": all_runs,
-        "per_send": f"{(stats1[0] - stats0[0]) / SENDS:.1f} commits, {(stats1[1] - stats0[1]) / SENDS:.0f} rows written",
+        "per_send": f"{(stats1[0] - stats0[0]) / SENDS:.1f} commits, {(stats1[1] - stats0[1]) / SENDS:.0f} rows",
     }  # fmt: skip
 
 
