@@ -668,8 +668,8 @@ def part2(cluster: Cluster, tmp: Path) -> list[tuple[bool, str]]:
     print(f"   A's runs ended {r['runs_ended_s']:.2f} s, "
           f"a send through B into each of them (sent at the kill, at once: B answered them {r['b_answered']}) "
           f"started {r['b_started_s']:.2f} s and ended ok "
-          f"{r['sessions_back_s']:.2f} s (in a session, B's run started minus A's run ended, negative when B began before A's run "
-          f"was marked ended: {r['gap']}; "
+          f"{r['sessions_back_s']:.2f} s (in a session, B's run started minus A's run ended, "
+          f"negative when B began before A's run was marked ended: {r['gap']}; "
           f"sends refused on the way: "
           f"{r['refusals']}), "
           f"every delivery accepted {r['delivered_s']:.2f} s; A's runs: {r['a_statuses']}")  # fmt: skip
