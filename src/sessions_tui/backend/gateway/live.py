@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from sessions_tui.backend.contract.pushed_changes import EventsSayEveryChange
 from sessions_tui.backend.contract.types import (
     AbortOutcome,
     BackendUnavailable,
@@ -117,7 +118,9 @@ class NoGatewaySocket(BackendUnavailable):
     which `--remote` falls back to the HTTP tool API (`http.OpenClawGatewayBackend`)."""
 
 
-class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, WithoutCron, ConfigIdentity):
+class GatewaySocketBackend(
+    SocketSessionOps, SocketActivity, GatewayUsage, WithoutCron, ConfigIdentity, EventsSayEveryChange
+):
     """A `Backend` over one OpenClaw gateway's WebSocket (see the module's docstring)."""
 
     def __init__(
@@ -291,13 +294,6 @@ class GatewaySocketBackend(SocketSessionOps, SocketActivity, GatewayUsage, Witho
                 self._subscribers.remove(callback)
 
         return unsubscribe
-
-    @property
-    def pushes_events(self) -> bool:
-        return True  # the gateway's own events say every change
-
-    async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
-        return False  # its events say every change (`pushes_events`)
 
     async def data_version(self) -> int:
         """Moves with every event published."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import httpx
 
+from sessions_tui.backend.contract.pushed_changes import EventsSayEveryChange
 from sessions_tui.backend.contract.types import (
     EVERY_CAPABILITY,
     AbortOutcome,
@@ -72,7 +73,7 @@ class ToolNotAvailable(ToolInputError):
     """The server offers no such tool to this requester (unknown, or denied over HTTP)."""
 
 
-class RemoteBackend(RemoteCron, ConfigIdentity):
+class RemoteBackend(RemoteCron, ConfigIdentity, EventsSayEveryChange):
     """A `Backend` over HTTP. `connect()` (or `start()`) reads the server's public config first."""
 
     def __init__(self, url: str, token: str | None, *, timeout_s: float = 30.0) -> None:
@@ -430,13 +431,6 @@ class RemoteBackend(RemoteCron, ConfigIdentity):
         self._version += 1
         for callback in list(self._subscribers):
             callback(event)
-
-    @property
-    def pushes_events(self) -> bool:
-        return True  # the server's stream (or a gateway backend's own reading) says every change
-
-    async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
-        return False  # its events say every change (`pushes_events`)
 
     async def data_version(self) -> int:
         """Moves with every event the stream brings (the server reports its other writers' commits

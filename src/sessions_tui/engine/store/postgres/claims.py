@@ -9,6 +9,10 @@ not waited for — and marks them this host's until `now + timeout_ms`; `done` m
 dies holding a claim stops nothing: after the timeout its rows are due to be claimed again. So a
 row is marked done once; what it does outside the database (a delivery's POST) is at least once
 when a host dies between doing it and `done` (a delivery's idempotency key covers that).
+
+Not in the engine's path yet: while every write transaction holds the store's one write lock
+(database.py), the repositories claim in write transactions that take turns across hosts, which is
+exactly once already; these claims are for when writes stop taking turns.
 """
 
 from __future__ import annotations
