@@ -11,7 +11,9 @@ serve_bench.py's): the machine's 2 cores are shared by the hosts, the server and
    on one fresh database, 500 each, every session sent into from both. Sends/s = 1,000 / (first send →
    the last of those runs ended, from the runs table). From the database: exactly 1,000 runs of the
    sends, each ended `ok`; each message once as a user line in its session's transcript; in no session
-   two runs overlapping in time; the runs each host executed (`runs.pid`: the host process's id).
+   two runs overlapping in time; the runs each host executed (`runs.pid`: the host process's id); the CPU
+   of each host, of the PostgreSQL server and of this client; (c), for reference: two hosts, each session
+   sent into through one of them only.
 2. SIGKILL takeover: hosts A (the demo model slow: `SLOW_MS`) and B, `store.leaseSeconds` `LEASE_S`.
    Hooks posted to A deliver their replies to a channel whose webhook is a sink in this script, which
    answers 503 with `Retry-After` while A lives (A holds those deliveries, waiting to retry) and 200
@@ -645,7 +647,8 @@ def part1(cluster: Cluster, tmp: Path) -> list[tuple[bool, str]]:
             f"   {label}: {r['sends/s']:7.1f} sends/s ({r['elapsed']:.2f} s first send → last run ended; the calls "
             f"{r['sent_s']:.2f} s); runs {r['runs']} {r['statuses']}; lost {r['lost']}, twice {r['twice']}, "
             f"overlaps {r['overlaps']}; runs per host {r['by_host']}; CPU s {r['cpu']}; "
-            f"all runs in the database {r['all_runs']}; PostgreSQL per send: {r['per_send']}"
+            f"all runs in the database {r['all_runs']}; "
+            f"PostgreSQL per send (pg_stat_database, as far as reported): {r['per_send']}"
         )
         exact = r["runs"] == SENDS and r["statuses"] == {"ok": SENDS}
         checks.append((exact and r["lost"] == r["twice"] == r["overlaps"] == 0,
