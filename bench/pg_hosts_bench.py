@@ -23,7 +23,10 @@ serve_bench.py's): the machine's 2 cores are shared by the hosts, the server and
    before the kill all still there; each delivery accepted once (by its `Idempotency-Key`).
 3. Cross-host latency: a reader on B's `GET /events` (server-sent events, what a `--remote` dashboard
    reads) while sends go through A's `/tools/invoke`: from the send to B's stream showing the change
-   (`store_changed`, or an event naming the session); 20 warm-up and 200 samples, p50 and p90.
+   (`store_changed`, or an event naming the session), and to the change after which B's own
+   `sessions_history` holds the message (what a dashboard on B reads then); 20 warm-up and 200 samples.
+
+The hosts, the sink and the event reader: _pg_hosts.py.
 
 Requirements: (1) 0 lost, 0 run twice, 0 overlaps, (b) ≥ 1.6× (a) in sends/s; (2) runs taken over within
 the lease time plus one renewal period, 0 committed lines lost, 0 deliveries accepted twice;
@@ -35,7 +38,6 @@ the lease time plus one renewal period, 0 committed lines lost, 0 deliveries acc
 from __future__ import annotations
 
 import asyncio
-import http.client
 import json
 import os
 import queue
@@ -47,10 +49,6 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +57,23 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(Path(__file__).resol
 
 import psycopg  # noqa: E402
 from _common import check, verdicts  # noqa: E402
-from _gateway import free_port  # noqa: E402
+from _pg_hosts import (  # noqa: E402
+    HOOK_TOKEN,
+    RETRY_AFTER_S,
+    TOKEN,
+    EventsReader,
+    Host,
+    Sink,
+    cpu_s,
+    database,
+    host_names,
+    server_cpu_s,
+    start_host,
+    wait_for,
+)
 
 from pg_cluster import MISSING, Cluster, start_cluster  # noqa: E402
 
-TOKEN = "pg-hosts-bench-token"
-HOOK_TOKEN = "pg-hosts-bench-hook-token"
 SESSIONS, SENDS = 100, 1000
 CONNECTIONS = 8
 """Keep-alive connections per host the sends of part 1 go over, at once."""
@@ -72,140 +81,10 @@ LEASE_S = 3
 SLOW_MS = 4000
 """Host A's demo model in part 2: long enough that its runs are in flight when it is killed."""
 TAKEOVER_SESSIONS, HOOKS = 20, 10
-RETRY_AFTER_S = 5
 WARMUP, SAMPLES = 20, 200
 TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
 """engine/run_end.py's `RunState`s a run ends in."""
 CORES = os.cpu_count() or 1
-
-
-def cpu_s(pid: int) -> float:
-    """A process's CPU time so far (user + system, all its threads), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def server_cpu_s(cluster: Cluster) -> float:
-    """The PostgreSQL server's CPU time so far: the postmaster and its live children (a backend that
-    ended took its own time with it: read while the hosts' connections stand)."""
-    postmaster = int((cluster.data / "postmaster.pid").read_text().split()[0])
-    total = cpu_s(postmaster)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-                if int(stat.rsplit(")", 1)[1].split()[1]) == postmaster:
-                    total += cpu_s(int(entry.name))
-            except (OSError, ValueError):
-                continue
-    return total
-
-
-@dataclass
-class Host:
-    """One `serve` process on the store."""
-
-    name: str
-    proc: subprocess.Popen[bytes]
-    url: str
-    state: Path
-    cpu: float = 0.0
-    conns: dict[int, http.client.HTTPConnection] = field(default_factory=dict)
-
-    @property
-    def port(self) -> int:
-        return int(self.url.rsplit(":", 1)[1])
-
-    def post(self, path: str, body: dict[str, Any], token: str = TOKEN) -> tuple[int, dict[str, Any]]:
-        """One POST over this thread's keep-alive connection: (status, JSON answer)."""
-        conn = self.conns.get(threading.get_ident())
-        if conn is None:
-            conn = self.conns[threading.get_ident()] = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-        conn.request("POST", path, json.dumps(body), headers)
-        response = conn.getresponse()
-        raw = response.read()
-        try:
-            answer = json.loads(raw) if raw else {}
-        except ValueError:
-            answer = {"raw": raw[:300].decode(errors="replace")}
-        return response.status, answer
-
-    def tool(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        status, answer = self.post("/tools/invoke", {"tool": name, "args": args})
-        check(status == 200, f"{name} on {self.name} answered 200 ({status} {str(answer)[:300]})")
-        details: dict[str, Any] = answer["result"]["details"]
-        return details
-
-    def create_session(self, key: str) -> None:
-        status, answer = self.post("/sessions-tui/v1/create_session", {"session": {"key": key}})
-        check(status == 200, f"create_session {key} on {self.name} ({status} {str(answer)[:300]})")
-
-    def send(self, key: str, message: str) -> str:
-        details = self.tool("sessions_send", {"sessionKey": key, "message": message, "timeoutSeconds": 0})
-        check(details.get("status") == "accepted", f"send into {key} accepted ({details})")
-        return str(details["runId"])
-
-    def stop(self) -> None:
-        for conn in self.conns.values():
-            conn.close()
-        if self.proc.poll() is None:
-            self.cpu = cpu_s(self.proc.pid)
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-def start_host(tmp: Path, name: str, store: str, config: dict[str, Any]) -> Host:
-    state = tmp / name
-    state.mkdir(parents=True)
-    base = {"gateway": {"tools": {"allow": ["sessions_send"]}}, "store": {"leaseSeconds": LEASE_S}}
-    (state / "config.json5").write_text(json.dumps(base | config))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_TUI_")}
-    env |= {"PYTHONPATH": str(ROOT / "src"), "SESSIONS_TUI_TOKEN": TOKEN}
-    port = free_port()
-    argv = [sys.executable, "-m", "sessions_tui", "serve", "--store", store, "--state", str(state),
-            "--config", str(state / "config.json5"), "--port", str(port)]  # fmt: skip
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            said = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
-            print(f"FAIL: serve {name} exited ({proc.returncode}): {said[-600:]}")
-            raise SystemExit(1)
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/readyz")
-            if conn.getresponse().status == 200:
-                conn.close()
-                if proc.stderr:  # nobody reads it from here on: a full pipe would block the host
-                    threading.Thread(target=proc.stderr.read, daemon=True).start()
-                return Host(name, proc, url, state)
-            conn.close()
-        except OSError:
-            pass
-        time.sleep(0.05)
-    proc.kill()
-    raise SystemExit(f"FAIL: serve {name} not ready within 60 s")
-
-
-@contextmanager
-def database(cluster: Cluster) -> Iterator[tuple[str, psycopg.Connection[Any]]]:
-    """A fresh database: its URL and a connection of this script's (autocommit, to read)."""
-    url = cluster.create_database(f"hosts_{uuid.uuid4().hex[:12]}")
-    with psycopg.connect(url, autocommit=True) as conn:
-        yield url, conn
-
-
-def host_names(db: psycopg.Connection[Any]) -> dict[int, str]:
-    try:
-        return {int(i): str(n) for i, n in db.execute("SELECT id, name FROM hosts").fetchall()}
-    except psycopg.Error:
-        return {}
 
 
 def user_lines(db: psycopg.Connection[Any], keys: list[str], marker: str) -> Counter[tuple[str, str]]:
@@ -288,7 +167,7 @@ def throughput(cluster: Cluster, tmp: Path, hosts_n: int, split: bool = False) -
     session sent into through one host only)."""
     fast = {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}}
     with database(cluster) as (url, db):
-        hosts = [start_host(tmp / f"p1-{hosts_n}-{split}", f"host{n}", url, fast) for n in range(hosts_n)]
+        hosts = [start_host(tmp / f"p1-{hosts_n}-{split}", f"host{n}", url, fast, LEASE_S) for n in range(hosts_n)]
         try:
             keys = [f"agent:main:bench:group:{i:03d}" for i in range(SESSIONS)]
             for i, key in enumerate(keys):
@@ -358,60 +237,15 @@ def throughput(cluster: Cluster, tmp: Path, hosts_n: int, split: bool = False) -
     }  # fmt: skip
 
 
-class Sink:
-    """The webhook the deliveries of part 2 go to: 503 with `Retry-After` while `accepting` is clear,
-    then 200; counts each delivery's attempts and acceptances by its `Idempotency-Key`."""
-
-    def __init__(self) -> None:
-        self.accepting = threading.Event()
-        self.attempts: Counter[str] = Counter()
-        self.accepted: Counter[str] = Counter()
-        self.lock = threading.Lock()
-        sink = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the standard library's name
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                key = self.headers.get("Idempotency-Key") or "?"
-                with sink.lock:
-                    sink.attempts[key] += 1
-                    ok = sink.accepting.is_set()
-                    if ok:
-                        sink.accepted[key] += 1
-                self.send_response(200 if ok else 503)
-                if not ok:
-                    self.send_header("Retry-After", str(RETRY_AFTER_S))
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *_: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def wait_for(what: str, test: Any, limit_s: float = 60, every_s: float = 0.02) -> float:
-    """Poll `test()` until true: the moment (perf_counter) it was; FAIL after `limit_s`."""
-    deadline = time.perf_counter() + limit_s
-    while not test():
-        check(time.perf_counter() < deadline, f"{what} within {limit_s:g} s")
-        time.sleep(every_s)
-    return time.perf_counter()
-
-
 def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
     """SIGKILL host A with runs in flight and deliveries held; B takes over."""
     sink = Sink()
     hooks = {"hooks": {"enabled": True, "token": HOOK_TOKEN}, "channels": {"sink": {"webhookUrl": sink.url}}}
     with database(cluster) as (url, db):
-        a = start_host(tmp / "p2", "A", url, {"models": {"demo": {"latencyMs": SLOW_MS, "chunkMs": 0}}} | hooks)
-        b = start_host(tmp / "p2", "B", url, {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}} | hooks)
+        a = start_host(
+            tmp / "p2", "A", url, {"models": {"demo": {"latencyMs": SLOW_MS, "chunkMs": 0}}} | hooks, LEASE_S
+        )
+        b = start_host(tmp / "p2", "B", url, {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}} | hooks, LEASE_S)
         try:
             keys = [f"agent:main:takeover:group:{i:02d}" for i in range(TAKEOVER_SESSIONS)]
             for key in keys:
@@ -523,56 +357,12 @@ def takeover(cluster: Cluster, tmp: Path) -> dict[str, Any]:
     }  # fmt: skip
 
 
-class EventsReader:
-    """A reader of a host's `GET /events` (server-sent events) in a thread: each event's arrival
-    (perf_counter), type and data into `seen`."""
-
-    def __init__(self, host: Host) -> None:
-        self.seen: queue.Queue[tuple[float, str, dict[str, Any]]] = queue.Queue()
-        self.conn = http.client.HTTPConnection("127.0.0.1", host.port, timeout=600)
-        self.conn.request("GET", "/events", headers={"Authorization": f"Bearer {TOKEN}", "Accept": "text/event-stream"})
-        self.response = self.conn.getresponse()
-        check(self.response.status == 200, f"GET /events on {host.name} answered 200 ({self.response.status})")
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        kind, data = "", ""
-        try:
-            for raw in self.response:
-                line = raw.decode().rstrip("\r\n")
-                if line.startswith("event:"):
-                    kind = line[6:].strip()
-                elif line.startswith("data:"):
-                    data += line[5:].strip()
-                elif not line and (kind or data):
-                    at = time.perf_counter()
-                    try:
-                        parsed = json.loads(data) if data else {}
-                    except ValueError:
-                        parsed = {}
-                    self.seen.put((at, kind or str(parsed.get("type", "")), parsed if isinstance(parsed, dict) else {}))
-                    kind, data = "", ""
-        except (OSError, ValueError, AttributeError):  # closed under the reader (http.client drops its file)
-            return
-
-    def quiet(self, for_s: float = 0.15) -> None:
-        """Until nothing has come for `for_s`: what the last change brought, read and dropped."""
-        while True:
-            try:
-                self.seen.get(timeout=for_s)
-            except queue.Empty:
-                return
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 def latency(cluster: Cluster, tmp: Path) -> dict[str, Any]:
     """From a send through A to B's event stream showing the change."""
     fast = {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}}
     with database(cluster) as (url, _db):
-        a = start_host(tmp / "p3", "A", url, fast)
-        b = start_host(tmp / "p3", "B", url, fast)
+        a = start_host(tmp / "p3", "A", url, fast, LEASE_S)
+        b = start_host(tmp / "p3", "B", url, fast, LEASE_S)
         reader = None
         try:
             keys = [f"agent:main:latency:group:{i:02d}" for i in range(10)]
