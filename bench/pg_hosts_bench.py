@@ -108,12 +108,12 @@ def user_lines(db: psycopg.Connection[Any], keys: list[str], marker: str) -> Cou
     return seen
 
 
-def overlaps(db: psycopg.Connection[Any], keys: list[str]) -> int:
-    """Pairs of runs of one session whose [started_at, ended_at] overlap (every run there, not only sends)."""
+def overlaps(db: psycopg.Connection[Any]) -> tuple[int, int]:
+    """(runs that began before the one before them in their session ended ([started_at, ended_at]), sessions
+    with runs): every run in the database, the sends' and what they started (announce steps) alike."""
     rows = db.execute(
-        "SELECT session_key, started_at, ended_at FROM runs WHERE session_key = ANY(%s) AND started_at IS NOT NULL"
-        " ORDER BY session_key, started_at",
-        (keys,),
+        "SELECT session_key, started_at, ended_at FROM runs WHERE started_at IS NOT NULL"
+        " ORDER BY session_key, started_at"
     ).fetchall()
     found, last_key, last_end = 0, None, 0
     for key, started, ended in rows:
@@ -122,7 +122,7 @@ def overlaps(db: psycopg.Connection[Any], keys: list[str]) -> int:
         if key != last_key:
             last_key, last_end = key, 0
         last_end = max(last_end, ended if ended is not None else 2**62)
-    return found
+    return found, len({key for key, _, _ in rows})
 
 
 async def send_all(plan: list[tuple[Host, str, str]]) -> list[str]:
@@ -218,7 +218,7 @@ def throughput(cluster: Cluster, tmp: Path, hosts_n: int, split: bool = False) -
             )
             (all_runs,) = db.execute("SELECT count(*) FROM runs").fetchone() or (0,)
             seen = user_lines(db, keys, marker)
-            overlapping = overlaps(db, keys)
+            overlapping, run_sessions = overlaps(db)
             names = host_names(db)
         finally:
             for host in hosts:
@@ -229,7 +229,8 @@ def throughput(cluster: Cluster, tmp: Path, hosts_n: int, split: bool = False) -
     return {
         "hosts": hosts_n, "sends/s": SENDS / elapsed, "elapsed": elapsed, "sent_s": sent_s,
         "runs": len(set(run_ids)), "statuses": statuses, "lost": lost, "twice": twice,
-        "overlaps": overlapping, "by_host": {names.get(p, str(p)): n for p, n in by_pid.items()},
+        "overlaps": overlapping, "run_sessions": run_sessions,
+        "by_host": {names.get(p, str(p)): n for p, n in by_pid.items()},
         "cpu": {h.name: round(c, 2) for h, c in zip(hosts, cpu, strict=True)}
         | {k: round(v, 2) for k, v in others.items()},
         "all_runs": all_runs,
@@ -436,7 +437,8 @@ def part1(cluster: Cluster, tmp: Path) -> list[tuple[bool, str]]:
         print(
             f"   {label}: {r['sends/s']:7.1f} sends/s ({r['elapsed']:.2f} s first send → last run ended; the calls "
             f"{r['sent_s']:.2f} s); runs {r['runs']} {r['statuses']}; lost {r['lost']}, twice {r['twice']}, "
-            f"overlaps {r['overlaps']}; runs per host {r['by_host']}; CPU s {r['cpu']}; "
+            f"overlaps {r['overlaps']} (over the {r['run_sessions']} sessions with runs); "
+            f"runs per host {r['by_host']}; CPU s {r['cpu']}; "
             f"all runs in the database {r['all_runs']}; "
             f"PostgreSQL per send (pg_stat_database, as far as reported): {r['per_send']}"
         )
