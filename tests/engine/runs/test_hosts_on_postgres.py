@@ -139,6 +139,8 @@ async def test_a_lapsed_host_s_run_ends_interrupted_and_another_host_takes_the_s
     record = b.runs.get(stuck)
     assert record.status == "error" and record.error == INTERRUPTED
     assert (await b.runs.wait(waiting, 10_000)).status == "ok"
+    # its end is its host's lease's end, never after the run that took the session over began
+    assert record.ended_at <= b.runs.get(waiting).started_at
     assert b.takeover.taken_over == lapsed and b.store.processes.lapsed() == []
     await a.runs.cancel_all()
 

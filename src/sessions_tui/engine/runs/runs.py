@@ -120,7 +120,12 @@ class Runs(Generic[HostT]):
                 record = self.get(run_id)
                 if record is None or record.status not in ("queued", "running"):
                     continue
-                record.status, record.error, record.ended_at = "error", INTERRUPTED, self.engine.now()
+                # It ended when its process was last known alive (a lapsed host: its lease's end), never
+                # after a run another process started in the session once it was gone.
+                ended = self.engine.store.processes.ended_at(pid)
+                now = self.engine.now()
+                record.status, record.error = "error", INTERRUPTED
+                record.ended_at = now if ended is None else max(record.started_at or 0, min(now, ended))
                 self._update(record)
                 self._ended(record)
             recovered.append(record)

@@ -39,6 +39,11 @@ class Processes(Protocol):
         """Whether the process `pid` is alive (this one is); False for None."""
         ...
 
+    def ended_at(self, pid: int | None) -> int | None:
+        """When a dead process stopped being alive (ms since the epoch), where that is known: a lapsed
+        host's lease end; None otherwise (a pid is found gone only when asked)."""
+        ...
+
     def lapsed(self) -> list[int]:
         """The processes known dead whose marks are still to be taken over (on a shared store: the hosts
         whose lease lapsed; locally none: a dead pid is found by the marks it left)."""
@@ -77,6 +82,9 @@ class LocalProcesses:
 
     def alive(self, pid: int | None) -> bool:
         return pid_alive(pid)
+
+    def ended_at(self, pid: int | None) -> int | None:
+        return None
 
     def lapsed(self) -> list[int]:
         return []

@@ -135,6 +135,16 @@ class HostProcesses:
         self._known[pid] = (alive, time.monotonic())
         return alive
 
+    def ended_at(self, pid: int | None) -> int | None:
+        """A lapsed host's lease end (None for a live host, or one forgotten, or not a host)."""
+        if not pid:
+            return None
+        with self.pool.connection() as conn:
+            row = conn.execute(
+                f"SELECT expires_at FROM hosts WHERE id = %s AND expires_at <= {DB_NOW}", (pid,)
+            ).fetchone()
+        return None if row is None else int(row[0])
+
     def lapsed(self) -> list[int]:
         """The hosts whose lease has lapsed (dead: what they left is to be taken over)."""
         with self.pool.connection() as conn:
