@@ -40,6 +40,7 @@ class Reply:
     # (name, arguments): a dict is sent as JSON, a string verbatim (to send broken arguments).
     tool_calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
     delay: float = 0.0  # seconds before the response starts
+    hold: threading.Event | None = None  # the response starts once this is set (a test's own moment)
     chunk_delay: float = 0.0  # seconds between streamed chunks
     status: int = 200
     error_message: str | None = None  # status >= 400: {"error": {"message": …}}
@@ -152,6 +153,10 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.delay and owner._stopping.wait(reply.delay):
             self.close_connection = True
             return
+        while reply.hold is not None and not reply.hold.wait(0.05):
+            if owner._stopping.is_set():
+                self.close_connection = True
+                return
         if reply.drop_connection:
             self.close_connection = True
             return

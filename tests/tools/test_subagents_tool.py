@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx
@@ -249,9 +250,11 @@ async def test_a_steered_message_is_the_childs_next_turn(live_engine, openai_ser
     )
     add_session(engine, REQ)
     openai_server.on(lambda r: Reply(text="done") if "Sub-agent announce step" in system_text(r) else None)
-    openai_server.script(Reply(text="first turn"), Reply(text="steered turn"))
+    steer_made = threading.Event()  # the child's first turn answers only once the steer is in
+    openai_server.script(Reply(text="first turn", hold=steer_made), Reply(text="steered turn"))
     child = await spawn(engine, "work", label="w")
     steered = await tool(engine, {"action": "steer", "target": "w", "message": "also check docs"})
+    steer_made.set()
     assert steered["status"] == "accepted"
     await engine.drain()
     users = [

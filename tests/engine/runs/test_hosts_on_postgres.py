@@ -123,13 +123,19 @@ async def test_a_session_s_runs_go_one_host_at_a_time(hosts):
     await a.drain()
 
 
+async def running_forever(engine: Engine) -> str:
+    """A run of `engine`'s in the main session, started (the demo model answering after a minute)."""
+    add_session(engine, "main")
+    run_id = engine.runs.start(RunRequest(session_key=KEY, message="never ends"))
+    started = asyncio.Event()
+    engine.events.subscribe(lambda e: started.set() if getattr(e, "run_id", None) == run_id else None)
+    await started.wait()
+    return run_id
+
+
 async def test_a_lapsed_host_s_run_ends_interrupted_and_another_host_takes_the_session_over(hosts):
     a, b = hosts("a", latency_ms=60_000), hosts("b")
-    add_session(a, "main")
-    stuck = a.runs.start(RunRequest(session_key=KEY, message="never ends"))
-    started = asyncio.Event()
-    a.events.subscribe(lambda e: started.set() if getattr(e, "run_id", None) == stuck else None)
-    await started.wait()
+    stuck = await running_forever(a)
     waiting = b.runs.start(RunRequest(session_key=KEY, message="after the takeover"))
     assert (await b.runs.wait(waiting, 50)).status == "timeout"  # a's run holds the session
     lapse(a)
@@ -147,11 +153,7 @@ async def test_a_lapsed_host_s_run_ends_interrupted_and_another_host_takes_the_s
 
 async def test_a_serving_host_takes_a_lapsed_one_over_by_itself(hosts):
     a, b = hosts("a", latency_ms=60_000), hosts("b")
-    add_session(a, "main")
-    stuck = a.runs.start(RunRequest(session_key=KEY, message="never ends"))
-    started = asyncio.Event()
-    a.events.subscribe(lambda e: started.set() if getattr(e, "run_id", None) == stuck else None)
-    await started.wait()
+    stuck = await running_forever(a)
     ended = asyncio.Event()
     loop = asyncio.get_running_loop()
     b.events.subscribe(lambda e: loop.call_soon_threadsafe(ended.set) if getattr(e, "run_id", None) == stuck else None)

@@ -36,6 +36,7 @@ from sessions_tui.engine.cron.schedules import CronSchedule, EverySchedule, Sche
 from sessions_tui.engine.messaging.outbox import lease_is_live
 from sessions_tui.engine.runs.runs import DEFAULT_RUN_TIMEOUT_SECONDS
 from sessions_tui.engine.sessions.ids import new_uuid
+from sessions_tui.engine.stopping import cancel_and_wait
 from sessions_tui.engine.store.tables.cron import CronJobRow, CronRunRow
 
 log = logging.getLogger(__name__)
@@ -108,10 +109,7 @@ class Scheduler:
     async def aclose(self) -> None:
         """Stop: the loop ends, runs under way are stopped and recorded as interrupted, their claims given back."""
         task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
         runs = list(self._runs)
         for run in runs:
             run.cancel()

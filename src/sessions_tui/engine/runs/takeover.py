@@ -13,12 +13,12 @@ The lapsed hosts are then forgotten, and the change log trimmed to `CHANGES_KEPT
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from typing import Protocol
 
 from sessions_tui.engine.runs.recovery import RecoveryHost, recover_interrupted
+from sessions_tui.engine.stopping import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +66,7 @@ class Takeover:
 
     async def aclose(self) -> None:
         task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def _serve(self) -> None:
         store = self.engine.store

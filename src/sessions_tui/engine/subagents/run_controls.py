@@ -32,6 +32,7 @@ from sessions_tui.engine.messaging.audit import record_abort
 from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, KILLED, TERMINAL, RunRequest, Runs
+from sessions_tui.engine.stopping import cancel_and_wait
 from sessions_tui.engine.store import StoreError
 from sessions_tui.engine.store.processes import stopped
 from sessions_tui.engine.subagents.records import SubagentRun
@@ -333,10 +334,7 @@ class RunControls:
 
     async def aclose(self) -> None:
         task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
-                await task
+        await cancel_and_wait(task, closing=True)
 
     async def _watch(self) -> None:
         """Check for requests when another process has committed (one PRAGMA a tick otherwise; a
