@@ -148,7 +148,9 @@ async def test_a_lapsed_host_s_run_ends_interrupted_and_another_host_takes_the_s
     # its end is its host's lease's end, never after the run that took the session over began
     assert record.ended_at <= b.runs.get(waiting).started_at
     assert b.takeover.taken_over == lapsed and b.store.processes.lapsed() == []
-    await a.runs.cancel_all()
+    await a.runs.cancel_all()  # the stalled host comes back and stops its run: the end written first stays
+    again = b.runs.get(stuck)
+    assert (again.status, again.error, again.ended_at) == ("error", INTERRUPTED, record.ended_at)
 
 
 async def test_a_serving_host_takes_a_lapsed_one_over_by_itself(hosts):

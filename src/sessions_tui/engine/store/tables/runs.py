@@ -74,9 +74,13 @@ class RunsRepository:
     def update_run(
         self, run_id: str, *, status: str, error: str | None, started_at: int | None, ended_at: int | None
     ) -> None:
+        """A run's end (its status, error and times), written once: a run another process already ended
+        keeps that end (a host that stalled past its lease and comes back finds its runs ended as
+        interrupted, and does not write over them)."""
         with self.db.write() as conn:
             conn.execute(
-                "UPDATE runs SET status = ?, error = ?, started_at = ?, ended_at = ? WHERE run_id = ?",
+                "UPDATE runs SET status = ?, error = ?, started_at = ?, ended_at = ?"
+                " WHERE run_id = ? AND ended_at IS NULL",
                 (status, error, started_at, ended_at, run_id),
             )
 
