@@ -101,6 +101,7 @@ class Runs(Generic[HostT]):
             error=record.error,
             started_at=record.started_at,
             ended_at=record.ended_at,
+            session_key=record.session_key,
         )
 
     def get(self, run_id: str) -> RunRecord | None:

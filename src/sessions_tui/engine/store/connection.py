@@ -125,10 +125,14 @@ class Database:
             self._conn.close()
 
     @contextmanager
-    def write(self, *, savepoint: bool = True) -> Iterator[sqlite3.Connection]:
+    def write(self, *, savepoint: bool = True, key: str | None = None) -> Iterator[sqlite3.Connection]:
         """`_write`, refused (`StoreDamaged`) on a damaged database, and SQLite meeting damage
         taken as such: the transaction undone, nothing more written. Damage another process found
-        meanwhile is looked for before a transaction begins (a write inside one was let in)."""
+        meanwhile is looked for before a transaction begins (a write inside one was let in).
+
+        `key`: the session whose rows alone the transaction writes (beside rows no other transaction
+        reads to decide what it writes: new rows, sums added to); on PostgreSQL such writes of different
+        sessions go at once (postgres/database.py). SQLite's writes take turns."""
         if self.damage is not None or (not self._conn.in_transaction and self.known_damage() is not None):
             raise StoreDamaged(f"{self.damage_notice}; nothing was written")
         try:

@@ -121,9 +121,10 @@ def copy_store(source: Database, target: Database, batch_rows: int = BATCH_ROWS)
         for table in OWN_ROWS:
             conn.execute(f"DELETE FROM {table}")
     onto_postgres = _is_postgres(target)
+    sqlite = source if pg is target else target
     with source.read() as reading:
         for table in TABLES:
-            columns = _columns(pg, table)
+            columns = _shared(_columns(pg, table), sqlite, table)
             names = ", ".join(column.name for column in columns)
             marks = ", ".join("?" for _ in columns)
             overriding = " OVERRIDING SYSTEM VALUE" if onto_postgres else ""
@@ -134,8 +135,33 @@ def copy_store(source: Database, target: Database, batch_rows: int = BATCH_ROWS)
             if onto_postgres:
                 _move_identities(target, table, columns)
         counts = tuple(TableCount(table, _count(reading, table), 0) for table in TABLES)
+    _settle_text_index(source, target, onto_postgres)
     with target.read() as conn:
         return CopyReport(tuple(TableCount(c.table, c.source, _count(conn, c.table)) for c in counts))
+
+
+def _shared(columns: list[_Column], sqlite: Database, table: str) -> list[_Column]:
+    """The columns the SQLite side has too (PostgreSQL's own, such as the text index's `inline`, are not
+    copied: they are settled after)."""
+    with sqlite.peek() as conn:
+        present = {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+    return [column for column in columns if column.name in present or column.name == "rowid"]  # SQLite's own
+
+
+def _settle_text_index(source: Database, target: Database, onto_postgres: bool) -> None:
+    """The text index's state as the target reads it: PostgreSQL's appends index their own lines while
+    it is caught up (`inline`) and only catch-up moves the watermark, SQLite's watermark moves with every
+    line indexed; an index caught up on one side is caught up on the other."""
+    with source.read() as conn:
+        through = int(conn.execute("SELECT indexed_through FROM transcript_text_state WHERE id = 1").fetchone()[0])
+        newest = int(conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0])
+        if not onto_postgres and conn.execute("SELECT inline FROM transcript_text_state WHERE id = 1").fetchone()[0]:
+            through = max(through, newest)
+    with target.write() as conn:
+        if onto_postgres:
+            conn.execute("UPDATE transcript_text_state SET inline = ? WHERE id = 1", (through >= newest,))
+        else:
+            conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (through,))
 
 
 def _batches(rows: Any, size: int) -> Iterator[list[Sequence[Any]]]:

@@ -8,9 +8,12 @@ slice's SQL is plain enough to read the same on both, and one set of queries can
 
 - `write()` is one transaction holding the store's write lock (`pg_advisory_xact_lock`) to its end:
   writers serialise across processes and hosts as SQLite's `BEGIN IMMEDIATE` makes them, so every
-  repository's read-then-write stays right. (Finer claims, a lease per session and `SKIP LOCKED`, are
-  the multi-host modules' beside this one.) A write inside a write or a batch is a savepoint:
-  PostgreSQL ends a transaction at a failed statement, so a failed write is undone alone that way.
+  repository's read-then-write stays right. `write(key=K)` is a transaction of session K's rows (a
+  transcript append, an entry patch, a run's record): it holds the write lock shared and K's own lock
+  (`key_lock`), so such writes of different sessions go at once, on every host, while any other write
+  still has the database to itself. A write inside a write or a batch is a savepoint (taking the lock
+  of a key the transaction does not hold yet): PostgreSQL ends a transaction at a failed statement, so
+  a failed write is undone alone that way.
 - `read()` is one `REPEATABLE READ` snapshot on a connection of its own (readers do not wait for the
   writer); inside a write or a batch of this thread it reads that transaction.
 - `peek()` is one connection in autocommit (or this thread's transaction).
@@ -24,6 +27,7 @@ first watcher) as soon as any host commits a change, a lost notification costing
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -148,15 +152,24 @@ class PgDatabase(Database):
             yield PgConnection(raw)
 
     @contextmanager
-    def write(self, *, savepoint: bool = True) -> Iterator[sqlite3.Connection]:
-        """One transaction holding the store's write lock; inside a transaction (this thread's, or
-        the open batch's, which every thread's writes join as in SQLite), a savepoint (always,
-        `savepoint` or not: PostgreSQL ends a transaction at a failed statement)."""
+    def write(self, *, savepoint: bool = True, key: str | None = None) -> Iterator[sqlite3.Connection]:
+        """One transaction holding the store's write lock (shared, with `key`'s own lock, when it writes
+        that session's rows); inside a transaction (this thread's, or the open batch's, which every
+        thread's writes join as in SQLite), a savepoint (always, `savepoint` or not: PostgreSQL ends a
+        transaction at a failed statement)."""
+        if key is not None and getattr(self._local, "conn", None) is None and not self._batching:
+            with self._keyed(key) as conn:
+                yield conn
+            return
         with self._lock:
             current = cast("PgConnection | None", getattr(self._local, "conn", None))
             if current is None and self._batching:
                 current = self._batch_conn or self._begin_batch()
             if current is not None:
+                keys = cast("set[str] | None", getattr(self._local, "keys", None))
+                if keys is not None and key is not None and key not in keys:  # another session's rows too
+                    current.run(f"SELECT pg_advisory_xact_lock({key_lock(key)})")
+                    keys.add(key)
                 current.run("SAVEPOINT write")
                 try:
                     yield cast("sqlite3.Connection", current)
@@ -167,10 +180,9 @@ class PgDatabase(Database):
                 current.run("RELEASE SAVEPOINT write")
                 return
             with self._connection() as conn:
-                conn.run("BEGIN")
+                conn.run(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
                 self._local.conn = conn
                 try:
-                    conn.run(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
                     yield cast("sqlite3.Connection", conn)
                 except BaseException:
                     conn.run("ROLLBACK")
@@ -179,6 +191,26 @@ class PgDatabase(Database):
                     conn.run("COMMIT")
                 finally:
                     self._local.conn = None
+
+    @contextmanager
+    def _keyed(self, key: str) -> Iterator[sqlite3.Connection]:
+        """A transaction of `key`'s rows: the write lock shared and the key's own lock, taken with BEGIN in
+        one round trip. Not under `_lock`: this process's threads write other sessions' rows at once too
+        (each on a pool connection of its own)."""
+        with self._connection() as conn:
+            conn.run(
+                f"BEGIN; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}), pg_advisory_xact_lock({key_lock(key)})"
+            )
+            self._local.conn, self._local.keys = conn, {key}
+            try:
+                yield cast("sqlite3.Connection", conn)
+            except BaseException:
+                conn.run("ROLLBACK")
+                raise
+            else:
+                conn.run("COMMIT")
+            finally:
+                self._local.conn = self._local.keys = None
 
     def _begin_batch(self) -> PgConnection:
         """A batch's transaction, begun at its first write: a pool connection kept until it ends."""
@@ -310,6 +342,11 @@ class PgDatabase(Database):
         from sessions_tui.engine.store.postgres.events import Events
 
         return Events(self._pool).prune(before)
+
+
+def key_lock(key: str) -> int:
+    """A session key's advisory lock: a 64-bit hash of it (a collision only makes two sessions take turns)."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
 def where(url: str) -> str:

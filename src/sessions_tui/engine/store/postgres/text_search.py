@@ -19,6 +19,7 @@ fragment; a message's words are indexed up to `schema.INDEXED_CHARS` characters.
 from __future__ import annotations
 
 import re
+import sqlite3
 from typing import Any
 
 from sessions_tui.engine.store.tables.text_index import (
@@ -51,9 +52,45 @@ def ts_query(words: list[str], *, prefix_last: bool = False) -> str:
     return " & ".join(quoted)
 
 
+_PG_STATE = "SELECT redaction, inline FROM transcript_text_state WHERE id = 1"
+
+
 class PgTextIndexRepository(TextIndexRepository):
     """The text index on PostgreSQL: indexing and catch-up are `TextIndexRepository`'s (plain SQL, the
-    same on both stores); searching is PostgreSQL's full-text search."""
+    same on both stores), searching is PostgreSQL's full-text search, and appends of different sessions
+    go at once: their rowids are reserved a block at a time (`reserve_rowids`, not the largest plus one),
+    and while the index is caught up (`inline`) each append indexes its own lines without moving the
+    watermark, which only catch-up moves (under the store's write lock, with no append beside it)."""
+
+    def next_rowids(self, conn: sqlite3.Connection, count: int) -> int:
+        return int(conn.execute("SELECT reserve_rowids(?)", (max(1, count),)).fetchone()[0])
+
+    def _may_index(self, conn: sqlite3.Connection, first_rowid: int, fingerprint: str) -> bool:
+        redaction, inline = conn.execute(_PG_STATE).fetchone()
+        if not inline:
+            return False  # a catch-up is under way: it indexes these lines too
+        if redaction != fingerprint:
+            if redaction != "":
+                return False
+            if conn.execute("SELECT EXISTS (SELECT 1 FROM transcript WHERE rowid < ?)", (first_rowid,)).fetchone()[0]:
+                return False  # lines before these were never indexed with this redaction: catch-up does them
+            conn.execute("UPDATE transcript_text_state SET redaction = ? WHERE id = 1", (fingerprint,))
+        return True
+
+    def _indexed(self, conn: sqlite3.Connection, last: int) -> None:
+        """Nothing: the watermark is catch-up's alone (a shared row every append wrote would make them take turns)."""
+
+    def _indexed_through(self, conn: sqlite3.Connection, watermark: int, newest: int) -> int:
+        inline = conn.execute(_PG_STATE).fetchone()[1]
+        return newest if inline else watermark
+
+    def _restarted(self, conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE transcript_text_state SET inline = false WHERE id = 1")
+
+    def _advanced(self, conn: sqlite3.Connection, through: int | None, complete: bool) -> None:
+        super()._advanced(conn, through, complete)
+        if complete:
+            conn.execute("UPDATE transcript_text_state SET inline = true WHERE id = 1")
 
     def search_text(self, query: TextQuery) -> TextHits:
         """The best `limit` messages of current sessions holding every word of `query.match`, best

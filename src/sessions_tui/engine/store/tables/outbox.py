@@ -81,8 +81,8 @@ class OutboxRepository:
         lease_owner: str | None,
         lease_until: int | None,
     ) -> int:
-        """Record a delivery; returns its id."""
-        with self.db.write() as conn:
+        """Record a delivery; returns its id (a new row: with its session's writes, beside other sessions')."""
+        with self.db.write(key=session_key) as conn:
             cur = conn.execute(
                 """INSERT INTO outbox (created_at, kind, session_key, channel, target, account_id, thread_id,
                        message, state, data, idempotency_key, lease_owner, lease_until)

@@ -53,7 +53,7 @@ class RunsRepository:
         self.db = db
 
     def insert_run(self, run: RunRecord, data: dict[str, Any]) -> None:
-        with self.db.write() as conn:
+        with self.db.write(key=run.session_key) as conn:
             conn.execute(
                 """INSERT INTO runs (run_id, session_key, status, error, lane, pid, created_at, started_at, ended_at,
                        data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -72,12 +72,20 @@ class RunsRepository:
             )
 
     def update_run(
-        self, run_id: str, *, status: str, error: str | None, started_at: int | None, ended_at: int | None
+        self,
+        run_id: str,
+        *,
+        status: str,
+        error: str | None,
+        started_at: int | None,
+        ended_at: int | None,
+        session_key: str | None = None,
     ) -> None:
         """A run's end (its status, error and times), written once: a run another process already ended
         keeps that end (a host that stalled past its lease and comes back finds its runs ended as
-        interrupted, and does not write over them)."""
-        with self.db.write() as conn:
+        interrupted, and does not write over them). `session_key`, when the caller knows it: the run's
+        session (its writes go beside other sessions' on PostgreSQL)."""
+        with self.db.write(key=session_key) as conn:
             conn.execute(
                 "UPDATE runs SET status = ?, error = ?, started_at = ?, ended_at = ?"
                 " WHERE run_id = ? AND ended_at IS NULL",
@@ -116,7 +124,7 @@ class RunsRepository:
         says is another live process: check and claim in one write transaction. Returns when it
         started (read inside the transaction, so it is never before the end another process
         committed for its run of the session), None when not claimed."""
-        with self.db.write() as conn:
+        with self.db.write(key=session_key) as conn:
             rows = conn.execute(
                 "SELECT pid FROM runs WHERE session_key = ? AND status = 'running' AND run_id != ?",
                 (session_key, run_id),

@@ -270,7 +270,7 @@ class SessionsRepository:
 
     def patch(self, key: str, changes: dict[str, Any]) -> StoredSession:
         """Merge `changes` into a session's entry; a value of None removes the field."""
-        with self.db.write() as conn:
+        with self.db.write(key=key) as conn:
             self.patch_in(conn, key, changes)
             updated_row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
         return row_to_session(updated_row, self.db.state_dir)

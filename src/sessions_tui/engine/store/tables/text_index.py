@@ -55,6 +55,11 @@ _SPACES = re.compile(r"[ \t\n\r\f\v]+")  # not str.split's whitespace: that coun
 _TEXT_BLOCKS = ("text", "input_text", "output_text")
 _STATE = "SELECT indexed_through, redaction FROM transcript_text_state WHERE id = 1"
 _INSERT = "INSERT INTO transcript_text (rowid, text, sid) VALUES (?, ?, ?)"
+_NEXT_ROWID = (
+    "SELECT CASE WHEN stored > indexed THEN stored ELSE indexed END + 1 FROM ("
+    "SELECT coalesce((SELECT max(rowid) FROM transcript), 0) AS stored, "
+    "coalesce((SELECT indexed_through FROM transcript_text_state WHERE id = 1), 0) AS indexed) AS last"
+)
 
 
 def message_text(message: Any) -> str | None:
@@ -204,19 +209,19 @@ class TextIndexRepository:
     def _text_redaction(self) -> Redactor:
         return self.text_redactor or default_redactor()
 
+    def next_rowids(self, conn: sqlite3.Connection, count: int) -> int:
+        """The first of `count` rowids for new transcript lines, in the caller's transaction: past every
+        line stored and every line the index has been through (SQLite's writes take turns, so the next
+        ones are this writer's)."""
+        return int(conn.execute(_NEXT_ROWID).fetchone()[0])
+
     def index_lines(self, conn: sqlite3.Connection, first_rowid: int, lines: Iterable[Any], sid: str) -> None:
         """Index lines of one session just stored from `first_rowid` on, in the caller's transaction,
         when the index is caught up to just before them and built with this redaction (else
         catch-up will)."""
-        state = conn.execute(_STATE).fetchone()
         redactor = self._text_redaction()
-        if state is None or int(state[0]) != first_rowid - 1:
+        if not self._may_index(conn, first_rowid, redactor.fingerprint):
             return
-        if state[1] != redactor.fingerprint:
-            if state[1] != "" or first_rowid != 1:
-                return
-            # A new store's first lines: the index starts with this redaction.
-            conn.execute("UPDATE transcript_text_state SET redaction = ? WHERE id = 1", (redactor.fingerprint,))
         rows = []
         last = first_rowid - 1
         for last, line in enumerate(lines, start=first_rowid):
@@ -225,6 +230,23 @@ class TextIndexRepository:
                 rows.append((last, indexed_text(redactor.redact, text), sid))  # shown soon: remembered
         if rows:
             conn.executemany(_INSERT, rows)
+        self._indexed(conn, last)
+
+    def _may_index(self, conn: sqlite3.Connection, first_rowid: int, fingerprint: str) -> bool:
+        """Whether lines from `first_rowid` on are indexed as they are written: the index is caught up to
+        just before them and built with this redaction (a new store's first lines start it with it)."""
+        state = conn.execute(_STATE).fetchone()
+        if state is None or int(state[0]) != first_rowid - 1:
+            return False
+        if state[1] != fingerprint:
+            if state[1] != "" or first_rowid != 1:
+                return False
+            # A new store's first lines: the index starts with this redaction.
+            conn.execute("UPDATE transcript_text_state SET redaction = ? WHERE id = 1", (fingerprint,))
+        return True
+
+    def _indexed(self, conn: sqlite3.Connection, last: int) -> None:
+        """Lines through `last` indexed as they were written: the watermark moves with them."""
         conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (last,))
 
     def unindex_session(self, conn: sqlite3.Connection, session_id: str) -> None:
@@ -253,9 +275,24 @@ class TextIndexRepository:
         with self._search_read() as conn:
             state = conn.execute(_STATE).fetchone()
             newest = conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0]
-        through, redaction = (int(state[0]), state[1]) if state else (0, "")
+            through, redaction = (int(state[0]), state[1]) if state else (0, "")
+            through = self._indexed_through(conn, through, int(newest))
         current = redaction == self._text_redaction().fingerprint or (redaction == "" and newest == 0)
         return TextIndexState(indexed_through=through, newest=int(newest), current=current)
+
+    def _indexed_through(self, conn: sqlite3.Connection, watermark: int, newest: int) -> int:
+        """The last line indexed, from the watermark (PostgreSQL's index also holds what appends indexed
+        past it)."""
+        return watermark
+
+    def _restarted(self, conn: sqlite3.Connection) -> None:
+        """The index begun afresh (another redaction): nothing more here (PostgreSQL's notes it)."""
+
+    def _advanced(self, conn: sqlite3.Connection, through: int | None, complete: bool) -> None:
+        """Catch-up indexed through `through` (None: no line this time); `complete` when no line past it
+        was left."""
+        if through is not None:
+            conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (through,))
 
     def catch_up_text_index(self, chunk: int = CATCH_UP_CHUNK) -> TextIndexState:
         """Index up to `chunk` lines past `indexed_through` in one transaction (first starting the
@@ -272,6 +309,7 @@ class TextIndexRepository:
                     "INSERT OR REPLACE INTO transcript_text_state (id, indexed_through, redaction) VALUES (1, 0, ?)",
                     (redactor.fingerprint,),
                 )
+                self._restarted(conn)
                 through = 0
             else:
                 through = int(state[0])
@@ -295,7 +333,7 @@ class TextIndexRepository:
                 conn.executemany(_INSERT, rows)
             if lines:
                 through = int(lines[-1][0])
-                conn.execute("UPDATE transcript_text_state SET indexed_through = ? WHERE id = 1", (through,))
+            self._advanced(conn, through if lines else None, complete=len(lines) < chunk)
             newest = conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0]
         return TextIndexState(indexed_through=through, newest=int(newest), current=True)
 

@@ -73,11 +73,6 @@ _INSERT_LINE = "INSERT INTO transcript (rowid, session_id, seq, msg_seq, entry_i
 # A line's rowid is never one an earlier line had (even one since deleted): the text index keys by it,
 # and has indexed every rowid up to `indexed_through`.
 # (Portable SQL: PostgreSQL has no two-argument `max`.)
-_NEXT_ROWID = (
-    "SELECT CASE WHEN stored > indexed THEN stored ELSE indexed END + 1 FROM ("
-    "SELECT coalesce((SELECT max(rowid) FROM transcript), 0) AS stored, "
-    "coalesce((SELECT indexed_through FROM transcript_text_state WHERE id = 1), 0) AS indexed) AS last"
-)
 
 
 class _Lines:
@@ -175,7 +170,7 @@ class TranscriptsRepository:
         A line without an `id` gets a fresh one, chained to the previous line by `parentId`
         and stamped with the time; `raw`, when given, is each line's verbatim text (imports).
         """
-        with self.db.write() as conn:
+        with self.db.write(key=key) as conn:
             return self.append_lines_in(conn, key, lines, raw=raw, touch=touch)
 
     def append_lines_in(
@@ -196,7 +191,8 @@ class TranscriptsRepository:
         if not row:
             raise StoreError(f"No session found: {key}")
         before = TranscriptTail(int_or_zero(row["last_seq"]), int(row["msg_count"]), row["last_entry_id"])
-        new = _Lines(row["session_id"], before, lines, raw, now, conn.execute(_NEXT_ROWID).fetchone()[0])
+        first = self.text_index.next_rowids(conn, len(lines))
+        new = _Lines(row["session_id"], before, lines, raw, now, first)
         mirror_size = int(row["mirror_size"])
         if new.rows:
             mirror_size = self._write_mirror(conn, row, new.data)
@@ -227,7 +223,7 @@ class TranscriptsRepository:
         """A new session and its first lines: one row written, its mirror file in one write."""
         created = created_at if created_at is not None else self.db.now()
         now = self.db.now()
-        new = _Lines(session_id, TranscriptTail(), lines, raw, now, conn.execute(_NEXT_ROWID).fetchone()[0])
+        new = _Lines(session_id, TranscriptTail(), lines, raw, now, self.text_index.next_rowids(conn, len(lines)))
         data = (
             (mirror_header(session_id, created, self.db.state_dir) + "\n").encode("utf-8") + new.data
             if new.rows
