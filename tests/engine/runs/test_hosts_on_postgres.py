@@ -173,10 +173,12 @@ def test_every_change_is_an_event_and_wakes_a_watcher_of_another_host(tmp_path, 
     b = PostgresStore(pg_url, tmp_path / "b")
     try:
         woken = threading.Event()
-        assert b.watch_changes(woken.set)
+        told: list[frozenset[str]] = []
+        assert b.watch_changes(lambda sessions: (told.append(sessions), woken.set()))
         before = b.data_version()
         a.sessions.create(KEY)
         assert woken.wait(10)
+        assert KEY in told[0]  # the sessions a batch of changes touched
         assert b.data_version() != before
         with a.peek() as conn:
             rows = conn.execute("SELECT session_key, seq, kind FROM events ORDER BY id").fetchall()

@@ -110,7 +110,9 @@ def test_lines_past_the_index_are_found_after_catch_up(store):
     with store.write() as conn:  # as after a migration: the index starts again
         conn.execute("DELETE FROM transcript_text")
         conn.execute("UPDATE transcript_text_state SET indexed_through = 0 WHERE id = 1")
-        if type(store).__name__ == "PostgresStore":  # where appends index their own lines while it is caught up: not now
+        if (
+            type(store).__name__ == "PostgresStore"
+        ):  # where appends index their own lines while it is caught up: not now
             conn.execute("UPDATE transcript_text_state SET inline = false WHERE id = 1")
     say(store, "agent:main:main", "second words")  # not indexed: the index is behind
     assert found(store, "words") == [] and store.text_index.text_index_state().indexing

@@ -393,7 +393,7 @@ class LocalBackend(SessionOperations, LocalCron):
         return await self._store(self.engine.data_version)
 
     async def watch_store_changes(self, wake: Callable[[], None]) -> bool:
-        return await self._store(self.engine.store.watch_changes, wake)
+        return await self._store(self.engine.store.watch_changes, lambda _sessions: wake())
 
     @property
     def pushes_events(self) -> bool:

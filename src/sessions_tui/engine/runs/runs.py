@@ -10,6 +10,7 @@ process left unfinished are found on start-up.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, Literal, TypeVar
@@ -31,6 +32,8 @@ TERMINAL = ("ok", "error", "timeout", "aborted", "killed")
 KILLED = "killed"  # a killed run's error text too
 DEFAULT_RUN_TIMEOUT_SECONDS = 600
 CROSS_PROCESS_POLL_SECONDS = 0.05
+TOLD_POLL_SECONDS = 0.5
+"""How long a run waiting for another process's turn waits without a change of its session (on a store that tells)."""
 
 
 class RunRequest(LazyModel):
@@ -88,6 +91,8 @@ class Runs(Generic[HostT]):
         self._active: dict[str, asyncio.Task[None]] = {}
         self._inner: dict[str, asyncio.Future[None]] = {}  # the executor of a running run, to kill it alone
         self._killing: set[str] = set()
+        self._turns: dict[str, asyncio.Event] = {}  # sessions whose turn another process holds: set on a change
+        self._told: bool | None = None  # whether the store tells of other processes' changes (None: not asked)
 
     # -- records --------------------------------------------------------------------------------
 
@@ -211,13 +216,17 @@ class Runs(Generic[HostT]):
     async def _execute(self, record: RunRecord, request: RunRequest) -> None:
         engine = self.engine
         try:
+            turn = self._turns.setdefault(record.session_key, asyncio.Event())
             while not self._try_start(record):
                 if record.run_id in self._killing:  # killed while another process ran its turn: it never starts
                     self._killing.discard(record.run_id)
+                    self._turns.pop(record.session_key, None)
                     record.status, record.error = "killed", KILLED
                     self._finish(record)
                     return
-                await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
+                await self._turn_changed(turn)
+                turn.clear()
+            self._turns.pop(record.session_key, None)
         except StoreDamaged as exc:  # never started: it ends, saying why
             record.status, record.error = "error", str(exc)
             self._finish(record)
@@ -257,6 +266,28 @@ class Runs(Generic[HostT]):
             self._inner.pop(record.run_id, None)
             self._killing.discard(record.run_id)
         self._finish(record)
+
+    async def _turn_changed(self, turn: asyncio.Event) -> None:
+        """Wait until the session's turn may be free: on a store that tells of other processes' changes
+        (PostgreSQL's), until a change of that session (a poll's time at most); else a poll's time."""
+        if self._told is None:
+            loop = asyncio.get_running_loop()
+
+            def changed(sessions: frozenset[str]) -> None:
+                loop.call_soon_threadsafe(self._wake_turns, sessions)
+
+            self._told = self.engine.store.watch_changes(changed)
+        if not self._told:
+            await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(turn.wait(), TOLD_POLL_SECONDS)
+
+    def _wake_turns(self, sessions: frozenset[str]) -> None:
+        for key in sessions:
+            turn = self._turns.get(key)
+            if turn is not None:
+                turn.set()
 
     def _finish(self, record: RunRecord) -> None:
         record.ended_at = self.engine.now()

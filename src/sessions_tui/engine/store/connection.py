@@ -318,9 +318,9 @@ class Database:
         finally:
             self._lock.release()
 
-    def watch_changes(self, wake: Callable[[], None]) -> bool:
-        """Whether the store tells of changes as they commit (calling `wake`, from a thread of its own):
-        PostgreSQL's does; here a watcher polls `data_version`."""
+    def watch_changes(self, wake: Callable[[frozenset[str]], None]) -> bool:
+        """Whether the store tells of changes as they commit (calling `wake` with the sessions changed,
+        from a thread of its own): PostgreSQL's does; here a watcher polls `data_version`."""
         return False
 
     def prune_changes(self, before: int) -> int:

@@ -28,6 +28,7 @@ first watcher) as soon as any host commits a change, a lost notification costing
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 
     from sessions_tui.engine.store.postgres.events import Event, EventReader
 
+log = logging.getLogger(__name__)
+
 WRITE_LOCK = 0x5E55_3772
 """The advisory lock every write transaction holds (one writer at a time, as SQLite); not source.py's
 table-creation lock, which a host may take while it writes."""
@@ -57,6 +60,8 @@ POOL_SIZE = 4
 CONNECT_SECONDS = 10.0
 CHANGE_POLL_S = 1.0
 """How often the change reader reads without a wake (what a lost notification delays a change by)."""
+CHANGE_COALESCE_S = 0.02
+"""How long the change reader lets wakes gather before it reads (at most 50 reads a second, however busy)."""
 
 
 class PgDatabase(Database):
@@ -99,7 +104,7 @@ class PgDatabase(Database):
         self._migrate()
         self.processes: HostProcesses = HostProcesses(self._pool, self.lease_ms)
         self._changes: EventReader | None = None
-        self._watchers: list[Callable[[], None]] = []
+        self._watchers: list[Callable[[frozenset[str]], None]] = []
 
     def _migrate(self) -> None:
         """Create the schema, or refuse a newer one; a current database is only read (opening it writes
@@ -319,9 +324,9 @@ class PgDatabase(Database):
     def data_version_if_free(self) -> int | None:
         return self.data_version()
 
-    def watch_changes(self, wake: Callable[[], None]) -> bool:
-        """Call `wake` (from the change reader's thread, started by the first call) after every batch
-        of changes any host commits."""
+    def watch_changes(self, wake: Callable[[frozenset[str]], None]) -> bool:
+        """Call `wake` with the sessions changed (from the change reader's thread, started by the first
+        call) after every batch of changes any host commits."""
         with self._lock:
             self._watchers.append(wake)
             if self._changes is None:
@@ -329,13 +334,19 @@ class PgDatabase(Database):
 
                 with self._pool.connection() as conn:
                     after = Events(conn).latest()
-                self._changes = EventReader(self.url, self._changes_read, after=after, poll_s=CHANGE_POLL_S).start()
+                self._changes = EventReader(
+                    self.url, self._changes_read, after=after, poll_s=CHANGE_POLL_S, coalesce_s=CHANGE_COALESCE_S
+                ).start()
         self._changes.ready.wait(CONNECT_SECONDS)
         return True
 
-    def _changes_read(self, _batch: list[Event]) -> None:
+    def _changes_read(self, batch: list[Event]) -> None:
+        keys = frozenset(event.session_key for event in batch)
         for wake in list(self._watchers):
-            wake()
+            try:
+                wake(keys)
+            except Exception:  # one watcher's failure stops neither the reader nor the others
+                log.exception("a watcher of the store's changes failed")
 
     def prune_changes(self, before: int) -> int:
         """Delete the events written before `before` (ms since the epoch)."""

@@ -155,9 +155,10 @@ class EventReader:
         after: Position = START,
         poll_s: float = POLL_S,
         batch: int = 500,
+        coalesce_s: float = 0.0,
     ) -> None:
         self.conninfo, self.on_events, self.position = conninfo, on_events, after
-        self.poll_s, self.batch = poll_s, batch
+        self.poll_s, self.batch, self.coalesce_s = poll_s, batch, coalesce_s
         self.ready = threading.Event()
         """Set once it listens and has read what was there (what a test waits for before appending)."""
         self.error: BaseException | None = None
@@ -205,6 +206,12 @@ class EventReader:
         self.ready.set()
         while not self._stop.is_set():
             for _ in conn.notifies(timeout=self.poll_s, stop_after=1):
+                pass
+            # The wakes of what commits meanwhile are folded into this one read (a busy store commits
+            # thousands of times a second: a read for each would cost more than the changes).
+            if self.coalesce_s and self._stop.wait(self.coalesce_s):
+                return
+            for _ in conn.notifies(timeout=0):
                 pass
             if not self._stop.is_set():
                 self._catch_up(conn)
