@@ -29,6 +29,9 @@ from sessions_tui.engine.store.store_thread import StoreThread
 DEFAULT_CACHE_KIB = -2000  # SQLite's default page cache: 2 MB (negative: KiB)
 BULK_CACHE_KIB = -65536  # 64 MB while a batch writes: an import touches index pages all over
 WAL_AUTOCHECKPOINT_PAGES = 1000  # SQLite's default
+CLAIM = "/*claim*/"
+"""Written at the end of a query whose rows a write claims (`write(claim=True)`): a comment to SQLite,
+whose writes take turns; `FOR UPDATE SKIP LOCKED` on PostgreSQL (postgres/adapter.py)."""
 BUSY_TIMEOUT_MS = 60_000
 
 
@@ -125,14 +128,18 @@ class Database:
             self._conn.close()
 
     @contextmanager
-    def write(self, *, savepoint: bool = True, key: str | None = None) -> Iterator[sqlite3.Connection]:
+    def write(
+        self, *, savepoint: bool = True, key: str | None = None, claim: bool = False
+    ) -> Iterator[sqlite3.Connection]:
         """`_write`, refused (`StoreDamaged`) on a damaged database, and SQLite meeting damage
         taken as such: the transaction undone, nothing more written. Damage another process found
         meanwhile is looked for before a transaction begins (a write inside one was let in).
 
         `key`: the session whose rows alone the transaction writes (beside rows no other transaction
         reads to decide what it writes: new rows, sums added to); on PostgreSQL such writes of different
-        sessions go at once (postgres/database.py). SQLite's writes take turns."""
+        sessions go at once (postgres/database.py). `claim`: a claim of rows (deliveries, announces, due
+        jobs) it reads with `CLAIM` (`FOR UPDATE SKIP LOCKED` on PostgreSQL, where claims by several hosts go
+        at once, each skipping the rows another is claiming). SQLite's writes take turns."""
         if self.damage is not None or (not self._conn.in_transaction and self.known_damage() is not None):
             raise StoreDamaged(f"{self.damage_notice}; nothing was written")
         try:

@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from sessions_tui.engine.store.connection import CLAIM
+
 if TYPE_CHECKING:
     import psycopg
 
@@ -49,7 +51,7 @@ def translate(sql: str) -> str:
         parts[i] = re.sub(r"\bLIMIT\s+-1\b", "LIMIT ALL", parts[i], flags=re.IGNORECASE)
     for i in range(1, len(parts), 2):
         parts[i] = parts[i].replace("%", "%%")
-    out = "".join(parts)
+    out = "".join(parts).replace(CLAIM, "FOR UPDATE SKIP LOCKED")
     if _OR_IGNORE.match(out):
         return _OR_IGNORE.sub("INSERT INTO", out, count=1) + " ON CONFLICT DO NOTHING"
     replace = _OR_REPLACE.match(out)

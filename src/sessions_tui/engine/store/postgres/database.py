@@ -11,9 +11,11 @@ slice's SQL is plain enough to read the same on both, and one set of queries can
   repository's read-then-write stays right. `write(key=K)` is a transaction of session K's rows (a
   transcript append, an entry patch, a run's record): it holds the write lock shared and K's own lock
   (`key_lock`), so such writes of different sessions go at once, on every host, while any other write
-  still has the database to itself. A write inside a write or a batch is a savepoint (taking the lock
-  of a key the transaction does not hold yet): PostgreSQL ends a transaction at a failed statement, so
-  a failed write is undone alone that way.
+  still has the database to itself. `write(claim=True)` claims rows (deliveries, announces, due jobs):
+  the write lock shared, and the rows it reads `FOR UPDATE SKIP LOCKED` (adapter.py's `CLAIM`), so hosts
+  claiming at once each take other rows, and every row is claimed once. A write inside a write or a
+  batch is a savepoint (taking the lock of a key the transaction does not hold yet): PostgreSQL ends a
+  transaction at a failed statement, so a failed write is undone alone that way.
 - `read()` is one `REPEATABLE READ` snapshot on a connection of its own (readers do not wait for the
   writer); inside a write or a batch of this thread it reads that transaction.
 - `peek()` is one connection in autocommit (or this thread's transaction).
@@ -157,12 +159,14 @@ class PgDatabase(Database):
             yield PgConnection(raw)
 
     @contextmanager
-    def write(self, *, savepoint: bool = True, key: str | None = None) -> Iterator[sqlite3.Connection]:
+    def write(
+        self, *, savepoint: bool = True, key: str | None = None, claim: bool = False
+    ) -> Iterator[sqlite3.Connection]:
         """One transaction holding the store's write lock (shared, with `key`'s own lock, when it writes
         that session's rows); inside a transaction (this thread's, or the open batch's, which every
         thread's writes join as in SQLite), a savepoint (always, `savepoint` or not: PostgreSQL ends a
         transaction at a failed statement)."""
-        if key is not None and getattr(self._local, "conn", None) is None and not self._batching:
+        if (key is not None or claim) and getattr(self._local, "conn", None) is None and not self._batching:
             with self._keyed(key) as conn:
                 yield conn
             return
@@ -198,15 +202,17 @@ class PgDatabase(Database):
                     self._local.conn = None
 
     @contextmanager
-    def _keyed(self, key: str) -> Iterator[sqlite3.Connection]:
-        """A transaction of `key`'s rows: the write lock shared and the key's own lock, taken with BEGIN in
-        one round trip. Not under `_lock`: this process's threads write other sessions' rows at once too
-        (each on a pool connection of its own)."""
+    def _keyed(self, key: str | None) -> Iterator[sqlite3.Connection]:
+        """A transaction of `key`'s rows (the write lock shared and the key's own lock), or with no key a
+        claim (the write lock shared: the rows it claims it locks itself), the locks taken with BEGIN in one
+        round trip. Not under `_lock`: this process's threads write other sessions' rows at once too (each
+        on a pool connection of its own)."""
+        locks = f"pg_advisory_xact_lock_shared({WRITE_LOCK})"
+        if key is not None:
+            locks += f", pg_advisory_xact_lock({key_lock(key)})"
         with self._connection() as conn:
-            conn.run(
-                f"BEGIN; SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}), pg_advisory_xact_lock({key_lock(key)})"
-            )
-            self._local.conn, self._local.keys = conn, {key}
+            conn.run(f"BEGIN; SELECT {locks}")
+            self._local.conn, self._local.keys = conn, set() if key is None else {key}
             try:
                 yield cast("sqlite3.Connection", conn)
             except BaseException:

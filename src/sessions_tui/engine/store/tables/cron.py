@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.store.connection import Database, StoreError
+from sessions_tui.engine.store.connection import CLAIM, Database, StoreError
 
 LeaseFree = Callable[[str | None, int | None], bool]
 """Whether a claim (its owner and expiry) no longer stands."""
@@ -234,8 +234,8 @@ class CronRepository:
         no live claim holds the job and (not `manual`) it is enabled and still due at `expected_next`.
         `next_run_at` is its next run from now on (a manual run leaves it), `state` merged into its
         state. Whether this process got it."""
-        with self.db.write() as conn:
-            row = conn.execute("SELECT * FROM cron_jobs WHERE id = ?", (run.job_id,)).fetchone()
+        with self.db.write(claim=True) as conn:
+            row = conn.execute(f"SELECT * FROM cron_jobs WHERE id = ? {CLAIM}", (run.job_id,)).fetchone()
             if row is None:
                 return False
             job = _job(row)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.store.connection import Database
+from sessions_tui.engine.store.connection import CLAIM, Database
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,8 @@ class OutboxRepository:
         reason for its channel, `failed` with that reason. Returns (leased, failed with reasons)."""
         claimed: list[OutboxRow] = []
         failed: list[tuple[OutboxRow, str]] = []
-        with self.db.write() as conn:
-            rows = conn.execute("SELECT * FROM outbox WHERE state = 'pending' ORDER BY id").fetchall()
+        with self.db.write(claim=True) as conn:
+            rows = conn.execute(f"SELECT * FROM outbox WHERE state = 'pending' ORDER BY id {CLAIM}").fetchall()
             for row in map(_delivery, rows):
                 if not lease_free(row.lease_owner, row.lease_until):
                     continue

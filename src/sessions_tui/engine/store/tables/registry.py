@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sessions_tui.engine.store.connection import Database
+from sessions_tui.engine.store.connection import CLAIM, Database
 
 
 @dataclass(frozen=True)
@@ -136,9 +136,9 @@ class RegistryRepository:
     def claim_announce(self, run_id: str, pid: int, *, held_elsewhere: Callable[[int | None], bool]) -> bool:
         """Take a run's announce for process `pid`: not when it is done, nor when another process
         (`held_elsewhere` of its pid) is announcing it."""
-        with self.db.write() as conn:
+        with self.db.write(claim=True) as conn:
             row = conn.execute(
-                "SELECT announce_state, announce_pid FROM subagent_runs WHERE run_id = ?", (run_id,)
+                f"SELECT announce_state, announce_pid FROM subagent_runs WHERE run_id = ? {CLAIM}", (run_id,)
             ).fetchone()
             if row is None or row["announce_state"] == "done":
                 return False
