@@ -1,9 +1,9 @@
-"""Where the hosts' coordination (leases, claims, events) gets its connection: the caller's psycopg
+"""Where the events table's appends and readers get their connection: the caller's psycopg
 connection, or one borrowed from a psycopg_pool `ConnectionPool` for the call.
 
 On the caller's connection a call is a `transaction()` block: a transaction of its own when none is
 open (autocommit), else a savepoint in the caller's, which the caller commits with its own writes (a
-lease taken with the run that needs it). On a pool it is a connection of the pool's for the call,
+change and its event committed together). On a pool it is a connection of the pool's for the call,
 committed when the call ends. Tables are created under a transaction-scoped advisory lock, so hosts
 opening one database at once do not race on `CREATE … IF NOT EXISTS` (which is not safe concurrently).
 """
