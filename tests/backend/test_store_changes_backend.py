@@ -11,7 +11,7 @@ KEY = "agent:main:ops"
 
 
 async def test_a_local_backend_on_postgresql_is_told_of_another_host_s_commit(tmp_path, pg_url):
-    backend = open_local(tmp_path / "a", tmp_path / "none.json5", store_url=pg_url)
+    backend = open_local(tmp_path / "a", tmp_path / "none.json5", store=pg_url)
     other = PostgresStore(pg_url, tmp_path / "b")
     try:
         woken = threading.Event()

@@ -2,6 +2,9 @@
 one line (exit 2) that never repeats the password; a good one that cannot be reached says so in one line; one that
 can runs the command on PostgreSQL."""
 
+import json
+from pathlib import Path
+
 import pytest
 
 from cli_support import cli, one_error_line
@@ -67,3 +70,26 @@ def test_a_command_runs_on_postgresql_and_leaves_no_sqlite_file(tmp_path, pg_url
 def test_sqlite_is_the_default_and_can_be_named(tmp_path):
     done = cli("--store", "sqlite", "tool", "sessions_list", state=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def configured(state: Path, location: str) -> Path:
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "config.json5").write_text(json.dumps({"store": {"location": location}}))
+    return state
+
+
+def test_the_config_s_store_location_is_used_when_no_flag_or_variable_says(tmp_path, pg_url):
+    made = cli("--store", pg_url, "session", "new", "agent:main:ops", state=tmp_path / "one")
+    assert made.returncode == 0, made.stderr
+    listed = cli("tool", "sessions_list", state=configured(tmp_path / "two", pg_url))
+    assert listed.returncode == 0, listed.stderr
+    assert "agent:main:ops" in listed.stdout
+    local = cli("--store", "sqlite", "tool", "sessions_list", state=tmp_path / "two")  # named: the config yields
+    assert local.returncode == 0, local.stderr
+    assert "agent:main:ops" not in local.stdout
+
+
+def test_a_config_location_holding_a_password_is_one_line_naming_the_file(tmp_path):
+    state = configured(tmp_path, f"postgresql://me:{SECRET}@db.example/sessions")
+    line = refusal(tmp_path)
+    assert line.startswith(f"{state / 'config.json5'}: store.location: the URL holds a password")

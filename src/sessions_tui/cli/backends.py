@@ -16,14 +16,15 @@ from sessions_tui.backend.local.backend import LocalBackend, open_local
 from sessions_tui.backend.toolkit.state_dir import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
+    SQLITE,
     ConfigError,
     LocationError,
     StateDirError,
     chosen_location,
     config_path_origin,
-    postgres_url,
     resolve_config_path,
     resolve_state_dir,
+    store_url,
 )
 from sessions_tui.backend.values.vocabulary import StoreError
 from sessions_tui.cli.errors import UsageError
@@ -103,7 +104,7 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
     """
     location = chosen_location(getattr(opts, "store", None))
     try:
-        store_url = None if location is None else postgres_url(*location)
+        store = None if location is None else store_url(*location) or SQLITE
     except LocationError as exc:
         raise UsageError(str(exc)) from None
     openclaw = opts.openclaw_root = openclaw_root(opts)
@@ -114,7 +115,7 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
     check_named_config(opts, config_path)
     opts.config_path = config_path
     try:
-        backend = open_local(state_dir, config_path, demo=opts.demo, store_url=store_url)
+        backend = open_local(state_dir, config_path, demo=opts.demo, store=store)
     except (ConfigError, StoreError, StateDirError) as exc:
         raise UsageError(str(exc)) from exc
     for warning in backend.config_warnings:

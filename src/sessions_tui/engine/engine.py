@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.clock import Clock
-from sessions_tui.engine.config import Config, LoadedConfig, defaults_of, load_config
+from sessions_tui.engine.config import Config, ConfigError, LoadedConfig, defaults_of, load_config
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EventBus
 from sessions_tui.engine.messaging.audit import record_refusal
@@ -34,6 +34,7 @@ from sessions_tui.engine.sessions.policy import (
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
 from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk.private_files import tightened_notice
+from sessions_tui.engine.store.location import LocationError, store_url
 
 if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use none of them
     from sessions_tui.engine.cron.catalog import Catalog
@@ -238,11 +239,17 @@ class Engine(ConfigPolicies):
 
     @classmethod
     def open(
-        cls, state_dir: Path | str, config_path: Path, *, clock: Clock | None = None, store_url: str | None = None
+        cls, state_dir: Path | str, config_path: Path, *, clock: Clock | None = None, store: str | None = None
     ) -> tuple[Engine, LoadedConfig]:
-        """Load the config (raising `ConfigError`) and open the store (`store_url`: a PostgreSQL database's)."""
+        """Load the config (raising `ConfigError`) and open the store: `store` a location already checked
+        (a PostgreSQL URL, or `sqlite`), else the config's `store.location`, else the state directory's."""
         loaded = load_config(config_path)
-        engine = cls(state_dir, loaded.config, clock=clock, config_path=config_path, store_url=store_url)
+        location = store or loaded.config.store.location
+        try:
+            url = None if location is None else store_url(location, f"{config_path}: store.location")
+        except LocationError as exc:
+            raise ConfigError(str(exc)) from None
+        engine = cls(state_dir, loaded.config, clock=clock, config_path=config_path, store_url=url)
         engine.config_warnings += loaded.warnings
         return engine, loaded
 

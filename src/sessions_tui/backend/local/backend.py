@@ -469,18 +469,19 @@ class LocalBackend(SessionOperations, LocalCron):
         self.engine.close()
 
 
-def open_local(state_dir: Path, config_path: Path, *, demo: bool = False, store_url: str | None = None) -> LocalBackend:
+def open_local(state_dir: Path, config_path: Path, *, demo: bool = False, store: str | None = None) -> LocalBackend:
     """The local backend of a state directory (raising `ConfigError`, `StoreError` or
-    `StateDirError`), its store a PostgreSQL database's with `store_url`; with `demo`, the demo's
-    sessions seeded first when it is empty."""
-    engine, _ = opening.open_engine(state_dir, config_path, store_url)
+    `StateDirError`), its store where `store` says (a PostgreSQL URL, or `sqlite`; None: where the
+    config says, else the state directory's); with `demo`, the demo's sessions seeded first when it is
+    empty."""
+    engine, _ = opening.open_engine(state_dir, config_path, store)
     if demo:
         from sessions_tui.engine.demo.state import seed_demo
 
         if seed_demo(engine, config_path):  # reopened under the demo config it may have written
             loosened = engine.store.loosened
             engine.close()
-            engine, _ = opening.open_engine(state_dir, config_path, store_url)
+            engine, _ = opening.open_engine(state_dir, config_path, store)
             if loosened and not engine.store.loosened:  # tightened by the first opening: said all the same
                 engine.store.loosened = loosened
                 engine.config_warnings.insert(0, tightened_notice(engine.state_dir, loosened))

@@ -54,13 +54,13 @@ def check_state_dir(state_dir: Path) -> None:
         raise StateDirError(f"{database}: the database is not writable")
 
 
-def open_engine(state_dir: Path, config_path: Path, store_url: str | None = None) -> tuple[Engine, LoadedConfig]:
+def open_engine(state_dir: Path, config_path: Path, store: str | None = None) -> tuple[Engine, LoadedConfig]:
     """`Engine.open` (raising `ConfigError`, and `StoreError` for a PostgreSQL store that cannot be
     used), or `StateDirError`: SQLite refuses a file that is not a database before writing to it, so a
     corrupt one stays byte for byte as it was."""
     check_state_dir(state_dir)
     try:
-        return Engine.open(state_dir, config_path, store_url=store_url)
+        return Engine.open(state_dir, config_path, store=store)
     except sqlite3.Error as exc:
         if is_corruption(exc):
             raise StateDirError(f"{damage_notice(state_dir / DB_NAME, str(exc))}; nothing was written") from exc

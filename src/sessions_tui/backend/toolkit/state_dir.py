@@ -18,7 +18,7 @@ from sessions_tui.engine.config import (
     resolve_state_dir,
 )
 from sessions_tui.engine.store import DB_NAME
-from sessions_tui.engine.store.location import STORE_ENV, LocationError, chosen_location, postgres_url
+from sessions_tui.engine.store.location import SQLITE, STORE_ENV, LocationError, chosen_location, store_url
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -31,7 +31,8 @@ __all__ = [
     "chosen_location",
     "config_path_origin",
     "database_error_line",
-    "postgres_url",
+    "SQLITE",
+    "store_url",
     "resolve_config_path",
     "resolve_state_dir",
 ]

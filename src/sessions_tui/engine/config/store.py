@@ -11,7 +11,15 @@ LEASE_SECONDS = 15
 
 
 class StoreConfig(ConfigModel):
-    """`store`: on a PostgreSQL store (`--store`), how long a host that stops renewing keeps what it runs."""
+    """`store`: where the sessions are stored when no `--store` or `$SESSIONS_TUI_STORE` says, and on a
+    PostgreSQL store how long a host that stops renewing keeps what it runs."""
+
+    location: str | None = Field(
+        default=None,
+        description='Where the sessions are stored: "postgresql://[user@]host[:port]/dbname" (its password from '
+        'PGPASSWORD or a password file, never here: a URL holding one is refused) or "sqlite" (the state '
+        "directory's own); `--store` and $SESSIONS_TUI_STORE come first. Default: the state directory's SQLite.",
+    )
 
     lease_seconds: FlooredInt = Field(
         default=LEASE_SECONDS,

@@ -23,13 +23,17 @@ class LocationError(ValueError):
 
 
 def chosen_location(cli_value: str | None) -> tuple[str, str] | None:
-    """`--store`, else `$SESSIONS_TUI_STORE`, with who gave it; None (or `sqlite`): the state
-    directory's SQLite store."""
+    """`--store`, else `$SESSIONS_TUI_STORE`, with who gave it (`sqlite` too: the state directory's
+    SQLite store, named); None when neither says (the config's `store.location` may)."""
     for value, origin in ((cli_value, "--store"), (os.environ.get(STORE_ENV), f"${STORE_ENV}")):
         if value is not None and value.strip():
-            text = value.strip()
-            return None if text == SQLITE else (text, origin)
+            return value.strip(), origin
     return None
+
+
+def store_url(location: str, origin: str) -> str | None:
+    """The PostgreSQL URL a location names (checked: `postgres_url`), None for `sqlite`."""
+    return None if location == SQLITE else postgres_url(location, origin)
 
 
 def postgres_url(location: str, origin: str = "--store") -> str:
