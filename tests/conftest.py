@@ -135,6 +135,23 @@ def pg_url(pg_cluster: Cluster) -> str:
     return pg_cluster.create_database(f"t_{uuid.uuid4().hex[:16]}")
 
 
+@pytest.fixture
+def pg_stores(pg_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Stores on one test database, each as one host (a state directory of its own, named), closed at the
+    end: `pg_stores("a", lease_ms=300)`."""
+    from sessions_tui.engine.store.postgres.store import PostgresStore
+
+    opened: list[PostgresStore] = []
+
+    def make(name: str, **options: Any) -> PostgresStore:
+        opened.append(PostgresStore(pg_url, tmp_path / name, **options))
+        return opened[-1]
+
+    yield make
+    for store in opened:
+        store.close()
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path, clock: FrozenClock):  # type: ignore[no-untyped-def]
     """A store on SQLite, then on PostgreSQL (its own database on the test process's server, `pg_url`;

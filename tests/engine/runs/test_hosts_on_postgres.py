@@ -14,7 +14,6 @@ from sessions_tui.engine.messaging.outbox import lease_is_live
 from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.store.postgres.hosts import FIRST_ID, TAG
-from sessions_tui.engine.store.postgres.store import PostgresStore
 
 KEY = "agent:main:main"
 
@@ -46,63 +45,49 @@ def lapse(engine: Engine) -> None:
         conn.execute("UPDATE hosts SET expires_at = 0 WHERE id = %s", (processes.me,))
 
 
-def test_each_process_is_a_host_with_an_id_no_pid_can_be_and_its_row_goes_when_it_stops(tmp_path, pg_url):
-    a = PostgresStore(pg_url, tmp_path / "a")
-    b = PostgresStore(pg_url, tmp_path / "b")
-    try:
-        assert not a.processes.registered  # reading registers nothing
-        me, other = a.processes.me, b.processes.me
-        assert me >= FIRST_ID and other >= FIRST_ID and other != me
-        assert b.processes.alive(me) and a.processes.alive(me) and not b.processes.alive(4242)
-        b.close()
-        c = PostgresStore(pg_url, tmp_path / "c")
-        try:
-            assert not c.processes.alive(other)  # a stopped host's row is gone: what it left is free at once
-            assert c.processes.alive(me)
-        finally:
-            c.close()
-    finally:
-        a.close()
+def test_each_process_is_a_host_with_an_id_no_pid_can_be_and_its_row_goes_when_it_stops(pg_stores):
+    a = pg_stores("a")
+    b = pg_stores("b")
+    assert not a.processes.registered  # reading registers nothing
+    me, other = a.processes.me, b.processes.me
+    assert me >= FIRST_ID and other >= FIRST_ID and other != me
+    assert b.processes.alive(me) and a.processes.alive(me) and not b.processes.alive(4242)
+    b.close()
+    c = pg_stores("c")
+    assert not c.processes.alive(other)  # a stopped host's row is gone: what it left is free at once
+    assert c.processes.alive(me)
 
 
-def test_a_host_that_stops_renewing_is_dead_once_its_lease_lapses(tmp_path, pg_url):
-    a = PostgresStore(pg_url, tmp_path / "a", lease_ms=300)
-    b = PostgresStore(pg_url, tmp_path / "b", lease_ms=300)
-    try:
-        me = a.processes.me
-        assert b.processes.alive(me)
-        a.processes._stop.set()  # noqa: SLF001
-        lapsed = threading.Event()
-        for _ in range(200):
-            b.processes._known.clear()  # noqa: SLF001 - ask the database each time
-            if not b.processes.alive(me):
-                lapsed.set()
-                break
-            threading.Event().wait(0.02)
-        assert lapsed.is_set()
-        assert b.processes.lapsed() == [me]
-        b.processes.forget([me])
-        assert b.processes.lapsed() == []
-    finally:
-        a.close()
-        b.close()
+def test_a_host_that_stops_renewing_is_dead_once_its_lease_lapses(pg_stores):
+    a = pg_stores("a", lease_ms=300)
+    b = pg_stores("b", lease_ms=300)
+    me = a.processes.me
+    assert b.processes.alive(me)
+    a.processes._stop.set()  # noqa: SLF001
+    lapsed = threading.Event()
+    for _ in range(200):
+        b.processes._known.clear()  # noqa: SLF001 - ask the database each time
+        if not b.processes.alive(me):
+            lapsed.set()
+            break
+        threading.Event().wait(0.02)
+    assert lapsed.is_set()
+    assert b.processes.lapsed() == [me]
+    b.processes.forget([me])
+    assert b.processes.lapsed() == []
 
 
-def test_a_delivery_lease_of_a_host_holds_while_it_lives_and_is_free_when_it_lapsed(tmp_path, pg_url):
-    a = PostgresStore(pg_url, tmp_path / "a")
-    b = PostgresStore(pg_url, tmp_path / "b")
-    try:
-        owner = f"{TAG}/{a.processes.me}/abc"
-        assert lease_is_live(owner, 10**15, 0, b.processes)
-        assert lease_is_live("some-machine/123/abc", 10**15, 0, b.processes)  # another namespace: its expiry
-        a.processes._stop.set()  # noqa: SLF001
-        with b.processes.pool.connection() as conn:
-            conn.execute("UPDATE hosts SET expires_at = 0 WHERE id = %s", (a.processes.me,))
-        b.processes._known.clear()  # noqa: SLF001
-        assert not lease_is_live(owner, 10**15, 0, b.processes)
-    finally:
-        a.close()
-        b.close()
+def test_a_delivery_lease_of_a_host_holds_while_it_lives_and_is_free_when_it_lapsed(pg_stores):
+    a = pg_stores("a")
+    b = pg_stores("b")
+    owner = f"{TAG}/{a.processes.me}/abc"
+    assert lease_is_live(owner, 10**15, 0, b.processes)
+    assert lease_is_live("some-machine/123/abc", 10**15, 0, b.processes)  # another namespace: its expiry
+    a.processes._stop.set()  # noqa: SLF001
+    with b.processes.pool.connection() as conn:
+        conn.execute("UPDATE hosts SET expires_at = 0 WHERE id = %s", (a.processes.me,))
+    b.processes._known.clear()  # noqa: SLF001
+    assert not lease_is_live(owner, 10**15, 0, b.processes)
 
 
 async def test_a_session_s_runs_go_one_host_at_a_time(hosts):
@@ -168,21 +153,17 @@ async def test_a_serving_host_takes_a_lapsed_one_over_by_itself(hosts):
     await a.runs.cancel_all()
 
 
-def test_every_change_is_an_event_and_wakes_a_watcher_of_another_host(tmp_path, pg_url):
-    a = PostgresStore(pg_url, tmp_path / "a")
-    b = PostgresStore(pg_url, tmp_path / "b")
-    try:
-        woken = threading.Event()
-        told: list[frozenset[str]] = []
-        assert b.watch_changes(lambda sessions: (told.append(sessions), woken.set()))
-        before = b.data_version()
-        a.sessions.create(KEY)
-        assert woken.wait(10)
-        assert KEY in told[0]  # the sessions a batch of changes touched
-        assert b.data_version() != before
-        with a.peek() as conn:
-            rows = conn.execute("SELECT session_key, seq, kind FROM events ORDER BY id").fetchall()
-        assert (KEY, 1, "sessions.insert") in [tuple(r) for r in rows]
-    finally:
-        a.close()
-        b.close()
+def test_every_change_is_an_event_and_wakes_a_watcher_of_another_host(pg_stores):
+    a = pg_stores("a")
+    b = pg_stores("b")
+    woken = threading.Event()
+    told: list[frozenset[str]] = []
+    assert b.watch_changes(lambda sessions: (told.append(sessions), woken.set()))
+    before = b.data_version()
+    a.sessions.create(KEY)
+    assert woken.wait(10)
+    assert KEY in told[0]  # the sessions a batch of changes touched
+    assert b.data_version() != before
+    with a.peek() as conn:
+        rows = conn.execute("SELECT session_key, seq, kind FROM events ORDER BY id").fetchall()
+    assert (KEY, 1, "sessions.insert") in [tuple(r) for r in rows]

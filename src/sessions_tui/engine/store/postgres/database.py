@@ -188,18 +188,8 @@ class PgDatabase(Database):
                     raise
                 current.run("RELEASE SAVEPOINT write")
                 return
-            with self._connection() as conn:
-                conn.run(f"BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-                self._local.conn = conn
-                try:
-                    yield cast("sqlite3.Connection", conn)
-                except BaseException:
-                    conn.run("ROLLBACK")
-                    raise
-                else:
-                    conn.run("COMMIT")
-                finally:
-                    self._local.conn = None
+            with self._transaction(f"pg_advisory_xact_lock({WRITE_LOCK})", None) as conn:
+                yield conn
 
     @contextmanager
     def _keyed(self, key: str | None) -> Iterator[sqlite3.Connection]:
@@ -210,9 +200,16 @@ class PgDatabase(Database):
         locks = f"pg_advisory_xact_lock_shared({WRITE_LOCK})"
         if key is not None:
             locks += f", pg_advisory_xact_lock({key_lock(key)})"
+        with self._transaction(locks, set() if key is None else {key}) as conn:
+            yield conn
+
+    @contextmanager
+    def _transaction(self, locks: str, keys: set[str] | None) -> Iterator[sqlite3.Connection]:
+        """A transaction on a pool connection, `locks` taken with BEGIN (one round trip), this thread's
+        until it ends; `keys`: the sessions whose locks it holds (None: the write lock itself, all of them)."""
         with self._connection() as conn:
             conn.run(f"BEGIN; SELECT {locks}")
-            self._local.conn, self._local.keys = conn, set() if key is None else {key}
+            self._local.conn, self._local.keys = conn, keys
             try:
                 yield cast("sqlite3.Connection", conn)
             except BaseException:
