@@ -24,7 +24,9 @@ OPS = "agent:ops:main"  # another agent's: not the operator's to see under visib
 
 def _ended(backend, key: str, run_id: str, status: str = "ok") -> None:
     now = backend.engine.now()
-    record = RunRecord(run_id=run_id, session_key=key, status=status, created_at=now, started_at=now, ended_at=now + 1)  # type: ignore[arg-type]
+    # ended by now (not a moment later: a seen mark made within the same millisecond must count it seen)
+    then = now - 1
+    record = RunRecord(run_id=run_id, session_key=key, status=status, created_at=then, started_at=then, ended_at=now)  # type: ignore[arg-type]
     backend.engine.store.runs.insert_run(record, {})
 
 
