@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from sessions_tui.engine.config import Config, defaults_of, parse_config
-from sessions_tui.engine.config.base import ConfigModel
+from sessions_tui.engine.config.model.base import ConfigModel
 
 _TOOL_CALL = """
 import json, sys

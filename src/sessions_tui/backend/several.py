@@ -31,7 +31,7 @@ from sessions_tui.backend.contract.types import (
 from sessions_tui.backend.row_sort import row_sort_key
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.config.ui import NotifyConfig
+    from sessions_tui.engine.config.sections.ui import NotifyConfig
     from sessions_tui.engine.cron.jobs import CronJob, CronRun
     from sessions_tui.engine.events import EngineEvent
     from sessions_tui.engine.export import SessionExport

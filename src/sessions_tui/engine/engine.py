@@ -58,7 +58,7 @@ VISIBILITIES = ("self", "tree", "agent", "all")
 def config_secrets(config: Config) -> list[str]:
     """The secret values the configuration holds or points at (API keys, secret-looking
     headers, gateway tokens): masked wherever they appear, whatever their shape."""
-    from sessions_tui.engine.config.secret_refs import secret_text
+    from sessions_tui.engine.config.model.secret_refs import secret_text
     from sessions_tui.engine.llm.api_key import resolve_api_key
     from sessions_tui.engine.redaction.redact import is_secret_field
 

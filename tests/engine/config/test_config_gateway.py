@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sessions_tui.engine.config import Config, ConfigError, parse_config
-from sessions_tui.engine.config.secret_refs import secret_text
+from sessions_tui.engine.config.model.secret_refs import secret_text
 from sessions_tui.engine.engine import config_secrets
 
 

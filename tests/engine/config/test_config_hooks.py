@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sessions_tui.engine.config import Config, ConfigError, parse_config
-from sessions_tui.engine.config.hooks import DEFAULT_HOOKS_MAX_BODY_BYTES, key_allowed
+from sessions_tui.engine.config.sections.hooks import DEFAULT_HOOKS_MAX_BODY_BYTES, key_allowed
 from sessions_tui.engine.engine import config_secrets
 
 

@@ -30,7 +30,7 @@ from sessions_tui.backend.contract.types import (
 )
 
 if TYPE_CHECKING:  # only named in signatures: a command that never follows or browses does not load them
-    from sessions_tui.engine.config.ui import NotifyConfig
+    from sessions_tui.engine.config.sections.ui import NotifyConfig
     from sessions_tui.engine.cron.jobs import CronJob, CronRun
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome

@@ -80,7 +80,7 @@ from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged,
 
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.reading.listing import Row
-    from sessions_tui.engine.config.ui import NotifyConfig
+    from sessions_tui.engine.config.sections.ui import NotifyConfig
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry

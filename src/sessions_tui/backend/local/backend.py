@@ -37,7 +37,7 @@ from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke, invoke_read, reads_only
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
-    from sessions_tui.engine.config.ui import NotifyConfig
+    from sessions_tui.engine.config.sections.ui import NotifyConfig
     from sessions_tui.engine.export import SessionExport
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry

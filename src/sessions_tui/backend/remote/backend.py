@@ -47,7 +47,7 @@ from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.config.ui import NotifyConfig
+    from sessions_tui.engine.config.sections.ui import NotifyConfig
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.openclaw.follow import FollowTick

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from sessions_tui.engine.config.secret_refs import secret_text
+from sessions_tui.engine.config.model.secret_refs import secret_text
 from sessions_tui.engine.redaction.redact import default_redactor
 
 __all__ = ["default_redactor", "secret_text"]

@@ -14,7 +14,7 @@ travel in export.py and openclaw.py.
 
 from __future__ import annotations
 
-from sessions_tui.engine.config.ui import DesktopChannel, NotifyConfig, WatchDefault
+from sessions_tui.engine.config.sections.ui import DesktopChannel, NotifyConfig, WatchDefault
 from sessions_tui.engine.events import (
     Announced,
     CronRunStarted,

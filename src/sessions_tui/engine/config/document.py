@@ -11,19 +11,19 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, model_validator
 
-from sessions_tui.engine.config.agents import AgentConfig, AgentsConfig
-from sessions_tui.engine.config.base import ConfigModel
-from sessions_tui.engine.config.channels import ChannelConfig
-from sessions_tui.engine.config.cron import CronConfig
-from sessions_tui.engine.config.gateway import GatewayConfig
-from sessions_tui.engine.config.hooks import HooksConfig
-from sessions_tui.engine.config.providers import ModelsConfig
-from sessions_tui.engine.config.redaction import LoggingConfig
-from sessions_tui.engine.config.rules import apply_value_rules, show_number
-from sessions_tui.engine.config.session import SessionConfig
-from sessions_tui.engine.config.store import StoreConfig
-from sessions_tui.engine.config.tools import ToolsConfig
-from sessions_tui.engine.config.ui import UiConfig
+from sessions_tui.engine.config.model.base import ConfigModel
+from sessions_tui.engine.config.model.rules import apply_value_rules, show_number
+from sessions_tui.engine.config.sections.agents import AgentConfig, AgentsConfig
+from sessions_tui.engine.config.sections.channels import ChannelConfig
+from sessions_tui.engine.config.sections.cron import CronConfig
+from sessions_tui.engine.config.sections.gateway import GatewayConfig
+from sessions_tui.engine.config.sections.hooks import HooksConfig
+from sessions_tui.engine.config.sections.providers import ModelsConfig
+from sessions_tui.engine.config.sections.redaction import LoggingConfig
+from sessions_tui.engine.config.sections.session import SessionConfig
+from sessions_tui.engine.config.sections.store import StoreConfig
+from sessions_tui.engine.config.sections.tools import ToolsConfig
+from sessions_tui.engine.config.sections.ui import UiConfig
 from sessions_tui.engine.sessions.keys import normalize_agent_id
 
 __all__ = ["Config"]

@@ -27,7 +27,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sessions_tui.engine.config.secret_refs import secret_text
+from sessions_tui.engine.config.model.secret_refs import secret_text
 from sessions_tui.engine.cron.catalog import CronRefused, first_run, job_of
 from sessions_tui.engine.cron.declared import declared_jobs, sync_declared
 from sessions_tui.engine.cron.jobs import CronJob

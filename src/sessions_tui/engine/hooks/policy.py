@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from sessions_tui.engine.config.hooks import HooksConfig, key_allowed
+from sessions_tui.engine.config.sections.hooks import HooksConfig, key_allowed
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import (
     DEFAULT_AGENT_ID,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pydantic import SecretStr
 
 from sessions_tui.engine.config import ProviderConfig
-from sessions_tui.engine.config.secret_refs import secret_text
+from sessions_tui.engine.config.model.secret_refs import secret_text
 
 __all__ = ["resolve_api_key"]
 

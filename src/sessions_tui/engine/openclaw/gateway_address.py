@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sessions_tui.engine.config.secret_refs import secret_text
+from sessions_tui.engine.config.model.secret_refs import secret_text
 
 __all__ = ["DEFAULT_PORT", "GatewayAddress", "NoGatewayAddress", "read_gateway_address"]
 

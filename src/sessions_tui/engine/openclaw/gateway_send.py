@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from sessions_tui.engine.config import GatewayRemoteConfig
-from sessions_tui.engine.config.secret_refs import secret_text
+from sessions_tui.engine.config.model.secret_refs import secret_text
 
 
 class OpenClawSender(Protocol):

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, Tag
 
-from sessions_tui.engine.config.base import ConfigModel, FlooredInt
+from sessions_tui.engine.config.model.base import ConfigModel, FlooredInt
 
 __all__ = ["DemoModelConfig", "ModelCostConfig", "ModelsConfig", "ProviderConfig", "ProviderModelConfig"]
 

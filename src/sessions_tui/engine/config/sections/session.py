@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field, field_validator
 
-from sessions_tui.engine.config.base import ConfigModel, FlooredInt
+from sessions_tui.engine.config.model.base import ConfigModel, FlooredInt
 from sessions_tui.engine.sessions.keys import DEFAULT_MAIN_KEY
 
 __all__ = [

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from sessions_tui.engine.config.base import ConfigModel, FlooredInt
-from sessions_tui.engine.config.secret_refs import secret_text
+from sessions_tui.engine.config.model.base import ConfigModel, FlooredInt
+from sessions_tui.engine.config.model.secret_refs import secret_text
 
 __all__ = ["DEFAULT_HOOKS_MAX_BODY_BYTES", "DEFAULT_HOOKS_PATH", "HooksConfig", "key_allowed"]
 

@@ -2,7 +2,7 @@
 
 from pydantic import Field
 
-from sessions_tui.engine.config.base import ConfigModel, FlooredInt
+from sessions_tui.engine.config.model.base import ConfigModel, FlooredInt
 
 __all__ = ["LEASE_SECONDS", "StoreConfig"]
 

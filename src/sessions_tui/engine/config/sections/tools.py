@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from sessions_tui.engine.config.base import ConfigModel
+from sessions_tui.engine.config.model.base import ConfigModel
 
 __all__ = [
     "SubagentToolPolicy",

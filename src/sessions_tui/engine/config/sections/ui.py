@@ -4,7 +4,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from sessions_tui.engine.config.base import ConfigModel, FlooredInt
+from sessions_tui.engine.config.model.base import ConfigModel, FlooredInt
 from sessions_tui.engine.sessions.live_status import STUCK_AFTER_MINUTES
 
 __all__ = ["DesktopChannel", "NotifyConfig", "UiConfig", "WatchDefault"]

@@ -15,11 +15,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sessions_tui.engine.config.base import defaults_of
 from sessions_tui.engine.config.document import Config
-from sessions_tui.engine.config.errors import ConfigError, format_validation_error
-from sessions_tui.engine.config.redaction import redaction_warnings
-from sessions_tui.engine.config.rules import json_type
+from sessions_tui.engine.config.file.errors import ConfigError, format_validation_error
+from sessions_tui.engine.config.model.base import defaults_of
+from sessions_tui.engine.config.model.rules import json_type
+from sessions_tui.engine.config.sections.redaction import redaction_warnings
 from sessions_tui.engine.inputs.files import FileTooLarge, NotRegularFile, read_regular_bytes
 from sessions_tui.engine.inputs.json_depth import MAX_JSON_DEPTH
 from sessions_tui.engine.redaction.redact import Redactor, default_redactor

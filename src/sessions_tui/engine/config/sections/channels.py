@@ -7,7 +7,7 @@ the config loads, so a bad one is a config error rather than a failed delivery l
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from sessions_tui.engine.config.base import ConfigModel
+from sessions_tui.engine.config.model.base import ConfigModel
 
 __all__ = ["ChannelConfig"]
 

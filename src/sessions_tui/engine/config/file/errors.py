@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sessions_tui.engine.config.rules import json_type, show_number
+from sessions_tui.engine.config.model.rules import json_type, show_number
 
 __all__ = ["ConfigError", "format_validation_error"]
 

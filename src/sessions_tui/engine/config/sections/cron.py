@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import Field, SecretStr
 
-from sessions_tui.engine.config.base import ConfigModel
+from sessions_tui.engine.config.model.base import ConfigModel
 
 __all__ = ["CronConfig"]
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from sessions_tui.engine.config.base import ConfigModel, FlooredInt, ModelRefField
+from sessions_tui.engine.config.model.base import ConfigModel, FlooredInt, ModelRefField
 from sessions_tui.engine.sessions.keys import normalize_agent_id
 
 __all__ = [

@@ -8,7 +8,7 @@ held as `SecretStr`, masked in every output (`config_secrets`).
 
 from pydantic import Field, SecretStr
 
-from sessions_tui.engine.config.base import ConfigModel
+from sessions_tui.engine.config.model.base import ConfigModel
 
 __all__ = ["GatewayAuthConfig", "GatewayConfig", "GatewayRemoteConfig", "GatewayToolsConfig"]
 

@@ -1,0 +1,2 @@
+"""The config file's sections, one module each: `session`, `tools`, `agents`, `providers` (`models`),
+`channels`, `redaction` (`logging`), `ui`, `gateway`, `hooks`, `cron`, `store`."""
