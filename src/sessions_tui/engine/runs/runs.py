@@ -276,7 +276,8 @@ class Runs(Generic[HostT]):
             def changed(sessions: frozenset[str]) -> None:
                 loop.call_soon_threadsafe(self._wake_turns, sessions)
 
-            self._told = self.engine.store.watch_changes(changed)
+            store = self.engine.store  # the first watcher starts the change reader (a connection): off the loop
+            self._told = await store.thread.run(store.watch_changes, changed)
         if not self._told:
             await asyncio.sleep(CROSS_PROCESS_POLL_SECONDS)
             return

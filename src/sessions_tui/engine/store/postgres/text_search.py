@@ -80,9 +80,8 @@ class PgTextIndexRepository(TextIndexRepository):
     def _indexed(self, conn: sqlite3.Connection, last: int) -> None:
         """Nothing: the watermark is catch-up's alone (a shared row every append wrote would make them take turns)."""
 
-    def _indexed_through(self, conn: sqlite3.Connection, watermark: int, newest: int) -> int:
-        inline = conn.execute(_PG_STATE).fetchone()[1]
-        return newest if inline else watermark
+    def _indexed_through(self, state: sqlite3.Row, newest: int) -> int:
+        return newest if state["inline"] else int(state["indexed_through"])
 
     def _restarted(self, conn: sqlite3.Connection) -> None:
         conn.execute("UPDATE transcript_text_state SET inline = false WHERE id = 1")

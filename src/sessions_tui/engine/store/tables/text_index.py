@@ -273,17 +273,16 @@ class TextIndexRepository:
     def text_index_state(self) -> TextIndexState:
         """How far the index has got (raises `SearchUnreadable` when that cannot be read)."""
         with self._search_read() as conn:
-            state = conn.execute(_STATE).fetchone()
+            state = conn.execute("SELECT * FROM transcript_text_state WHERE id = 1").fetchone()
             newest = conn.execute("SELECT coalesce(max(rowid), 0) FROM transcript").fetchone()[0]
-            through, redaction = (int(state[0]), state[1]) if state else (0, "")
-            through = self._indexed_through(conn, through, int(newest))
+            through, redaction = (self._indexed_through(state, int(newest)), state["redaction"]) if state else (0, "")
         current = redaction == self._text_redaction().fingerprint or (redaction == "" and newest == 0)
         return TextIndexState(indexed_through=through, newest=int(newest), current=current)
 
-    def _indexed_through(self, conn: sqlite3.Connection, watermark: int, newest: int) -> int:
-        """The last line indexed, from the watermark (PostgreSQL's index also holds what appends indexed
-        past it)."""
-        return watermark
+    def _indexed_through(self, state: sqlite3.Row, newest: int) -> int:
+        """The last line indexed, from the index's state row: its watermark (PostgreSQL's index also holds
+        what appends indexed past it)."""
+        return int(state["indexed_through"])
 
     def _restarted(self, conn: sqlite3.Connection) -> None:
         """The index begun afresh (another redaction): nothing more here (PostgreSQL's notes it)."""
