@@ -323,3 +323,55 @@ def test_result_is_json_serialisable_and_omits_absent_fields(populated):
     result = run_tool(populated, "sessions_list", {})
     text = json.dumps(result)
     assert "null" not in text
+
+
+def test_rows_are_what_session_row_declares_in_its_order(make_engine):
+    """Rows are built as dicts, without a validation pass: each must be exactly what `SessionRow`
+    makes of it (its fields, their types, its order), with every field given a value here."""
+    from sessions_tui.tools.sessions_list import SessionRow
+
+    engine = make_engine(OPEN)
+    add_session(
+        engine,
+        "discord:group:dev",
+        [{"role": "assistant", "content": [{"type": "text", "text": "hi"}]}],
+        origin={"provider": "discord", "accountId": "acct", "extra": 1},
+        spawnedBy="agent:main:main",
+        parentSessionKey="agent:main:main",
+        label="dev",
+        displayName="Dev room",
+        deliveryContext={"channel": "discord", "to": "room", "accountId": "acct", "threadId": 7, "x": "y"},
+        model="m1",
+        contextTokens=1000,
+        totalTokens=12.5,
+        estimatedCostUsd=0.0042,
+        status="running",
+        startedAt=100,
+        endedAt=200,
+        runtimeMs=42,
+        childSessions=["agent:main:subagent:worker", 3],
+        thinkingLevel="high",
+        fastMode=True,
+        verboseLevel="on",
+        reasoningLevel="low",
+        elevatedLevel="off",
+        responseUsage="full",
+        systemSent=False,
+        abortedLastRun=True,
+        sendPolicy="allow",
+        lastChannel="discord",
+        lastTo="room",
+        lastAccountId="acct",
+        updatedAt=NOW_MS - 1000,
+    )
+    add_session(engine, "agent:main:dashboard:bare", fastMode="yes", status="weird", updatedAt=NOW_MS - 2000)
+    rows = run_tool(engine, "sessions_list", {"messageLimit": 1})["sessions"]
+    declared = list(SessionRow.model_fields)
+    full = next(row for row in rows if row["key"].endswith("discord:group:dev"))
+    assert set(declared) - set(full) == {"archived", "messagesCapped"}  # every other field exercised
+    for row in rows:
+        assert row == SessionRow.model_validate(row).dump()
+        assert list(row) == [name for name in declared if name in row]
+        for nested in ("origin", "deliveryContext"):
+            if nested in row:
+                assert list(row[nested]) == list(SessionRow.model_validate(row).dump()[nested])

@@ -98,7 +98,7 @@ def _redact(redactor: Redactor, text: str) -> str:
 
 def _row(call: ToolCall, ctx: RequesterContext, session: StoredSession) -> BrowseRow:
     kind = classify_session_kind(session.key, session.entry.get("kind"), call.engine.alias)
-    row: BrowseRow = _redacted(call.engine.redactor, build_row(call, ctx, session, kind).dump())
+    row: BrowseRow = _redacted(call.engine.redactor, build_row(call, ctx, session, kind))
     row["_key"] = session.key  # the canonical key, for views that act on the row (never shown)
     verdict = resolve_send_policy(call.engine.config.session.send_policy, entry=session.entry, session_key=session.key)
     row["_send"] = verdict.decision  # the effective send policy (docs/decisions.md D6)

@@ -6,7 +6,6 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from sessions_tui.engine.inputs.surrogates import scrub_json
 from sessions_tui.tools.base import ReadFn, ToolCall, ToolInputError, ToolSpec
 
 # Each tool's module, in the order tools are listed and offered. A module is imported when its
@@ -25,8 +24,13 @@ _MODULES = {
 class _Registry(Mapping[str, ToolSpec]):
     """Every tool by name: the names known up front, each `ToolSpec` loaded with its module."""
 
+    def __init__(self) -> None:
+        self._loaded: dict[str, ToolSpec] = {}
+
     def __getitem__(self, name: str) -> ToolSpec:
-        spec: ToolSpec = importlib.import_module(_MODULES[name]).SPEC
+        spec = self._loaded.get(name)
+        if spec is None:  # every call looks its tool up: its module is asked for once
+            spec = self._loaded[name] = importlib.import_module(_MODULES[name]).SPEC
         return spec
 
     def __iter__(self) -> Iterator[str]:
@@ -90,6 +94,7 @@ def _read(read: ReadFn, call: ToolCall, params: dict[str, Any]) -> dict[str, Any
 def _shown(call: ToolCall, result: dict[str, Any]) -> dict[str, Any]:
     """No secret leaves through a tool result (docs/decisions.md D16): whatever a tool put in it (a
     reply, a label, an error text), every string is redacted once more on the way out. Nor does a lone
-    surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/inputs/surrogates.py)."""
-    redacted: dict[str, Any] = scrub_json(call.engine.redactor.redact_strings(result))
+    surrogate, which no UTF-8 output could carry: it becomes U+FFFD (engine/inputs/surrogates.py),
+    each string scrubbed in the redaction's own walk."""
+    redacted: dict[str, Any] = call.engine.redactor.redact_strings(result, scrub=True)
     return redacted

@@ -198,7 +198,16 @@ def _bool(value: Any) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
-def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kind: str) -> SessionRow:
+def _present(**fields: Any) -> dict[str, Any]:
+    """The fields that have a value, in the order given (a row leaves out what it lacks)."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kind: str) -> ListedRow:
+    """One row, as `SessionRow` declares it (its fields, their order and types, absent ones left
+    out). Every value is read here as its field's type, so the row is built as a dict without a
+    validation pass (a page is built on every list and every table page; tests hold it to
+    `SessionRow`)."""
     engine = call.engine
     entry = session.entry
 
@@ -212,26 +221,25 @@ def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kin
     d_account = _str(delivery.get("accountId"))
     thread = delivery.get("threadId")
     thread = thread if isinstance(thread, str) or _num(thread) is not None else None
-    last_channel = d_channel or _str(entry.get("lastChannel"))
+    o_provider, o_account = _str(origin.get("provider")), _str(origin.get("accountId"))
     spawned_by, parent = _str(entry.get("spawnedBy")), _str(entry.get("parentSessionKey"))
     children = entry.get("childSessions")
     status = _str(entry.get("status"))
     session_id = _str(entry.get("sessionId")) or session.session_id
-    return SessionRow(
+    updated_at = _num(entry.get("updatedAt"))
+    row = _present(
         key=display(session.key),
         kind=kind,
         channel=entry_channel(session.key, kind, entry),
-        origin=Origin(provider=_str(origin.get("provider")), accountId=_str(origin.get("accountId")))
-        if (_str(origin.get("provider")) or _str(origin.get("accountId")))
-        else None,
+        origin=_present(provider=o_provider, accountId=o_account) if (o_provider or o_account) else None,
         spawnedBy=display(spawned_by) if spawned_by else None,
         parentSessionKey=display(parent) if parent else None,
         label=_str(entry.get("label")),
         displayName=_str(entry.get("displayName")),
-        deliveryContext=DeliveryContext(channel=d_channel, to=d_to, accountId=d_account, threadId=thread)
+        deliveryContext=_present(channel=d_channel, to=d_to, accountId=d_account, threadId=thread)
         if (d_channel or d_to or d_account or thread is not None)
         else None,
-        updatedAt=_num(entry.get("updatedAt")) if _num(entry.get("updatedAt")) is not None else session.updated_at,
+        updatedAt=updated_at if updated_at is not None else session.updated_at,
         sessionId=session_id,
         model=_str(entry.get("model")),
         contextTokens=_num(entry.get("contextTokens")),
@@ -251,12 +259,13 @@ def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kin
         systemSent=_bool(entry.get("systemSent")),
         abortedLastRun=_bool(entry.get("abortedLastRun")),
         sendPolicy=_str(entry.get("sendPolicy")),
-        lastChannel=last_channel,
+        lastChannel=d_channel or _str(entry.get("lastChannel")),
         lastTo=d_to or _str(entry.get("lastTo")),
         lastAccountId=d_account or _str(entry.get("lastAccountId")),
         transcriptPath=transcript_path(session, session_id),
         archived=True if session.archived_at is not None else None,
     )
+    return cast(ListedRow, row)
 
 
 def transcript_path(session: StoredSession, session_id: str) -> str | None:
@@ -279,7 +288,7 @@ def inline_messages(call: ToolCall, session: StoredSession, limit: int, max_byte
     return sanitize_history(kept, call.engine.redactor, max_bytes)
 
 
-def attach_messages(call: ToolCall, listed: list[tuple[SessionRow, StoredSession]], limit: int) -> bool:
+def attach_messages(call: ToolCall, listed: list[tuple[ListedRow, StoredSession]], limit: int) -> bool:
     """Each row's last `limit` messages, all rows' together within `LIST_MESSAGES_MAX_BYTES`.
 
     Rows are served in page order (newest first); each may use an equal share of what the rows
@@ -292,9 +301,9 @@ def attach_messages(call: ToolCall, listed: list[tuple[SessionRow, StoredSession
     capped = False
     for index, (row, session) in enumerate(listed):
         result = inline_messages(call, session, limit, remaining // (len(listed) - index))
-        row.messages = result.messages
+        row["messages"] = result.messages
         if result.dropped_messages:
-            row.messagesCapped = capped = True
+            row["messagesCapped"] = capped = True
         remaining -= result.bytes
     return capped
 
@@ -314,7 +323,7 @@ def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
         include_archived=args.include_archived,
     )
     guard = guard_for(call, ctx, "list")
-    listed: list[tuple[SessionRow, StoredSession]] = []
+    listed: list[tuple[ListedRow, StoredSession]] = []
     for session in sessions:
         if guard.check(session.key) is not None:
             continue
@@ -327,7 +336,7 @@ def sessions_list(call: ToolCall, params: dict[str, Any]) -> dict[str, Any]:
             continue
         listed.append((build_row(call, ctx, session, kind), session))
     capped = attach_messages(call, listed, args.message_limit) if args.message_limit > 0 else None
-    rows = [row.dump() for row, _ in listed]
+    rows = [row for row, _ in listed]
     result: dict[str, Any] = {"count": len(rows), "sessions": rows, "offset": args.offset, "hasMore": has_more}
     if capped is not None:
         result["messagesCapped"] = capped

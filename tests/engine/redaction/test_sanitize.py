@@ -209,6 +209,16 @@ def test_json_bytes_are_compact_utf8() -> None:
     assert json_utf8_bytes('a"\n') == len('"a\\"\\n"')
 
 
+def test_json_bytes_spell_numbers_as_javascript_mostly_does() -> None:
+    """`JSON.stringify([1e-7, 0.00001, 0.1, NaN, 5e-324])` is `[1e-7,0.00001,0.1,null,5e-324]`."""
+    assert json_utf8_bytes([1e-7, 0.00001, 0.1, float("nan"), 5e-324]) == len("[1e-7,0.00001,0.1,null,5e-324]")
+
+
+def test_json_bytes_of_what_orjson_refuses() -> None:
+    assert json_utf8_bytes(2**70) == len(str(2**70))
+    assert json_utf8_bytes({1: "a"}) == len('{"1":"a"}')
+
+
 def test_json_bytes_count_lone_surrogates_as_escapes() -> None:
     assert json_utf8_bytes("\ud800") == 8  # "\ud800" escaped: quotes + 6
     assert json_utf8_bytes("\ud83d\ude00") == 6  # two code points forming one pair: 4 + quotes

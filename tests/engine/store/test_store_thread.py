@@ -77,9 +77,9 @@ async def test_a_read_only_tool_and_its_redaction_run_on_the_store_thread(engine
     threads: list[threading.Thread] = []
     redact_strings = engine.redactor.redact_strings
 
-    def noting(value: Any) -> Any:
+    def noting(value: Any, **options: Any) -> Any:
         threads.append(threading.current_thread())
-        return redact_strings(value)
+        return redact_strings(value, **options)
 
     monkeypatch.setattr(engine.redactor, "redact_strings", noting)
     result = await invoke(ToolCall(engine=engine), "sessions_list", {})

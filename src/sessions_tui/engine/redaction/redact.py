@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
+from sessions_tui.engine.inputs.surrogates import scrub_text
 from sessions_tui.engine.redaction.js_patterns import compile_js_pattern, pattern_problem
 from sessions_tui.engine.redaction.rules import BUILT_IN_RULES, PEM_BEGIN_RE, PEM_END_RE, SCANNERS, Edit, Rule, Style
 
@@ -270,10 +271,18 @@ class Redactor:
             self._memo_chars += size
         return out
 
-    def redact_strings(self, value: Any) -> Any:
-        """Every string in a JSON-like structure (keys too), redacted; the rest as it was. (Every
-        tool result goes through it: the walk asks the exact types of JSON first.)"""
-        redact = self.redact
+    def redact_strings(self, value: Any, *, scrub: bool = False) -> Any:
+        """Every string in a JSON-like structure (keys too), redacted; the rest as it was. With
+        `scrub`, each string is also rid of lone surrogates in the same walk (a tool result: see
+        engine/inputs/surrogates.py; ASCII text has none). (Every tool result goes through it: the
+        walk asks the exact types of JSON first.)"""
+        memo = self.redact
+
+        def scrubbed(text: str) -> str:
+            out = memo(text)
+            return out if out.isascii() else scrub_text(out)
+
+        redact = scrubbed if scrub else memo
 
         def walk(item: Any) -> Any:
             kind = type(item)
