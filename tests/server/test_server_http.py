@@ -45,6 +45,36 @@ def test_a_request_head_that_never_completes_is_cut_off(tmp_path):
         assert _read_all(conn) == b""  # the server closed the connection
 
 
+@pytest.mark.parametrize("method", [b"FOO", b"BREW"])
+def test_a_made_up_method_is_a_bad_request_as_the_gateways_parser_answers_it(tmp_path, method):
+    """The gateway (Node's llhttp, which httptools is) answers `FOO /tools/invoke` 400 and closes."""
+    with served(local_backend(tmp_path / "s")) as url, _raw(url) as conn:
+        conn.sendall(method + b" /tools/invoke HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        assert _read_all(conn).startswith(b"HTTP/1.1 400 ")
+
+
+def test_a_request_head_past_16_kb_gets_431_and_one_under_it_is_served(tmp_path):
+    with served(local_backend(tmp_path / "s")) as url:
+        with _raw(url) as conn:
+            conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+            filler = b"X-Filler: " + b"a" * 1000 + b"\r\n"
+            for _ in range(17):  # a header at a time, as a slow client sends them
+                conn.sendall(filler)
+            assert _read_all(conn).startswith(b"HTTP/1.1 431 ")
+        with _raw(url) as conn:
+            conn.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + filler * 14 + b"\r\n")
+            assert _read_all(conn).startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_body_in_the_same_read_as_its_head_is_not_counted_as_head(tmp_path):
+    body = json.dumps({"tool": "sessions_list", "args": {}, "pad": "p" * 100_000}).encode()
+    with served(local_backend(tmp_path / "s")) as url, _raw(url) as conn:
+        head = f"POST /tools/invoke HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n"
+        head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        conn.sendall(head.encode() + body)
+        assert _read_all(conn).startswith(b"HTTP/1.1 200 ")
+
+
 def test_an_idle_connection_is_cut_off_too(tmp_path):
     with served(local_backend(tmp_path / "s"), header_timeout_s=0.3) as url, _raw(url) as conn:
         assert _read_all(conn) == b""
