@@ -28,11 +28,7 @@ from sessions_tui.server.settings import ServerSettings
 MAX_HEAD_BYTES = 16 * 1024
 """The largest request head taken (Node's `maxHeaderSize`, the gateway's bound): past it, 431."""
 
-_TOO_LARGE = (
-    b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
-    b"content-length: 0\r\n"
-    b"connection: close\r\n\r\n"
-)
+_TOO_LARGE = b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
 def head_bound_protocol(timeout_s: float) -> type[HttpToolsProtocol]:
