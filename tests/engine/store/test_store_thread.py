@@ -54,6 +54,27 @@ async def test_a_cancelled_caller_leaves_the_work_to_finish():
         thread.close()
 
 
+async def test_work_dropped_by_close_ends_its_callers_wait_and_what_runs_finishes():
+    thread = StoreThread("test-store")
+    started, release = threading.Event(), threading.Event()
+
+    def first() -> int:
+        started.set()
+        release.wait(10)
+        return 1
+
+    running = asyncio.ensure_future(thread.run(first))
+    await asyncio.to_thread(started.wait, 10)
+    queued = asyncio.ensure_future(thread.run(lambda: 2))
+    await asyncio.sleep(0)  # its first step: submitted behind `first`
+    closing = asyncio.ensure_future(asyncio.to_thread(thread.close))
+    with pytest.raises(asyncio.CancelledError):
+        await queued
+    release.set()
+    await closing
+    assert await running == 1
+
+
 def _noting(method: Any, seen: list[threading.Thread]) -> Any:
     def noting(*args: Any, **kwargs: Any) -> Any:
         seen.append(threading.current_thread())
