@@ -18,7 +18,7 @@ from typing import Any
 from sessions_tui.engine.search.matching import TEXT_PREFIX, search_sql, text_words
 from sessions_tui.engine.store.browsing.search_plan import COVERING, KnownMatches, plan_search
 from sessions_tui.engine.store.connection import Database
-from sessions_tui.engine.store.tables.sessions import StoredSession, row_to_session
+from sessions_tui.engine.store.tables.sessions import SESSION_COLUMNS, StoredSession, row_to_session
 from sessions_tui.engine.store.tables.text_index import sessions_saying
 
 Cursor = tuple[Any, str]
@@ -125,7 +125,7 @@ class BrowseRepository:
             condition, search_args = self._matching(search)
             where.append(condition)
             args += search_args
-        sql = f"SELECT * FROM sessions WHERE {' AND '.join(where)} ORDER BY updated_at DESC, key"
+        sql = f"SELECT {SESSION_COLUMNS} FROM sessions WHERE {' AND '.join(where)} ORDER BY updated_at DESC, key"
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             args += [limit + 1, offset]
@@ -224,7 +224,8 @@ class BrowseRepository:
         found = {}
         for chunk in range(0, len(keys), 500):
             part = keys[chunk : chunk + 500]
-            for row in conn.execute(f"SELECT * FROM sessions WHERE key IN ({', '.join('?' * len(part))})", part):
+            marks = ", ".join("?" * len(part))
+            for row in conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE key IN ({marks})", part):
                 found[row["key"]] = row
         return [row_to_session(found[k], self.db.state_dir) for k in keys if k in found]
 
