@@ -15,7 +15,7 @@ from gateway_replay import ReplayGateway, recorded_answers, replaying
 from sessions_tui.backend.contract.types import BackendUnavailable, Capability
 from sessions_tui.backend.gateway.http import OpenClawGatewayBackend
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
-from sessions_tui.backend.gateway.reading.usage import usage_params, usage_report
+from sessions_tui.backend.gateway.reading.usage import NO_ACTIVITY, usage_params, usage_report
 from sessions_tui.backend.values.usage import UsageQuery
 
 GROUP = "agent:main:discord:group:123"
@@ -109,6 +109,12 @@ async def test_the_socket_backend_asks_again_while_the_cache_warms(gateway, back
     asked = gateway.methods("sessions.usage")
     assert len(asked) == 2 and asked[0] == asked[1] and asked[0]["agentScope"] == "all"
     assert asked[0]["startDate"] == "2026-01-01"
+
+
+async def test_the_tables_sparklines_are_not_asked_of_a_gateway(gateway, backend):
+    report = await backend.usage(UsageQuery(since=SINCE, keys=(GROUP,), activity_ms=3 * 3_600_000))
+    assert report.activity == () and report.note == NO_ACTIVITY
+    assert gateway.methods("sessions.usage") == []
 
 
 async def test_a_cache_never_fresh_is_answered_with_the_note(gateway, backend):

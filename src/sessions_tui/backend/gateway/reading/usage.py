@@ -169,6 +169,13 @@ def _note(query: UsageQuery, payload: Mapping[str, Any], since: int, listed: int
     return "; ".join(said)
 
 
+NO_ACTIVITY = "an OpenClaw gateway is not asked for the table's sparklines: its usage is read whole (sessions.usage)"
+"""The answer to a query for each session's activity (`activity_ms`), given without a request: the
+table asks for it as it opens and again as rows change, and on a gateway `sessions.usage` reads
+every transcript (a second of the gateway's CPU when it has just started, asked again while its
+cache warms), for sparklines the report would not carry. The Usage view asks for the report itself."""
+
+
 class _Calls(Protocol):
     usage_retry_s: tuple[float, ...]
 
@@ -186,6 +193,8 @@ class GatewayUsage:
     """While the gateway's usage cache is not fresh: how long to wait before each ask again."""
 
     async def usage(self: _Calls, query: UsageQuery) -> UsageReport:
+        if query.activity_ms is not None:  # the table's sparklines: not asked of a gateway (`NO_ACTIVITY`)
+            return UsageReport(since=query.since, by=query.by, every=query.every, note=NO_ACTIVITY)
         if query.keys is not None:
             from dataclasses import replace
 
