@@ -75,6 +75,16 @@ def test_a_body_in_the_same_read_as_its_head_is_not_counted_as_head(tmp_path):
         assert _read_all(conn).startswith(b"HTTP/1.1 200 ")
 
 
+def test_pipelined_requests_are_each_answered_in_order(tmp_path):
+    health = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+    ready = b"GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    with served(local_backend(tmp_path / "s")) as url, _raw(url) as conn:
+        conn.sendall(health * 2 + ready)  # one write: three heads in one read
+        answers = _read_all(conn)
+    assert answers.count(b"HTTP/1.1 200 ") == 3
+    assert answers.rindex(b'"status":"live"') < answers.index(b'"ready":true')
+
+
 def test_an_idle_connection_is_cut_off_too(tmp_path):
     with served(local_backend(tmp_path / "s"), header_timeout_s=0.3) as url, _raw(url) as conn:
         assert _read_all(conn) == b""
