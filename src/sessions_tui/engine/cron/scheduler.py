@@ -23,7 +23,6 @@ import contextlib
 import logging
 import sqlite3
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -33,7 +32,7 @@ from sessions_tui.engine.cron.declared import declared_jobs, sync_declared
 from sessions_tui.engine.cron.jobs import CronJob
 from sessions_tui.engine.cron.runner import CronHost, execute
 from sessions_tui.engine.cron.schedules import CronSchedule, EverySchedule, ScheduleError, next_run_ms
-from sessions_tui.engine.messaging.outbox import lease_is_live
+from sessions_tui.engine.messaging.outbox import lease_is_live, lease_owner
 from sessions_tui.engine.runs.runs import DEFAULT_RUN_TIMEOUT_SECONDS
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.stopping import cancel_and_wait
@@ -73,8 +72,7 @@ class Scheduler:
         self.engine = engine
         self.startup_delay_ms = startup_delay_ms
         self.missed_stagger_ms = missed_stagger_ms
-        processes = engine.store.processes
-        self.owner = f"{processes.tag}/{processes.me}/{uuid.uuid4().hex[:12]}"
+        self.owner = lease_owner(engine.store.processes)
         self.problems: list[str] = []
         """What was wrong with the config's jobs (each left out), said once when they were taken up."""
         self._task: asyncio.Task[None] | None = None

@@ -89,6 +89,11 @@ def _wall_ms() -> int:
     return int(time.time() * 1000)
 
 
+def lease_owner(processes: Processes) -> str:
+    """A new lease owner of this process: `<namespace>/<id>/<random>`, as `lease_is_live` reads it."""
+    return f"{processes.tag}/{processes.me}/{uuid.uuid4().hex[:12]}"
+
+
 def lease_is_live(owner: str | None, until: int | None, now_ms: int, processes: Processes) -> bool:
     """Whether a lease still stands: unexpired, and not held by a process of `processes`' namespace
     (this machine's, or the shared store's hosts) that is gone."""
@@ -122,8 +127,7 @@ class Outbox:
         self.retry_base_ms = retry_base_ms
         self.timeout_s = timeout_s
         self.bound_s = bound_s
-        processes = engine.store.processes
-        self.owner = f"{processes.tag}/{processes.me}/{uuid.uuid4().hex[:12]}"
+        self.owner = lease_owner(engine.store.processes)
         self._tasks: dict[asyncio.Task[None], tuple[int, str | None]] = {}  # → (delivery id, channel)
         self.left_pending: list[tuple[int, str | None]] = []
         """The deliveries `aclose` stopped while under way: pending, for the next process."""

@@ -124,7 +124,7 @@ class HostProcesses:
     def alive(self, pid: int | None) -> bool:
         if not pid:
             return False
-        if pid == self._id and self._pid == os.getpid():
+        if pid == self._id and self.registered:
             return True
         known = self._known.get(pid)
         if known is not None and (not known[0] or time.monotonic() - known[1] < self.renew_s):
