@@ -203,7 +203,7 @@ class SessionsRepository:
     def ensure(self, key: str, entry: SessionEntry | None = None) -> StoredSession:
         """The session under `key`, created with `entry` when it does not exist yet."""
         with self.db.write() as conn:
-            row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            row = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE key = ?", (key,)).fetchone()
             if row:
                 return row_to_session(row, self.db.state_dir)
             return self.create_in(conn, key, entry)
@@ -277,7 +277,7 @@ class SessionsRepository:
         """Merge `changes` into a session's entry; a value of None removes the field."""
         with self.db.write(key=key) as conn:
             self.patch_in(conn, key, changes)
-            updated_row = conn.execute("SELECT * FROM sessions WHERE key = ?", (key,)).fetchone()
+            updated_row = conn.execute(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE key = ?", (key,)).fetchone()
         return row_to_session(updated_row, self.db.state_dir)
 
     def patch_in(self, conn: sqlite3.Connection, key: str, changes: dict[str, Any]) -> None:
