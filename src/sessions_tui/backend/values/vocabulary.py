@@ -10,46 +10,111 @@ Hooks: what an inbound hook asks (`HookRun`, `HookWake`) and what it is answered
 `LazyModel`: the model base they are built on (validators built on first use). Loaded by every
 command, so nothing here pulls in the dashboard's reads; the types of export and OpenClaw import
 travel in export.py and openclaw.py.
+
+A name loads its home module when it is first read: the imports below are the type checker's, and
+`_HOMES` says the same for the running program (a test holds the two and `__all__` together). So a
+command loads what it uses of the vocabulary, not all of it: a `tool` call loads no hooks.
 """
 
 from __future__ import annotations
 
-from sessions_tui.engine.config.sections.ui import DesktopChannel, NotifyConfig, WatchDefault
-from sessions_tui.engine.events import (
-    Announced,
-    CronRunStarted,
-    DeliveryChanged,
-    EngineEvent,
-    FollowStatus,
-    HookReceived,
-    LinkChanged,
-    MessageAppended,
-    PolicyRefused,
-    RunEnded,
-    RunStarted,
-    RunStreamed,
-    SendLedgerChanged,
-    SendProgress,
-    SessionChanged,
-    StatusChanged,
-    StoreChanged,
-)
-from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
-from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
-from sessions_tui.engine.session_operations import THINKING_LEVELS
-from sessions_tui.engine.sessions.live_status import (
-    LIVE_STATUSES,
-    LOOPING_WINDOW_MS,
-    STUCK_AFTER_MINUTES,
-    Activity,
-    LiveStatus,
-    live_status,
-    next_change_at,
-)
-from sessions_tui.engine.store import SearchUnreadable, StoreDamaged, StoreError
-from sessions_tui.tools.base import ToolInputError, ToolSpec
-from sessions_tui.tools.registry import TOOLS, UnknownToolError
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.config.sections.ui import DesktopChannel, NotifyConfig, WatchDefault
+    from sessions_tui.engine.events import (
+        Announced,
+        CronRunStarted,
+        DeliveryChanged,
+        EngineEvent,
+        FollowStatus,
+        HookReceived,
+        LinkChanged,
+        MessageAppended,
+        PolicyRefused,
+        RunEnded,
+        RunStarted,
+        RunStreamed,
+        SendLedgerChanged,
+        SendProgress,
+        SessionChanged,
+        StatusChanged,
+        StoreChanged,
+    )
+    from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
+    from sessions_tui.engine.lazy_model import LazyModel
+    from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
+    from sessions_tui.engine.session_operations import THINKING_LEVELS
+    from sessions_tui.engine.sessions.live_status import (
+        LIVE_STATUSES,
+        LOOPING_WINDOW_MS,
+        STUCK_AFTER_MINUTES,
+        Activity,
+        LiveStatus,
+        live_status,
+        next_change_at,
+    )
+    from sessions_tui.engine.store import SearchUnreadable, StoreDamaged, StoreError
+    from sessions_tui.tools.base import ToolInputError, ToolSpec
+    from sessions_tui.tools.registry import TOOLS, UnknownToolError
+
+_HOMES: dict[str, tuple[str, ...]] = {
+    "sessions_tui.engine.config.sections.ui": ("DesktopChannel", "NotifyConfig", "WatchDefault"),
+    "sessions_tui.engine.events": (
+        "Announced",
+        "CronRunStarted",
+        "DeliveryChanged",
+        "EngineEvent",
+        "FollowStatus",
+        "HookReceived",
+        "LinkChanged",
+        "MessageAppended",
+        "PolicyRefused",
+        "RunEnded",
+        "RunStarted",
+        "RunStreamed",
+        "SendLedgerChanged",
+        "SendProgress",
+        "SessionChanged",
+        "StatusChanged",
+        "StoreChanged",
+    ),
+    "sessions_tui.engine.hooks.values": ("HookAdmitted", "HookCompletion", "HookRun", "HookWake", "WakeOutcome"),
+    "sessions_tui.engine.lazy_model": ("LazyModel",),
+    "sessions_tui.engine.messaging.ledger": ("SEND_STATES", "LedgerEntry", "LedgerState", "SendState"),
+    "sessions_tui.engine.session_operations": ("THINKING_LEVELS",),
+    "sessions_tui.engine.sessions.live_status": (
+        "LIVE_STATUSES",
+        "LOOPING_WINDOW_MS",
+        "STUCK_AFTER_MINUTES",
+        "Activity",
+        "LiveStatus",
+        "live_status",
+        "next_change_at",
+    ),
+    "sessions_tui.engine.store": ("SearchUnreadable", "StoreDamaged", "StoreError"),
+    "sessions_tui.tools.base": ("ToolInputError", "ToolSpec"),
+    "sessions_tui.tools.registry": ("TOOLS", "UnknownToolError"),
+}
+"""Each module the vocabulary takes names from, and the names it takes."""
+
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the vocabulary, read from its home module (and kept here for the next read)."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME_OF})
+
 
 __all__ = [
     "LIVE_STATUSES",
