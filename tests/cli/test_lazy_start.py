@@ -17,7 +17,7 @@ _TOOL_CALL = """
 import json, sys
 from sessions_tui.cli import main
 from sessions_tui.engine.config import Config
-code = main(["--state", sys.argv[1], "tool", "agents_list"])
+code = main(["--state", sys.argv[1], "tool", sys.argv[2]])
 print(json.dumps({
     "code": code,
     "modules": sorted(sys.modules),
@@ -26,9 +26,9 @@ print(json.dumps({
 """
 
 
-def _tool_call(state: Path) -> dict[str, object]:
+def _tool_call(state: Path, tool: str = "agents_list") -> dict[str, object]:
     proc = subprocess.run(
-        [sys.executable, "-c", _TOOL_CALL, str(state)], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", _TOOL_CALL, str(state), tool], capture_output=True, text=True, timeout=60, check=True
     )
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
@@ -148,6 +148,24 @@ def test_a_read_only_tool_call_loads_nothing_that_runs_sends_or_picks_up(tmp_pat
     )
     loaded = [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
     assert loaded == []
+
+
+def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) -> None:
+    """`sessions_list` (no messages asked for) reads the session index alone: the transcripts' and
+    OpenClaw imports' tables, and the hooks' part of the seam's vocabulary, stay unloaded."""
+    result = _tool_call(tmp_path, "sessions_list")
+    assert result["code"] == 0
+    modules = result["modules"]
+    assert isinstance(modules, list)
+    unwanted = (
+        "sessions_tui.engine.store.tables.transcripts",
+        "sessions_tui.engine.store.tables.imports",
+        "sessions_tui.engine.store.tables.follows",
+        "sessions_tui.engine.hooks",
+        "sessions_tui.engine.session_operations",
+    )
+    assert [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)] == []
+    assert "sessions_tui.tools.sessions_list" in modules
 
 
 def test_the_store_says_whether_anything_is_left_to_pick_up(tmp_path: Path) -> None:

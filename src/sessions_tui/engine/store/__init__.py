@@ -24,22 +24,21 @@ from sessions_tui.engine.store.browsing.browse import SORT_COLUMNS, BrowseReposi
 from sessions_tui.engine.store.codec import dumps, exact_dumps
 from sessions_tui.engine.store.connection import Database, SearchUnreadable, StoreDamaged, StoreError
 from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION, TRANSCRIPT_VERSION
-from sessions_tui.engine.store.tables.follows import FollowsRepository
-from sessions_tui.engine.store.tables.imports import ImportsRepository
-from sessions_tui.engine.store.tables.messages import message_of_line
 from sessions_tui.engine.store.tables.sessions import SessionsRepository, StoredSession, derived_columns
 from sessions_tui.engine.store.tables.text_index import TextIndexRepository
-from sessions_tui.engine.store.tables.transcripts import Appended, HistoryPage, TranscriptsRepository
 
-if TYPE_CHECKING:  # the engine's own records' tables load when first used (`Store`)
+if TYPE_CHECKING:  # the tables a listing does not read load when first used (`Store`)
     from sessions_tui.engine.store.tables.activity import ActivityRepository
     from sessions_tui.engine.store.tables.audit import AuditRepository
     from sessions_tui.engine.store.tables.cron import CronRepository
+    from sessions_tui.engine.store.tables.follows import FollowsRepository
+    from sessions_tui.engine.store.tables.imports import ImportsRepository
     from sessions_tui.engine.store.tables.ledger import LedgerRepository
     from sessions_tui.engine.store.tables.outbox import OutboxRepository
     from sessions_tui.engine.store.tables.registry import RegistryRepository
     from sessions_tui.engine.store.tables.run_controls import RunControlsRepository
     from sessions_tui.engine.store.tables.runs import RunsRepository
+    from sessions_tui.engine.store.tables.transcripts import TranscriptsRepository
     from sessions_tui.engine.store.tables.usage import UsageRepository
 
 
@@ -56,13 +55,28 @@ class Store(Database):
         super().__init__(state_dir, clock)
         self.sessions = SessionsRepository(self)
         self.text_index = self.text_index_repository(self)
-        self.transcripts = TranscriptsRepository(self, self.sessions, self.text_index)
-        self.imports = ImportsRepository(self, self.sessions, self.transcripts, self.text_index)
-        self.follows = FollowsRepository(self)
         self.browse = self.browse_repository(self)
 
-    # The engine's own records, each built (and its module loaded) when first used: a `tool` call
-    # that reads sessions touches none of them.
+    # The transcripts, the OpenClaw imports and follows, and the engine's own records, each built
+    # (and its module loaded) when first used: a `tool` call that lists sessions touches none of them.
+
+    @cached_property
+    def transcripts(self) -> TranscriptsRepository:
+        from sessions_tui.engine.store.tables.transcripts import TranscriptsRepository
+
+        return TranscriptsRepository(self, self.sessions, self.text_index)
+
+    @cached_property
+    def imports(self) -> ImportsRepository:
+        from sessions_tui.engine.store.tables.imports import ImportsRepository
+
+        return ImportsRepository(self, self.sessions, self.transcripts, self.text_index)
+
+    @cached_property
+    def follows(self) -> FollowsRepository:
+        from sessions_tui.engine.store.tables.follows import FollowsRepository
+
+        return FollowsRepository(self)
 
     @cached_property
     def runs(self) -> RunsRepository:
@@ -146,9 +160,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SORT_COLUMNS",
     "TRANSCRIPT_VERSION",
-    "Appended",
     "Database",
-    "HistoryPage",
     "SearchUnreadable",
     "SessionFilter",
     "Store",
@@ -158,5 +170,4 @@ __all__ = [
     "derived_columns",
     "dumps",
     "exact_dumps",
-    "message_of_line",
 ]
