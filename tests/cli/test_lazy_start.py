@@ -152,7 +152,8 @@ def test_a_read_only_tool_call_loads_nothing_that_runs_sends_or_picks_up(tmp_pat
 
 def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) -> None:
     """`sessions_list` (no messages asked for) reads the session index alone: the transcripts' and
-    OpenClaw imports' tables, and the hooks' part of the seam's vocabulary, stay unloaded."""
+    OpenClaw imports' tables, the hooks' part of the seam's vocabulary, and the row's model (the
+    rows are built as the dicts it declares), stay unloaded."""
     result = _tool_call(tmp_path, "sessions_list")
     assert result["code"] == 0
     modules = result["modules"]
@@ -163,6 +164,7 @@ def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) 
         "sessions_tui.engine.store.tables.follows",
         "sessions_tui.engine.hooks",
         "sessions_tui.engine.session_operations",
+        "sessions_tui.tools.session_row",
     )
     assert [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)] == []
     assert "sessions_tui.tools.sessions_list" in modules

@@ -328,7 +328,7 @@ def test_result_is_json_serialisable_and_omits_absent_fields(populated):
 def test_rows_are_what_session_row_declares_in_its_order(make_engine):
     """Rows are built as dicts, without a validation pass: each must be exactly what `SessionRow`
     makes of it (its fields, their types, its order), with every field given a value here."""
-    from sessions_tui.tools.sessions_list import SessionRow
+    from sessions_tui.tools.session_row import SessionRow
 
     engine = make_engine(OPEN)
     add_session(

@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Required, TypedDict, cast
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.redaction.sanitize import (
     HISTORY_MAX_BYTES,
     HistoryResult,
@@ -87,22 +86,9 @@ class ListArgs(ToolArgs):
         }
 
 
-class DeliveryContext(LazyModel):
-    model_config = ConfigDict(extra="ignore")
-    channel: str | None = None
-    to: str | None = None
-    accountId: str | None = None
-    threadId: str | int | float | None = None
-
-
-class Origin(LazyModel):
-    provider: str | None = None
-    accountId: str | None = None
-
-
 class ListedRow(TypedDict, total=False):
-    """A row of `sessions_list` as it is answered (`SessionRow.dump`): the fields `SessionRow` has
-    a value for, in its order; `key`, `kind` and `channel` always."""
+    """A row of `sessions_list` as it is answered: the fields `session_row.SessionRow` has a value for,
+    in its order; `key`, `kind` and `channel` always."""
 
     key: Required[str]
     kind: Required[str]
@@ -142,50 +128,6 @@ class ListedRow(TypedDict, total=False):
     messagesCapped: bool
 
 
-class SessionRow(LazyModel):
-    """One row of `sessions_list`, in OpenClaw's field order; absent fields are omitted."""
-
-    key: str
-    kind: str
-    channel: str
-    origin: Origin | None = None
-    spawnedBy: str | None = None
-    parentSessionKey: str | None = None
-    label: str | None = None
-    displayName: str | None = None
-    deliveryContext: DeliveryContext | None = None
-    updatedAt: int | float | None = None
-    sessionId: str | None = None
-    model: str | None = None
-    contextTokens: int | float | None = None
-    totalTokens: int | float | None = None
-    estimatedCostUsd: int | float | None = None
-    status: str | None = None
-    startedAt: int | float | None = None
-    endedAt: int | float | None = None
-    runtimeMs: int | float | None = None
-    childSessions: list[str] | None = None
-    thinkingLevel: str | None = None
-    fastMode: bool | None = None
-    verboseLevel: str | None = None
-    reasoningLevel: str | None = None
-    elevatedLevel: str | None = None
-    responseUsage: str | None = None
-    systemSent: bool | None = None
-    abortedLastRun: bool | None = None
-    sendPolicy: str | None = None
-    lastChannel: str | None = None
-    lastTo: str | None = None
-    lastAccountId: str | None = None
-    transcriptPath: str | None = None
-    archived: bool | None = None
-    messages: list[Any] | None = None
-    messagesCapped: bool | None = None  # the page's 80 KB message cap dropped or replaced some
-
-    def dump(self) -> ListedRow:
-        return cast(ListedRow, self.model_dump(exclude_none=True))
-
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -204,7 +146,7 @@ def _present(**fields: Any) -> dict[str, Any]:
 
 
 def build_row(call: ToolCall, ctx: RequesterContext, session: StoredSession, kind: str) -> ListedRow:
-    """One row, as `SessionRow` declares it (its fields, their order and types, absent ones left
+    """One row, as `session_row.SessionRow` declares it (its fields, their order and types, absent ones left
     out). Every value is read here as its field's type, so the row is built as a dict without a
     validation pass (a page is built on every list and every table page; tests hold it to
     `SessionRow`)."""

@@ -15,9 +15,9 @@ from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 
 
 def listed_row(row: Row) -> dict[str, Any]:
-    """A roster row as a `sessions_list` row: the fields of `tools.sessions_list.SessionRow` it has,
+    """A roster row as a `sessions_list` row: the fields of `tools.session_row.SessionRow` it has,
     of their type (a gateway field of another shape is left out)."""
-    from sessions_tui.tools.sessions_list import SessionRow
+    from sessions_tui.tools.session_row import SessionRow
 
     fields = SessionRow.model_fields
     picked = {k: v for k, v in row.items() if k in fields and v is not None and not k.startswith("_")}
