@@ -165,6 +165,7 @@ def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) 
         "sessions_tui.engine.hooks",
         "sessions_tui.engine.session_operations",
         "sessions_tui.tools.session_row",
+        "difflib",  # the command line's suggestions for a mistyped word
     )
     assert [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)] == []
     assert "sessions_tui.tools.sessions_list" in modules

@@ -6,7 +6,6 @@ or option answered with the closest one (`did you mean`)."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import shutil
 import sys
 import textwrap
@@ -79,6 +78,8 @@ class RedactingParser(argparse.ArgumentParser):
         unknown = self._unknown_option_before(str(value))
         if unknown is not None:  # `--stat /tmp`: the option was mistyped, its value taken for the command
             self.error(f"{UNRECOGNIZED}{unknown} {value}")
+        import difflib  # a mistyped choice's suggestion: loaded by the mistake, not by every command
+
         choices = [str(choice) for choice in action.choices]
         close = difflib.get_close_matches(str(value), choices, n=1)
         if close:
@@ -99,6 +100,8 @@ class RedactingParser(argparse.ArgumentParser):
     def did_you_mean(self, words: list[str]) -> str:
         """` (did you mean --state?)` for each unknown option among `words` close to a known one,
         of this parser or a command's under it; nothing when none is close."""
+        import difflib  # as in _check_value
+
         options = sorted({option for parser in self.parsers() for option in parser._option_string_actions})
         hints: list[str] = []
         for word in words:
