@@ -4,8 +4,6 @@ Events describe what happened, never how to draw it. Publishing is synchronous a
 fails: a subscriber that raises is logged and skipped, so a broken view cannot stop a run.
 """
 
-from __future__ import annotations
-
 import logging
 from collections.abc import Callable
 from typing import Any, Literal

@@ -5,12 +5,10 @@ These are the backend package's, not the engine's: a face builds a `Requester`, 
 listed apart, in vocabulary.py.
 """
 
-from __future__ import annotations
-
 import enum
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 from pydantic import ConfigDict, Field
 
@@ -108,7 +106,7 @@ class ServerUnreachable(BackendUnavailable):
     `<url>: the server is not reachable (<why, briefly>)`."""
 
     @classmethod
-    def at(cls, url: str, exc: BaseException) -> ServerUnreachable:
+    def at(cls, url: str, exc: BaseException) -> Self:
         return cls(f"{url}: the server is not reachable ({_innermost_os_error(exc)})")
 
 

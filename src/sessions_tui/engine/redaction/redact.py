@@ -22,7 +22,6 @@ from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from sessions_tui.engine.inputs.surrogates import scrub_text
-from sessions_tui.engine.redaction.js_patterns import compile_js_pattern, pattern_problem
 from sessions_tui.engine.redaction.rules import BUILT_IN_RULES, PEM_BEGIN_RE, PEM_END_RE, SCANNERS, Edit, Rule, Style
 
 REDACT_MIN_LENGTH = 18
@@ -182,7 +181,10 @@ class Redactor:
         self.mode = mode or "tools"
         custom: list[Rule] = []
         problems: list[tuple[int, str, str]] = []
-        for index, raw in enumerate(patterns or ()):
+        own = list(patterns or ())
+        if own:  # JavaScript's syntax, translated by js_patterns: loaded when a config has patterns of its own
+            from sessions_tui.engine.redaction.js_patterns import compile_js_pattern, pattern_problem
+        for index, raw in enumerate(own):
             why = pattern_problem(raw)
             compiled = None if why else compile_js_pattern(raw)
             if compiled is None:

@@ -10,7 +10,6 @@ from typing import Literal
 from pydantic import Field
 
 from sessions_tui.engine.config.model.base import ConfigModel
-from sessions_tui.engine.redaction.js_patterns import pattern_problem
 
 __all__ = ["LoggingConfig", "redaction_warnings"]
 
@@ -33,8 +32,11 @@ class LoggingConfig(ConfigModel):
 
 def redaction_warnings(logging: LoggingConfig, source: str) -> list[str]:
     """Redaction is never silently off: every custom pattern left out is named, with why."""
-    out = []
-    for index, raw in enumerate(logging.redact_patterns or []):
+    out: list[str] = []
+    own = logging.redact_patterns or []
+    if own:  # JavaScript's syntax, checked by js_patterns: loaded when a config has patterns of its own
+        from sessions_tui.engine.redaction.js_patterns import pattern_problem
+    for index, raw in enumerate(own):
         why = pattern_problem(raw)
         if why:
             # Named by its index, never repeated: an entry may be a literal secret listed to be masked.
