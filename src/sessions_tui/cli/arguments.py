@@ -4,11 +4,14 @@ that go with the command given, and the requester session `--as` names."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.toolkit.keys import looks_like_session_id, looks_like_session_key
 from sessions_tui.cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.contract.protocols import Backend
 
 # The command-line arguments that are text, not paths, by the name a refusal gives them (an
 # argument given several times, or taking several words, is a list of them).

@@ -10,8 +10,8 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.local.backend import LocalBackend, open_local
 from sessions_tui.backend.toolkit.state_dir import (
     CONFIG_FILE_NAME,
@@ -29,6 +29,9 @@ from sessions_tui.backend.toolkit.state_dir import (
 from sessions_tui.backend.values.vocabulary import StoreError
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.terminal_text import visible_line
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.contract.protocols import Backend
 
 DEMO_DIR_SUFFIX = "-demo"
 

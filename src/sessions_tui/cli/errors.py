@@ -11,12 +11,15 @@ import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, Capability
 from sessions_tui.backend.toolkit.state_dir import database_error_line
 from sessions_tui.backend.values.vocabulary import StoreDamaged
 from sessions_tui.terminal_text import visible_line
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.contract.protocols import Backend
 
 EXIT_OK = 0
 EXIT_REFUSED = 1  # well formed, but refused: by a policy, the state, or what the backend lacks

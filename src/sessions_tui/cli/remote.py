@@ -24,7 +24,6 @@ import sys
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.contract.types import BackendUnavailable, TokenRefused
 from sessions_tui.cli.errors import UsageError
 from sessions_tui.cli.options import GATEWAY_ADMIN_ENV, PASSWORD_ENV, TOKEN_ENV, TOKEN_FILE
@@ -32,6 +31,7 @@ from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
+    from sessions_tui.backend.contract.protocols import Backend
     from sessions_tui.backend.gateway.live import GatewaySocketBackend
     from sessions_tui.backend.values.vocabulary import EngineEvent
 
