@@ -28,6 +28,7 @@ from sessions_tui.backend.toolkit.state_dir import (
 )
 from sessions_tui.backend.values.vocabulary import StoreError
 from sessions_tui.cli.errors import UsageError
+from sessions_tui.cli.options import remote_urls
 from sessions_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
@@ -146,10 +147,10 @@ def writes(opts: argparse.Namespace) -> bool:
 
 def face_backend(opts: argparse.Namespace) -> Backend:
     """The backend of the dashboard, `tool` and `send`: the servers of `--remote`, else the local state."""
-    from sessions_tui.cli.remote import open_remote, remote_urls
-
     if not remote_urls(opts):
         return open_backend(opts)
+    from sessions_tui.cli.remote import open_remote
+
     backend = open_remote(opts)
     opts.openclaw_root = None
     for warning in backend.config_warnings:

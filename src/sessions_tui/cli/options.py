@@ -162,6 +162,11 @@ def global_options(
         parser.add_argument("--demo", action="store_true", default=argparse.SUPPRESS if suppress else False, help=demo)
 
 
+def remote_urls(opts: argparse.Namespace) -> list[str]:
+    """The servers `--remote` named, in order (none: the command runs on a state directory)."""
+    return list(getattr(opts, "remote", None) or [])
+
+
 def remote_options(parser: argparse.ArgumentParser, *, suppress: bool, doing: str) -> None:
     """--remote and --token: the dashboard and the commands that read or act on sessions, on servers
     instead of a state directory. `doing`: what the command does there, in its help (`search`:

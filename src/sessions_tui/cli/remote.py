@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from sessions_tui.backend.contract.types import BackendUnavailable, TokenRefused
 from sessions_tui.cli.errors import UsageError
-from sessions_tui.cli.options import GATEWAY_ADMIN_ENV, PASSWORD_ENV, TOKEN_ENV, TOKEN_FILE
+from sessions_tui.cli.options import GATEWAY_ADMIN_ENV, PASSWORD_ENV, TOKEN_ENV, TOKEN_FILE, remote_urls
 from sessions_tui.counting import plural
 from sessions_tui.terminal_text import visible_line
 
@@ -34,10 +34,6 @@ if TYPE_CHECKING:
     from sessions_tui.backend.contract.protocols import Backend
     from sessions_tui.backend.gateway.live import GatewaySocketBackend
     from sessions_tui.backend.values.vocabulary import EngineEvent
-
-
-def remote_urls(opts: argparse.Namespace) -> list[str]:
-    return list(getattr(opts, "remote", None) or [])
 
 
 def _checked_url(url: str) -> str:
