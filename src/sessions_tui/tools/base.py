@@ -7,7 +7,7 @@ import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from pydantic import ConfigDict, model_validator
@@ -82,7 +82,9 @@ def read_string_list(params: dict[str, Any], key: str) -> list[str] | None:
 
 
 # A number as text: what the gateway takes for an integer parameter given as a string ("3", " 1e1 ").
-_DECIMAL_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+@cache
+def _decimal_re() -> re.Pattern[str]:
+    return re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def read_integer(params: dict[str, Any], key: str, *, minimum: int) -> int | None:
@@ -99,7 +101,7 @@ def read_integer(params: dict[str, Any], key: str, *, minimum: int) -> int | Non
         text = js_trim(value)
         if not text:
             return None
-        value = float(text) if _DECIMAL_RE.fullmatch(text) else None
+        value = float(text) if _decimal_re().fullmatch(text) else None
     # The range first: `math.floor` of NaN or infinity raises.
     if not is_number(value) or not minimum <= value <= MAX_SAFE_INTEGER or value != math.floor(value):
         raise ToolInputError(f"{key} must be a {'positive' if minimum > 0 else 'non-negative'} integer")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 
 from sessions_tui.engine.inputs.surrogates import scrub_text
 
@@ -20,8 +21,11 @@ __all__ = ["MAX_JSON_DEPTH", "nesting_error", "too_deep_text"]
 # Arrays and objects nested deeper than this are refused (the outermost one is level 1).
 MAX_JSON_DEPTH = 64
 
+
 # A JSON string (escapes included) or a bracket: everything the scan needs to see.
-_TOKEN_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+@cache
+def _token_re() -> re.Pattern[str]:
+    return re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 
 
 def nesting_error(name: str) -> str:
@@ -37,7 +41,7 @@ def too_deep_text(text: str) -> str | None:
     depth = 0
     outer_is_object = False
     last_string = ""  # the last string seen at level 1: the key of the value that opens next
-    for token in _TOKEN_RE.finditer(text):
+    for token in _token_re().finditer(text):
         kind = token.group()
         if kind in ("[", "{"):
             depth += 1

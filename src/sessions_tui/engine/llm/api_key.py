@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from functools import cache
 
 from pydantic import SecretStr
 
@@ -17,7 +18,10 @@ from sessions_tui.engine.config.model.secret_refs import secret_text
 
 __all__ = ["resolve_api_key"]
 
-_NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]")
+
+@cache
+def _non_alnum_re() -> re.Pattern[str]:
+    return re.compile(r"[^A-Za-z0-9]")
 
 
 def _env_value(env: Mapping[str, str], name: str) -> str | None:
@@ -47,5 +51,5 @@ def resolve_api_key(provider_name: str, provider: ProviderConfig, env: Mapping[s
         if source == "env" and isinstance(var, str) and var.strip():
             return _env_value(env, var.strip())
         return None
-    fallback = _NON_ALNUM_RE.sub("_", provider_name.upper()) + "_API_KEY"
+    fallback = _non_alnum_re().sub("_", provider_name.upper()) + "_API_KEY"
     return _env_value(env, fallback)

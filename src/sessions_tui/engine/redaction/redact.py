@@ -22,7 +22,7 @@ from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from sessions_tui.engine.inputs.surrogates import scrub_text
-from sessions_tui.engine.redaction.rules import BUILT_IN_RULES, PEM_BEGIN_RE, PEM_END_RE, SCANNERS, Edit, Rule, Style
+from sessions_tui.engine.redaction.rules import BUILT_IN_RULES, SCANNERS, Edit, Rule, Style, pem_begin_re, pem_end_re
 
 REDACT_MIN_LENGTH = 18
 REDACT_KEEP_START = 6
@@ -101,8 +101,8 @@ def _split_value(token: str) -> tuple[str, str, str]:
 
 def _render(segment: str, style: Style) -> str:
     if style == "pem":  # a private key: its BEGIN and END markers stay, nothing between them
-        begin = PEM_BEGIN_RE.match(segment)
-        ends = list(PEM_END_RE.finditer(segment))
+        begin = pem_begin_re().match(segment)
+        ends = list(pem_end_re().finditer(segment))
         if begin is None:
             return MASK
         if not ends or ends[-1].end() != len(segment):  # no END line: everything after BEGIN goes

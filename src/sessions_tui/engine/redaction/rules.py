@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Literal
 
 from sessions_tui.engine.redaction.vendors import VENDOR_TOKENS
@@ -69,7 +69,9 @@ class Rule:
                 yield Edit(start, end, self.style)
 
 
-_MASKED_RE = re.compile(r"[\"'`]?(?:\*\*\*|[^…\s]{0,6}…[^…\s]{0,4})[\"'`,;)}\]]*")
+@cache
+def _masked_re() -> re.Pattern[str]:
+    return re.compile(r"[\"'`]?(?:\*\*\*|[^…\s]{0,6}…[^…\s]{0,4})[\"'`,;)}\]]*")
 
 
 def _part_of_mask(text: str, start: int, end: int) -> bool:
@@ -79,7 +81,7 @@ def _part_of_mask(text: str, start: int, end: int) -> bool:
 
 def _masked(value: str) -> bool:
     """A value that is already a mask (`***`, `abcdef…wxyz`): redacting twice changes nothing."""
-    return len(value) <= 16 and _MASKED_RE.fullmatch(value) is not None
+    return len(value) <= 16 and _masked_re().fullmatch(value) is not None
 
 
 def _last_group(match: re.Match[str]) -> int:
@@ -334,25 +336,38 @@ FIELD_RULES: tuple[Rule, ...] = (
 
 VENDOR_RULES: tuple[Rule, ...] = tuple(_rule("token", source, (anchor,)) for anchor, source in VENDOR_TOKENS)
 
+
 # An AWS secret access key: exactly 40 characters of base64 with upper, lower and a digit or
 # symbol, not part of a longer run.
-_AWS_SECRET_RE = re.compile(
-    r"(?<![A-Za-z0-9/+=_])((?=[A-Za-z0-9/+=]{0,39}[A-Z])(?=[A-Za-z0-9/+=]{0,39}[a-z])"
-    r"(?=[A-Za-z0-9/+=]{0,39}[0-9/+=])(?=[A-Za-z0-9/+=]{0,39}[G-Zg-z/+=])[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=_])",
-    re.ASCII,
-)
-_AWS_RUN_RE = re.compile(r"[A-Za-z0-9/+=]{40}", re.ASCII)
+@cache
+def _aws_secret_re() -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![A-Za-z0-9/+=_])((?=[A-Za-z0-9/+=]{0,39}[A-Z])(?=[A-Za-z0-9/+=]{0,39}[a-z])"
+        r"(?=[A-Za-z0-9/+=]{0,39}[0-9/+=])(?=[A-Za-z0-9/+=]{0,39}[G-Zg-z/+=])[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=_])",
+        re.ASCII,
+    )
+
+
+@cache
+def _aws_run_re() -> re.Pattern[str]:
+    return re.compile(r"[A-Za-z0-9/+=]{40}", re.ASCII)
 
 
 def aws_secret_edits(text: str) -> Iterator[Edit]:
-    if len(text) < 40 or not _AWS_RUN_RE.search(text):
+    if len(text) < 40 or not _aws_run_re().search(text):
         return
-    for match in _AWS_SECRET_RE.finditer(text):
+    for match in _aws_secret_re().finditer(text):
         yield Edit(match.start(1), match.end(1), "hint")
 
 
-PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z0-9 ]{0,64})PRIVATE KEY( BLOCK)?-----", re.ASCII)
-PEM_END_RE = re.compile(r"-----END [A-Z0-9 ]{0,64}PRIVATE KEY( BLOCK)?-----", re.ASCII)
+@cache
+def pem_begin_re() -> re.Pattern[str]:
+    return re.compile(r"-----BEGIN ([A-Z0-9 ]{0,64})PRIVATE KEY( BLOCK)?-----", re.ASCII)
+
+
+@cache
+def pem_end_re() -> re.Pattern[str]:
+    return re.compile(r"-----END [A-Z0-9 ]{0,64}PRIVATE KEY( BLOCK)?-----", re.ASCII)
 
 
 def pem_edits(text: str) -> Iterator[Edit]:
@@ -360,9 +375,9 @@ def pem_edits(text: str) -> Iterator[Edit]:
     of the text after its line. One pass over each marker list: linear in the text."""
     if "PRIVATE KEY" not in text:
         return
-    ends = [m.span() for m in PEM_END_RE.finditer(text)]
+    ends = [m.span() for m in pem_end_re().finditer(text)]
     position, end_index = 0, 0
-    for begin in PEM_BEGIN_RE.finditer(text):
+    for begin in pem_begin_re().finditer(text):
         if begin.start() < position:
             continue  # inside the block just masked
         while end_index < len(ends) and ends[end_index][0] < begin.end():

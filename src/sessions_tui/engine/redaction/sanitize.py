@@ -11,11 +11,11 @@ and the whole payload capped at 80 KB of compact JSON. Inputs are never mutated;
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from sessions_tui.engine.inputs.surrogates import surrogate_re
 from sessions_tui.engine.redaction.cut import redacted_head
 from sessions_tui.engine.redaction.redact import Redactor, truncate_utf16_safe, utf16_len
 
@@ -146,8 +146,6 @@ def sanitize_history_message(message: Any, redactor: Redactor) -> tuple[Any, boo
 
 # --- §6.2 size caps
 
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
 
 def json_utf8_bytes(value: Any) -> int:
     """UTF-8 length of JavaScript's compact `JSON.stringify(value)` for JSON-shaped values.
@@ -170,7 +168,7 @@ def json_utf8_bytes(value: Any) -> int:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        lone = len(_SURROGATE_RE.findall(text))
+        lone = len(surrogate_re().findall(text))
         return len(text.encode("utf-8", "surrogatepass")) + 3 * lone
 
 

@@ -8,6 +8,7 @@ Python's, with at most five problems listed (docs/decisions.md D14).
 import json
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 from pydantic import ValidationError
@@ -41,7 +42,13 @@ _EXPECTED = {
     "model_attributes_type": "expected an object",
     "dataclass_type": "expected an object",
 }
-_PLAIN_SEGMENT = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@cache
+def _plain_segment_re() -> re.Pattern[str]:
+    return re.compile(r"^[A-Za-z0-9_-]+$")
+
+
 _MAX_REPORTED_ERRORS = 5
 
 
@@ -50,7 +57,7 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif isinstance(part, str) and _PLAIN_SEGMENT.match(part):
+        elif isinstance(part, str) and _plain_segment_re().match(part):
             out += f".{part}" if out else part
         else:
             out += f"[{json.dumps(str(part))}]"

@@ -10,6 +10,7 @@ the file's own `logging.redactPatterns`.
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -68,20 +69,22 @@ def _redactor(data: dict[str, Any]) -> Redactor:
     return Redactor(patterns=patterns) if patterns else default_redactor()
 
 
-_JSON5_ERROR_RE = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
+@cache
+def _json5_error_re() -> re.Pattern[str]:
+    return re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
 
 
 # A JSON5 string (either quote, escapes included), a comment, or a bracket: what the depth scan sees.
-_JSON5_TOKEN_RE = re.compile(
-    r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|//[^\n]*|/\*.*?\*/|[\[\]{}]""", re.DOTALL
-)
+@cache
+def _json5_token_re() -> re.Pattern[str]:
+    return re.compile(r""""[^"\\]*(?:\\.[^"\\]*)*"|'[^'\\]*(?:\\.[^'\\]*)*'|//[^\n]*|/\*.*?\*/|[\[\]{}]""", re.DOTALL)
 
 
 def _too_deep(text: str) -> str | None:
     """`line:column` of the first array or object nested more than `MAX_JSON_DEPTH` levels deep
     (the parser recurses, and would fail with Python's own words far deeper), else None."""
     depth = 0
-    for token in _JSON5_TOKEN_RE.finditer(text):
+    for token in _json5_token_re().finditer(text):
         kind = token.group()
         if kind in ("[", "{"):
             depth += 1
@@ -108,7 +111,7 @@ def _parse_json5(text: str, source: str) -> Any:
         raise ConfigError(f"{source}: invalid JSON5: {deep}") from None
     except ValueError as err:
         why = str(err) or type(err).__name__
-        found = _JSON5_ERROR_RE.match(why)
+        found = _json5_error_re().match(why)
         if found:
             line, reason, col = found.group(1), found.group(2), found.group(3)
             raise ConfigError(f"{source}:{line}:{col}: invalid JSON5: {reason}") from None

@@ -9,12 +9,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from functools import cache
 
 from pydantic import SecretStr
 
 __all__ = ["secret_text"]
 
-_ENV_REF_RE = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+
+@cache
+def _env_ref_re() -> re.Pattern[str]:
+    return re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
 def secret_text(value: SecretStr | str | None, env: Mapping[str, str] | None = None) -> str | None:
@@ -24,7 +28,7 @@ def secret_text(value: SecretStr | str | None, env: Mapping[str, str] | None = N
     if not isinstance(raw, str) or not raw.strip():
         return None
     text = raw.strip()
-    found = _ENV_REF_RE.match(text)
+    found = _env_ref_re().match(text)
     if found is None:
         return text
     resolved = (os.environ if env is None else env).get(found.group(1))

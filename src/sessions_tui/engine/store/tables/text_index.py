@@ -26,7 +26,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from sessions_tui.engine.clock import ms_from_iso
@@ -50,8 +50,18 @@ HIT_START, HIT_END = "\x1e", "\x1f"
 """Marks around a matched token in a marked snippet; removed from indexed text, so never the text's own."""
 
 _UNMARK = str.maketrans({HIT_START: " ", HIT_END: " "})
-_MARKS = re.compile(f"([{HIT_START}{HIT_END}])")
-_SPACES = re.compile(r"[ \t\n\r\f\v]+")  # not str.split's whitespace: that counts the marks in
+
+
+@cache
+def _marks_re() -> re.Pattern[str]:
+    return re.compile(f"([{HIT_START}{HIT_END}])")
+
+
+@cache
+def _spaces_re() -> re.Pattern[str]:  # not str.split's whitespace: that counts the marks in
+    return re.compile(r"[ \t\n\r\f\v]+")
+
+
 _TEXT_BLOCKS = ("text", "input_text", "output_text")
 _STATE = "SELECT indexed_through, redaction FROM transcript_text_state WHERE id = 1"
 _INSERT = "INSERT INTO transcript_text (rowid, text, sid) VALUES (?, ?, ?)"
@@ -97,7 +107,7 @@ def marked_parts(snippet: str) -> list[tuple[str, bool]]:
     with whether the index matched it; a snippet with no marks is one unmatched piece."""
     parts: list[tuple[str, bool]] = []
     inside = False
-    for piece in _MARKS.split(_SPACES.sub(" ", snippet).strip(" ")):
+    for piece in _marks_re().split(_spaces_re().sub(" ", snippet).strip(" ")):
         if piece in (HIT_START, HIT_END):
             inside = piece == HIT_START
         elif piece:
