@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.llm.pricing import PER, model_price
 from sessions_tui.engine.sessions.keys import agent_id_of
-from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.tables.usage import UsageColumn, UsageRow, UsageSums
 from sessions_tui.engine.store.usage_hours import DAY_MS, HOUR_MS
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.store import Store
 
 UsageGrouping = Literal["agent", "model", "session"]
 UsageBucket = Literal["hour", "day"]

@@ -8,13 +8,15 @@ Keys are compared in their canonical spelling (docs/decisions.md D9), so `main`,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from sessions_tui.engine.config.policies import ConfigPolicies
-from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.keys import agent_id_of, internal_key, is_subagent_session_key, js_trim
 from sessions_tui.engine.sessions.policy import AgentToAgentPolicy
 from sessions_tui.tools.base import ToolCall
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.engine import Engine
 
 Action = Literal["history", "send", "list", "status", "search", "operate"]
 

@@ -8,11 +8,10 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, model_validator
 
-from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.json_depth import MAX_JSON_DEPTH, nesting_error
 from sessions_tui.engine.inputs.surrogates import has_surrogates, scrub_json
 from sessions_tui.engine.lazy_model import LazyModel
@@ -20,6 +19,9 @@ from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.keys import js_trim
 from sessions_tui.tools.schema import wire_parameters
+
+if TYPE_CHECKING:
+    from sessions_tui.engine.engine import Engine
 
 # JavaScript's largest exact integer: an `offset` beyond it is not an integer to OpenClaw either.
 MAX_SAFE_INTEGER = 2**53 - 1

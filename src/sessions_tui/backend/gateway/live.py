@@ -74,7 +74,7 @@ from sessions_tui.backend.gateway.reading.transcripts import OpenTranscripts, hi
 from sessions_tui.backend.gateway.reading.usage import GatewayUsage
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
 from sessions_tui.backend.remote.io_thread import IoThread
-from sessions_tui.engine.config import Config
+from sessions_tui.engine.config import Config, defaults_of
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent, LinkChanged, SessionChanged, StoreChanged
 
@@ -151,7 +151,8 @@ class GatewaySocketBackend(
         )
         self._io = IoThread(f"gateway {self.url}")
         self._client: GatewayClient | None = None
-        self._policies = ConfigPolicies(Config())  # the gateway's config is its own: OpenClaw's defaults
+        # The gateway's config is its own: OpenClaw's defaults, built without a validator (the defaults need none).
+        self._policies = ConfigPolicies(defaults_of(Config))
         self._roster = Roster(self.canonical, self.display)
         self._runs = RunEvents(self.canonical, self.now)
         self._transcripts = OpenTranscripts()

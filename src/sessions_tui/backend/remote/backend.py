@@ -39,7 +39,7 @@ from sessions_tui.backend.remote import wire as w
 from sessions_tui.backend.remote.config_identity import ConfigIdentity
 from sessions_tui.backend.remote.cron import RemoteCron
 from sessions_tui.backend.remote.io_thread import IoThread
-from sessions_tui.engine.config import Config
+from sessions_tui.engine.config import Config, defaults_of
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.store import SearchUnreadable, StoreDamaged
@@ -83,7 +83,7 @@ class RemoteBackend(RemoteCron, ConfigIdentity, EventsSayEveryChange):
         self._io = IoThread(f"remote {self.url}")
         self._client: httpx.AsyncClient | None = None
         self._info: w.Info | None = None
-        self._policies = ConfigPolicies(Config())
+        self._policies = ConfigPolicies(defaults_of(Config))  # the defaults, built without a validator
         self._subscribers: list[EventCallback] = []
         self._stream: asyncio.Task[None] | None = None
         self._version = 0
