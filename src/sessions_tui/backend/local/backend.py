@@ -321,7 +321,8 @@ class LocalBackend(SessionOperations, LocalCron):
         return await self._store(lambda: explain_access(self.tool_call(requester), target, agent))
 
     async def sends(self, session: str | None, state: str | None, limit: int) -> list[LedgerEntry]:
-        from sessions_tui.engine.messaging.ledger import SEND_STATES, redacted_entry
+        from sessions_tui.engine.messaging.ledger import redacted_entry
+        from sessions_tui.engine.messaging.send_states import SEND_STATES
         from sessions_tui.engine.runs.recovery import recover_interrupted
 
         if state is not None and state not in SEND_STATES:

@@ -44,7 +44,8 @@ if TYPE_CHECKING:
     )
     from sessions_tui.engine.hooks.values import HookAdmitted, HookCompletion, HookRun, HookWake, WakeOutcome
     from sessions_tui.engine.lazy_model import LazyModel
-    from sessions_tui.engine.messaging.ledger import SEND_STATES, LedgerEntry, LedgerState, SendState
+    from sessions_tui.engine.messaging.ledger import LedgerEntry, LedgerState
+    from sessions_tui.engine.messaging.send_states import SEND_STATES, SendState
     from sessions_tui.engine.session_operations import THINKING_LEVELS
     from sessions_tui.engine.sessions.live_status import (
         LIVE_STATUSES,
@@ -82,7 +83,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     ),
     "sessions_tui.engine.hooks.values": ("HookAdmitted", "HookCompletion", "HookRun", "HookWake", "WakeOutcome"),
     "sessions_tui.engine.lazy_model": ("LazyModel",),
-    "sessions_tui.engine.messaging.ledger": ("SEND_STATES", "LedgerEntry", "LedgerState", "SendState"),
+    "sessions_tui.engine.messaging.ledger": ("LedgerEntry", "LedgerState"),
+    "sessions_tui.engine.messaging.send_states": ("SEND_STATES", "SendState"),
     "sessions_tui.engine.session_operations": ("THINKING_LEVELS",),
     "sessions_tui.engine.sessions.live_status": (
         "LIVE_STATUSES",

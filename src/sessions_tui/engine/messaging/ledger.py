@@ -27,11 +27,12 @@ import logging
 import sqlite3
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunEnded, RunStarted, SendLedgerChanged
 from sessions_tui.engine.hosts import EngineFloor
 from sessions_tui.engine.lazy_model import LazyModel
+from sessions_tui.engine.messaging.send_states import SendState
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.redaction.sanitize import truncate_history_text
 from sessions_tui.engine.run_end import INTERRUPTED
@@ -42,23 +43,6 @@ if TYPE_CHECKING:
     from sessions_tui.engine.store.tables.ledger import LedgerRow
 
 log = logging.getLogger(__name__)
-
-SendState = Literal[
-    "accepted",
-    "started",
-    "replied",
-    "timeout",
-    "error",
-    "aborted",
-    "forbidden",
-    "late_reply",
-    "pingpong",
-    "announce",
-    "announce_skipped",
-    "delivered",
-    "delivery_failed",
-]
-SEND_STATES: tuple[str, ...] = SendState.__args__  # type: ignore[attr-defined]
 
 
 class LedgerState(LazyModel):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sessions_tui.engine.messaging.ledger import SendLedger, SendState
+from sessions_tui.engine.messaging.ledger import SendLedger
+from sessions_tui.engine.messaging.send_states import SendState
 
 _GATEWAY_STATES: dict[str, SendState] = {
     "ok": "replied",
