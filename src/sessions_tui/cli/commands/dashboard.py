@@ -7,13 +7,16 @@ import argparse
 import sys
 import threading
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
-from sessions_tui.backend.contract.protocols import Backend
 from sessions_tui.backend.toolkit.keys import looks_like_session_key
 from sessions_tui.cli.backends import face_backend, warn_left_pending
 from sessions_tui.cli.errors import EXIT_OK, UsageError
 from sessions_tui.cli.options import remote_urls
 from sessions_tui.cli.remote import open_remote_unwaited
+
+if TYPE_CHECKING:
+    from sessions_tui.backend.contract.protocols import Backend
 
 
 def connecting(opts: argparse.Namespace) -> Future[Backend]:
