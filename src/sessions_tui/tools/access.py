@@ -8,7 +8,7 @@ Keys are compared in their canonical spelling (docs/decisions.md D9), so `main`,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.sessions.keys import agent_id_of, internal_key, is_subagent_session_key, js_trim
@@ -100,14 +100,12 @@ class RequesterContext:
         )
 
 
-@dataclass(frozen=True)
-class Denial:
+class Denial(NamedTuple):
     error: str
     status: str = "forbidden"
 
 
-@dataclass(frozen=True)
-class Ruling:
+class Ruling(NamedTuple):
     """A verdict with the rule that made it: what a tool refuses by is what `explain` shows."""
 
     allowed: bool

@@ -26,8 +26,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sessions_tui.engine.events import DeliveryChanged, EngineEvent, RunEnded, RunStarted, SendLedgerChanged
 from sessions_tui.engine.hosts import EngineFloor
@@ -112,8 +111,7 @@ LedgerHost = EngineFloor
 """What the ledger needs of the engine: the store, the event bus and the clock."""
 
 
-@dataclass(frozen=True)
-class _Pending:
+class _Pending(NamedTuple):
     """One `open` (with `entry`) or `mark` (without) waiting to be written."""
 
     run_id: str
@@ -123,8 +121,7 @@ class _Pending:
     entry: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
-class _Flow:
+class _Flow(NamedTuple):
     """The process running a send's agent-to-agent flow from now on (`pid`), or its flow over (None)."""
 
     run_id: str

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from sessions_tui.engine.redaction.vendors import VENDOR_TOKENS
 
@@ -23,8 +23,7 @@ Style = Literal["hint", "stars", "pem"]
 """`hint`: first 6 + `…` + last 4 (`***` when short); `stars`: `***`; `pem`: first and last line."""
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(NamedTuple):
     start: int
     end: int
     style: Style

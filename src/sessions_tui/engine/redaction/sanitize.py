@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sessions_tui.engine.inputs.surrogates import surrogate_re
 from sessions_tui.engine.redaction.cut import redacted_head
@@ -172,8 +171,7 @@ def json_utf8_bytes(value: Any) -> int:
         return len(text.encode("utf-8", "surrogatepass")) + 3 * lone
 
 
-@dataclass(frozen=True)
-class CapResult:
+class CapResult(NamedTuple):
     messages: list[Any]
     bytes: int
     dropped_messages: bool
@@ -203,8 +201,7 @@ def cap_history(messages: Iterable[Any], max_bytes: int = HISTORY_MAX_BYTES) -> 
     return CapResult(placeholder, json_utf8_bytes(placeholder), True, True)
 
 
-@dataclass(frozen=True)
-class HistoryResult:
+class HistoryResult(NamedTuple):
     messages: list[Any]
     truncated: bool
     dropped_messages: bool

@@ -10,9 +10,8 @@ hook and node sessions keep the bare shapes of the tools' design notes (`cron:<j
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from sessions_tui.engine.sessions.entry import SessionEntry
 
@@ -51,8 +50,7 @@ def normalize_agent_id(value: object) -> str:
     return cleaned or DEFAULT_AGENT_ID
 
 
-@dataclass(frozen=True)
-class ParsedAgentKey:
+class ParsedAgentKey(NamedTuple):
     agent_id: str
     rest: str
 
@@ -166,8 +164,7 @@ def js_length(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
-@dataclass(frozen=True)
-class MainAlias:
+class MainAlias(NamedTuple):
     """`session.mainKey` / `session.scope` as the tools see them (OpenClaw's `resolveMainSessionAlias`)."""
 
     main_key: str = DEFAULT_MAIN_KEY

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sessions_tui.engine.sessions.entry import SessionEntry
 from sessions_tui.engine.sessions.keys import channel_from_key, strip_agent_prefix
@@ -14,8 +14,7 @@ from sessions_tui.engine.sessions.keys import channel_from_key, strip_agent_pref
 SendDecision = Literal["allow", "deny"]
 
 
-@dataclass(frozen=True)
-class AgentToAgentPolicy:
+class AgentToAgentPolicy(NamedTuple):
     """`tools.agentToAgent`: off by default; an empty allow list means everyone."""
 
     enabled: bool = False

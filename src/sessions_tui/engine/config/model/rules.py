@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sessions_tui.engine.sessions.entry import is_number
 
@@ -35,8 +35,7 @@ MAX_TIMER_MS = 2_147_000_000
 OnWarning = Callable[[str, str, Any], None]
 
 
-@dataclass(frozen=True)
-class IntRange:
+class IntRange(NamedTuple):
     """An integer key: floats are floored, then clamped to [min, max] with a warning.
 
     `default` replaces non-finite numbers (NaN, ±Infinity). With `keep_positive`, a positive

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sessions_tui.engine.inputs.surrogates import loads, scrub_json
 from sessions_tui.engine.sessions.entry import SessionEntry, is_number
@@ -49,8 +49,7 @@ class StoredSession:
     entry: SessionEntry = field(default_factory=SessionEntry)
 
 
-@dataclass(frozen=True)
-class Generation:
+class Generation(NamedTuple):
     """A sessionId a reset replaced under `key`: its lines stay in the store, its mirror file on disk."""
 
     session_id: str
@@ -59,8 +58,7 @@ class Generation:
     mirror_path: str
 
 
-@dataclass(frozen=True)
-class TranscriptTail:
+class TranscriptTail(NamedTuple):
     """A transcript's counters as the session row keeps them: lines, messages, last entry id, mirror bytes."""
 
     last_seq: int = 0

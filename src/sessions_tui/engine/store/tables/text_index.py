@@ -25,9 +25,8 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from sessions_tui.engine.clock import ms_from_iso
 from sessions_tui.engine.inputs.surrogates import loads, scrub_text
@@ -157,8 +156,7 @@ def hit_time(line_stamp: Any, message_stamp: Any) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class TextIndexState:
+class TextIndexState(NamedTuple):
     """How far the index has got: the last line indexed, the newest line stored, and whether the
     index was built with the redaction in use."""
 
@@ -171,8 +169,7 @@ class TextIndexState:
         return not self.current or self.indexed_through < self.newest
 
 
-@dataclass(frozen=True)
-class TextHit:
+class TextHit(NamedTuple):
     """One message the index matched, with where it is and how well it matched (higher is better)."""
 
     key: str
@@ -186,8 +183,7 @@ class TextHit:
     score: float
 
 
-@dataclass(frozen=True)
-class TextHits:
+class TextHits(NamedTuple):
     """A search's best hits; `windowed`: it matched more than `RANK_WINDOW` messages, and these are
     the best of the newest of them."""
 
@@ -195,8 +191,7 @@ class TextHits:
     windowed: bool = False
 
 
-@dataclass(frozen=True)
-class TextQuery:
+class TextQuery(NamedTuple):
     """A search: the FTS5 query, how many hits at most, and what narrows it (None: no narrowing).
     `marked`: snippets with `HIT_START`/`HIT_END` around matched tokens (else as the gateway's: bare)."""
 
