@@ -239,6 +239,25 @@ def test_a_private_key_without_its_end_line_hides_everything_after_it() -> None:
     assert default_redactor().redact(text) == "here: -----BEGIN EC PRIVATE KEY-----\n…redacted…"
 
 
+def test_what_comes_before_a_key_that_hides_the_rest_is_redacted_as_in_any_text() -> None:
+    """The rules look only at the text before a BEGIN with no END (and a margin past it): what is
+    before it is masked as ever, a span reaching into the key is clipped to before it, and however
+    much follows (secrets, more BEGIN lines) it stays hidden."""
+    begin = "-----BEGIN RSA PRIVATE KEY-----\n"
+    tail = begin * 5000 + "token=sk-1234567890abcdef1234 " + begin * 5000
+    text = "key sk-1234567890abcdef1234 then " + begin + tail
+    shown = default_redactor().redact(text)
+    assert shown == "key sk-123…1234 then -----BEGIN RSA PRIVATE KEY-----\n…redacted…"
+    redactor = Redactor(known_secrets=["my-own-model-api-key-value"])
+    assert redactor.redact("echo my-own-model-api-key-value" + begin + tail) == (
+        "echo my-own…alue-----BEGIN RSA PRIVATE KEY-----\n…redacted…"
+    )
+    crossing = "x" * 70_000  # longer than the margin the rules look past the key's start
+    assert default_redactor().redact("sk-" + crossing + begin + "more") == default_redactor().redact(
+        "sk-" + crossing + begin + "more" + begin * 100_000
+    )
+
+
 def test_the_configs_own_secret_values_are_masked_wherever_they_appear() -> None:
     redactor = Redactor(known_secrets=["my-own-model-api-key-value", "short"])
     assert redactor.redact("echo my-own-model-api-key-value now") == "echo my-own…alue now"

@@ -22,7 +22,16 @@ from functools import cache, cached_property, lru_cache
 from typing import Any
 
 from sessions_tui.engine.inputs.surrogates import scrub_text
-from sessions_tui.engine.redaction.rules import BUILT_IN_RULES, SCANNERS, Edit, Rule, Style, pem_begin_re, pem_end_re
+from sessions_tui.engine.redaction.rules import (
+    BUILT_IN_RULES,
+    SCANNERS,
+    Edit,
+    Rule,
+    Style,
+    pem_begin_re,
+    pem_edits,
+    pem_end_re,
+)
 
 REDACT_MIN_LENGTH = 18
 REDACT_KEEP_START = 6
@@ -30,6 +39,9 @@ REDACT_KEEP_END = 4
 MASK = "***"
 PEM_MASK = "…redacted…"
 KNOWN_SECRET_MIN_LENGTH = 8
+HIDDEN_TAIL_MARGIN = 64 * 1024
+"""How far past the start of a private key that hides the rest of a text the other rules still look
+(`Redactor.find`): a span they find that reaches into the key is clipped to before it."""
 
 
 def utf16_len(text: str) -> int:
@@ -221,18 +233,30 @@ class Redactor:
         return f"redact-1:{digest.hexdigest()[:32]}"
 
     def find(self, text: str) -> list[Edit]:
-        """Every secret span in `text`, as the rules found them (overlaps included)."""
+        """Every secret span in `text`, as the rules found them (overlaps included).
+
+        A private key's BEGIN line with no END after it hides the rest of the text, whatever the
+        rest says: the other rules and scanners look at the text before it, and `HIDDEN_TAIL_MARGIN`
+        past its start (a span reaching into the key is clipped to before it by `apply_edits`, as it
+        would be had they looked at all of it). Ten megabytes of BEGIN lines cost what their first
+        lines do, not a scan of every rule over all of them."""
+        pems = list(pem_edits(text))
+        rest_hidden = next((edit.start for edit in pems if edit.end == len(text)), None)
+        if rest_hidden is not None:
+            longest = max((len(secret) for secret in self.known_secrets), default=0)
+            text = text[: rest_hidden + max(HIDDEN_TAIL_MARGIN, longest)]
         lower = text.lower()
         # Each anchor looked for once; the rules to run are those of the anchors present (in rule order).
         chosen = set(self._unanchored)
         for anchor in self._anchors:
             if anchor in lower:
                 chosen.update(self._rules_by_anchor[anchor])
-        edits: list[Edit] = []
+        edits: list[Edit] = pems
         for index in sorted(chosen):
             edits.extend(self.rules[index].edits(text))
         for scan in SCANNERS:
-            edits.extend(scan(text))
+            if scan is not pem_edits:
+                edits.extend(scan(text))
         for secret in self.known_secrets:
             at = text.find(secret)
             while at >= 0:
