@@ -34,6 +34,12 @@ def _tool_call(state: Path, tool: str = "agents_list") -> dict[str, object]:
     return result
 
 
+def _loaded(modules: object, unwanted: tuple[str, ...]) -> list[str]:
+    """The modules of `modules` (a call's loaded modules) that are, or are under, one of `unwanted`."""
+    assert isinstance(modules, list)
+    return [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
+
+
 def test_a_tool_call_loads_neither_the_dashboard_nor_http_nor_openclaw(tmp_path: Path) -> None:
     result = _tool_call(tmp_path)
     assert result["code"] == 0
@@ -50,8 +56,7 @@ def test_a_tool_call_loads_neither_the_dashboard_nor_http_nor_openclaw(tmp_path:
         "websockets",
         "cryptography",
     )
-    loaded = [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
-    assert loaded == []
+    assert _loaded(modules, unwanted) == []
     assert "sessions_tui.tools.registry" in modules  # the call did run through the tools
 
 
@@ -62,7 +67,7 @@ def test_a_tool_call_loads_its_own_command_alone(tmp_path: Path) -> None:
     assert isinstance(modules, list)
     assert [m for m in modules if m.startswith("sessions_tui.cli.commands.")] == ["sessions_tui.cli.commands.tool"]
     serving = ("sessions_tui.server", "uvicorn", "starlette")
-    assert [m for m in modules if any(m == s or m.startswith(s + ".") for s in serving)] == []
+    assert _loaded(modules, serving) == []
 
 
 def test_every_command_has_a_handler_that_runs_it() -> None:
@@ -146,8 +151,7 @@ def test_a_read_only_tool_call_loads_nothing_that_runs_sends_or_picks_up(tmp_pat
         "sessions_tui.engine.store.tables.ledger",
         "platformdirs",
     )
-    loaded = [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)]
-    assert loaded == []
+    assert _loaded(modules, unwanted) == []
 
 
 def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) -> None:
@@ -169,7 +173,7 @@ def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) 
         "difflib",  # the command line's suggestions for a mistyped word
         "sessions_tui.backend.contract.protocols",  # the seam's protocols: the type checker's
     )
-    assert [m for m in modules if any(m == u or m.startswith(u + ".") for u in unwanted)] == []
+    assert _loaded(modules, unwanted) == []
     assert "sessions_tui.tools.sessions_list" in modules
 
 
