@@ -151,8 +151,7 @@ class GatewaySocketBackend(
         )
         self._io = IoThread(f"gateway {self.url}")
         self._client: GatewayClient | None = None
-        # The gateway's config is its own: OpenClaw's defaults, built without a validator (the defaults need none).
-        self._policies = ConfigPolicies(defaults_of(Config))
+        self._policies = ConfigPolicies(defaults_of(Config))  # the gateway's config is its own: OpenClaw's defaults
         self._roster = Roster(self.canonical, self.display)
         self._runs = RunEvents(self.canonical, self.now)
         self._transcripts = OpenTranscripts()
