@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import in_temp_dir, verdict  # noqa: E402
 from search_bench import build_store  # noqa: E402
 
-from sessions_tui.engine.store import DB_NAME, integrity  # noqa: E402
+from sessions_tui.engine.store.disk import integrity  # noqa: E402
+from sessions_tui.engine.store.schema import DB_NAME  # noqa: E402
 
 BIG = 100_000
 LIMIT_MS = 20.0

@@ -24,7 +24,8 @@ from _common import check, in_temp_dir, verdict  # noqa: E402
 from import_bench import message  # noqa: E402 - the same message mix and sizes
 
 from sessions_tui.engine.clock import FrozenClock  # noqa: E402
-from sessions_tui.engine.store import DB_NAME, Store  # noqa: E402
+from sessions_tui.engine.store.schema import DB_NAME  # noqa: E402
+from sessions_tui.engine.store.store import Store  # noqa: E402
 
 SESSIONS = 1_000
 MESSAGES = 100

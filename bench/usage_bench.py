@@ -31,7 +31,7 @@ from _common import check, describe, in_temp_dir, verdicts  # noqa: E402
 
 from sessions_tui.engine.clock import FrozenClock  # noqa: E402
 from sessions_tui.engine.config import parse_config  # noqa: E402
-from sessions_tui.engine.store import Store  # noqa: E402
+from sessions_tui.engine.store.store import Store  # noqa: E402
 from sessions_tui.engine.store.usage_hours import DAY_MS  # noqa: E402
 from sessions_tui.engine.usage import USAGE_BUCKETS, USAGE_GROUPINGS, UsageQuery, usage_report  # noqa: E402
 

@@ -156,7 +156,7 @@ def pg_stores(pg_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
 def store(request: pytest.FixtureRequest, tmp_path: Path, clock: FrozenClock):  # type: ignore[no-untyped-def]
     """A store on SQLite, then on PostgreSQL (its own database on the test process's server, `pg_url`;
     skipped without a server binary), its mirror files in `tmp_path`: the store suite runs on both."""
-    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.store import Store
 
     if request.param == "sqlite":
         opened = Store(tmp_path, clock)

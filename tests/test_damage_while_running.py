@@ -27,7 +27,9 @@ from server_support import TOKEN, local_backend, served
 from sessions_tui.backend.values.vocabulary import RunEnded
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.follow import Follower, FollowTick, run_follow
-from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged
+from sessions_tui.engine.store.connection import StoreDamaged
+from sessions_tui.engine.store.schema import DB_NAME
+from sessions_tui.engine.store.store import Store
 from sessions_tui.ui.widgets.header import StatusHeader
 from ui_support import SIZE, demo_app, send_from_composer, settle, until
 

@@ -180,7 +180,7 @@ def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) 
 def test_the_store_says_whether_anything_is_left_to_pick_up(tmp_path: Path) -> None:
     """`Store.left_to_pick_up`, start-up's one read: nothing in a new store; a run left queued, a
     pending delivery, or an unanswered run control is something."""
-    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.store import Store
     from sessions_tui.engine.store.tables.runs import RunRecord
 
     for left in ("run", "delivery", "control"):

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import state_cli
 from sessions_tui.engine.clock import FrozenClock
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 
 cli = state_cli
 HOUR = 3_600_000

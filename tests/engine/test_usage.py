@@ -9,7 +9,8 @@ import pytest
 from conftest import NOW_MS, add_session
 from openai_server import Reply
 from sessions_tui.engine.runs.runs import RunRequest
-from sessions_tui.engine.store import DB_NAME, SCHEMA_VERSION, Store
+from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION
+from sessions_tui.engine.store.store import Store
 from sessions_tui.engine.store.usage_hours import DAY_MS, HOUR_MS
 from sessions_tui.engine.usage import UsageQuery, UsageTotals, usage_report
 

@@ -70,7 +70,7 @@ def long_session(app, count: int) -> None:
 
 def append_from_another_process(state, key: str, *texts: str) -> None:
     code = (
-        "import sys; from sessions_tui.engine.store import Store; s = Store(sys.argv[1]); "
+        "import sys; from sessions_tui.engine.store.store import Store; s = Store(sys.argv[1]); "
         f"[s.transcripts.append({key!r}, {{'role': 'user', 'content': t}}) for t in {list(texts)!r}]"
     )
     subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)

@@ -256,7 +256,7 @@ async def test_a_message_written_by_another_process_appears(tmp_path):
         pane = screen(app).query_one("#transcript")
         before = len(pane.query(MessageView))
         code = (
-            "import sys; from sessions_tui.engine.store import Store; s = Store(sys.argv[1]); "
+            "import sys; from sessions_tui.engine.store.store import Store; s = Store(sys.argv[1]); "
             f"s.transcripts.append({DEV!r}, {{'role': 'user', 'content': 'from another process'}}); "
             "s.sessions.create('agent:main:telegram:group:new', {'label': 'brand new'})"
         )
@@ -279,7 +279,7 @@ async def test_pause_holds_live_updates_until_resumed(tmp_path):
         await pilot.press("p")
         assert "⏸ paused" in text_of(screen(app).query_one("#status-header"))
         code = (
-            "import sys; from sessions_tui.engine.store import Store; "
+            "import sys; from sessions_tui.engine.store.store import Store; "
             "Store(sys.argv[1]).sessions.create('agent:main:x', {})"
         )
         subprocess.run([sys.executable, "-c", code, str(state)], check=True, timeout=30)

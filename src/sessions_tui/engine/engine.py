@@ -32,9 +32,9 @@ from sessions_tui.engine.sessions.policy import (
     resolve_send_policy,
 )
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw, SendBlocked
-from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk.private_files import tightened_notice
 from sessions_tui.engine.store.location import LocationError, store_url
+from sessions_tui.engine.store.store import Store
 
 if TYPE_CHECKING:  # the parts below load when first used: most `tool` calls use none of them
     from sessions_tui.engine.cron.catalog import Catalog

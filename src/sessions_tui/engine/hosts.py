@@ -13,7 +13,7 @@ from typing import Protocol
 
 from sessions_tui.engine.config import Config
 from sessions_tui.engine.events import EventBus
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 
 
 class EngineFloor(Protocol):

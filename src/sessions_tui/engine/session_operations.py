@@ -58,7 +58,8 @@ from sessions_tui.engine.sessions.keys import (
     parse_agent_session_key,
     parse_session_label,
 )
-from sessions_tui.engine.store import StoredSession, StoreError
+from sessions_tui.engine.store.connection import StoreError
+from sessions_tui.engine.store.tables.sessions import StoredSession
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 """The thinking levels OpenClaw takes (sessions_spawn's too)."""

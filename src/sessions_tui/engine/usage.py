@@ -19,7 +19,7 @@ from sessions_tui.engine.store.tables.usage import UsageColumn, UsageRow, UsageS
 from sessions_tui.engine.store.usage_hours import DAY_MS, HOUR_MS
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.store import Store
 
 UsageGrouping = Literal["agent", "model", "session"]
 UsageBucket = Literal["hour", "day"]

@@ -17,7 +17,8 @@ from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.sessions.keys import classify_session_kind
 from sessions_tui.engine.sessions.live_status import Activity
 from sessions_tui.engine.sessions.policy import resolve_send_policy
-from sessions_tui.engine.store import SessionFilter, StoredSession
+from sessions_tui.engine.store.browsing.browse import SessionFilter
+from sessions_tui.engine.store.tables.sessions import StoredSession
 from sessions_tui.tools.access import RequesterContext
 from sessions_tui.tools.base import ToolCall, active_since
 from sessions_tui.tools.sessions_list import ListedRow, build_row

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.keys import internal_key, js_trim, should_resolve_session_id_input
-from sessions_tui.engine.store import StoredSession
+from sessions_tui.engine.store.tables.sessions import StoredSession
 from sessions_tui.tools.access import RequesterContext, VisibilityGuard
 
 SANDBOX_NOT_VISIBLE = "Session not visible from this sandboxed agent session: {raw}"

@@ -27,7 +27,7 @@ from sessions_tui.engine.sessions.keys import (
     classify_session_kind,
     entry_channel,
 )
-from sessions_tui.engine.store import StoredSession
+from sessions_tui.engine.store.tables.sessions import StoredSession
 from sessions_tui.tools.access import RequesterContext, guard_for
 from sessions_tui.tools.base import (
     ToolArgs,

@@ -12,7 +12,8 @@ from sessions_tui.engine.cron.catalog import Catalog, CronInvalid, CronRefused
 from sessions_tui.engine.cron.declared import declared_jobs, id_from_name, sync_declared
 from sessions_tui.engine.cron.jobs import CronJob, cron_job_id_of, session_key_of
 from sessions_tui.engine.sessions.keys import MainAlias
-from sessions_tui.engine.store import DB_NAME, SCHEMA_VERSION, Store
+from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION
+from sessions_tui.engine.store.store import Store
 from sessions_tui.engine.store.tables.cron import CronRunRow
 
 EVERY = {"kind": "every", "everyMs": 60_000}

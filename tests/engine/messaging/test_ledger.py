@@ -7,8 +7,8 @@ import asyncio
 import sqlite3
 
 from sessions_tui.engine.events import DeliveryChanged, RunStarted, SendLedgerChanged
-from sessions_tui.engine.store import SCHEMA_VERSION, Store
-from sessions_tui.engine.store.schema import _SCHEMA
+from sessions_tui.engine.store.schema import _SCHEMA, SCHEMA_VERSION
+from sessions_tui.engine.store.store import Store
 
 A = "agent:main:discord:group:a"
 B = "agent:main:discord:group:b"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 
 KEY = "agent:main:discord:group:dev"
 WORKER = Path(__file__).with_name("send_worker.py")

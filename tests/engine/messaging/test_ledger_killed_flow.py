@@ -18,7 +18,7 @@ import pytest
 from test_ledger_killed import cli_env, sends
 
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 
 REQ = "agent:main:discord:group:req"
 TARGET = "agent:main:discord:group:dev"

@@ -173,7 +173,8 @@ async def test_every_retry_of_a_delivery_sends_the_same_key(live_engine, httpser
 
 
 def test_rows_of_an_older_store_get_a_key_each_when_it_is_opened(tmp_path):
-    from sessions_tui.engine.store import SCHEMA_VERSION, Store
+    from sessions_tui.engine.store.schema import SCHEMA_VERSION
+    from sessions_tui.engine.store.store import Store
 
     store = Store(tmp_path / "s")
     with store.write() as conn:

@@ -22,7 +22,7 @@ import pytest
 
 from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.local.backend import open_local
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 from webhook_servers import DownServer, GatedServer
 
 KEY = "agent:main:discord:group:dev"

@@ -18,7 +18,7 @@ from openclaw_fake import FakeGateway
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.openclaw.mirror import ImportReport
-from sessions_tui.engine.store import StoreError
+from sessions_tui.engine.store.connection import StoreError
 
 BAD = {
     "infinity": "1e400",

@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from openclaw_fake import FakeGateway
-from sessions_tui.engine.store import DB_NAME, Store
+from sessions_tui.engine.store.schema import DB_NAME
+from sessions_tui.engine.store.store import Store
 
 SESSIONS_PER_AGENT = 1500
 AGENTS = ("main", "ops")

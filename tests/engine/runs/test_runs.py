@@ -193,7 +193,7 @@ def test_two_processes_never_run_turns_in_one_session_at_once(tmp_path):
     import sys
     from pathlib import Path
 
-    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.store import Store
 
     Store(tmp_path).sessions.create(KEY)
     worker = Path(__file__).with_name("run_worker.py")

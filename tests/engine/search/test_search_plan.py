@@ -5,7 +5,7 @@ narrowed by the letter index. Whatever the plan, the table shows the sessions th
 condition matches, as `list_sessions` finds them."""
 
 from conftest import add_session
-from sessions_tui.engine.store import SessionFilter
+from sessions_tui.engine.store.browsing.browse import SessionFilter
 from sessions_tui.engine.store.browsing.search_plan import LETTERED, KnownMatches, letter_mask, plan_search
 
 

@@ -4,7 +4,7 @@ store's browse), the acting-as picker (the store's list) and the live rows the d
 
 from conftest import add_session
 from sessions_tui.engine.search.matching import row_matches
-from sessions_tui.engine.store import SessionFilter
+from sessions_tui.engine.store.browsing.browse import SessionFilter
 from sessions_tui.tools.base import ToolCall
 from sessions_tui.tools.browse import browse_rows
 

@@ -5,7 +5,7 @@ Usage: python store_worker.py STATE KEY COUNT TAG   (COUNT 0 = until killed)
 
 import sys
 
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 
 
 def main() -> None:

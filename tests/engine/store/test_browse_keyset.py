@@ -7,9 +7,10 @@ import sqlite3
 
 import pytest
 
-from sessions_tui.engine.store import SORT_COLUMNS, SessionFilter, Store
 from sessions_tui.engine.store.browse_schema import SORTED
+from sessions_tui.engine.store.browsing.browse import SORT_COLUMNS, SessionFilter
 from sessions_tui.engine.store.schema import _SCHEMA, SCHEMA_VERSION
+from sessions_tui.engine.store.store import Store
 
 AGENTS = ["main", "ops"]
 

@@ -18,8 +18,10 @@ from cli_support import FAST, cli, digest, one_error_line
 from damage_support import overwrite, pages_of
 from openclaw_fake import FIXTURE
 from sessions_tui.cli.commands.search import BEHIND_ON_DAMAGED
-from sessions_tui.engine.store import DB_NAME, Store, StoreDamaged
+from sessions_tui.engine.store.connection import StoreDamaged
 from sessions_tui.engine.store.disk import integrity
+from sessions_tui.engine.store.schema import DB_NAME
+from sessions_tui.engine.store.store import Store
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,8 @@ from test_store import mirror_lines
 from conftest import run_tool
 from openclaw_fake import FakeGateway
 from sessions_tui.engine.openclaw.follow import Follower
-from sessions_tui.engine.store import Store, StoreError
+from sessions_tui.engine.store.connection import StoreError
+from sessions_tui.engine.store.store import Store
 
 KEY = "agent:main:main"
 EMPTY = "agent:main:discord:group:888"

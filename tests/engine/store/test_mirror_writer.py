@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from test_store import mirror_lines
 
-from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.disk import mirror_files
 from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
+from sessions_tui.engine.store.store import Store
 
 
 def sid(n: int) -> str:

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from sessions_tui.backend.local.backend import open_local
-from sessions_tui.engine.store import DB_NAME, Store
 from sessions_tui.engine.store.disk.mirror_files import MirrorWriter
+from sessions_tui.engine.store.schema import DB_NAME
+from sessions_tui.engine.store.store import Store
 
 FAST = "{ models: { demo: { latencyMs: 0, chunkMs: 0 } } }"
 

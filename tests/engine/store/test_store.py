@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sessions_tui.engine.store import Store, StoreError
+from sessions_tui.engine.store.connection import StoreError
+from sessions_tui.engine.store.store import Store
 
 WORKER = Path(__file__).with_name("store_worker.py")
 KEY = "agent:main:main"

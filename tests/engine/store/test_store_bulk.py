@@ -8,9 +8,11 @@ import sqlite3
 
 import pytest
 
-from sessions_tui.engine.store import DB_NAME, SCHEMA_VERSION, SessionFilter, Store, StoreError
 from sessions_tui.engine.store.browse_schema import SEARCHED
-from sessions_tui.engine.store.connection import BatchAborted
+from sessions_tui.engine.store.browsing.browse import SessionFilter
+from sessions_tui.engine.store.connection import BatchAborted, StoreError
+from sessions_tui.engine.store.schema import DB_NAME, SCHEMA_VERSION
+from sessions_tui.engine.store.store import Store
 
 COLUMNS = ", ".join(SEARCHED)
 

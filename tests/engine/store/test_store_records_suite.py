@@ -9,7 +9,8 @@ import pytest
 from test_store_suite import reopen
 
 from conftest import NOW_MS
-from sessions_tui.engine.store import Store, StoreError
+from sessions_tui.engine.store.connection import StoreError
+from sessions_tui.engine.store.store import Store
 from sessions_tui.engine.store.tables.activity import HORIZON
 from sessions_tui.engine.store.tables.cron import CronRunRow
 from sessions_tui.engine.store.usage_hours import DAY_MS, HOUR_MS

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from sessions_tui.engine.redaction.redact import Redactor
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 from sessions_tui.engine.store.tables.text_index import HIT_END, HIT_START, TextQuery, fts_query
 
 SECRET = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH"

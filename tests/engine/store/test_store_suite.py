@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-from sessions_tui.engine.store import Store, StoreError
+from sessions_tui.engine.store.connection import StoreError
+from sessions_tui.engine.store.store import Store
 
 KEY = "agent:main:main"
 

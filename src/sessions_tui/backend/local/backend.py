@@ -31,7 +31,7 @@ from sessions_tui.backend.local.cron import LocalCron
 from sessions_tui.backend.local.session_operations import SessionOperations
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
-from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.connection import StoreDamaged
 from sessions_tui.engine.store.disk.private_files import tightened_notice
 from sessions_tui.tools.base import ToolCall, ToolInputError
 from sessions_tui.tools.registry import invoke, invoke_read, reads_only

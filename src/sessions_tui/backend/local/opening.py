@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.files import NotRegularFile, check_regular, kind_of
-from sessions_tui.engine.store import DB_NAME
 from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruption, record_damage
+from sessions_tui.engine.store.schema import DB_NAME
 from sessions_tui.tools.host import EngineToolHost
 
 if TYPE_CHECKING:

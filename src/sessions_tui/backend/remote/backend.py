@@ -42,7 +42,7 @@ from sessions_tui.backend.remote.io_thread import IoThread
 from sessions_tui.engine.config import Config, defaults_of
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
-from sessions_tui.engine.store import SearchUnreadable, StoreDamaged
+from sessions_tui.engine.store.connection import SearchUnreadable, StoreDamaged
 from sessions_tui.tools.base import ToolInputError
 from sessions_tui.tools.registry import TOOLS
 

@@ -17,8 +17,8 @@ from sessions_tui.engine.config import (
     resolve_config_path,
     resolve_state_dir,
 )
-from sessions_tui.engine.store import DB_NAME
 from sessions_tui.engine.store.location import SQLITE, STORE_ENV, LocationError, chosen_location, store_url
+from sessions_tui.engine.store.schema import DB_NAME
 
 __all__ = [
     "CONFIG_FILE_NAME",

@@ -11,9 +11,11 @@ import logging
 from contextlib import ExitStack
 from pathlib import Path
 
-from sessions_tui.engine.store import DB_NAME, Store, StoreError
+from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.copy import CopyRefused, CopyReport, TableCount, copy_store
 from sessions_tui.engine.store.location import SCHEMES, LocationError, postgres_url
+from sessions_tui.engine.store.schema import DB_NAME
+from sessions_tui.engine.store.store import Store
 
 __all__ = ["CopyReport", "StoreCopyError", "TableCount", "copy_between"]
 

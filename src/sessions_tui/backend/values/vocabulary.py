@@ -56,7 +56,7 @@ if TYPE_CHECKING:
         live_status,
         next_change_at,
     )
-    from sessions_tui.engine.store import SearchUnreadable, StoreDamaged, StoreError
+    from sessions_tui.engine.store.connection import SearchUnreadable, StoreDamaged, StoreError
     from sessions_tui.tools.base import ToolInputError, ToolSpec
     from sessions_tui.tools.registry import TOOLS, UnknownToolError
 
@@ -95,7 +95,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "live_status",
         "next_change_at",
     ),
-    "sessions_tui.engine.store": ("SearchUnreadable", "StoreDamaged", "StoreError"),
+    "sessions_tui.engine.store.connection": ("SearchUnreadable", "StoreDamaged", "StoreError"),
     "sessions_tui.tools.base": ("ToolInputError", "ToolSpec"),
     "sessions_tui.tools.registry": ("TOOLS", "UnknownToolError"),
 }

@@ -20,7 +20,8 @@ from pydantic import ValidationError
 from sessions_tui.engine.cron.declared import validation_text
 from sessions_tui.engine.cron.jobs import CronJob, CronRun
 from sessions_tui.engine.cron.schedules import ScheduleError, check, next_run_ms
-from sessions_tui.engine.store import Store, StoreError
+from sessions_tui.engine.store.connection import StoreError
+from sessions_tui.engine.store.store import Store
 from sessions_tui.engine.store.tables.cron import CronJobRow, CronRunRow
 
 

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from sessions_tui.engine.cron.jobs import CronJob
 from sessions_tui.engine.cron.schedules import ScheduleError, check, next_run_ms
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 
 _NOT_ID = re.compile(r"[^a-z0-9_.]+")
 

@@ -22,7 +22,7 @@ from sessions_tui.engine.export.model import FORMATS, ExportFormat, SessionExpor
 
 if TYPE_CHECKING:
     from sessions_tui.engine.engine import Engine
-    from sessions_tui.engine.store import StoredSession
+    from sessions_tui.engine.store.tables.sessions import StoredSession
 
 PRIVATE_FILE_MODE = 0o600
 

@@ -25,7 +25,7 @@ from sessions_tui.engine.redaction.assistant_text import extract_assistant_text
 from sessions_tui.engine.redaction.sanitize import strip_tool_messages
 from sessions_tui.engine.runs.runs import RunRequest, Runs
 from sessions_tui.engine.sessions.refusals import SendBlocked
-from sessions_tui.engine.store import dumps
+from sessions_tui.engine.store.codec import dumps
 
 log = logging.getLogger(__name__)
 

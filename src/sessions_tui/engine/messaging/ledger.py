@@ -35,7 +35,7 @@ from sessions_tui.engine.messaging.send_states import SendState
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.redaction.sanitize import truncate_history_text
 from sessions_tui.engine.run_end import INTERRUPTED
-from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.connection import StoreDamaged
 from sessions_tui.engine.store.processes import stopped
 
 if TYPE_CHECKING:

@@ -26,7 +26,8 @@ from sessions_tui.engine.openclaw.layout import AgentLayout, NoOpenClawState, So
 from sessions_tui.engine.openclaw.legacy import legacy_sessions
 from sessions_tui.engine.openclaw.mirror import Canonical, ImportReport, Mirror
 from sessions_tui.engine.openclaw.sqlite_sessions import sqlite_sessions
-from sessions_tui.engine.store import Store, StoreDamaged
+from sessions_tui.engine.store.connection import StoreDamaged
+from sessions_tui.engine.store.store import Store
 
 LAYOUT_RESCAN_SECONDS = 2.0  # new agents and stores appear within this
 LEGACY_RESCAN_SECONDS = 5.0  # legacy transcripts' sizes are checked this often

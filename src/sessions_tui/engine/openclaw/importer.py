@@ -18,7 +18,7 @@ from sessions_tui.engine.openclaw.layout import AgentLayout, require_agents
 from sessions_tui.engine.openclaw.legacy import legacy_sessions
 from sessions_tui.engine.openclaw.mirror import Canonical, ImportReport, Mirror
 from sessions_tui.engine.openclaw.sqlite_sessions import sqlite_sessions
-from sessions_tui.engine.store import Store
+from sessions_tui.engine.store.store import Store
 
 
 class AdoptRefused(Exception):

@@ -26,7 +26,8 @@ from sessions_tui.engine.redaction.cut import redact_then_cut
 from sessions_tui.engine.redaction.redact import default_redactor
 from sessions_tui.engine.sessions.entry import is_number
 from sessions_tui.engine.sessions.keys import SAFE_SESSION_ID_RE, agent_id_of
-from sessions_tui.engine.store import Store, StoreDamaged, StoreError
+from sessions_tui.engine.store.connection import StoreDamaged, StoreError
+from sessions_tui.engine.store.store import Store
 from sessions_tui.engine.store.tables.imports import ImportState
 
 Canonical = Callable[[str, str], str]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from sessions_tui.engine.runs.runs import Runs
-from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.processes import stopped
+from sessions_tui.engine.store.store import Store
 from sessions_tui.engine.store.tables.runs import RunRecord
 
 

@@ -24,7 +24,7 @@ from sessions_tui.engine.lazy_model import LazyModel
 from sessions_tui.engine.run_end import INTERRUPTED, RunEnd
 from sessions_tui.engine.sessions.ids import new_uuid
 from sessions_tui.engine.sessions.refusals import OwnedByOpenClaw
-from sessions_tui.engine.store import StoreDamaged
+from sessions_tui.engine.store.connection import StoreDamaged
 from sessions_tui.engine.store.processes import held_elsewhere, stopped
 from sessions_tui.engine.store.tables.runs import RunRecord
 

@@ -18,7 +18,7 @@ from sessions_tui.engine.store.connection import StoreDamaged
 from sessions_tui.engine.store.tables.text_index import TextIndexState
 
 if TYPE_CHECKING:
-    from sessions_tui.engine.store import Store
+    from sessions_tui.engine.store.store import Store
 
 
 class IndexHost(Protocol):

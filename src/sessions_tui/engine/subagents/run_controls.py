@@ -33,7 +33,7 @@ from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.runs.recovery import recover_interrupted
 from sessions_tui.engine.runs.runs import CROSS_PROCESS_POLL_SECONDS, KILLED, TERMINAL, RunRequest, Runs
 from sessions_tui.engine.stopping import cancel_and_wait
-from sessions_tui.engine.store import StoreError
+from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.processes import stopped
 from sessions_tui.engine.subagents.records import SubagentRun
 

@@ -5,7 +5,7 @@ server runs it is stopped there."""
 
 import threading
 
-from sessions_tui.engine.store import SessionFilter
+from sessions_tui.engine.store.browsing.browse import SessionFilter
 from sessions_tui.engine.store.postgres import schema
 from sessions_tui.engine.store.postgres.browse import PgBrowseRepository
 from sessions_tui.engine.store.postgres.store import PostgresStore

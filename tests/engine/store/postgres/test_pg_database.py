@@ -4,7 +4,7 @@ and its writes seen by a watcher's `data_version`."""
 import psycopg
 import pytest
 
-from sessions_tui.engine.store import StoreError
+from sessions_tui.engine.store.connection import StoreError
 from sessions_tui.engine.store.postgres import schema
 from sessions_tui.engine.store.postgres.store import PostgresStore
 

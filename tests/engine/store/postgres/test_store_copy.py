@@ -6,9 +6,9 @@ import pytest
 
 from conftest import NOW_MS
 from sessions_tui.engine.demo.state import seed_demo
-from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.copy import TABLES, CopyRefused, copy_store
 from sessions_tui.engine.store.postgres.store import PostgresStore
+from sessions_tui.engine.store.store import Store
 
 SPEC = {"name": "n", "schedule": {"kind": "every", "everyMs": 60_000}, "payload": {"kind": "agentTurn"}}
 

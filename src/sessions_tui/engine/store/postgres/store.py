@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from sessions_tui.engine.clock import Clock
-from sessions_tui.engine.store import Store
 from sessions_tui.engine.store.postgres.browse import PgBrowseRepository
 from sessions_tui.engine.store.postgres.database import PgDatabase
 from sessions_tui.engine.store.postgres.hosts import LEASE_MS
 from sessions_tui.engine.store.postgres.text_search import PgTextIndexRepository
+from sessions_tui.engine.store.store import Store
 
 
 class PostgresStore(Store, PgDatabase):
