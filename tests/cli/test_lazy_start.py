@@ -210,3 +210,23 @@ def test_the_store_says_whether_anything_is_left_to_pick_up(tmp_path: Path) -> N
             assert store.left_to_pick_up(0) is True
         finally:
             store.close()
+
+
+def test_the_dashboard_on_gateways_loads_no_local_engine() -> None:
+    """The command line and a gateway's backend load no engine of their own: no `Engine`, no store
+    (the dashboard on gateways opens none), no send ledger."""
+    code = (
+        "import sys, json\n"
+        "import sessions_tui.cli.parser, sessions_tui.cli.arguments, sessions_tui.cli.errors\n"
+        "import sessions_tui.cli.commands.dashboard, sessions_tui.backend.gateway.live\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    unwanted = (
+        "sessions_tui.engine.engine",
+        "sessions_tui.engine.store.store",
+        "sessions_tui.engine.messaging.ledger",
+        "sessions_tui.backend.local.backend",
+        "sessions_tui.backend.local.opening",
+    )
+    assert _loaded(json.loads(proc.stdout), unwanted) == []

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sessions_tui.backend.local.backend import LocalBackend, open_local
 from sessions_tui.backend.toolkit.state_dir import (
     CONFIG_FILE_NAME,
     CONFIG_PATH_ENV,
@@ -33,6 +32,7 @@ from sessions_tui.terminal_text import visible_line
 
 if TYPE_CHECKING:
     from sessions_tui.backend.contract.protocols import Backend
+    from sessions_tui.backend.local.backend import LocalBackend
 
 DEMO_DIR_SUFFIX = "-demo"
 
@@ -118,6 +118,8 @@ def open_backend(opts: argparse.Namespace) -> LocalBackend:
         config_path = openclaw / "openclaw.json"  # see sessions with the followed OpenClaw's own settings
     check_named_config(opts, config_path)
     opts.config_path = config_path
+    from sessions_tui.backend.local.backend import open_local  # the engine: loaded by the commands that open one
+
     try:
         backend = open_local(state_dir, config_path, demo=opts.demo, store=store)
     except (ConfigError, StoreError, StateDirError) as exc:

@@ -14,19 +14,16 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sessions_tui.backend.toolkit.state_dir import StateDirError
 from sessions_tui.engine.config import LoadedConfig
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.files import NotRegularFile, check_regular, kind_of
-from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruption, record_damage
+from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruption
 from sessions_tui.engine.store.schema import DB_NAME
 from sessions_tui.tools.host import EngineToolHost
 
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.acting.openclaw_sender import GatewaySocketSender
-
-
-class StateDirError(Exception):
-    """The state directory is a file, unwritable, or holds a database that is not one."""
 
 
 def check_state_dir(state_dir: Path) -> None:
@@ -67,17 +64,6 @@ def open_engine(state_dir: Path, config_path: Path, store: str | None = None) ->
         raise StateDirError(f"{state_dir / DB_NAME}: cannot open the state database: {exc}") from exc
     except OSError as exc:
         raise StateDirError(f"{state_dir}: cannot use as the state directory: {exc.strerror or exc}") from exc
-
-
-def database_error_line(state_dir: Path | None, exc: sqlite3.DatabaseError) -> str:
-    """The line a command ends with when SQLite failed on a read: damage is named with what to do
-    (and kept, so every later process refuses to write)."""
-    database = state_dir / DB_NAME if state_dir is not None else None
-    if database is not None and is_corruption(exc):
-        record_damage(database, str(exc))
-        return damage_notice(database, str(exc))
-    where = f"{database}: " if database is not None else ""
-    return f"{where}the state database cannot be read: {exc}"
 
 
 def attach_tools(engine: Engine) -> None:
