@@ -130,6 +130,25 @@ def test_an_unwritable_state_directory_exits_2_naming_it(tmp_path):
     assert one_error_line(proc.stderr) == f"{state}: the state directory is not writable"
 
 
+def test_a_state_directory_its_user_may_not_write_exits_2_naming_it(tmp_path, monkeypatch, capsys):
+    """The same refusal whoever runs the tests (root may write into a read-only directory, so the
+    test above is skipped for root): the directory is one the process may not write, as the
+    system's `access` answers for any other user."""
+    state = tmp_path / "state"
+    state.mkdir()
+    real_access = os.access
+
+    def access(path, mode, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(path) == state and mode & os.W_OK:
+            return False
+        return real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", access)
+    assert main(["--state", str(state), "tool", "sessions_list"]) == 2
+    assert one_error_line(capsys.readouterr().err) == f"{state}: the state directory is not writable"
+    assert list(state.iterdir()) == []  # nothing was created in it
+
+
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux /proc")
 def test_a_state_directory_nothing_can_be_created_in_exits_2_naming_it():
     """/proc/self is a directory no one, not even root, can create a file in."""
