@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
-from sessions_tui.tools.base import ToolCall  # noqa: E402
-from sessions_tui.tools.registry import invoke  # noqa: E402
+from sessions_tui.tools.calling.base import ToolCall  # noqa: E402
+from sessions_tui.tools.calling.registry import invoke  # noqa: E402
 
 
 class ToolRunner:

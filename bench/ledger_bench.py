@@ -30,9 +30,9 @@ from _common import check, in_temp_dir, time_interleaved, verdict  # noqa: E402
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
-from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.host import EngineToolHost
-from sessions_tui.tools.registry import invoke
+from sessions_tui.tools.calling.base import ToolCall
+from sessions_tui.tools.calling.host import EngineToolHost
+from sessions_tui.tools.calling.registry import invoke
 
 SESSIONS = 100
 SENDS = 1000

@@ -40,7 +40,7 @@ from sessions_tui.engine.config import parse_config  # noqa: E402
 from sessions_tui.engine.engine import Engine  # noqa: E402
 from sessions_tui.engine.store.copy import copy_store  # noqa: E402
 from sessions_tui.engine.store.postgres.store import PostgresStore  # noqa: E402
-from sessions_tui.tools.sessions_list import DEFAULT_LIMIT  # noqa: E402
+from sessions_tui.tools.reading.sessions_list import DEFAULT_LIMIT  # noqa: E402
 
 SESSIONS = 100_000
 MESSAGES = 100_000

@@ -16,8 +16,8 @@ from scenes import merge  # one deep-merge for configs, shared with the scenes
 from sessions_tui.engine.clock import FrozenClock
 from sessions_tui.engine.config import parse_config
 from sessions_tui.engine.engine import Engine
-from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.registry import invoke
+from sessions_tui.tools.calling.base import ToolCall
+from sessions_tui.tools.calling.registry import invoke
 
 pytest_plugins = ["openai_fixture"]
 
@@ -78,7 +78,7 @@ FAST_DEMO = {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}}
 @pytest.fixture
 def live_engine(make_engine):
     """An engine whose runs use tools (the tool host attached), on the zero-latency demo model."""
-    from sessions_tui.tools.host import EngineToolHost
+    from sessions_tui.tools.calling.host import EngineToolHost
 
     def make(config: dict[str, Any] | None = None) -> Engine:
         engine = make_engine(merge(FAST_DEMO, config or {}))

@@ -29,7 +29,7 @@ def test_engine_never_imports_textual():
 
 def test_tools_never_import_textual():
     code = (
-        "import sys, sessions_tui.tools.registry, sessions_tui.cli; "
+        "import sys, sessions_tui.tools.calling.registry, sessions_tui.cli; "
         "print(any(m.startswith('textual') for m in sys.modules))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -39,7 +39,7 @@ def test_the_person_is_the_operator_in_every_face():
     from sessions_tui.backend.contract.types import Capability, not_on
     from sessions_tui.backend.toolkit.operator import OPERATOR, via_shown
     from sessions_tui.cli.parser import build_parser
-    from sessions_tui.tools.explain import CHAIN_NOTE
+    from sessions_tui.tools.requester.explain import CHAIN_NOTE
 
     assert OPERATOR == "operator" and via_shown("owner") == "operator" and via_shown("agent") == "agent"
     assert "the operator's /send" in not_on("http://x", Capability.CONTROL)

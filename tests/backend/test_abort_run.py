@@ -20,7 +20,7 @@ from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.backend.values.vocabulary import ToolInputError
 from sessions_tui.engine.runs.runs import RunRequest
 from sessions_tui.engine.subagents import run_controls
-from sessions_tui.tools.host import EngineToolHost
+from sessions_tui.tools.calling.host import EngineToolHost
 
 KEY = "agent:main:discord:group:ops"
 SLOW = merge(FAST_DEMO, {"models": {"demo": {"latencyMs": 600_000, "chunkMs": 0}}})

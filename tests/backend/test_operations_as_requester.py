@@ -1,6 +1,6 @@
 """An operation asked as a session (the dashboard's act-as, `session … --as`) reaches only what that
 session may: its visibility (`tools.sessions.visibility`), agent-to-agent, and a sandboxed requester
-only its own tree, as its tools do (tools/operating.py). The operator (no requester) reaches all;
+only its own tree, as its tools do (tools/requester/operating.py). The operator (no requester) reaches all;
 the audit names who asked. The same rules hold over `serve`."""
 
 from __future__ import annotations

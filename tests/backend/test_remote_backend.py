@@ -20,7 +20,7 @@ from sessions_tui.backend.remote.backend import RemoteBackend, ToolNotAvailable
 from sessions_tui.backend.several import SeveralBackends
 from sessions_tui.backend.values.views import BrowseQuery
 from sessions_tui.backend.values.vocabulary import EngineEvent
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 GROUP = "agent:main:discord:group:dev"
 SECRET = "sk-1234567890abcdef1234"

@@ -17,7 +17,7 @@ from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.values.vocabulary import ToolInputError
 from sessions_tui.engine.events import RunStarted
 from sessions_tui.engine.runs.runs import RunRequest
-from sessions_tui.tools.host import EngineToolHost
+from sessions_tui.tools.calling.host import EngineToolHost
 
 KEY = "agent:main:discord:group:ops"
 

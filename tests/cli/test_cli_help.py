@@ -13,7 +13,7 @@ from cli_support import as_on_a_terminal
 from sessions_tui import cli
 from sessions_tui.cli.parser import tool_example, tool_summary
 from sessions_tui.engine.demo.state import HELPER_KEY
-from sessions_tui.tools.registry import TOOLS
+from sessions_tui.tools.calling.registry import TOOLS
 
 COMMANDS = {
     "tool": "invoke one session tool",
@@ -85,7 +85,7 @@ def test_a_tool_without_a_curated_example_gets_one_from_its_schema():
 
     from pydantic import Field
 
-    from sessions_tui.tools.base import ToolArgs
+    from sessions_tui.tools.calling.base import ToolArgs
 
     class NewArgs(ToolArgs):
         session_key: str = Field(alias="sessionKey")

@@ -50,14 +50,14 @@ def test_a_tool_call_loads_neither_the_dashboard_nor_http_nor_openclaw(tmp_path:
         "httpx",
         "json5",
         "sessions_tui.engine.openclaw",
-        "sessions_tui.tools.browse",
+        "sessions_tui.tools.reading.browse",
         "sessions_tui.ui",
         "sessions_tui.backend.gateway",  # the gateway's WebSocket client, with websockets and cryptography
         "websockets",
         "cryptography",
     )
     assert _loaded(modules, unwanted) == []
-    assert "sessions_tui.tools.registry" in modules  # the call did run through the tools
+    assert "sessions_tui.tools.calling.registry" in modules  # the call did run through the tools
 
 
 def test_a_tool_call_loads_its_own_command_alone(tmp_path: Path) -> None:
@@ -168,13 +168,13 @@ def test_listing_sessions_loads_no_transcripts_imports_or_hooks(tmp_path: Path) 
         "sessions_tui.engine.store.tables.follows",
         "sessions_tui.engine.hooks",
         "sessions_tui.engine.session_operations",
-        "sessions_tui.tools.session_row",
+        "sessions_tui.tools.reading.session_row",
         "sessions_tui.engine.redaction.js_patterns",  # a config's own redaction patterns' translation
         "difflib",  # the command line's suggestions for a mistyped word
         "sessions_tui.backend.contract.protocols",  # the seam's protocols: the type checker's
     )
     assert _loaded(modules, unwanted) == []
-    assert "sessions_tui.tools.sessions_list" in modules
+    assert "sessions_tui.tools.reading.sessions_list" in modules
 
 
 def test_the_store_says_whether_anything_is_left_to_pick_up(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from sessions_tui.backend.remote.backend import RemoteBackend
 from sessions_tui.backend.several import SeveralBackends
 from sessions_tui.cli.commands.search import snippet_line
 from sessions_tui.engine.store.tables.text_index import HIT_END, HIT_START
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 LEGACY = Path(__file__).parents[1] / "fixtures" / "openclaw-2026.9.6" / "legacy-state"
 SUB = "agent:main:subagent:9a1f0c2e-0000-4000-8000-00000000abcd"

@@ -4,7 +4,7 @@ session status."""
 from typing import get_args
 
 from sessions_tui.engine.run_end import RUN_ENDS, SESSION_STATUSES, SubagentOutcome, outcome_of, session_status_of
-from sessions_tui.tools.sessions_list import STATUSES
+from sessions_tui.tools.reading.sessions_list import STATUSES
 
 
 def test_each_end_has_one_outcome_and_one_session_status():

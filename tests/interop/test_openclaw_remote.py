@@ -120,7 +120,7 @@ SEARCH_ANSWERS = Path(__file__).parent.parent / "fixtures" / "openclaw-2026.9.6"
 
 
 def test_the_recorded_search_answers_still_hold(gateway: Gateway) -> None:
-    """`sessions_search` as recorded for tests/tools/test_sessions_search.py (scores to 1e-9: one store)."""
+    """`sessions_search` as recorded for tests/tools/reading/test_sessions_search.py (scores to 1e-9: one store)."""
     drifted = []
     for name, case in json.loads(SEARCH_ANSWERS.read_text()).items():
         body: dict[str, Any] = {"tool": "sessions_search", "args": case["args"]}

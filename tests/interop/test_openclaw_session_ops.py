@@ -32,7 +32,7 @@ from sessions_tui.backend.contract.types import NewSession, OperationRefused, Re
 from sessions_tui.backend.gateway.acting.sending import wait_for_reply
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
 from sessions_tui.backend.values.vocabulary import EngineEvent
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 pytestmark = pytest.mark.openclaw
 

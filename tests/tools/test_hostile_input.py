@@ -25,12 +25,12 @@ from sessions_tui.engine.llm.base import ToolCallRequest
 from sessions_tui.engine.openclaw.importer import import_openclaw
 from sessions_tui.engine.redaction.sanitize import json_utf8_bytes
 from sessions_tui.engine.sessions.keys import js_trim
-from sessions_tui.tools.base import MAX_TIMEOUT_SECONDS, ToolCall, ToolInputError
-from sessions_tui.tools.browse import BrowseQuery, browse_sessions
-from sessions_tui.tools.host import EngineToolHost
-from sessions_tui.tools.sessions_list import LIST_MESSAGES_MAX_BYTES
-from sessions_tui.tools.sessions_send import SendArgs
-from sessions_tui.tools.sessions_spawn import SpawnArgs
+from sessions_tui.tools.acting.sessions_send import SendArgs
+from sessions_tui.tools.acting.sessions_spawn import SpawnArgs
+from sessions_tui.tools.calling.base import MAX_TIMEOUT_SECONDS, ToolCall, ToolInputError
+from sessions_tui.tools.calling.host import EngineToolHost
+from sessions_tui.tools.reading.browse import BrowseQuery, browse_sessions
+from sessions_tui.tools.reading.sessions_list import LIST_MESSAGES_MAX_BYTES
 
 GROUP = "agent:main:discord:group:dev"
 OFFSET_ERROR = "^offset must be a non-negative integer$"

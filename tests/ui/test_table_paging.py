@@ -1,8 +1,8 @@
 """Paging the dashboard's table: `]` and `[` read the next and previous page by keyset, the count
 comes after the page, and every page shows the rows the same page by position holds."""
 
-from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.browse import BrowseQuery, browse_sessions
+from sessions_tui.tools.calling.base import ToolCall
+from sessions_tui.tools.reading.browse import BrowseQuery, browse_sessions
 from sessions_tui.ui.messages import StoreChanged
 from ui_support import SIZE, demo_app, ordered_keys, settle, text_of, until
 

@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
-    from sessions_tui.tools.explain import Explanation
-    from sessions_tui.tools.sessions_search import SearchOutcome
+    from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery, BrowseRow
+    from sessions_tui.tools.reading.sessions_search import SearchOutcome
+    from sessions_tui.tools.requester.explain import Explanation
 
 KEY_FIELDS = frozenset(
     {"key", "_key", "sessionKey", "childSessionKey", "requesterSessionKey", "parentSessionKey", "spawnedBy"}
@@ -213,7 +213,7 @@ class SeveralBackends:
         before: tuple[Any, str] | None = None,
         count: bool = True,
     ) -> BrowsePage:
-        from sessions_tui.tools.browse import BrowsePage
+        from sessions_tui.tools.reading.browse import BrowsePage
 
         async def page_of(label: str, backend: Backend) -> tuple[str, BrowsePage]:
             on = self._requester_on(label, requester)
@@ -487,7 +487,7 @@ class SeveralBackends:
             for label, outcome in zip(labels, found, strict=True)
             for hit in outcome.hits
         ]
-        from sessions_tui.tools.sessions_search import best_first
+        from sessions_tui.tools.reading.sessions_search import best_first
 
         hits.sort(key=best_first)
         refused = next((o.refused for o in found if o.refused), None)

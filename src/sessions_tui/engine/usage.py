@@ -38,7 +38,7 @@ class UsageQuery:
     `agents`, when given, only those agents' sessions. `tree_of`: also the roll-up of that session's
     spawn tree (`UsageReport.tree`). `requester`: as that session's tools would see it (its visibility,
     `sandboxed` or not), None: the operator's, everything; the engine does not read it: the backend
-    narrows `keys` and `agents` to what the requester may see first (tools/usage_view.py).
+    narrows `keys` and `agents` to what the requester may see first (tools/reading/usage_view.py).
     `activity_ms`: only each session's tokens per bucket of that many ms (`UsageReport.activity`: a
     table's sparklines, one read for a page of `keys`), no groups, series or tree."""
 

@@ -28,7 +28,7 @@ from sessions_tui.backend.values.vocabulary import (
     SessionChanged,
     StoreChanged,
 )
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 MAIN = "agent:main:main"
 GROUP = "agent:main:discord:group:123"

@@ -22,7 +22,7 @@ from sessions_tui.backend.contract.types import (
     Requester,
 )
 from sessions_tui.backend.gateway.live import GatewaySocketBackend
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 OPS = "agent:main:discord:group:ops"
 HI = "agent:main:discord:group:hi"

@@ -125,7 +125,7 @@ async def test_a_missed_one_shot_runs_at_the_next_start_and_is_then_deleted(live
 async def test_two_engines_on_one_state_dir_run_a_due_job_exactly_once(live_engine, make_engine, tmp_path):
     config = _config(_job())
     one = live_engine(config)
-    from sessions_tui.tools.host import EngineToolHost
+    from sessions_tui.tools.calling.host import EngineToolHost
 
     two = make_engine(config | {"models": {"demo": {"latencyMs": 0, "chunkMs": 0}}}, state=one.state_dir)
     EngineToolHost(two)

@@ -6,8 +6,8 @@ import pytest
 from conftest import add_session, call_tool
 from sessions_tui.engine.config import VALUE_RULES, IntRange, parse_config
 from sessions_tui.engine.messaging.chain_guard import broken_rule, chain_error, hops, next_chain
-from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.registry import invoke
+from sessions_tui.tools.calling.base import ToolCall
+from sessions_tui.tools.calling.registry import invoke
 
 A, B, C, D = "agent:a:chat", "agent:b:chat", "agent:c:chat", "agent:d:chat"
 

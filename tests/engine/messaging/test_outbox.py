@@ -214,7 +214,7 @@ async def test_two_engines_opening_at_once_resume_a_left_row_once(make_engine, t
     import socket
     import time
 
-    from sessions_tui.tools.host import EngineToolHost
+    from sessions_tui.tools.calling.host import EngineToolHost
 
     httpserver.expect_request("/hook").respond_with_json({})
     state = tmp_path / "shared"

@@ -17,8 +17,8 @@ from openclaw_fake import copy_fixture
 from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.openclaw import gateway_send
 from sessions_tui.engine.openclaw.importer import import_openclaw
-from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.explain import explain_access
+from sessions_tui.tools.calling.base import ToolCall
+from sessions_tui.tools.requester.explain import explain_access
 
 GROUP = "agent:main:discord:group:123"
 

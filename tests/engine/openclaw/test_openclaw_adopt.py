@@ -226,7 +226,7 @@ def test_a_follow_never_mirrors_into_an_adopted_session(make_engine, root, layou
 def twin(make_engine: Any, adopted: Engine, *keys: str) -> Engine:
     """A fresh engine with sessions the engine made under the same keys and entries (no lines)."""
     engine = make_engine(A2A)
-    from sessions_tui.tools.host import EngineToolHost
+    from sessions_tui.tools.calling.host import EngineToolHost
 
     EngineToolHost(engine)
     for key in keys:

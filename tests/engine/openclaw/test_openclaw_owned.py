@@ -129,8 +129,8 @@ def test_a_spawn_from_an_openclaw_session_is_refused_up_front(make_engine, root)
 
 
 def test_explain_names_the_openclaw_rule_for_a_spawn(make_engine, root):
-    from sessions_tui.tools.base import ToolCall
-    from sessions_tui.tools.explain import explain_access
+    from sessions_tui.tools.calling.base import ToolCall
+    from sessions_tui.tools.requester.explain import explain_access
 
     engine = imported(make_engine(), root)
     verdict = explain_access(ToolCall(engine=engine, agent_session_key=GROUP), GROUP).verdict("spawn")

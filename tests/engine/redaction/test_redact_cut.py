@@ -22,7 +22,7 @@ from sessions_tui.engine.openclaw.mirror import _shown
 from sessions_tui.engine.redaction.cut import REDACT_WINDOW_MARGIN, redact_then_cut
 from sessions_tui.engine.redaction.redact import Redactor
 from sessions_tui.engine.redaction.sanitize import HISTORY_TEXT_MAX_CHARS, truncate_history_text
-from sessions_tui.tools.sessions_search import _cut
+from sessions_tui.tools.reading.sessions_search import _cut
 
 REDACTOR = Redactor()
 DEMO = DemoModel(latency_ms=0, chunk_ms=0, redact=REDACTOR.redact)

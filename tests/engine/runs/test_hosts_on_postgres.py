@@ -26,7 +26,7 @@ def hosts(tmp_path, pg_url):
     def make(name: str, latency_ms: int = 0) -> Engine:
         config, _ = parse_config({"models": {"demo": {"latencyMs": latency_ms, "chunkMs": 0}}})
         engine = Engine(tmp_path / name, config, store_url=pg_url)
-        from sessions_tui.tools.host import EngineToolHost
+        from sessions_tui.tools.calling.host import EngineToolHost
 
         EngineToolHost(engine)
         made.append(engine)

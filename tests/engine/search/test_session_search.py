@@ -5,8 +5,8 @@ store's browse), the acting-as picker (the store's list) and the live rows the d
 from conftest import add_session
 from sessions_tui.engine.search.matching import row_matches
 from sessions_tui.engine.store.browsing.browse import SessionFilter
-from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.browse import browse_rows
+from sessions_tui.tools.calling.base import ToolCall
+from sessions_tui.tools.reading.browse import browse_rows
 
 NEEDLES = ["dev", "DEV", "Deploy", "ops", "WhatsApp", "3f9", "nightly", "zzz", "main"]
 

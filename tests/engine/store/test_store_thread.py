@@ -14,9 +14,9 @@ from scenes import SIZE, demo_app, settle
 from sessions_tui.backend.contract.types import Requester
 from sessions_tui.backend.local.backend import LocalBackend
 from sessions_tui.engine.store.store_thread import StoreThread
-from sessions_tui.tools.base import ToolCall
-from sessions_tui.tools.browse import BrowseQuery
-from sessions_tui.tools.registry import invoke
+from sessions_tui.tools.calling.base import ToolCall
+from sessions_tui.tools.calling.registry import invoke
+from sessions_tui.tools.reading.browse import BrowseQuery
 
 
 async def test_run_returns_the_result_from_another_thread_and_raises_its_error():

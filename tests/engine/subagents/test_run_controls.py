@@ -19,7 +19,7 @@ from sessions_tui.engine.run_end import INTERRUPTED
 from sessions_tui.engine.store.tables.registry import SubagentRow
 from sessions_tui.engine.subagents import run_controls
 from sessions_tui.engine.subagents.run_controls import ControlFailed
-from sessions_tui.tools.host import EngineToolHost
+from sessions_tui.tools.calling.host import EngineToolHost
 
 REQ = "agent:main:discord:group:req"
 SLOW = merge(FAST_DEMO, {"models": {"demo": {"latencyMs": 600_000, "chunkMs": 0}}})

@@ -40,9 +40,9 @@ if TYPE_CHECKING:  # only named in signatures: a command that never follows or b
     from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
-    from sessions_tui.tools.explain import Explanation
-    from sessions_tui.tools.sessions_search import SearchOutcome
+    from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.reading.sessions_search import SearchOutcome
+    from sessions_tui.tools.requester.explain import Explanation
 
 
 class Placed(Protocol):

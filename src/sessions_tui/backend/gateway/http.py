@@ -48,9 +48,9 @@ if TYPE_CHECKING:
     from sessions_tui.engine.messaging.ledger import LedgerEntry
     from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
-    from sessions_tui.tools.explain import Explanation
-    from sessions_tui.tools.sessions_search import SearchOutcome
+    from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.reading.sessions_search import SearchOutcome
+    from sessions_tui.tools.requester.explain import Explanation
 
 POLL_S = 2.0
 FULL_S = 30.0
@@ -182,7 +182,7 @@ class OpenClawGatewayBackend(WithoutSessionOps, WithoutCron, RemoteBackend):
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
     ) -> SearchOutcome:
         """The gateway's own `sessions_search` (25 hits at most, snippets unmarked, no message numbers)."""
-        from sessions_tui.tools.sessions_search import MAX_LIMIT, checked_query
+        from sessions_tui.tools.reading.sessions_search import MAX_LIMIT, checked_query
 
         args: dict[str, Any] = {"query": checked_query(query), "limit": min(limit, MAX_LIMIT)}
         if session:

@@ -87,9 +87,9 @@ if TYPE_CHECKING:
     from sessions_tui.engine.openclaw.follow import FollowTick
     from sessions_tui.engine.redaction.redact import Redactor
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
-    from sessions_tui.tools.explain import Explanation
-    from sessions_tui.tools.sessions_search import SearchOutcome
+    from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.reading.sessions_search import SearchOutcome
+    from sessions_tui.tools.requester.explain import Explanation
 
 log = logging.getLogger(__name__)
 
@@ -437,14 +437,14 @@ class GatewaySocketBackend(
             return await send_tool(self, args)
         if name == "subagents":
             return await subagents_tool(self, args, requester)
-        from sessions_tui.tools.registry import TOOLS, UnknownToolError
+        from sessions_tui.tools.calling.registry import TOOLS, UnknownToolError
 
         if name not in TOOLS:
             raise UnknownToolError(name)
         raise BackendUnavailable(f"{self.url}: {name} is not offered over an OpenClaw gateway's WebSocket")
 
     async def _history(self, args: dict[str, Any]) -> dict[str, Any]:
-        from sessions_tui.tools.sessions_history import HistoryArgs
+        from sessions_tui.tools.reading.sessions_history import HistoryArgs
 
         read = HistoryArgs.read(args)
         key = owner_of(self._roster.rows(), read["session_key"], self.canonical)
@@ -473,7 +473,7 @@ class GatewaySocketBackend(
         return agents_result(await self._call("agents.list", {}))
 
     def _search_params(self, query: str, session: str | None, limit: int) -> dict[str, Any]:
-        from sessions_tui.tools.sessions_search import MAX_LIMIT, checked_query
+        from sessions_tui.tools.reading.sessions_search import MAX_LIMIT, checked_query
 
         params: dict[str, Any] = {"query": checked_query(query), "limit": max(1, min(limit, MAX_LIMIT))}
         if session:

@@ -33,8 +33,8 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 from sessions_tui.engine.store.connection import StoreDamaged
 from sessions_tui.engine.store.disk.private_files import tightened_notice
-from sessions_tui.tools.base import ToolCall, ToolInputError
-from sessions_tui.tools.registry import invoke, invoke_read, reads_only
+from sessions_tui.tools.calling.base import ToolCall, ToolInputError
+from sessions_tui.tools.calling.registry import invoke, invoke_read, reads_only
 
 if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first use: `tool` starts fast
     from sessions_tui.engine.config.sections.ui import NotifyConfig
@@ -46,9 +46,9 @@ if TYPE_CHECKING:  # the dashboard's reads and the OpenClaw side load on first u
     from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery
-    from sessions_tui.tools.explain import Explanation
-    from sessions_tui.tools.sessions_search import SearchOutcome
+    from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery
+    from sessions_tui.tools.reading.sessions_search import SearchOutcome
+    from sessions_tui.tools.requester.explain import Explanation
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -182,8 +182,8 @@ class LocalBackend(SessionOperations, LocalCron):
         return await invoke(call, name, args)
 
     def tools_for(self, requester: Requester) -> list[str]:
-        from sessions_tui.tools.host import EngineToolHost
-        from sessions_tui.tools.registry import TOOLS
+        from sessions_tui.tools.calling.host import EngineToolHost
+        from sessions_tui.tools.calling.registry import TOOLS
 
         host = self.engine.tool_host
         key = self.engine.canonical(requester.key) if requester.key else self.engine.main_session_key()
@@ -200,7 +200,7 @@ class LocalBackend(SessionOperations, LocalCron):
         before: tuple[Any, str] | None = None,
         count: bool = True,
     ) -> BrowsePage:
-        from sessions_tui.tools.browse import browse_sessions
+        from sessions_tui.tools.reading.browse import browse_sessions
 
         def read() -> BrowsePage:
             call = self.tool_call(requester)
@@ -211,13 +211,13 @@ class LocalBackend(SessionOperations, LocalCron):
     async def browse_count(
         self, requester: Requester, query: BrowseQuery, cancelled: Callable[[], bool] | None = None
     ) -> int:
-        from sessions_tui.tools.browse import count_sessions
+        from sessions_tui.tools.reading.browse import count_sessions
 
         # Cancelled while it counts, the caller stops waiting; `cancelled` ends the count itself.
         return await self._store(lambda: count_sessions(self.tool_call(requester), query, cancelled))
 
     async def browse_rows(self, requester: Requester, keys: list[str]) -> dict[str, dict[str, Any]]:
-        from sessions_tui.tools.browse import browse_rows
+        from sessions_tui.tools.reading.browse import browse_rows
 
         # `BrowseRow`s, which `Backend.browse_rows` still annotates as plain dicts.
         return cast(
@@ -225,7 +225,7 @@ class LocalBackend(SessionOperations, LocalCron):
         )
 
     async def activity(self, requester: Requester, keys: list[str] | None = None) -> dict[str, Activity]:
-        from sessions_tui.tools.browse import session_activity
+        from sessions_tui.tools.reading.browse import session_activity
 
         return await self._store(lambda: session_activity(self.tool_call(requester), keys))
 
@@ -233,7 +233,7 @@ class LocalBackend(SessionOperations, LocalCron):
         await self._store(self.engine.store.activity.mark_seen, self.engine.canonical(key), self.engine.now())
 
     async def state_is_empty(self) -> bool:
-        from sessions_tui.tools.browse import state_is_empty
+        from sessions_tui.tools.reading.browse import state_is_empty
 
         return await self._store(state_is_empty, ToolCall(engine=self.engine))
 
@@ -316,7 +316,7 @@ class LocalBackend(SessionOperations, LocalCron):
         return await asyncio.shield(asyncio.ensure_future(admit()))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
-        from sessions_tui.tools.explain import explain_access
+        from sessions_tui.tools.requester.explain import explain_access
 
         return await self._store(lambda: explain_access(self.tool_call(requester), target, agent))
 
@@ -341,7 +341,7 @@ class LocalBackend(SessionOperations, LocalCron):
     async def usage(self, query: UsageQuery) -> UsageReport:
         """As the query's requester may see it (its visibility), or everything for the operator's."""
         from sessions_tui.engine.usage import usage_report
-        from sessions_tui.tools.usage_view import viewed_query
+        from sessions_tui.tools.reading.usage_view import viewed_query
 
         engine = self.engine
         return await self._store(lambda: usage_report(engine.store, engine.config, viewed_query(engine, query)))
@@ -357,8 +357,8 @@ class LocalBackend(SessionOperations, LocalCron):
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
     ) -> SearchOutcome:
-        from sessions_tui.tools.resolution import Failed
-        from sessions_tui.tools.sessions_search import SearchOutcome, checked_query, search_messages
+        from sessions_tui.tools.reading.sessions_search import SearchOutcome, checked_query, search_messages
+        from sessions_tui.tools.requester.resolution import Failed
 
         found = await search_messages(
             self.tool_call(requester), checked_query(query), session_key=session, limit=limit, marked=True

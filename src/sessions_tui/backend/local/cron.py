@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from sessions_tui.backend.contract.types import OperationRefused
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 if TYPE_CHECKING:
     from sessions_tui.engine.cron.jobs import CronJob, CronRun

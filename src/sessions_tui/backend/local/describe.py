@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sessions_tui.backend.contract.types import Requester, RequesterView
 from sessions_tui.engine.config.policies import ConfigPolicies
-from sessions_tui.tools.access import RequesterContext
+from sessions_tui.tools.requester.access import RequesterContext
 
 
 def describe_requester(policies: ConfigPolicies, requester: Requester) -> RequesterView:

@@ -20,7 +20,7 @@ from sessions_tui.engine.engine import Engine
 from sessions_tui.engine.inputs.files import NotRegularFile, check_regular, kind_of
 from sessions_tui.engine.store.disk.integrity import damage_notice, is_corruption
 from sessions_tui.engine.store.schema import DB_NAME
-from sessions_tui.tools.host import EngineToolHost
+from sessions_tui.tools.calling.host import EngineToolHost
 
 if TYPE_CHECKING:
     from sessions_tui.backend.gateway.acting.openclaw_sender import GatewaySocketSender

@@ -1,6 +1,6 @@
 """The operator's operations on a session on the embedded engine (engine/session_operations.py,
 engine/subagents/run_controls.py `abort_session`): each run on the store's thread once the
-requester may reach the session (tools/operating.py), its refusals said in the seam's words;
+requester may reach the session (tools/requester/operating.py), its refusals said in the seam's words;
 `LocalBackend` has them (the seam's `Aborting`, `Operating`, `Compacting`)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sessions_tui.backend.contract.types import (
     SessionOpOutcome,
 )
 from sessions_tui.engine.engine import Engine
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 if TYPE_CHECKING:
     from sessions_tui.engine.session_operations import SessionOpDone
@@ -86,10 +86,10 @@ class SessionOperations:
 
     def _reach(self: _Host, requester: Requester | None, key: str) -> str | None:
         """On the store's thread: `OperationRefused` when the requester may not reach the session
-        (tools/operating.py); the requester's key for the audit (None: the operator)."""
+        (tools/requester/operating.py); the requester's key for the audit (None: the operator)."""
         if requester is None:
             return None
-        from sessions_tui.tools.operating import operation_refusal
+        from sessions_tui.tools.requester.operating import operation_refusal
 
         refusal = operation_refusal(self.engine, requester.key, requester.sandboxed, key)
         if refusal is not None:

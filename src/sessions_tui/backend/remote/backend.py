@@ -43,8 +43,8 @@ from sessions_tui.engine.config import Config, defaults_of
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.events import EngineEvent
 from sessions_tui.engine.store.connection import SearchUnreadable, StoreDamaged
-from sessions_tui.tools.base import ToolInputError
-from sessions_tui.tools.registry import TOOLS
+from sessions_tui.tools.calling.base import ToolInputError
+from sessions_tui.tools.calling.registry import TOOLS
 
 if TYPE_CHECKING:
     from sessions_tui.engine.config.sections.ui import NotifyConfig
@@ -54,9 +54,9 @@ if TYPE_CHECKING:
     from sessions_tui.engine.sessions.live_status import Activity
     from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
     from sessions_tui.engine.usage import UsageQuery, UsageReport
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
-    from sessions_tui.tools.explain import Explanation
-    from sessions_tui.tools.sessions_search import SearchOutcome
+    from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery, BrowseRow
+    from sessions_tui.tools.reading.sessions_search import SearchOutcome
+    from sessions_tui.tools.requester.explain import Explanation
 
 M = TypeVar("M", bound=w.WireModel)
 
@@ -245,7 +245,7 @@ class RemoteBackend(RemoteCron, ConfigIdentity, EventsSayEveryChange):
         before: tuple[Any, str] | None = None,
         count: bool = True,
     ) -> BrowsePage:
-        from sessions_tui.tools.browse import BrowsePage
+        from sessions_tui.tools.reading.browse import BrowsePage
 
         request = w.BrowseRequest(
             requester=requester,
@@ -373,7 +373,7 @@ class RemoteBackend(RemoteCron, ConfigIdentity, EventsSayEveryChange):
         return AbortOutcome.model_validate(answer.model_dump(exclude={"refused"}))
 
     async def explain(self, requester: Requester, target: str, agent: str | None) -> Explanation:
-        from sessions_tui.tools.explain import Explanation
+        from sessions_tui.tools.requester.explain import Explanation
 
         request = w.ExplainRequest(requester=requester, target=target, agent=agent)
         answer = await self._post("explain", request, w.ExplainAnswer)
@@ -393,7 +393,7 @@ class RemoteBackend(RemoteCron, ConfigIdentity, EventsSayEveryChange):
     async def search(
         self, requester: Requester, query: str, *, session: str | None = None, limit: int = 100
     ) -> SearchOutcome:
-        from sessions_tui.tools.sessions_search import SearchOutcome
+        from sessions_tui.tools.reading.sessions_search import SearchOutcome
 
         request = w.SearchRequest(requester=requester, query=query, session=session, limit=limit)
         try:

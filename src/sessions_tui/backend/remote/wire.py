@@ -56,7 +56,7 @@ SqlValue = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)] | Annotated[float, F
 """A value SQLite holds: what a page's sort column gives its cursor."""
 
 Cursor = tuple[SqlValue, str]
-"""Where a page starts or ends: its row's sort value and key (tools.browse)."""
+"""Where a page starts or ends: its row's sort value and key (tools.reading.browse)."""
 
 MAX_OFFSET = 2**53 - 1
 
@@ -84,7 +84,7 @@ class Info(WireModel):
 
 
 class Query(WireModel):
-    """`tools.browse.BrowseQuery` on the wire."""
+    """`tools.reading.browse.BrowseQuery` on the wire."""
 
     kinds: list[str] | None = None
     active_minutes: int | None = None

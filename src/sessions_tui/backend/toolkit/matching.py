@@ -11,7 +11,7 @@ from __future__ import annotations
 from sessions_tui.engine.search.matching import TEXT_PREFIX, row_matches
 from sessions_tui.engine.sessions.live_status import LIVE_STATUSES, LiveStatus
 from sessions_tui.engine.store.tables.text_index import HIT_END, HIT_START, marked_parts
-from sessions_tui.tools.sessions_search import wire_hit
+from sessions_tui.tools.reading.sessions_search import wire_hit
 
 __all__ = [
     "HIT_END",

@@ -8,10 +8,10 @@ the tools' types a backend's reads return. Loaded by the faces that read them, n
 from __future__ import annotations
 
 from sessions_tui.engine.subagents.records import AnnouncementView, ChildView
-from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
-from sessions_tui.tools.explain import Explanation, Verdict
-from sessions_tui.tools.sessions_list import ListedRow
-from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
+from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery, BrowseRow
+from sessions_tui.tools.reading.sessions_list import ListedRow
+from sessions_tui.tools.reading.sessions_search import SearchHit, SearchOutcome
+from sessions_tui.tools.requester.explain import Explanation, Verdict
 
 __all__ = [
     "AnnouncementView",

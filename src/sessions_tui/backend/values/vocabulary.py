@@ -57,8 +57,8 @@ if TYPE_CHECKING:
         next_change_at,
     )
     from sessions_tui.engine.store.connection import SearchUnreadable, StoreDamaged, StoreError
-    from sessions_tui.tools.base import ToolInputError, ToolSpec
-    from sessions_tui.tools.registry import TOOLS, UnknownToolError
+    from sessions_tui.tools.calling.base import ToolInputError, ToolSpec
+    from sessions_tui.tools.calling.registry import TOOLS, UnknownToolError
 
 _HOMES: dict[str, tuple[str, ...]] = {
     "sessions_tui.engine.config.sections.ui": ("DesktopChannel", "NotifyConfig", "WatchDefault"),
@@ -96,8 +96,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "next_change_at",
     ),
     "sessions_tui.engine.store.connection": ("SearchUnreadable", "StoreDamaged", "StoreError"),
-    "sessions_tui.tools.base": ("ToolInputError", "ToolSpec"),
-    "sessions_tui.tools.registry": ("TOOLS", "UnknownToolError"),
+    "sessions_tui.tools.calling.base": ("ToolInputError", "ToolSpec"),
+    "sessions_tui.tools.calling.registry": ("TOOLS", "UnknownToolError"),
 }
 """Each module the vocabulary takes names from, and the names it takes."""
 

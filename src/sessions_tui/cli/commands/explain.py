@@ -1,5 +1,5 @@
 """`sessions-tui explain FROM TO`: may FROM list, read, send to TO and spawn under an agent, and
-which rule decides each — answered by the rules the tools refuse by (tools/explain.py).
+which rule decides each — answered by the rules the tools refuse by (tools/requester/explain.py).
 
 Text: a header line, then one line per action (`send     no   send policy rule 1 (…): deny`).
 `--json` prints the `Explanation` model as it is.

@@ -3,7 +3,7 @@
 A real tool's arguments are a few levels deep. Python's `json` parses by recursion, so text
 nested a few thousand levels deep raises `RecursionError` instead of parsing, and a parsed value
 hundreds of levels deep makes every recursive walk after it (redaction, the store's writer) a
-hazard. Values are checked by `tools.base.checked_arguments`; text a model sends as a tool call's
+hazard. Values are checked by `tools.calling.base.checked_arguments`; text a model sends as a tool call's
 arguments is checked here first, by a scan that never recurses, so it is refused with the same
 error whether or not it could be parsed.
 """

@@ -3,7 +3,7 @@
 JSON may spell a lone surrogate (`"\\ud800"`, which JavaScript's `JSON.stringify` writes for
 one), and Python then holds it in a `str`. UTF-8 cannot encode it, so writing it to a transcript
 mirror, binding it into SQLite or printing it raises. Text is therefore normalised where it
-enters the store (`Store`'s JSON writer), where tool arguments enter (`tools.registry.invoke`),
+enters the store (`Store`'s JSON writer), where tool arguments enter (`tools.calling.registry.invoke`),
 and, defensively, where stored JSON is read back and where a tool answers: every lone surrogate
 becomes U+FFFD, while a well-formed pair spelled as two code points becomes the character it
 encodes.

@@ -40,7 +40,7 @@ CONTEXT_MESSAGES = 100
 
 
 class ToolHost(Protocol):
-    """The tool layer as the engine sees it (attached by `sessions_tui.tools.host`)."""
+    """The tool layer as the engine sees it (attached by `sessions_tui.tools.calling.host`)."""
 
     def openai_tools(self, session_key: str, names: list[str] | None = None) -> list[dict[str, Any]]: ...
 

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 class Column:
     key: str
     title: str
-    sort: str | None  # sort key of tools.browse, or None
+    sort: str | None  # sort key of tools.reading.browse, or None
     width: int
     right: bool = False
     keep_end: bool = False  # a value too long loses its start, not its end (a sparkline's oldest cells)
@@ -182,7 +182,7 @@ def cells(
     live: LiveStatus | None = None,
     words: bool = False,
 ) -> dict[str, Text]:
-    """What each column shows for a row of `tools.browse` (`marked`: for a bulk action; `activity`:
+    """What each column shows for a row of `tools.reading.browse` (`marked`: for a bulk action; `activity`:
     its sparkline; `live`: its live status, in `words` or as a symbol)."""
     denied = row.get("_send") == "deny"
     key = literal(row["key"])

@@ -17,8 +17,8 @@ async def send_tool(backend: GatewaySocketBackend, args: dict[str, Any]) -> dict
     """`sessions_send` as the gateway's operator (sending.py): into any session, with the
     gateway's default config; the texts redacted as a local result's are."""
     from sessions_tui.backend.gateway.acting.sending import send_message
-    from sessions_tui.tools.resolution import NO_SESSION_FOUND
-    from sessions_tui.tools.sessions_send import SendArgs
+    from sessions_tui.tools.acting.sessions_send import SendArgs
+    from sessions_tui.tools.requester.resolution import NO_SESSION_FOUND
 
     read = SendArgs.read(args)
     rows = backend.rows()
@@ -47,7 +47,7 @@ async def subagents_tool(backend: GatewaySocketBackend, args: dict[str, Any], re
     label, as the gateway's operator: kill is `sessions.abort` of its run (and what waits behind
     it), steer a `chat.send` in steer mode (sending.py). The list is the spawn tree (`children`)."""
     from sessions_tui.backend.gateway.acting.sending import abort, steer
-    from sessions_tui.tools.subagents import SubagentsArgs
+    from sessions_tui.tools.acting.subagents import SubagentsArgs
 
     read = SubagentsArgs.read(args)
     action, target = read["action"], (read["target"] or "").strip()

@@ -26,7 +26,7 @@ the real 2026.9.6 (`scripts/record_sending_frames.py` recorded the answers the t
 - `abort` stops a session's active run: `sessions.abort {key, clearQueued}`.
 
 The results of `send_message` and `steer` are shaped as our `sessions_send` tool's
-(tools/sessions_send.py): `{runId, status, reply?, error?, sessionKey}` with its status words,
+(tools/acting/sessions_send.py): `{runId, status, reply?, error?, sessionKey}` with its status words,
 `ok` (with `reply` when the run wrote one), `accepted` (`timeout_seconds` 0: the run goes on),
 `timeout` (our words: the run goes on) and `error` (the gateway's text; a refusal of the call
 itself in one line). There is no `delivery`: an operator's reply plays no agent-to-agent

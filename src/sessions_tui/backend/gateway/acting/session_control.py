@@ -55,7 +55,7 @@ from sessions_tui.backend.gateway.link.frames import ErrorCode
 from sessions_tui.backend.gateway.link.refusals import ConnectionLost, RequestFailed
 from sessions_tui.engine.config.policies import ConfigPolicies
 from sessions_tui.engine.lazy_model import LazyModel
-from sessions_tui.tools.base import ToolInputError
+from sessions_tui.tools.calling.base import ToolInputError
 
 T = TypeVar("T")
 

@@ -23,8 +23,8 @@ from sessions_tui.engine.sessions.keys import entry_channel
 if TYPE_CHECKING:
     from sessions_tui.engine.sessions.entry import SessionEntry
     from sessions_tui.engine.subagents.records import ChildView
-    from sessions_tui.tools.browse import BrowsePage, BrowseQuery, BrowseRow
-    from sessions_tui.tools.sessions_search import SearchOutcome
+    from sessions_tui.tools.reading.browse import BrowsePage, BrowseQuery, BrowseRow
+    from sessions_tui.tools.reading.sessions_search import SearchOutcome
 
 Row = dict[str, Any]
 
@@ -116,7 +116,7 @@ def filter_rows(rows: Iterable[Row], query: BrowseQuery, now_ms: int) -> list[Ro
 def page_of(rows: Iterable[Row], query: BrowseQuery, now_ms: int, offset: int, limit: int) -> BrowsePage:
     """A browse page of the rows: filtered and sorted (`filter_rows`), `limit` from `offset`, the
     filtered set counted (table rows, plain dicts here, as `Backend.browse_rows` hands them on)."""
-    from sessions_tui.tools.browse import BrowsePage
+    from sessions_tui.tools.reading.browse import BrowsePage
 
     kept = filter_rows(rows, query, now_ms)
     return BrowsePage(rows=cast("list[BrowseRow]", kept[offset : offset + limit]), total=len(kept), offset=offset)
@@ -167,7 +167,7 @@ def child_views(rows: Iterable[Row], parent: str) -> list[ChildView]:
 def search_outcome(found: Any, canonical: Callable[[str], str], redact: Callable[[str], str]) -> SearchOutcome:
     """A gateway's search answer (`sessions.search` or its `sessions_search` tool: `{results,
     indexing?, truncated?}`) as the seam's outcome: snippets redacted, unmarked, no message numbers."""
-    from sessions_tui.tools.sessions_search import SearchHit, SearchOutcome
+    from sessions_tui.tools.reading.sessions_search import SearchHit, SearchOutcome
 
     if not isinstance(found, dict) or "results" not in found:
         refused = found.get("error") or found.get("status") if isinstance(found, dict) else None

@@ -15,9 +15,9 @@ from sessions_tui.engine.sessions.keys import DEFAULT_AGENT_ID
 
 
 def listed_row(row: Row) -> dict[str, Any]:
-    """A roster row as a `sessions_list` row: the fields of `tools.session_row.SessionRow` it has,
+    """A roster row as a `sessions_list` row: the fields of `tools.reading.session_row.SessionRow` it has,
     of their type (a gateway field of another shape is left out)."""
-    from sessions_tui.tools.session_row import SessionRow
+    from sessions_tui.tools.reading.session_row import SessionRow
 
     fields = SessionRow.model_fields
     picked = {k: v for k, v in row.items() if k in fields and v is not None and not k.startswith("_")}
@@ -36,8 +36,8 @@ def listed_row(row: Row) -> dict[str, Any]:
 
 def list_result(rows: Iterable[Row], args: dict[str, Any], now_ms: int) -> dict[str, Any]:
     """`sessions_list` over the roster: filtered, sorted and paged as the local tool does."""
-    from sessions_tui.tools.browse import BrowseQuery
-    from sessions_tui.tools.sessions_list import ListArgs
+    from sessions_tui.tools.reading.browse import BrowseQuery
+    from sessions_tui.tools.reading.sessions_list import ListArgs
 
     read = ListArgs.read(args)
     query = BrowseQuery(

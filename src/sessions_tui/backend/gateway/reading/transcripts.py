@@ -7,7 +7,7 @@ events). The last `KEEP` sessions read stay subscribed; an older one is unsubscr
 reconnect the open ones are subscribed again (`resubscribe`).
 
 `history_result` turns a `chat.history` answer into `sessions_history`'s result
-(tools/sessions_history.py): tool messages left out unless asked for, every message sanitised and
+(tools/reading/sessions_history.py): tool messages left out unless asked for, every message sanitised and
 redacted by the built-in rules (`sanitize_history`), the paging fields as the local tool gives them.
 """
 

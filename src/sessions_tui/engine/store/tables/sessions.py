@@ -74,7 +74,7 @@ def derived_columns(key: str, entry: SessionEntry) -> dict[str, Any]:
     """Columns of `sessions` computed from the key and entry, so they can be filtered and sorted.
 
     `kind` is classified with the default main key; a query under another `session.mainKey`
-    corrects it (see `tools.browse`).
+    corrects it (see `tools.reading.browse`).
     """
     kind = classify_session_kind(key, entry.get("kind") if isinstance(entry.get("kind"), str) else None, _DEFAULT_ALIAS)
     channel = entry_channel(key, kind, entry)
