@@ -211,6 +211,8 @@ class Redactor:
         self._unanchored = tuple(i for i, rule in enumerate(self.rules) if not rule.anchors)
         self.pattern_problems: tuple[tuple[int, str, str], ...] = tuple(problems)
         self.known_secrets = tuple(sorted({s for s in known_secrets if len(s) >= KNOWN_SECRET_MIN_LENGTH}))
+        self._hidden_tail_margin = max(HIDDEN_TAIL_MARGIN, *map(len, self.known_secrets), 0)
+        """How far past a key that hides the rest the rules look: the margin, or a longer known secret."""
         # Keys, labels and statuses come back in every listing, a transcript's messages in every
         # read of it: each text is redacted once (a redactor's rules are fixed, so is its answer).
         self._memo: dict[str, str] = {}
@@ -243,8 +245,7 @@ class Redactor:
         pems = list(pem_edits(text))
         rest_hidden = next((edit.start for edit in pems if edit.end == len(text)), None)
         if rest_hidden is not None:
-            longest = max((len(secret) for secret in self.known_secrets), default=0)
-            text = text[: rest_hidden + max(HIDDEN_TAIL_MARGIN, longest)]
+            text = text[: rest_hidden + self._hidden_tail_margin]
         lower = text.lower()
         # Each anchor looked for once; the rules to run are those of the anchors present (in rule order).
         chosen = set(self._unanchored)
@@ -255,8 +256,7 @@ class Redactor:
         for index in sorted(chosen):
             edits.extend(self.rules[index].edits(text))
         for scan in SCANNERS:
-            if scan is not pem_edits:
-                edits.extend(scan(text))
+            edits.extend(scan(text))
         for secret in self.known_secrets:
             at = text.find(secret)
             while at >= 0:

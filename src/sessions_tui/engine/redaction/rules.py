@@ -388,5 +388,7 @@ def pem_edits(text: str) -> Iterator[Edit]:
         position = ends[end_index][1]
 
 
-SCANNERS: tuple[Callable[[str], Iterator[Edit]], ...] = (pem_edits, aws_secret_edits)
+SCANNERS: tuple[Callable[[str], Iterator[Edit]], ...] = (aws_secret_edits,)
+"""The scanners besides the private keys' (`pem_edits`), which `Redactor.find` runs first: a key with
+no END hides the rest of the text from every other rule and scanner."""
 BUILT_IN_RULES: tuple[Rule, ...] = FIELD_RULES + VENDOR_RULES
